@@ -1,0 +1,34 @@
+"""Document layer: parsers, structure-aware chunking, CJK tokenizer, catalogue, chunk store."""
+
+from corpus.errors import CorpusError, LoopGateError, ParseError, StoreError
+from corpus.types import (
+    Block,
+    Chunk,
+    ChunkStore,
+    Citation,
+    DocumentInfo,
+    OutlineEntry,
+    ParsedDocument,
+    SearchFilter,
+    SearchHit,
+    SparseVector,
+)
+
+__all__ = sorted(
+    [
+        "Block",
+        "Chunk",
+        "ChunkStore",
+        "Citation",
+        "CorpusError",
+        "DocumentInfo",
+        "LoopGateError",
+        "OutlineEntry",
+        "ParseError",
+        "ParsedDocument",
+        "SearchFilter",
+        "SearchHit",
+        "SparseVector",
+        "StoreError",
+    ]
+)

@@ -1,0 +1,57 @@
+"""Errors of the document layer.
+
+Hierarchy (``LoopGateError`` is the root of every error LoopGate raises)::
+
+    LoopGateError
+     ├── CorpusError                 document layer
+     │    ├── ParseError             one file could not be parsed (``code`` + message)
+     │    └── StoreError             the chunk store (Qdrant) failed; backend error chained
+     ├── RetrievalError              (rag.errors)
+     ├── LoopError                   (loop.errors)
+     └── GatewayError                (gateway.errors)
+
+``ParseError.code`` is one of the stable codes in :data:`PARSE_ERROR_CODES`; the CLI and the
+API show it per file.
+"""
+
+from __future__ import annotations
+
+__all__ = ["CorpusError", "LoopGateError", "PARSE_ERROR_CODES", "ParseError", "StoreError"]
+
+PARSE_ERROR_CODES = {
+    "password_protected": "the PDF needs a password to open",
+    "corrupt": "the file is damaged or not of the type its name says",
+    "empty_file": "the file has zero bytes",
+    "needs_ocr": "no text layer (scanned pages): OCR is needed",
+    "decompression_limit": "the archive would inflate beyond the safety limit (zip bomb)",
+    "undecodable": "the text encoding could not be determined",
+    "unsupported_type": "this file type is not supported",
+    "vanished": "the file disappeared or became unreadable during the run",
+    "no_text": "the document holds no extractable text",
+    "extraction_forbidden": "the PDF's permissions forbid text extraction",
+}
+
+
+class LoopGateError(Exception):
+    """Root of every error LoopGate raises."""
+
+
+class CorpusError(LoopGateError):
+    """A document-layer failure."""
+
+
+class ParseError(CorpusError):
+    """One file could not be parsed.
+
+    :param code: a key of :data:`PARSE_ERROR_CODES`.
+    :param message: a human-readable explanation naming the file.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class StoreError(CorpusError):
+    """The chunk store failed (Qdrant unreachable, locked, schema mismatch …)."""

@@ -1,0 +1,1 @@
+"""Gateway: composition root — settings, HTTP API, router, answer cache, route log, metrics, CLI."""
