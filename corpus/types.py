@@ -29,6 +29,7 @@ __all__ = [
     "LineSpan",
     "OutlineEntry",
     "ParsedDocument",
+    "PassageEmbedder",
     "SearchFilter",
     "SearchHit",
     "SparseVector",
@@ -172,6 +173,12 @@ class Chunk:
         """The section path joined with `` > `` (``""`` at top level)."""
         return " > ".join(self.section_path)
 
+    def context_text(self) -> str:
+        """Text that is embedded and keyword-indexed: document title, section path, then the
+        chunk text, so a chunk carries its document's subject (issue 3, item 2)."""
+        head = " > ".join(p for p in (self.title, *self.section_path) if p)
+        return f"{head}\n{self.text}" if head else self.text
+
 
 @dataclass(frozen=True, slots=True)
 class Citation:
@@ -249,6 +256,22 @@ class DocumentInfo:
     chunk_count: int
     ingested_at: float = 0.0
     has_dense: bool = False
+
+
+@runtime_checkable
+class PassageEmbedder(Protocol):
+    """What the ingest pipeline needs from a dense embedder (implemented in ``rag.embedder``;
+    ``corpus`` never imports ``rag`` — the gateway passes the object in).
+
+    :ivar model_name: model identifier stored with the collection (checked at start-up).
+    :ivar dim: vector size.
+    """
+
+    model_name: str
+    dim: int
+
+    def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embed passages (the embedder adds any model prefix such as e5's ``"passage: "``)."""
 
 
 @runtime_checkable
