@@ -11,12 +11,16 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 import platformdirs
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 __all__ = ["Settings", "get_settings"]
+
+
+_PLACEHOLDERS = {"changeme", "changethis", "secret", "password", "test", "example"}
 
 
 def _default_data_dir() -> Path:
@@ -43,6 +47,73 @@ class Settings(BaseSettings):
     embed_model_path: Path | None = Field(None, description="Local folder holding the embedding model (no network); empty = let fastembed fetch it.")
     embed_threads: int = Field(1, ge=1, description="ONNX runtime threads for embedding.")
     embed_batch_size: int = Field(32, ge=1, description="Texts per embedding batch at ingest.")
+
+    # --- LLM (empty base URL = no LLM: extractive RAG answers, offline LoopAgent policy) ----
+    llm_base_url: str = Field("", description="OpenAI-compatible base URL (…/v1); empty = no LLM (offline policy).")
+    llm_model: str = Field("", description="Model name sent to the LLM server.")
+    llm_api_key: SecretStr | None = Field(None, description="Bearer key for the LLM server.")
+    llm_protocol: Literal["auto", "tools", "json"] = Field("auto", description="LoopAgent protocol: native tool calls, JSON-schema actions, or detect.")
+    llm_timeout_s: float = Field(60.0, gt=0, description="Timeout of one LLM call, seconds.")
+    llm_max_tokens: int = Field(512, ge=16, description="Max generated tokens per LLM call.")
+    llm_temperature: float = Field(0.0, ge=0, le=2, description="Sampling temperature of LLM calls.")
+
+    # --- router: thresholds and escalation rules -----------------------------------------
+    default_collection: str = Field("default", description="Collection used when a request names none.")
+    rag_top_k: int = Field(5, ge=1, le=100, description="Chunks retrieved on the RAG path.")
+    rag_broad_top_k: int = Field(12, ge=1, le=200, description="Chunks retrieved in broad mode (after fallback_to_rag).")
+    rag_prefetch_k: int = Field(50, ge=1, le=1000, description="Dense and keyword prefetch size before RRF fusion.")
+    confidence_threshold: float = Field(0.5, ge=0, le=1, description="RAG confidence below this escalates to the LoopAgent.")
+    escalate_on_reference: bool = Field(True, description="Escalate questions naming a section/page/clause (第X条, page 5, section 3.2).")
+    escalate_on_comparison: bool = Field(True, description="Escalate comparison questions (compare, difference, vs, 区别, 比较).")
+    escalate_on_multipart: bool = Field(True, description="Escalate questions with several sub-questions or distinct entities.")
+    escalate_min_parts: int = Field(2, ge=2, le=10, description="Sub-questions / distinct entities that count as multi-part.")
+
+    # --- LoopAgent budgets ---------------------------------------------------------------
+    loop_max_loops: int = Field(6, ge=1, le=10, description="LoopAgent steps per question.")
+    loop_token_budget: int = Field(12000, ge=500, description="LLM tokens one LoopAgent run may spend.")
+    loop_deadline_s: float = Field(20.0, gt=0, description="Wall-clock budget of one LoopAgent run, seconds.")
+
+    # --- timeouts (enforced in one place: gateway.router) --------------------------------
+    request_deadline_s: float = Field(30.0, gt=0, description="Whole-request deadline, seconds; past it a degraded answer is returned.")
+    timeout_retrieve_s: float = Field(5.0, gt=0, description="Timeout of one retrieval (embed + hybrid search), seconds.")
+    timeout_tool_s: float = Field(5.0, gt=0, description="Timeout of one LoopAgent tool call (search, read, outline …), seconds.")
+    timeout_cache_s: float = Field(0.5, gt=0, description="Timeout of one answer-cache or route-log operation, seconds.")
+    timeout_health_s: float = Field(2.0, gt=0, description="Timeout of each /readyz probe (Qdrant, Redis, LLM), seconds.")
+    redis_retry_s: float = Field(15.0, gt=0, description="After Redis fails, seconds before it is tried again (meanwhile: no cache).")
+
+    # --- answer cache and route log --------------------------------------------------------
+    cache_ttl_s: int = Field(86400, ge=1, description="Answer-cache entry lifetime, seconds.")
+    cache_max_entries: int = Field(10000, ge=1, description="Entries of the in-process LRU cache (no Redis).")
+    routelog_max_records: int = Field(10000, ge=10, description="Route records kept (Redis stream cap / ring buffer size).")
+
+    # --- HTTP server and security -------------------------------------------------------------
+    host: str = Field("127.0.0.1", description="Address `loopgate serve` binds.")
+    port: int = Field(8000, ge=1, le=65535, description="Port `loopgate serve` binds.")
+    environment: Literal["dev", "prod"] = Field("dev", description="In `prod`, placeholder API keys are refused at start-up.")
+    api_keys: dict[str, list[str]] = Field(default_factory=dict, description='JSON map of API key → allowed collections (["*"] = all); empty = no authentication.')
+    max_body_bytes: int = Field(1_048_576, ge=1024, description="Largest JSON request body, bytes (413 above).")
+    max_upload_bytes: int = Field(52_428_800, ge=1024, description="Largest uploaded document, bytes (413 above).")
+    upload_extensions: list[str] = Field(default_factory=lambda: [".pdf", ".md", ".markdown", ".txt", ".docx", ".html", ".htm"], description="File types accepted by POST /v1/documents.")
+
+    @field_validator("api_keys")
+    @classmethod
+    def _no_blank_keys(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        """Refuse empty keys and keys that allow no collection."""
+        for key, cols in value.items():
+            if len(key.strip()) < 8:
+                raise ValueError("every API key needs at least 8 characters")
+            if not cols:
+                raise ValueError("every API key needs at least one allowed collection (or \"*\")")
+        return value
+
+    @model_validator(mode="after")
+    def _no_placeholders_in_prod(self) -> Settings:
+        """Outside ``dev``, refuse placeholder secrets (template ``core/config.py``)."""
+        if self.environment == "prod":
+            for key in self.api_keys:
+                if key.lower() in _PLACEHOLDERS or key.lower().startswith("changeme"):
+                    raise ValueError(f"placeholder API key {key!r} is not allowed in prod")
+        return self
 
 
 @lru_cache(maxsize=1)
