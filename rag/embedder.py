@@ -1,0 +1,196 @@
+"""Dense embedder: fastembed (ONNX runtime, no torch) running intfloat/multilingual-e5-small.
+
+The model is loaded once per process and shared: :func:`load_text_embedding` keeps a module-level
+cache keyed by ``(model name, model folder, threads)``, so every :class:`FastEmbedEmbedder` built
+with the same settings reuses one ONNX session. e5 models need the ``"query: "`` and
+``"passage: "`` prefixes (Wang et al. 2022, "Text Embeddings by Weakly-Supervised Contrastive
+Pre-training", model card of intfloat/multilingual-e5-small); the embedder adds them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rag.errors import EmbedderError, EmbedderUnavailable
+
+__all__ = ["DEFAULT_EMBED_MODEL", "FastEmbedEmbedder", "load_text_embedding"]
+
+DEFAULT_EMBED_MODEL = "intfloat/multilingual-e5-small"
+# Dimensions and prefixes of the models LoopGate registers itself (fastembed 0.9 does not ship
+# multilingual-e5-small in its catalogue). Source: the models' Hugging Face cards.
+_KNOWN_MODELS: dict[str, dict[str, Any]] = {
+    "intfloat/multilingual-e5-small": {"dim": 384, "query": "query: ", "passage": "passage: "},
+    "intfloat/multilingual-e5-base": {"dim": 768, "query": "query: ", "passage": "passage: "},
+}
+_MODEL_CACHE: dict[tuple[str, str, int], Any] = {}
+_LOCK = threading.Lock()
+
+
+def _onnx_file(folder: Path) -> str:
+    """The ONNX file inside ``folder`` (``model_int8.onnx``, ``model.onnx`` or ``onnx/model.onnx``)."""
+    for name in ("model_int8.onnx", "model.onnx", "model_optimized.onnx", "onnx/model.onnx"):
+        if (folder / name).is_file():
+            return name
+    found = sorted(folder.glob("*.onnx"))
+    if not found:
+        raise EmbedderUnavailable(f"no .onnx model file in {folder}")
+    return found[0].name
+
+
+def _register(model: str, model_file: str) -> str:
+    """Register ``model`` with fastembed (once per process); returns the name to load it by.
+
+    fastembed raises when a name is registered twice, so a second file layout of the same model
+    gets an alias name (``model@file``).
+    """
+    from fastembed import TextEmbedding
+    from fastembed.common.model_description import ModelSource, PoolingType
+
+    supported = {m["model"].lower(): m for m in TextEmbedding.list_supported_models()}
+    if model.lower() in supported:
+        if supported[model.lower()].get("model_file", model_file) == model_file:
+            return model
+        alias = f"{model}@{model_file}"
+        if alias.lower() in supported:
+            return alias
+        model_name = alias
+    else:
+        model_name = model
+    info = _KNOWN_MODELS.get(model)
+    if info is None:
+        raise EmbedderUnavailable(
+            f"unknown embedding model {model!r}: fastembed does not list it and LoopGate does not "
+            f"know its dimension (known: {', '.join(sorted(_KNOWN_MODELS))})"
+        )
+    TextEmbedding.add_custom_model(
+        model=model_name,
+        pooling=PoolingType.MEAN,
+        normalization=True,
+        sources=ModelSource(hf=model),
+        dim=int(info["dim"]),
+        model_file=model_file,
+    )
+    return model_name
+
+
+def load_text_embedding(model: str, model_path: Path | None, threads: int) -> Any:
+    """Load (or reuse) the fastembed ``TextEmbedding`` for ``model``.
+
+    :param model: fastembed model name, e.g. ``intfloat/multilingual-e5-small``.
+    :param model_path: local folder with the ONNX file and tokenizer (no network); ``None`` lets
+        fastembed fetch the model (online machines only).
+    :param threads: ONNX runtime intra-op threads (>= 1).
+    :returns: the shared ``fastembed.TextEmbedding`` instance.
+    :raises EmbedderUnavailable: the folder is missing or holds no model.
+    :raises EmbedderError: the ONNX runtime failed to load it (cause chained).
+    """
+    key = (model, str(model_path or ""), int(threads))
+    with _LOCK:
+        cached = _MODEL_CACHE.get(key)
+        if cached is not None:
+            return cached
+        from fastembed import TextEmbedding
+
+        try:
+            if model_path is not None:
+                folder = Path(model_path)
+                if not folder.is_dir():
+                    raise EmbedderUnavailable(f"embedding model folder {folder} does not exist")
+                name = _register(model, _onnx_file(folder))
+                emb = TextEmbedding(name, specific_model_path=str(folder), threads=threads)
+            else:
+                name = _register(model, "onnx/model.onnx")
+                emb = TextEmbedding(name, threads=threads)
+        except EmbedderError:
+            raise
+        except Exception as exc:  # onnxruntime / tokenizers / download errors
+            raise EmbedderError(f"could not load embedding model {model!r}: {exc}") from exc
+        _MODEL_CACHE[key] = emb
+        return emb
+
+
+class FastEmbedEmbedder:
+    """Multilingual dense embedder (fastembed + ONNX); implements ``corpus.types.PassageEmbedder``.
+
+    Usage example::
+
+        emb = FastEmbedEmbedder(model_path=Path("../shared/models/multilingual-e5-small"))
+        emb.warm_up()
+        vectors = emb.embed_passages(["Title > Section\\nChunk text"])   # 384 floats each
+        q = emb.embed_query("What is the warranty period?")
+
+    :param model: fastembed model name (default :data:`DEFAULT_EMBED_MODEL`).
+    :param model_path: local model folder (no network); ``None`` = fastembed fetches it.
+    :param threads: ONNX runtime threads.
+    :param batch_size: passages per ONNX call in :meth:`embed_passages`.
+    :param max_length: tokens kept per text (the tokenizer truncates; e5 allows 512).
+    """
+
+    def __init__(
+        self,
+        model: str = DEFAULT_EMBED_MODEL,
+        model_path: Path | None = None,
+        *,
+        threads: int = 1,
+        batch_size: int = 32,
+        max_length: int = 512,
+    ) -> None:
+        info = _KNOWN_MODELS.get(model, {"dim": 0, "query": "", "passage": ""})
+        self.model_name = model
+        self.dim = int(info["dim"])
+        self.model_path = model_path
+        self.threads = max(1, int(threads))
+        self.batch_size = max(1, int(batch_size))
+        self.max_length = max(16, int(max_length))
+        self._query_prefix = str(info["query"])
+        self._passage_prefix = str(info["passage"])
+        self._emb: Any = None
+
+    def warm_up(self) -> None:
+        """Load the model (shared per process) and run one query so the first call is warm.
+
+        :raises EmbedderUnavailable: no model folder / file.
+        :raises EmbedderError: the runtime failed to load the model.
+        """
+        if self._emb is None:
+            emb = load_text_embedding(self.model_name, self.model_path, self.threads)
+            tok = getattr(getattr(emb, "model", None), "tokenizer", None)
+            if tok is not None and self.max_length < 512:
+                tok.enable_truncation(max_length=self.max_length)
+            self._emb = emb
+            if not self.dim:
+                self.dim = int(emb.embedding_size)
+            self.embed_query("warm up")
+
+    def _run(self, texts: list[str], batch_size: int) -> list[list[float]]:
+        self.warm_up()
+        try:
+            return [v.tolist() for v in self._emb.embed(texts, batch_size=batch_size)]
+        except Exception as exc:
+            raise EmbedderError(f"embedding failed: {exc}") from exc
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one question (``"query: "`` prefix); a unit-length vector of :attr:`dim` floats."""
+        return self._run([self._query_prefix + text], 1)[0]
+
+    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embed several questions at once (same as :meth:`embed_query` per text)."""
+        return self._run([self._query_prefix + t for t in texts], self.batch_size)
+
+    def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embed passages (``"passage: "`` prefix) in batches, returned in input order.
+
+        Texts are sorted by length before batching so a batch pads to similar lengths (several
+        times faster on mixed chunk sizes); the order is restored afterwards.
+        """
+        if not texts:
+            return []
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        vectors = self._run([self._passage_prefix + texts[i] for i in order], self.batch_size)
+        out: list[list[float]] = [[] for _ in texts]
+        for pos, i in enumerate(order):
+            out[i] = vectors[pos]
+        return out
