@@ -1,0 +1,127 @@
+"""Citation check: is a quote verbatim in a chunk, and on which page and lines does it sit?
+
+LoopGate shows a citation only when its quote is found in the cited chunk (DESIGN.md "Key
+contracts"). "Verbatim" is decided on a normal form applied to both sides:
+
+1. each character is NFKC-normalised on its own (ligatures ``ﬁ`` → ``fi``, full-width ``ＡＢ１``
+   → ``AB1``, ideographic space → space; the position of every output character is remembered);
+2. every run of whitespace becomes one space, and whitespace next to a CJK character (Han,
+   kana, Hangul, CJK punctuation) is removed — PDF line breaks inside Chinese sentences are
+   not part of the text, and quotes of them carry no spaces;
+3. leading/trailing whitespace is dropped. Case, punctuation and digits are kept exactly.
+
+The match is located back in the original chunk text, and the chunk's ``line_map``
+(``(offset, page, line)`` per source line) gives the page and line of its first and last
+characters. Quotes that span lines, pages (a paragraph across a page break) and table rows
+are located the same way. Nothing is fuzzy: a changed word or number is not a match.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from bisect import bisect_right
+
+from corpus.types import Chunk, Citation
+
+__all__ = ["find_quote", "locate", "make_citation", "normalise_ws"]
+
+
+def _is_cjk(ch: str) -> bool:
+    o = ord(ch)
+    return (
+        0x2E80 <= o <= 0x9FFF  # radicals, CJK symbols & punctuation, kana, CJK unified
+        or 0xAC00 <= o <= 0xD7AF  # Hangul syllables
+        or 0xF900 <= o <= 0xFAFF  # compatibility ideographs
+        or 0xFE30 <= o <= 0xFE4F  # CJK compatibility forms
+        or 0xFF00 <= o <= 0xFFEF  # half/full-width forms (those NFKC keeps)
+        or 0x20000 <= o <= 0x3FFFF  # extension B and beyond
+    )
+
+
+def _normal_form(text: str) -> tuple[str, list[int]]:
+    """Normalised text and, for each of its characters, the index of the source character."""
+    chars: list[str] = []
+    src: list[int] = []
+    pending_space = -1  # source index of a whitespace run not yet emitted
+    for i, ch in enumerate(text):
+        norm = unicodedata.normalize("NFKC", ch) if ord(ch) > 0x7F else ch
+        for n in norm:
+            if n.isspace():
+                if pending_space < 0:
+                    pending_space = i
+                continue
+            if pending_space >= 0:
+                if chars and not _is_cjk(chars[-1]) and not _is_cjk(n):
+                    chars.append(" ")
+                    src.append(pending_space)
+                pending_space = -1
+            chars.append(n)
+            src.append(i)
+    return "".join(chars), src
+
+
+def normalise_ws(text: str) -> str:
+    """The normal form used to compare quotes with chunk text (see the module docstring).
+
+    >>> normalise_ws("Con\\ufb01guration  files\\n are")
+    'Configuration files are'
+    >>> normalise_ws("停止接收\\n新文档 。")
+    '停止接收新文档。'
+    """
+    return _normal_form(text)[0]
+
+
+def find_quote(text: str, quote: str) -> tuple[int, int] | None:
+    """Where ``quote`` occurs in ``text`` after normalisation: ``(start, end)`` source offsets
+    (``end`` exclusive) of the first occurrence, or ``None`` (also for an empty quote)."""
+    q = normalise_ws(quote)
+    if not q:
+        return None
+    norm, src = _normal_form(text)
+    at = norm.find(q)
+    if at < 0:
+        return None
+    return src[at], src[at + len(q) - 1] + 1
+
+
+def locate(chunk: Chunk, start: int, end: int) -> tuple[int, int, int, int]:
+    """``(page, line, page_end, line_end)`` of the source span ``[start, end)`` of chunk text.
+
+    Uses ``chunk.line_map``; a chunk without one is taken to start at
+    ``(page_start, line_start)`` and counts ``\\n`` from there (non-paginated text).
+    """
+    lmap = chunk.line_map
+    if not lmap:
+        first = chunk.line_start + chunk.text.count("\n", 0, start)
+        last = chunk.line_start + chunk.text.count("\n", 0, max(end - 1, start))
+        return chunk.page_start, first, chunk.page_start, last
+    keys = [e[0] for e in lmap]
+    a = lmap[max(bisect_right(keys, start) - 1, 0)]
+    b = lmap[max(bisect_right(keys, max(end - 1, start)) - 1, 0)]
+    return a[1], a[2], b[1], b[2]
+
+
+def make_citation(chunk: Chunk, quote: str) -> Citation | None:
+    """Verify ``quote`` against ``chunk`` and build its citation.
+
+    :param chunk: the chunk the answer cites (it must have been read by the caller).
+    :param quote: text claimed to be verbatim in the chunk.
+    :returns: a :class:`~corpus.types.Citation` with the page/lines the quote covers (``page``
+        and ``lines[0]`` where it starts, ``page_end`` and ``lines[1]`` where it ends) and the
+        quote as it stands in the chunk text; ``None`` when the quote is not in the chunk.
+    """
+    span = find_quote(chunk.text, quote)
+    if span is None:
+        return None
+    start, end = span
+    page, line, page_end, line_end = locate(chunk, start, end)
+    return Citation(
+        chunk_id=chunk.chunk_id,
+        path=chunk.path,
+        section_path=chunk.section_path,
+        page=page,
+        lines=(line, line_end),
+        quote=chunk.text[start:end],
+        page_end=page_end,
+        doc_id=chunk.doc_id,
+    )

@@ -1,0 +1,106 @@
+"""Document parsers: one file in, one :class:`~corpus.types.ParsedDocument` out.
+
+``parse_file(path)`` dispatches on the file suffix:
+
+===================  ==========================  ==================================
+suffix               module                      library
+===================  ==========================  ==================================
+.pdf                 :mod:`corpus.parsers.pdf`   PyMuPDF (text, fonts, find_tables)
+.md .markdown        ``markdown``                markdown-it-py
+.txt .text           ``text``                    codecs + charset-normalizer
+.docx                ``docx``                    python-docx (after a zip-bomb check)
+.html .htm           ``html``                    selectolax
+===================  ==========================  ==================================
+
+Contract: the file is read once; ``doc_id`` is the sha256 of exactly those bytes; the result
+is plain picklable data (safe to return from a worker process); a parser never writes
+anything, so a failure leaves no partial state. Every failure is a
+:class:`~corpus.errors.ParseError` whose ``code`` is a key of
+:data:`corpus.errors.PARSE_ERROR_CODES`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from corpus.errors import ParseError
+from corpus.parsers._common import read_bytes
+from corpus.types import ParsedDocument
+
+__all__ = ["SUPPORTED_SUFFIXES", "parse_bytes", "parse_file"]
+
+SUPPORTED_SUFFIXES = {
+    ".pdf": "pdf",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".txt": "text",
+    ".text": "text",
+    ".docx": "docx",
+    ".html": "html",
+    ".htm": "html",
+}
+
+
+def _parser(kind: str) -> Callable[[Path, bytes], ParsedDocument]:
+    if kind == "pdf":
+        from corpus.parsers.pdf import parse_pdf
+
+        return parse_pdf
+    if kind == "markdown":
+        from corpus.parsers.markdown import parse_markdown
+
+        return parse_markdown
+    if kind == "text":
+        from corpus.parsers.text import parse_text
+
+        return parse_text
+    if kind == "docx":
+        from corpus.parsers.docx import parse_docx
+
+        return parse_docx
+    from corpus.parsers.html import parse_html
+
+    return parse_html
+
+
+def parse_bytes(path: Path, data: bytes) -> ParsedDocument:
+    """Parse ``data`` as the file ``path`` names (suffix decides the format).
+
+    :raises ParseError: ``unsupported_type``, ``empty_file`` or the parser's own codes;
+        an unexpected library failure becomes ``corrupt`` with the cause chained.
+    """
+    kind = SUPPORTED_SUFFIXES.get(path.suffix.lower())
+    if kind is None:
+        raise ParseError(
+            "unsupported_type",
+            f"{path}: unsupported file type {path.suffix or '(no suffix)'!r}; supported: "
+            + " ".join(sorted(SUPPORTED_SUFFIXES)),
+        )
+    if not data:
+        raise ParseError("empty_file", f"{path}: the file has zero bytes")
+    try:
+        return _parser(kind)(path, data)
+    except ParseError:
+        raise
+    except MemoryError:
+        raise
+    except Exception as exc:  # library failure on a damaged file: one clear per-file error
+        raise ParseError(
+            "corrupt", f"{path}: could not parse as {kind} ({type(exc).__name__}: {exc})"
+        ) from exc
+
+
+def parse_file(path: Path) -> ParsedDocument:
+    """Parse one file.
+
+    :param path: file to read; its suffix selects the parser (``SUPPORTED_SUFFIXES``).
+    :returns: the parsed document (``doc_id`` = sha256 of the bytes read).
+    :raises ParseError: ``unsupported_type`` (checked before reading), ``vanished``,
+        ``empty_file``, ``corrupt``, ``password_protected``, ``needs_ocr``,
+        ``decompression_limit``, ``undecodable``, ``no_text``.
+    """
+    path = Path(path)
+    if path.suffix.lower() not in SUPPORTED_SUFFIXES:
+        return parse_bytes(path, b"x")  # raises unsupported_type without reading the file
+    return parse_bytes(path, read_bytes(path))

@@ -1,0 +1,143 @@
+"""Markdown parser (``.md``, ``.markdown``) built on markdown-it-py (CommonMark + GFM tables).
+
+Blocks follow the top-level token stream: ``heading`` (ATX/Setext, level 1-6, text = the
+heading's inline source), ``text`` (paragraphs, lists, block quotes, code: the source lines
+verbatim), ``table`` (re-rendered as ``| a | b |`` rows with the header row and a ``|---|``
+row, each row mapped to its source line). Line numbers are 1-based lines of the decoded file;
+YAML front matter is skipped (its ``title:`` becomes the document title). Decoding is shared
+with the text parser (:func:`corpus.parsers.text.decode_text`).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from corpus.errors import ParseError
+from corpus.parsers._common import line_block, lines_block, render_table, sha256_hex
+from corpus.parsers.text import decode_text
+from corpus.types import Block, OutlineEntry, ParsedDocument
+
+__all__ = ["parse_markdown", "markdown_blocks"]
+
+_MD = MarkdownIt("commonmark").enable("table")
+_TAG_RE = re.compile(r"<[^>]+>")
+# Hugo/Jekyll shortcodes on a line of their own ({{< youtube "…" >}}, {% include … %}): no text
+_SHORTCODE_RE = re.compile(r"^\s*(\{\{[<%].*?[>%]\}\}|\{%.*?%\})\s*$")
+
+
+def _front_matter(lines: list[str]) -> tuple[int, dict[str, tuple[str, int]]]:
+    """Return (number of front-matter lines, ``{key: (value, line)}`` for title/description)."""
+    if not lines or lines[0].strip() != "---":
+        return 0, {}
+    for i in range(1, min(len(lines), 200)):
+        if lines[i].strip() in {"---", "..."}:
+            found: dict[str, tuple[str, int]] = {}
+            for n, line in enumerate(lines[1:i], start=2):
+                key, _, value = line.partition(":")
+                if key.strip().lower() in {"title", "description"} and value.strip():
+                    found[key.strip().lower()] = (value.strip().strip("\"'"), n)
+            return i + 1, found
+    return 0, {}
+
+
+def _table(tokens: list[Token], start: int) -> tuple[Block | None, int]:
+    rows: list[list[str]] = []
+    pos: list[tuple[int, int]] = []
+    i = start + 1
+    cur: list[str] | None = None
+    while i < len(tokens) and tokens[i].type != "table_close":
+        t = tokens[i]
+        if t.type == "tr_open":
+            cur = []
+            pos.append((1, (t.map[0] + 1) if t.map else 1))
+        elif t.type == "inline" and cur is not None:
+            cur.append(t.content)
+        elif t.type == "tr_close" and cur is not None:
+            rows.append(cur)
+            cur = None
+        i += 1
+    return render_table(rows, pos), i
+
+
+def markdown_blocks(text: str) -> tuple[list[Block], str]:
+    """Parse Markdown source into blocks; returns ``(blocks, front_matter_title)``."""
+    lines = text.split("\n")
+    skip, fm = _front_matter(lines)
+    if skip:
+        text = "\n" * skip + "\n".join(lines[skip:])
+    tokens = _MD.parse(text)
+    blocks: list[Block] = []
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t.level != 0 or t.nesting == -1:
+            i += 1
+            continue
+        if t.type == "heading_open":
+            inline = tokens[i + 1]
+            title = " ".join(inline.content.split())
+            if title and t.map:
+                blocks.append(line_block("heading", title, t.map[0] + 1, level=int(t.tag[1])))
+            i += 3
+            continue
+        if t.type == "table_open":
+            block, i = _table(tokens, i)
+            if block is not None:
+                blocks.append(block)
+            i += 1
+            continue
+        if t.map and t.type != "hr":
+            a, b = t.map
+            src = [(lines[n].rstrip(), n + 1) for n in range(a, b) if n < len(lines)]
+            if t.type == "html_block":
+                src = [(_TAG_RE.sub("", s).strip(), n) for s, n in src]
+            src = [(s, n) for s, n in src if s.strip() and not _SHORTCODE_RE.match(s)]
+            if src:
+                blocks.append(lines_block("text", src))
+        i += 1
+    if not any(b.kind != "heading" for b in blocks) and fm:
+        # a page that is only front matter (a Hugo section index): its title and description
+        head = [line_block("heading", *fm["title"], level=1)] if "title" in fm else []
+        desc = [lines_block("text", [fm["description"]])] if "description" in fm else []
+        blocks = head + desc + blocks
+    return blocks, fm.get("title", ("", 0))[0]
+
+
+def outline_from_blocks(blocks: list[Block]) -> list[OutlineEntry]:
+    """Section tree from heading blocks (levels normalised through a stack)."""
+    out: list[OutlineEntry] = []
+    stack: list[tuple[int, str]] = []
+    for b in blocks:
+        if b.kind != "heading":
+            continue
+        while stack and stack[-1][0] >= b.level:
+            stack.pop()
+        stack.append((b.level, b.text))
+        out.append(OutlineEntry(b.text, len(stack), b.page, tuple(s for _, s in stack)))
+    return out
+
+
+def parse_markdown(path: Path, data: bytes) -> ParsedDocument:
+    """Parse a Markdown file.
+
+    :raises ParseError: ``undecodable`` (binary data), ``no_text`` (no text blocks).
+    """
+    text, _enc, warnings = decode_text(data, path)
+    blocks, fm_title = markdown_blocks(text)
+    if not any(b.text.strip() for b in blocks):
+        raise ParseError("no_text", f"{path}: the Markdown file holds no text")
+    first_heading = next((b.text for b in blocks if b.kind == "heading"), "")
+    return ParsedDocument(
+        path=str(path),
+        doc_id=sha256_hex(data),
+        title=fm_title or first_heading or path.stem,
+        media_type="markdown",
+        page_count=1,
+        blocks=blocks,
+        outline=outline_from_blocks(blocks),
+        warnings=warnings,
+    )

@@ -1,0 +1,146 @@
+"""Plain-text parser (``.txt``, ``.text``) and the text decoding shared with Markdown.
+
+Decoding order (case 19; open-webui#24973 decoded GB18030 files as GB2312 and failed):
+
+1. a byte-order mark: UTF-8-SIG, UTF-32 LE/BE, UTF-16 LE/BE;
+2. strict UTF-8;
+3. strict GB18030 (superset of GBK and GB2312; ``gbk``/``gb2312`` are never used), kept when
+   at least 80 % of its non-ASCII characters are GB2312 characters (common Simplified text);
+4. strict Big5 (Traditional); Big5 bytes also decode as GB18030, into rare characters, which
+   is why step 3 checks plausibility;
+5. GB18030 even when implausible, then charset-normalizer's best guess;
+6. UTF-8 with ``errors="replace"`` plus a warning on the document (never rejected as binary).
+
+Paragraphs are runs of non-blank lines; line numbers are those of the decoded text.
+"""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+
+from corpus.errors import ParseError
+from corpus.parsers._common import lines_block, sha256_hex
+from corpus.types import Block, ParsedDocument
+
+__all__ = ["decode_text", "parse_text"]
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+_GB_PLAUSIBLE = 0.8
+
+
+def _strict(data: bytes, encoding: str) -> str | None:
+    try:
+        return data.decode(encoding)
+    except (UnicodeDecodeError, LookupError):
+        return None
+
+
+def _gb2312_share(text: str) -> float:
+    """Share of non-ASCII characters that GB2312 can encode (1.0 when all are ASCII)."""
+    wide = [c for c in text if ord(c) > 0x7F]
+    if not wide:
+        return 1.0
+    ok = 0
+    for c in wide:
+        try:
+            c.encode("gb2312")
+            ok += 1
+        except UnicodeEncodeError:
+            pass
+    return ok / len(wide)
+
+
+def decode_text(data: bytes, path: Path) -> tuple[str, str, list[str]]:
+    """Decode a text file's bytes.
+
+    :returns: ``(text, encoding_used, warnings)``; line ends folded to ``\\n``.
+    :raises ParseError: ``undecodable`` when the bytes hold NUL-heavy binary data.
+    """
+    warnings: list[str] = []
+    text: str | None = None
+    enc = ""
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            text = _strict(data, name)
+            enc = name
+            break
+    if text is None:
+        text = _strict(data, "utf-8")
+        enc = "utf-8"
+    if text is None:
+        gb = _strict(data, "gb18030")
+        if gb is not None and _gb2312_share(gb) >= _GB_PLAUSIBLE:
+            text, enc = gb, "gb18030"
+        else:
+            big5 = _strict(data, "big5")
+            if big5 is not None:
+                text, enc = big5, "big5"
+            elif gb is not None:
+                text, enc = gb, "gb18030"
+    if text is None:
+        import charset_normalizer
+
+        best = charset_normalizer.from_bytes(data).best()
+        if best is not None and best.encoding:
+            name = best.encoding
+            if name.replace("_", "").lower() in {"gb2312", "gbk", "cp936"}:
+                name = "gb18030"
+            text, enc = _strict(data, name), name
+    if text is None:
+        if data.count(0) > len(data) // 10:
+            raise ParseError("undecodable", f"{path}: binary data, not text in any known encoding")
+        text = data.decode("utf-8", errors="replace")
+        enc = "utf-8 (replacement)"
+        bad = text.count("\ufffd")
+        warnings.append(
+            f"decoded with replacement characters: {bad} undecodable byte sequence(s) "
+            "replaced by U+FFFD"
+        )
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    return text, enc, warnings
+
+
+def paragraph_blocks(lines: list[str], first_line: int = 1) -> list[Block]:
+    """Group non-blank lines into paragraph blocks (blank lines separate paragraphs)."""
+    blocks: list[Block] = []
+    run: list[tuple[str, int]] = []
+    for i, line in enumerate(lines, start=first_line):
+        if line.strip():
+            run.append((line.rstrip(), i))
+        elif run:
+            blocks.append(lines_block("text", run))
+            run = []
+    if run:
+        blocks.append(lines_block("text", run))
+    return blocks
+
+
+def parse_text(path: Path, data: bytes) -> ParsedDocument:
+    """Parse a plain-text file into paragraph blocks.
+
+    :raises ParseError: ``undecodable`` (binary data), ``no_text`` (only whitespace).
+    """
+    text, _enc, warnings = decode_text(data, path)
+    blocks = paragraph_blocks(text.split("\n"))
+    if not blocks:
+        raise ParseError("no_text", f"{path}: the file holds only whitespace")
+    title = path.stem
+    return ParsedDocument(
+        path=str(path),
+        doc_id=sha256_hex(data),
+        title=title,
+        media_type="text",
+        page_count=1,
+        blocks=blocks,
+        outline=[],
+        warnings=warnings,
+    )
