@@ -1,0 +1,195 @@
+"""Errors of the gateway, and the one place where any LoopGate error becomes an HTTP response.
+
+Hierarchy (``LoopGateError`` is defined in ``corpus.errors``)::
+
+    LoopGateError
+     └── GatewayError                 status 500, code ``internal``
+          ├── BadRequest              400 ``bad_request``: empty question, bad mode, bad filter …
+          ├── Unauthorized            401 ``unauthorized``: missing or unknown API key
+          ├── Forbidden               403 ``forbidden``: the key may not use that collection
+          ├── NotFound                404 ``not_found``: unknown collection, document or job
+          ├── PayloadTooLarge         413 ``too_large``: request body or upload over the limit
+          ├── UnsupportedType         415 ``unsupported_type``: upload of a type we cannot parse
+          └── ServiceUnavailable      503 ``unavailable``: Qdrant down for a RAG-only request,
+               └── DataDirLocked            503 ``data_dir_locked``: another process (``loopgate
+                                            serve``) holds the embedded Qdrant shard
+
+Library errors are mapped too (:func:`status_of`): ``corpus.errors.ParseError`` → 422 with its
+``code``; ``corpus.errors.StoreError`` → 503; ``rag.errors.CollectionMismatchError`` → 409; any
+other ``LoopGateError`` → 500. Every error body has one shape, compatible with OpenAI clients::
+
+    {"error": {"code": "bad_request", "message": "question is empty", "type": "invalid_request_error"}}
+
+:func:`install_error_handlers` registers the handlers on a FastAPI app (the only FastAPI import
+of this module is inside that function).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from corpus.errors import LoopGateError, ParseError, StoreError
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+__all__ = [
+    "BadRequest",
+    "DataDirLocked",
+    "Forbidden",
+    "GatewayError",
+    "NotFound",
+    "PayloadTooLarge",
+    "ServiceUnavailable",
+    "Unauthorized",
+    "UnsupportedType",
+    "error_body",
+    "install_error_handlers",
+    "status_of",
+]
+
+log = logging.getLogger("loopgate.gateway")
+
+
+class GatewayError(LoopGateError):
+    """A gateway failure with an HTTP status and a stable error ``code``.
+
+    :param message: shown to the client as ``error.message``.
+    :param detail: optional extra JSON-safe fields added to the error body.
+    """
+
+    status = 500
+    code = "internal"
+
+    def __init__(self, message: str, **detail: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.detail = detail
+
+
+class BadRequest(GatewayError):
+    """The request is malformed or names a value we do not accept."""
+
+    status = 400
+    code = "bad_request"
+
+
+class Unauthorized(GatewayError):
+    """No API key, or one we do not know."""
+
+    status = 401
+    code = "unauthorized"
+
+
+class Forbidden(GatewayError):
+    """The API key is valid but may not use the collection asked for."""
+
+    status = 403
+    code = "forbidden"
+
+
+class NotFound(GatewayError):
+    """Unknown collection, document or ingest job."""
+
+    status = 404
+    code = "not_found"
+
+
+class PayloadTooLarge(GatewayError):
+    """Request body or uploaded file over its size limit."""
+
+    status = 413
+    code = "too_large"
+
+
+class UnsupportedType(GatewayError):
+    """Uploaded file of a type LoopGate cannot parse."""
+
+    status = 415
+    code = "unsupported_type"
+
+
+class ServiceUnavailable(GatewayError):
+    """A backend the request needs is down (Qdrant for a RAG-only request …)."""
+
+    status = 503
+    code = "unavailable"
+
+
+class DataDirLocked(ServiceUnavailable):
+    """The embedded Qdrant shard is held by another process (a running ``loopgate serve``)."""
+
+    code = "data_dir_locked"
+
+
+def _is_lock_error(exc: BaseException) -> bool:
+    """True when a store error says the shard is locked by another process (WAL WouldBlock)."""
+    text = str(exc).lower()
+    return any(s in text for s in ("wouldblock", "would block", "locked", "lock "))
+
+
+def status_of(exc: BaseException) -> tuple[int, str]:
+    """HTTP status and error code for any exception (the single mapping table)."""
+    if isinstance(exc, GatewayError):
+        return exc.status, exc.code
+    if isinstance(exc, ParseError):
+        return 422, exc.code
+    if isinstance(exc, StoreError):
+        return 503, "data_dir_locked" if _is_lock_error(exc) else "store_unavailable"
+    try:
+        from rag.errors import CollectionMismatchError
+    except ImportError:  # pragma: no cover - rag always ships with the gateway
+        CollectionMismatchError = ()  # type: ignore[assignment,misc]  # noqa: N806
+    if CollectionMismatchError and isinstance(exc, CollectionMismatchError):
+        return 409, "collection_mismatch"
+    return 500, "internal"
+
+
+def error_body(status: int, code: str, message: str, **detail: Any) -> dict[str, Any]:
+    """The JSON error body (OpenAI-compatible ``{"error": {...}}`` shape)."""
+    kind = "invalid_request_error" if 400 <= status < 500 else "server_error"
+    return {"error": {"code": code, "message": message, "type": kind, **detail}}
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Register handlers mapping LoopGate, validation and unexpected errors to JSON responses."""
+    from fastapi.exceptions import RequestValidationError
+    from starlette.exceptions import HTTPException as StarletteHTTPException
+    from starlette.requests import Request
+
+    from gateway.api.deps import OrjsonResponse as ORJSONResponse
+
+    async def _loopgate(request: Request, exc: Exception) -> ORJSONResponse:
+        status, code = status_of(exc)
+        message = getattr(exc, "message", None) or str(exc) or exc.__class__.__name__
+        if status >= 500 and code == "internal":
+            log.exception("internal error on %s", request.url.path, exc_info=exc)
+            message = "internal error (see the gateway log)"
+        elif code == "data_dir_locked":
+            message = (
+                f"{message} — the embedded Qdrant data directory is held by another process "
+                "(a running `loopgate serve`?); use its HTTP API or stop it"
+            )
+        detail = getattr(exc, "detail", None) or {}
+        return ORJSONResponse(error_body(status, code, message, **detail), status_code=status)
+
+    async def _validation(request: Request, exc: Exception) -> ORJSONResponse:
+        errors = getattr(exc, "errors", list)()
+        parts = []
+        for err in errors[:5]:
+            where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
+            parts.append(f"{where}: {err.get('msg', 'invalid')}" if where else err.get("msg", ""))
+        message = "; ".join(parts) or "invalid request"
+        return ORJSONResponse(error_body(400, "bad_request", message), status_code=400)
+
+    async def _http(request: Request, exc: Exception) -> ORJSONResponse:
+        status = getattr(exc, "status_code", 500)
+        code = {404: "not_found", 405: "method_not_allowed"}.get(status, "http_error")
+        message = str(getattr(exc, "detail", "")) or "error"
+        return ORJSONResponse(error_body(status, code, message), status_code=status)
+
+    app.add_exception_handler(LoopGateError, _loopgate)
+    app.add_exception_handler(RequestValidationError, _validation)
+    app.add_exception_handler(StarletteHTTPException, _http)
+    app.add_exception_handler(Exception, _loopgate)

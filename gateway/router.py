@@ -1,0 +1,348 @@
+"""The RAG-first router: cache → RAG path → (escalate) LoopAgent → (fallback) broad RAG → cache
+store → route record (DESIGN.md "The data that flows", step 2).
+
+Every stage runs through :meth:`Router._stage`, the one place where per-stage timeouts
+(``timeout_retrieve_s``, ``llm_timeout_s``, ``loop_deadline_s``, ``timeout_cache_s``) and the
+whole-request deadline (``request_deadline_s``) are enforced. A stage that times out is recorded
+in ``route["timeouts"]``; the request then ends with the best answer it has — flagged
+``degraded`` — and never raises to the HTTP layer. Per-tool timeouts inside the LoopAgent come
+from ``timeout_tool_s`` and are passed to the agent (``gateway.engines``).
+
+The router only talks to small protocols (:class:`RagBackend`, :class:`LoopBackend`,
+:class:`AnswerCache`, :class:`RouteSink`) that ``gateway.engines`` implements over the real
+``rag``, ``loop`` and cache/route-log components; decisions are the pure functions of
+:mod:`gateway.routing_rules`.
+
+Usage example::
+
+    router = Router(settings, rag=rag_backend, loop=loop_backend, cache=cache, sink=sink,
+                    corpus_version=lambda c: store.collection_meta(c).get("corpus_version", ""))
+    result = await router.ask(QueryInput(question="退货期限是几天？", collection="default"))
+    result.answer, result.citations, result.route["decision"]["reason"]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from corpus.errors import StoreError
+from gateway.errors import ServiceUnavailable
+from gateway.router_types import (
+    AnswerCache,
+    AnswerDraft,
+    EventSink,
+    LoopBackend,
+    LoopResult,
+    QueryInput,
+    QueryResult,
+    RagBackend,
+    RagResult,
+    RouteSink,
+)
+from gateway.routing_rules import RuleConfig, decide, detect_signals, retrieval_query
+from gateway.settings import Settings
+
+__all__ = ["Router"]
+
+
+class _DeadlineExceeded(Exception):
+    """The whole-request deadline has passed (internal; becomes a degraded answer)."""
+
+
+@dataclass
+class _Ctx:
+    """Per-request state: the route record under construction and the absolute deadline."""
+
+    deadline: float
+    record: dict[str, Any]
+    emit: EventSink | None
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class Router:
+    """Routes one question through cache, RAG path and LoopAgent; see the module docstring.
+
+    :param settings: thresholds, rules, timeouts.
+    :param rag: the RAG path, or ``None`` when the chunk store is unavailable.
+    :param loop: the LoopAgent path, or ``None`` when it cannot run.
+    :param cache: the answer cache (Redis or in-process), or ``None``.
+    :param sink: receives the finished route record (route log + metrics), or ``None``.
+    :param corpus_version: ``collection -> version string`` (blocking; run in a thread).
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        rag: RagBackend | None,
+        loop: LoopBackend | None,
+        cache: AnswerCache | None = None,
+        sink: RouteSink | None = None,
+        corpus_version: Callable[[str], str] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.rag = rag
+        self.loop = loop
+        self.cache = cache
+        self.sink = sink
+        self.corpus_version = corpus_version
+        self.rules = RuleConfig(
+            confidence_threshold=settings.confidence_threshold,
+            on_reference=settings.escalate_on_reference,
+            on_comparison=settings.escalate_on_comparison,
+            on_multipart=settings.escalate_on_multipart,
+            min_parts=settings.escalate_min_parts,
+        )
+
+    # ------------------------------------------------------------------ the one timeout place
+    async def _stage(
+        self, ctx: _Ctx, name: str, make: Callable[[], Awaitable[Any]], limit_s: float
+    ) -> tuple[Any, bool]:
+        """Run ``make()`` under ``min(limit_s, time left before the request deadline)``.
+
+        :returns: ``(value, timed_out)``; ``value`` is ``None`` when it timed out.
+        :raises _DeadlineExceeded: when no time is left before the stage starts.
+        """
+        left = ctx.deadline - time.monotonic()
+        if left <= 0.001:
+            raise _DeadlineExceeded(name)
+        budget = min(limit_s, left)
+        t0 = time.perf_counter()
+        try:
+            async with asyncio.timeout(budget):
+                return await make(), False
+        except TimeoutError:
+            ctx.record["timeouts"].append(
+                {"stage": name, "limit_s": round(budget, 3), "request_deadline": budget < limit_s}
+            )
+            return None, True
+        finally:
+            ms = (time.perf_counter() - t0) * 1000
+            ctx.timings[name] = round(ctx.timings.get(name, 0.0) + ms, 3)
+
+    async def _emit(self, ctx: _Ctx, event: dict[str, Any]) -> None:
+        if ctx.emit is not None:
+            await ctx.emit(event)
+
+    # ------------------------------------------------------------------------------ stages
+    async def _version(self, collection: str) -> str:
+        if self.corpus_version is None:
+            return ""
+        return await asyncio.to_thread(self.corpus_version, collection)
+
+    async def _retrieve(
+        self, ctx: _Ctx, q: QueryInput, query: str, top_k: int, stage: str
+    ) -> RagResult | None:
+        if self.rag is None:
+            return None
+        rag = self.rag
+        flt = q.filters if q.filters and not q.filters.is_empty() else None
+        try:
+            res, _ = await self._stage(
+                ctx, stage, lambda: rag.retrieve(q.collection, query, top_k=top_k, flt=flt),
+                self.settings.timeout_retrieve_s,
+            )
+        except StoreError as exc:
+            ctx.record["flags"].append("store_unavailable")
+            ctx.record["errors"].append(f"{stage}: {exc}")
+            if q.mode == "rag":
+                raise ServiceUnavailable(
+                    f"the chunk store is unavailable, so mode=rag cannot answer: {exc}"
+                ) from exc
+            return None
+        if res is not None:
+            ctx.record["flags"].extend(f for f in res.flags if f not in ctx.record["flags"])
+        return res
+
+    async def _rag_answer(
+        self, ctx: _Ctx, question: str, res: RagResult, broad: bool
+    ) -> AnswerDraft | None:
+        assert self.rag is not None
+        rag = self.rag
+        stage = "rag_answer_broad" if broad else "rag_answer"
+        draft, _ = await self._stage(
+            ctx, stage, lambda: rag.answer(question, res, broad=broad), self.settings.llm_timeout_s
+        )
+        return draft
+
+    async def _loop_run(
+        self, ctx: _Ctx, q: QueryInput, seeds: RagResult | None
+    ) -> LoopResult | None:
+        assert self.loop is not None
+        loop = self.loop
+
+        async def on_step(step: dict[str, Any]) -> None:
+            await self._emit(ctx, {"type": "step", **step})
+
+        res, _ = await self._stage(
+            ctx, "loop",
+            lambda: loop.run(q.collection, q.question, seeds=seeds.hits if seeds else [],
+                             history=q.history, on_event=on_step),
+            self.settings.loop_deadline_s + 1.0,
+        )
+        return res
+
+    # ------------------------------------------------------------------------------- entry
+    async def ask(self, q: QueryInput, on_event: EventSink | None = None) -> QueryResult:
+        """Answer one question; never raises for timeouts (degraded answer instead).
+
+        :raises ServiceUnavailable: ``mode=rag`` while the chunk store is down, or the requested
+            path cannot run at all.
+        """
+        t0 = time.perf_counter()
+        record = _new_record(q)
+        ctx = _Ctx(time.monotonic() + self.settings.request_deadline_s, record, on_event)
+        try:
+            result = await self._ask(ctx, q)
+        except _DeadlineExceeded as exc:
+            record["timeouts"].append({"stage": str(exc), "limit_s": 0.0, "request_deadline": True})
+            result = _degraded(record, "the request deadline passed before an answer was ready")
+        record["latency_ms"] = {**ctx.timings, "total": round((time.perf_counter() - t0) * 1000, 3)}
+        record["degraded"] = bool(record["timeouts"]) and not result.cached
+        if record["degraded"] and "degraded" not in record["flags"]:
+            record["flags"].append("degraded")
+        result.route = record
+        if self.sink is not None:
+            try:
+                await asyncio.wait_for(self.sink.record(record), self.settings.timeout_cache_s)
+            except Exception as exc:  # noqa: BLE001 - the route log must never fail a request
+                record["errors"].append(f"route log: {exc}")
+        await self._emit(ctx, {"type": "answer", **result.to_dict()})
+        return result
+
+    async def _ask(self, ctx: _Ctx, q: QueryInput) -> QueryResult:
+        rec = ctx.record
+        if q.mode == "rag" and self.rag is None:
+            raise ServiceUnavailable("the chunk store is unavailable, so mode=rag cannot answer")
+        if q.mode == "loop" and self.loop is None:
+            raise ServiceUnavailable("the LoopAgent cannot run (no chunk store)")
+        try:
+            version, _ = await self._stage(
+                ctx, "corpus_version", lambda: self._version(q.collection),
+                self.settings.timeout_cache_s,
+            )
+        except StoreError as exc:
+            version = None
+            rec["flags"].append("store_unavailable")
+            rec["errors"].append(f"corpus_version: {exc}")
+        rec["corpus_version"] = version or ""
+        # 1. cache
+        if self.cache is not None and version is not None and q.use_cache:
+            cache = self.cache
+            hit, _ = await self._stage(
+                ctx, "cache_get",
+                lambda: cache.get(q.question, q.collection, q.mode, version or ""),
+                self.settings.timeout_cache_s,
+            )
+            if hit is not None:
+                rec.update(cache_hit=True, final_path="cache", brain=hit.get("brain", ""))
+                rec["decision"] = {"route": "cache", "reason": "answer cache hit"}
+                await self._emit(ctx, {"type": "route", **rec["decision"]})
+                return QueryResult.from_cached(hit)
+        # 2. RAG retrieval (also seeds the LoopAgent)
+        query = retrieval_query(q.question, q.history)
+        rec["retrieval_query"] = query
+        signals = detect_signals(q.question, self.rules)
+        rag_res = await self._retrieve(ctx, q, query, self.settings.rag_top_k, "retrieve")
+        if rag_res is not None:
+            rec["confidence"] = rag_res.confidence
+            rec["features"] = rag_res.features
+            rec["candidates"] = [h.chunk.chunk_id for h in rag_res.hits]
+        store_ok = "store_unavailable" not in rec["flags"]
+        decision = decide(
+            q.mode, rag_res.confidence if rag_res and rag_res.hits else None, signals, self.rules,
+            rag_available=self.rag is not None and store_ok, loop_available=self.loop is not None,
+        )
+        rec["decision"] = {"route": decision.route, "reason": decision.reason,
+                           "signals": [s.kind for s in decision.signals]}
+        await self._emit(ctx, {"type": "route", **rec["decision"],
+                               "confidence": rec.get("confidence")})
+        draft: AnswerDraft | None = None
+        if decision.route == "rag":
+            rec["final_path"] = "rag"
+            if rag_res is not None:
+                draft = await self._rag_answer(ctx, q.question, rag_res, broad=False)
+        else:
+            rec["escalated"] = q.mode == "auto"
+            rec["final_path"] = "loop"
+            loop_res = await self._loop_run(ctx, q, rag_res)
+            if loop_res is not None:
+                rec["steps"] = loop_res.steps
+                rec["tokens"] += loop_res.tokens
+                rec["flags"].extend(f for f in loop_res.flags if f not in rec["flags"])
+                rec["dropped_citations"] = loop_res.dropped_citations
+                if loop_res.fallback_reason is not None and self.rag is not None and store_ok:
+                    rec["fallback"] = {"reason": loop_res.fallback_reason}
+                    rec["final_path"] = "fallback_rag"
+                    await self._emit(ctx, {"type": "route", "route": "rag",
+                                           "reason": f"fallback_to_rag: {loop_res.fallback_reason}"})
+                    broad = await self._retrieve(
+                        ctx, q, query, self.settings.rag_broad_top_k, "retrieve_broad"
+                    )
+                    if broad is not None:
+                        draft = await self._rag_answer(ctx, q.question, broad, broad=True)
+                else:
+                    draft = loop_res.draft
+            elif rag_res is not None and rag_res.hits and self.rag is not None:
+                # the LoopAgent timed out: degrade to the RAG answer we already have
+                rec["final_path"] = "rag_degraded"
+                draft = await self._rag_answer(ctx, q.question, rag_res, broad=False)
+        if draft is None:
+            return _degraded(rec, "no path produced an answer in time"
+                             if rec["timeouts"] else "no path could answer")
+        rec["brain"] = draft.brain
+        rec["tokens"] += draft.tokens
+        rec["flags"].extend(f for f in draft.flags if f not in rec["flags"])
+        result = QueryResult(draft.answer, draft.citations, draft.found, {}, cached=False)
+        # 3. cache store (never a degraded answer)
+        if self.cache is not None and version is not None and not rec["timeouts"] and q.use_cache:
+            cache = self.cache
+            payload = {**result.to_dict(), "brain": draft.brain}
+            await self._stage(
+                ctx, "cache_put",
+                lambda: cache.put(q.question, q.collection, q.mode, version or "", payload),
+                self.settings.timeout_cache_s,
+            )
+            # a slow cache write is not a degraded answer
+            rec["timeouts"] = [t for t in rec["timeouts"] if t["stage"] != "cache_put"]
+        return result
+
+
+def _new_record(q: QueryInput) -> dict[str, Any]:
+    """An empty route record (DESIGN.md "Observe"; fields filled by the stages)."""
+    return {
+        "trace_id": uuid.uuid4().hex,
+        "ts": time.time(),
+        "question": q.question,
+        "collection": q.collection,
+        "mode": q.mode,
+        "cache_hit": False,
+        "confidence": None,
+        "features": {},
+        "decision": {},
+        "escalated": False,
+        "fallback": None,
+        "steps": [],
+        "timeouts": [],
+        "tokens": 0,
+        "final_path": "",
+        "brain": "",
+        "flags": [],
+        "errors": [],
+        "dropped_citations": 0,
+    }
+
+
+def _degraded(record: dict[str, Any], why: str) -> QueryResult:
+    """A flagged "not found" answer used when every path timed out or failed."""
+    record["final_path"] = record.get("final_path") or "degraded"
+    record["brain"] = record.get("brain") or "none"
+    if "degraded" not in record["flags"]:
+        record["flags"].append("degraded")
+    return QueryResult(f"No answer could be produced: {why}.", [], False, {}, cached=False)
+

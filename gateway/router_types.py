@@ -1,0 +1,166 @@
+"""Types the router speaks: its input and output, and the protocols of the paths it drives.
+
+- :class:`QueryInput` / :class:`QueryResult` – one question in, one answer out (the API's
+  ``QueryRequest`` / ``QueryResponse`` map onto these).
+- :class:`RagResult` – what retrieval returned: hits, confidence in [0, 1] with its features,
+  flags (``keyword_only``, ``embed_timeout`` …).
+- :class:`AnswerDraft` – an answer written by one path, with its verified citations and which
+  ``brain`` wrote it (``extractive``, ``llm``, ``loop-offline``, ``loop-llm``).
+- :class:`LoopResult` – the LoopAgent's outcome: a draft, or ``fallback_reason`` when it handed
+  the question back to RAG; its steps (events) and tokens.
+- Protocols :class:`RagBackend`, :class:`LoopBackend`, :class:`AnswerCache`,
+  :class:`RouteSink`, implemented in ``gateway.engines`` over the real components.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from corpus.types import Citation, SearchFilter, SearchHit
+
+__all__ = [
+    "AnswerCache",
+    "AnswerDraft",
+    "EventSink",
+    "LoopBackend",
+    "LoopResult",
+    "QueryInput",
+    "QueryResult",
+    "RagBackend",
+    "RagResult",
+    "RouteSink",
+]
+
+EventSink = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class QueryInput:
+    """One question: ``mode`` auto|rag|loop; ``history`` previous turns, oldest first
+    (``{"role", "content"}``); ``filters`` restrict retrieval; ``use_cache`` false skips the cache."""
+
+    question: str
+    collection: str
+    mode: Literal["auto", "rag", "loop"] = "auto"
+    filters: SearchFilter | None = None
+    history: tuple[dict[str, str], ...] = ()
+    use_cache: bool = True
+
+
+@dataclass(slots=True)
+class RagResult:
+    """Retrieval output: ``hits`` best first, ``confidence`` in [0, 1] (``None`` = not scored)."""
+
+    hits: list[SearchHit]
+    confidence: float | None
+    features: dict[str, Any] = field(default_factory=dict)
+    flags: list[str] = field(default_factory=list)
+    raw: Any = None
+
+
+@dataclass(slots=True)
+class AnswerDraft:
+    """An answer from one path; ``found`` false = explicit "not found"."""
+
+    answer: str
+    citations: list[Citation]
+    found: bool
+    brain: str
+    tokens: int = 0
+    flags: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class LoopResult:
+    """LoopAgent outcome: ``draft`` when it answered, ``fallback_reason`` when it handed back."""
+
+    draft: AnswerDraft | None
+    fallback_reason: str | None = None
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    tokens: int = 0
+    flags: list[str] = field(default_factory=list)
+    dropped_citations: int = 0
+
+
+@dataclass(slots=True)
+class QueryResult:
+    """The router's answer (DESIGN.md ``Answer``): answer, citations, found, route, cached."""
+
+    answer: str
+    citations: list[Citation]
+    found: bool
+    route: dict[str, Any]
+    cached: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe form without the route record (what the answer cache stores)."""
+        return {
+            "answer": self.answer,
+            "citations": [c.to_dict() for c in self.citations],
+            "found": self.found,
+        }
+
+    @classmethod
+    def from_cached(cls, data: dict[str, Any]) -> QueryResult:
+        """Rebuild a result from a cached :meth:`to_dict` payload (``cached=True``)."""
+        cites = []
+        for c in data.get("citations") or ():
+            c = dict(c)
+            c["section_path"] = tuple(c.get("section_path") or ())
+            c["lines"] = tuple(c.get("lines") or (0, 0))
+            if c.get("bbox") is not None:
+                c["bbox"] = tuple(c["bbox"])
+            names = Citation.__dataclass_fields__.keys()
+            cites.append(Citation(**{k: v for k, v in c.items() if k in names}))
+        return cls(str(data.get("answer", "")), cites, bool(data.get("found")), {}, cached=True)
+
+
+class RagBackend(Protocol):
+    """The RAG fast path as the router needs it."""
+
+    async def retrieve(
+        self, collection: str, query: str, *, top_k: int, flt: SearchFilter | None
+    ) -> RagResult:
+        """Hybrid retrieval; raises ``corpus.errors.StoreError`` when the store is down."""
+
+    async def answer(self, question: str, retrieval: RagResult, *, broad: bool) -> AnswerDraft:
+        """Extractive answer, or one grounded LLM call over the hits (citations verified)."""
+
+
+class LoopBackend(Protocol):
+    """The LoopAgent as the router needs it."""
+
+    async def run(
+        self,
+        collection: str,
+        question: str,
+        *,
+        seeds: Sequence[SearchHit],
+        history: Sequence[dict[str, str]],
+        on_event: EventSink | None,
+    ) -> LoopResult:
+        """Run the agent seeded with the RAG candidates; ``on_event`` gets each step."""
+
+
+class AnswerCache(Protocol):
+    """Answer cache keyed by normalised question + collection + mode + corpus version."""
+
+    async def get(
+        self, question: str, collection: str, mode: str, corpus_version: str
+    ) -> dict[str, Any] | None:
+        """The cached payload or ``None``."""
+
+    async def put(
+        self, question: str, collection: str, mode: str, corpus_version: str,
+        payload: dict[str, Any],
+    ) -> None:
+        """Store ``payload`` (``QueryResult.to_dict()`` + ``brain``)."""
+
+
+class RouteSink(Protocol):
+    """Receives each finished route record (route log and metrics)."""
+
+    async def record(self, record: dict[str, Any]) -> None:
+        """Append ``record``; must not raise for a full or slow log."""

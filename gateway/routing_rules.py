@@ -1,0 +1,204 @@
+"""The router's decision logic as pure functions (no I/O; DESIGN.md "The data that flows", step 2).
+
+- :func:`detect_signals` finds what in a question the RAG fast path cannot serve well: an
+  explicit **reference** to a section, page, clause, article, table or appendix (``第3条``,
+  ``page 5``, ``section 3.2``), a **comparison** (``compare``, ``vs``, ``区别``, ``相比``), or a
+  **multi-part** question (several sub-questions, or several distinct entities of one kind such as
+  two years or two product codes).
+- :func:`decide` turns the requested mode, the RAG confidence and those signals into a
+  :class:`Decision` (``rag`` or ``loop``) with a human-readable reason for the route record.
+- :func:`retrieval_query` resolves a follow-up question with the conversation history before
+  retrieval (the previous user turn is prepended when the question leans on it).
+
+The patterns are heuristics written for LoopGate (English and Chinese); every rule can be
+switched off by a setting (``escalate_on_reference`` …) and the threshold is
+``confidence_threshold``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = [
+    "Decision",
+    "Mode",
+    "RuleConfig",
+    "Signal",
+    "decide",
+    "detect_signals",
+    "retrieval_query",
+]
+
+Mode = Literal["auto", "rag", "loop"]
+
+_REFERENCE = re.compile(
+    r"第\s*[0-9一二三四五六七八九十百零〇两]+\s*[条款章节页项篇部编段]"
+    r"|(?:附录|附件|附表|表|图)\s*[0-9A-Za-z一二三四五六七八九十]+"
+    r"|\b(?:page|p\.|pp\.|pages)\s*\d+"
+    r"|\b(?:section|sect\.|sec\.|clause|article|art\.|chapter|chap\.|paragraph|para\.|item"
+    r"|appendix|annex|schedule|exhibit|table|figure|fig\.|part|note|rule)\s*[0-9IVXivx][0-9.()a-z]*"
+    r"|§\s*\d+",
+    re.IGNORECASE,
+)
+_COMPARISON = re.compile(
+    r"\bcompar(?:e|ed|es|ing|ison)\b|\bdifferen(?:ce|ces|t)\s+(?:between|from)\b|\bdiffer\b"
+    r"|\bversus\b|\bvs\.?\s|\bwhich\s+(?:is|was|has|had)\s+(?:higher|lower|larger|smaller|better|"
+    r"worse|more|less|bigger|greater)\b|\b(?:higher|lower|larger|smaller|greater)\s+than\b"
+    r"|区别|差别|差异|比较|对比|相比|相较|不同之处|有何不同|有什么不同|哪个更|哪一个更|孰",
+    re.IGNORECASE,
+)
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+_CODE = re.compile(r"\b[A-Z]{1,6}-?\d{2,}[A-Z0-9-]*\b")
+_NAME_PAIR = re.compile(
+    r"\b([A-Z][\w&'.-]+(?:\s+[A-Z][\w&'.-]+)*)\s+(?:and|or|&)\s+([A-Z][\w&'.-]+(?:\s+[A-Z][\w&'.-]+)*)"
+    r"|([\u4e00-\u9fff]{2,8})(?:和|与|及|以及|跟)([\u4e00-\u9fff]{2,8})(?:的|各|分别)"
+)
+_QMARK = re.compile(r"[?？]")
+_WH_EN = re.compile(
+    r"\b(?:what|when|where|which|who|whom|whose|why|how|is|are|does|do|did|can|was|were)\b", re.I
+)
+_ALSO = re.compile(r"\b(?:and|also|as well as)\b\s+(?:what|when|where|which|who|why|how)\b"
+                   r"|[，,；;]\s*(?:以及|还有|另外|并且|同时)|分别是", re.IGNORECASE)
+_FOLLOWUP = re.compile(
+    r"^\s*(?:and|but|also|what about|how about|same for|then)\b"
+    r"|\b(?:it|its|it's|they|them|their|this|that|these|those|he|she|his|her|the former|"
+    r"the latter)\b"
+    r"|^\s*(?:那|那么|还有|另外|而)|[它其该此这那]+(?:个|些|项|家|份)?(?:的)?",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Signal:
+    """One escalation signal: ``kind`` (reference | comparison | multipart) and the ``evidence``
+    text that triggered it (shown in the route record's reason)."""
+
+    kind: Literal["reference", "comparison", "multipart"]
+    evidence: str
+
+
+@dataclass(frozen=True, slots=True)
+class RuleConfig:
+    """The router's thresholds and rule switches (built from ``Settings``)."""
+
+    confidence_threshold: float = 0.5
+    on_reference: bool = True
+    on_comparison: bool = True
+    on_multipart: bool = True
+    min_parts: int = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Where a question goes: ``route`` ``rag`` or ``loop``, and why (``reason``)."""
+
+    route: Literal["rag", "loop"]
+    reason: str
+    signals: tuple[Signal, ...] = ()
+
+
+def _count_subquestions(question: str) -> int:
+    """Sub-questions: question marks with text before them, or wh-clauses joined by 'and'/；."""
+    parts = [p for p in _QMARK.split(question) if len(p.strip()) >= 3]
+    marks = len(_QMARK.findall(question))
+    n = min(marks, len(parts)) if marks else 1
+    n = max(n, 1 + len(_ALSO.findall(question)))
+    return n
+
+
+def _distinct_entities(question: str) -> list[str]:
+    """Distinct entities of one kind (years, product codes, conjoined names), largest group first."""
+    years = sorted(set(_YEAR.findall(question)))
+    codes = sorted({c for c in _CODE.findall(question) if not _YEAR.fullmatch(c)})
+    names: list[str] = []
+    for m in _NAME_PAIR.finditer(question):
+        pair = [g for g in m.groups() if g]
+        if len(pair) == 2 and pair[0].lower() != pair[1].lower():
+            names = pair
+            break
+    return max((years, codes, names), key=len)
+
+
+def detect_signals(question: str, config: RuleConfig | None = None) -> list[Signal]:
+    """Escalation signals in ``question`` that are switched on in ``config``.
+
+    :returns: zero or more signals, in the order reference, comparison, multipart.
+    """
+    cfg = config or RuleConfig()
+    found: list[Signal] = []
+    if cfg.on_reference and (m := _REFERENCE.search(question)):
+        found.append(Signal("reference", m.group(0).strip()))
+    if cfg.on_comparison and (m := _COMPARISON.search(question)):
+        found.append(Signal("comparison", m.group(0).strip()))
+    if cfg.on_multipart:
+        subq = _count_subquestions(question)
+        entities = _distinct_entities(question)
+        if subq >= cfg.min_parts:
+            found.append(Signal("multipart", f"{subq} sub-questions"))
+        elif len(entities) >= cfg.min_parts:
+            found.append(Signal("multipart", "distinct entities: " + ", ".join(entities[:4])))
+    return found
+
+
+def decide(
+    mode: Mode,
+    confidence: float | None,
+    signals: Sequence[Signal],
+    config: RuleConfig | None = None,
+    *,
+    rag_available: bool = True,
+    loop_available: bool = True,
+) -> Decision:
+    """Route a question.
+
+    :param mode: ``rag`` and ``loop`` force the path; ``auto`` applies the rules.
+    :param confidence: RAG confidence in [0, 1], ``None`` when retrieval produced nothing.
+    :param signals: from :func:`detect_signals`.
+    :returns: the decision; in ``auto`` a signal escalates first, then low confidence.
+    """
+    cfg = config or RuleConfig()
+    if mode == "rag":
+        return Decision("rag", "mode=rag requested")
+    if mode == "loop":
+        return Decision("loop", "mode=loop requested")
+    if not rag_available:
+        return Decision("loop", "RAG path unavailable (chunk store down): LoopAgent only")
+    if not loop_available:
+        return Decision("rag", "LoopAgent unavailable: RAG only")
+    if signals:
+        text = "; ".join(f"{s.kind} ({s.evidence})" for s in signals)
+        return Decision("loop", f"escalated: question signals {text}", tuple(signals))
+    if confidence is None:
+        return Decision("loop", "escalated: RAG retrieved nothing")
+    if confidence < cfg.confidence_threshold:
+        return Decision(
+            "loop",
+            f"escalated: RAG confidence {confidence:.2f} < threshold {cfg.confidence_threshold:.2f}",
+        )
+    return Decision(
+        "rag", f"RAG confident: {confidence:.2f} >= threshold {cfg.confidence_threshold:.2f}"
+    )
+
+
+def _is_cjk_heavy(text: str) -> bool:
+    return sum("\u4e00" <= ch <= "\u9fff" for ch in text) * 2 > len(text.strip())
+
+
+def retrieval_query(question: str, history: Sequence[dict[str, str]] | None) -> str:
+    """The text used for retrieval: ``question``, with the previous user turn prepended when the
+    question is a follow-up (anaphora such as "it"/"那"/"其", "what about", or very short).
+
+    :param history: previous turns, oldest first, each ``{"role": "user"|"assistant",
+        "content": str}``; only user turns are used.
+    """
+    prev = [t.get("content", "").strip() for t in history or () if t.get("role") == "user"]
+    prev = [p for p in prev if p]
+    if not prev:
+        return question
+    short = len(question) <= 12 if _is_cjk_heavy(question) else len(question.split()) <= 6
+    if short or _FOLLOWUP.search(question):
+        return f"{prev[-1]} {question}"
+    return question
