@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rag.errors import EmbedderError, EmbedderUnavailable
+from rag.errors import CollectionMismatchError, EmbedderError, EmbedderUnavailable
 
-__all__ = ["DEFAULT_EMBED_MODEL", "FastEmbedEmbedder", "load_text_embedding"]
+__all__ = ["DEFAULT_EMBED_MODEL", "FastEmbedEmbedder", "check_collection", "load_text_embedding"]
 
 DEFAULT_EMBED_MODEL = "intfloat/multilingual-e5-small"
 # Dimensions and prefixes of the models LoopGate registers itself (fastembed 0.9 does not ship
@@ -30,7 +30,7 @@ _LOCK = threading.Lock()
 
 
 def _onnx_file(folder: Path) -> str:
-    """The ONNX file inside ``folder`` (``model_int8.onnx``, ``model.onnx`` or ``onnx/model.onnx``)."""
+    """The ONNX file in ``folder`` (``model_int8.onnx``, ``model.onnx``, ``onnx/model.onnx`` …)."""
     for name in ("model_int8.onnx", "model.onnx", "model_optimized.onnx", "onnx/model.onnx"):
         if (folder / name).is_file():
             return name
@@ -194,3 +194,29 @@ class FastEmbedEmbedder:
         for pos, i in enumerate(order):
             out[i] = vectors[pos]
         return out
+
+
+def check_collection(store: Any, collection: str, embedder: Any | None) -> str:
+    """Start-up check that ``collection`` was embedded with the configured model and dimension.
+
+    :param store: a ``corpus.types.ChunkStore``.
+    :param collection: the collection name.
+    :param embedder: the configured embedder (``model_name``, ``dim``) or ``None`` (keyword-only).
+    :returns: ``"ok"``; ``"missing"`` when the collection does not exist yet; ``"keyword_only"``
+        when no embedder is configured; ``"no_dense"`` when the collection holds no dense
+        vectors yet (ingest with a model configured embeds what is missing).
+    :raises CollectionMismatchError: stored model or dimension differs — with what to do.
+    """
+    if embedder is None:
+        return "keyword_only"
+    if collection not in store.list_collections():
+        return "missing"
+    meta = store.collection_meta(collection) or {}
+    model, dim = meta.get("embed_model"), meta.get("dense_dim")
+    if not model and not dim:
+        return "no_dense"
+    if (model and model != embedder.model_name) or (dim and int(dim) != int(embedder.dim)):
+        raise CollectionMismatchError(
+            collection, (model, int(dim) if dim else None), (embedder.model_name, int(embedder.dim))
+        )
+    return "ok"

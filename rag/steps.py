@@ -105,7 +105,7 @@ def _ms(t0: float) -> float:
 
 
 def drive_sync(flow: Flow[T]) -> T:
-    """Run ``flow`` to completion, blocking the calling thread (a group's steps run concurrently)."""
+    """Run ``flow`` to completion, blocking the caller (a group's steps run concurrently)."""
     try:
         group = next(flow)
         while True:

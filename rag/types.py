@@ -59,6 +59,9 @@ class QueryTokenizer(Protocol):
     def key_terms(self, text: str) -> list[str]:
         """Normalised key terms of a question: numbers, codes, quoted strings, names, words."""
 
+    def normalize(self, text: str) -> str:
+        """The form key terms are in (NFKC, lower case, Traditional → Simplified)."""
+
 
 @runtime_checkable
 class ConfidenceScorer(Protocol):
@@ -193,6 +196,8 @@ class Retrieval:
         ``hybrid_search``, ``fuse``, ``total``).
     :param flags: what went wrong or was degraded (``keyword_only``, ``embed_timeout``,
         ``dense_search_timeout``, ``keyword_search_error`` …); empty when all ran.
+    :param filter: the restriction applied, if any.
+    :param key_terms: the question's key terms (normalised), as the tokenizer found them.
     """
 
     question: str
@@ -203,6 +208,7 @@ class Retrieval:
     timings_ms: dict[str, float] = field(default_factory=dict)
     flags: tuple[str, ...] = ()
     filter: SearchFilter | None = None
+    key_terms: tuple[str, ...] = ()
 
     @property
     def chunks(self) -> list[Chunk]:
@@ -284,4 +290,3 @@ class Retriever(Protocol):
         mode: RetrievalMode = "hybrid",
     ) -> Retrieval:
         """Async twin of :meth:`run` (same implementation)."""
-

@@ -1,0 +1,173 @@
+"""Pure fusion logic of hybrid retrieval (no I/O): weighted reciprocal rank fusion, the
+document-level step, and merging of adjacent chunks of one section.
+
+Weighted RRF (Cormack, Clarke & Büttcher 2009, "Reciprocal Rank Fusion outperforms Condorcet and
+individual rank learning methods"; weights as in Qdrant's ``Fusion.Rrf(k, weights)``)::
+
+    rrf(c) = Σ_source  w_source / (k + rank_source(c))        rank is 1-based
+
+Document-level step (issue 3, item 2: questions that name a document's subject should find it):
+each document gets a prior in [0, 2] = its share of the total RRF mass of all candidates
+(normalised to the best document) + the share of the question's key terms found in its title and
+path (company names, years, form types such as ``10-K``); every chunk of that document gains
+``doc_weight * prior / (k + 1)``, i.e. ``doc_weight`` is in units of "one rank-1 vote".
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Sequence
+
+from corpus.types import Chunk, SearchHit
+from rag.types import RetrievedChunk
+
+__all__ = ["document_priors", "fuse", "merge_adjacent", "title_match"]
+
+_SPLIT = re.compile(r"[\s_\-./\\()\[\],;:]+")
+
+
+def _norm(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def title_match(key_terms: Sequence[str], title: str, path: str) -> float:
+    """Share (0..1) of ``key_terms`` found in a document's title or path.
+
+    ASCII terms must match whole tokens of the title/path (split on spaces, ``_ - . /``), or a
+    token that starts with the term followed by digits/letters of another kind (``fy2018`` →
+    ``2018`` does not match; ``3m`` matches ``3m``); CJK terms match as substrings.
+    """
+    terms = [t for t in (_norm(k) for k in key_terms) if t]
+    if not terms:
+        return 0.0
+    hay = _norm(f"{title} {path}")
+    tokens = {t for t in _SPLIT.split(hay) if t}
+    hits = 0
+    for term in terms:
+        if term.isascii():
+            if term in tokens or any(len(term) >= 3 and tok.startswith(term) for tok in tokens):
+                hits += 1
+        elif term in hay:
+            hits += 1
+    return hits / len(terms)
+
+
+def document_priors(
+    scored: dict[str, float], chunks: dict[str, Chunk], key_terms: Sequence[str]
+) -> dict[str, float]:
+    """Prior in [0, 2] per document id: RRF mass share (best document = 1) + title match."""
+    mass: dict[str, float] = defaultdict(float)
+    docs: dict[str, Chunk] = {}
+    for cid, s in scored.items():
+        ch = chunks[cid]
+        mass[ch.doc_id] += s
+        docs.setdefault(ch.doc_id, ch)
+    if not mass:
+        return {}
+    top = max(mass.values()) or 1.0
+    return {d: mass[d] / top + title_match(key_terms, docs[d].title, docs[d].path) for d in mass}
+
+
+def fuse(
+    dense: Sequence[SearchHit],
+    keyword: Sequence[SearchHit],
+    *,
+    top_k: int,
+    rrf_k: int = 60,
+    dense_weight: float = 1.0,
+    keyword_weight: float = 1.0,
+    doc_weight: float = 0.0,
+    key_terms: Sequence[str] = (),
+    merge: bool = True,
+) -> list[RetrievedChunk]:
+    """Fuse the dense and keyword hit lists into at most ``top_k`` result items, best first.
+
+    :param dense: dense hits, best first (``score`` = cosine); ``keyword`` BM25 hits likewise.
+    :param rrf_k: RRF constant; ``dense_weight`` / ``keyword_weight`` per-source weights.
+    :param doc_weight: weight of the document-level step (0 = off).
+    :param key_terms: the question's key terms (for the title/path match of the document step).
+    :param merge: merge consecutive chunks of one section (see :func:`merge_adjacent`).
+    :returns: result items with fused score and per-source scores/ranks.
+    """
+    chunks: dict[str, Chunk] = {}
+    scored: dict[str, float] = defaultdict(float)
+    d_rank: dict[str, tuple[int, float]] = {}
+    k_rank: dict[str, tuple[int, float]] = {}
+    for hits, weight, ranks in ((dense, dense_weight, d_rank), (keyword, keyword_weight, k_rank)):
+        for rank, hit in enumerate(hits, start=1):
+            cid = hit.chunk.chunk_id
+            if cid in ranks:
+                continue
+            chunks.setdefault(cid, hit.chunk)
+            ranks[cid] = (rank, hit.score)
+            scored[cid] += weight / (rrf_k + rank)
+    if doc_weight > 0 and scored:
+        priors = document_priors(scored, chunks, key_terms)
+        bonus = doc_weight / (rrf_k + 1)
+        for cid in scored:
+            scored[cid] += bonus * priors.get(chunks[cid].doc_id, 0.0)
+    ranked = sorted(scored, key=lambda c: (-scored[c], c))
+    items = [
+        RetrievedChunk(
+            chunks=(chunks[c],),
+            score=scored[c],
+            dense_score=d_rank[c][1] if c in d_rank else None,
+            keyword_score=k_rank[c][1] if c in k_rank else None,
+            dense_rank=d_rank[c][0] if c in d_rank else None,
+            keyword_rank=k_rank[c][0] if c in k_rank else None,
+        )
+        for c in ranked
+    ]
+    return merge_adjacent(items, top_k) if merge else items[:top_k]
+
+
+def _best(a: float | int | None, b: float | int | None, *, high: bool) -> float | int | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return max(a, b) if high else min(a, b)
+
+
+def _adjacent(item: RetrievedChunk, ch: Chunk) -> int:
+    """-1 when ``ch`` goes right before ``item``, +1 right after, 0 when not adjacent."""
+    first, last = item.chunks[0], item.chunks[-1]
+    if ch.doc_id != first.doc_id or ch.section_path != first.section_path:
+        return 0
+    if ch.ordinal == last.ordinal + 1 or ch.chunk_id == last.next_id:
+        return 1
+    if ch.ordinal == first.ordinal - 1 or ch.chunk_id == first.prev_id:
+        return -1
+    return 0
+
+
+def merge_adjacent(items: Sequence[RetrievedChunk], top_k: int) -> list[RetrievedChunk]:
+    """Merge each item into an earlier (better) item it directly continues (same document,
+    same section path, consecutive ordinals), until ``top_k`` items are filled.
+
+    A merged item keeps the better item's score and the best per-source scores/ranks; merging
+    frees a slot, so a candidate further down moves into the top-k.
+    """
+    out: list[RetrievedChunk] = []
+    for item in items:
+        ch = item.chunks[0]
+        for i, prev in enumerate(out):
+            side = _adjacent(prev, ch)
+            if side and len(item.chunks) == 1:
+                merged = (ch, *prev.chunks) if side < 0 else (*prev.chunks, ch)
+                out[i] = RetrievedChunk(
+                    chunks=merged,
+                    score=prev.score,
+                    dense_score=_best(prev.dense_score, item.dense_score, high=True),  # type: ignore[arg-type]
+                    keyword_score=_best(prev.keyword_score, item.keyword_score, high=True),  # type: ignore[arg-type]
+                    dense_rank=_best(prev.dense_rank, item.dense_rank, high=False),  # type: ignore[arg-type]
+                    keyword_rank=_best(prev.keyword_rank, item.keyword_rank, high=False),  # type: ignore[arg-type]
+                )
+                break
+        else:
+            if len(out) >= top_k:
+                break
+            out.append(item)
+    return out

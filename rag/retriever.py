@@ -1,0 +1,254 @@
+"""Hybrid retrieval over a ``ChunkStore``: dense + BM25 keyword search fused by weighted RRF.
+
+Two fusion placements (``RetrievalConfig.fusion``):
+
+- ``client`` (default): the dense and the keyword query run as two index queries, each under its
+  own timeout, and are fused here by weighted RRF plus the document-level step
+  (``rag.fusion``). The two lists also give the confidence features (top cosine, top BM25,
+  agreement), which a fused server result does not carry.
+- ``server``: one Qdrant query — dense and ``bm25`` prefetches fused by RRF inside Qdrant
+  (``ChunkStore.hybrid_search``); confidence then sees only the fused list.
+
+The flow is written once (:meth:`HybridRetriever.flow`) and driven sync (:meth:`run`) or async
+(:meth:`run_async`) by ``rag.steps``. Timeouts and index failures never raise: the result says
+what happened in ``Retrieval.flags`` and is built from what arrived.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from functools import partial
+
+from corpus.types import ChunkStore, SearchFilter, SearchHit
+from rag.confidence import LogisticConfidence, compute_features
+from rag.fusion import fuse
+from rag.steps import Flow, Outcome, Step, drive_async, drive_sync
+from rag.types import (
+    FLAG_KEYWORD_ONLY,
+    Confidence,
+    ConfidenceScorer,
+    QueryEmbedder,
+    QueryTokenizer,
+    Retrieval,
+    RetrievalConfig,
+    RetrievalMode,
+)
+
+__all__ = ["HybridRetriever"]
+
+
+class HybridRetriever:
+    """Dense + keyword retrieval with weighted RRF, adjacent-chunk merging and confidence.
+
+    Usage example::
+
+        retriever = HybridRetriever(store, Tokenizer(), FastEmbedEmbedder(model_path=path))
+        retriever.warm_up()
+        result = retriever.run("What is the warranty period?", "manuals")
+        for item in result.items:
+            print(item.chunk.path, item.pages, item.score)
+        print(result.confidence.value, result.flags, result.timings_ms)
+
+    :param store: the chunk store (``corpus.qdrant_store.QdrantChunkStore``).
+    :param tokenizer: the keyword tokenizer (``corpus.tokenizer.Tokenizer``).
+    :param embedder: the query embedder, or ``None`` for keyword-only retrieval (flagged
+        ``keyword_only`` in every result).
+    :param config: retrieval policy (top-k, RRF, weights, timeouts).
+    :param scorer: confidence calibration (default: the packaged ``rag/calibration.json``).
+    """
+
+    def __init__(
+        self,
+        store: ChunkStore,
+        tokenizer: QueryTokenizer,
+        embedder: QueryEmbedder | None = None,
+        *,
+        config: RetrievalConfig | None = None,
+        scorer: ConfidenceScorer | None = None,
+    ) -> None:
+        self.store = store
+        self.tokenizer = tokenizer
+        self.embedder = embedder
+        self.config = config or RetrievalConfig()
+        self.scorer: ConfidenceScorer = scorer or LogisticConfidence.load()
+
+    def warm_up(self) -> None:
+        """Load the embedding model now (otherwise the first question pays for it)."""
+        warm = getattr(self.embedder, "warm_up", None)
+        if callable(warm):
+            warm()
+
+    def run(
+        self,
+        question: str,
+        collection: str,
+        *,
+        top_k: int | None = None,
+        flt: SearchFilter | None = None,
+        mode: RetrievalMode = "hybrid",
+    ) -> Retrieval:
+        """Retrieve the top-k items for ``question`` (blocking).
+
+        :param question: the question text (any language).
+        :param collection: the collection to search.
+        :param top_k: items to return (default ``config.top_k``).
+        :param flt: optional restriction to documents / path / section prefix.
+        :param mode: ``hybrid`` (default), ``dense`` or ``keyword`` (evaluation, ablations).
+        :returns: the retrieval; timeouts and index errors are flagged, never raised.
+        """
+        return drive_sync(self.flow(question, collection, top_k=top_k, flt=flt, mode=mode))
+
+    async def run_async(
+        self,
+        question: str,
+        collection: str,
+        *,
+        top_k: int | None = None,
+        flt: SearchFilter | None = None,
+        mode: RetrievalMode = "hybrid",
+    ) -> Retrieval:
+        """Async twin of :meth:`run` (same flow; steps run in worker threads)."""
+        return await drive_async(self.flow(question, collection, top_k=top_k, flt=flt, mode=mode))
+
+    def flow(
+        self,
+        question: str,
+        collection: str,
+        *,
+        top_k: int | None = None,
+        flt: SearchFilter | None = None,
+        mode: RetrievalMode = "hybrid",
+    ) -> Flow[Retrieval]:
+        """The I/O-free retrieval flow: yields groups of steps, receives their outcomes."""
+        cfg = self.config
+        k = top_k or cfg.top_k
+        t0 = time.perf_counter()
+        timings: dict[str, float] = {}
+        flags: list[str] = []
+        want_dense = mode in ("hybrid", "dense")
+        want_kw = mode in ("hybrid", "keyword")
+        if want_dense and self.embedder is None:
+            flags.append(FLAG_KEYWORD_ONLY)
+            want_dense, want_kw = False, True
+        t = time.perf_counter()
+        sparse = self.tokenizer.sparse_query(question)
+        key_terms = list(self.tokenizer.key_terms(question))
+        timings["tokenize"] = _ms(t)
+        if sparse.is_empty():
+            want_kw = False
+            if mode != "dense":
+                flags.append("no_keyword_terms")
+        server = cfg.fusion == "server" and mode == "hybrid"
+        prefetch = max(cfg.prefetch_k, k)
+
+        first: list[Step] = []
+        if want_dense and self.embedder is not None:
+            first.append(
+                Step("embed", partial(self.embedder.embed_query, question), cfg.embed_timeout_s)
+            )
+        if want_kw and not server:
+            first.append(
+                Step(
+                    "keyword_search",
+                    partial(self.store.keyword_search, collection, sparse, prefetch, flt),
+                    cfg.search_timeout_s,
+                )
+            )
+        got = _by_name((yield first) if first else [], timings, flags)
+
+        vector = got["embed"].value if "embed" in got and got["embed"].ok else None
+        second: list[Step] = []
+        if vector is not None and server:
+            second.append(
+                Step(
+                    "hybrid_search",
+                    partial(
+                        self.store.hybrid_search,
+                        collection,
+                        vector,
+                        sparse,
+                        prefetch,
+                        prefetch_k=prefetch,
+                        flt=flt,
+                    ),
+                    cfg.search_timeout_s,
+                )
+            )
+        elif vector is not None:
+            second.append(
+                Step(
+                    "dense_search",
+                    partial(self.store.dense_search, collection, vector, prefetch, flt),
+                    cfg.search_timeout_s,
+                )
+            )
+        elif server and want_kw:  # embedding failed: the server path falls back to keywords
+            second.append(
+                Step(
+                    "keyword_search",
+                    partial(self.store.keyword_search, collection, sparse, prefetch, flt),
+                    cfg.search_timeout_s,
+                )
+            )
+        got.update(_by_name((yield second) if second else [], timings, flags))
+
+        dense = _hits(got.get("dense_search"))
+        keyword = _hits(got.get("keyword_search"))
+        t = time.perf_counter()
+        if "hybrid_search" in got:
+            fused_hits = _hits(got["hybrid_search"])
+            items = fuse(fused_hits, [], top_k=k, rrf_k=cfg.rrf_k, merge=cfg.merge_adjacent)
+            items = [replace(it, dense_score=None, dense_rank=None) for it in items]
+        else:
+            items = fuse(
+                dense,
+                keyword,
+                top_k=k,
+                rrf_k=cfg.rrf_k,
+                dense_weight=cfg.dense_weight,
+                keyword_weight=cfg.keyword_weight,
+                doc_weight=cfg.doc_weight,
+                key_terms=key_terms,
+                merge=cfg.merge_adjacent,
+            )
+        features = compute_features(dense, keyword, items, key_terms, self.tokenizer.normalize)
+        confidence = Confidence(self.scorer.score(features), features)
+        timings["fuse"] = _ms(t)
+        timings["total"] = _ms(t0)
+        ran: RetrievalMode
+        if ("hybrid_search" in got and got["hybrid_search"].ok) or (dense and keyword):
+            ran = "hybrid"
+        else:
+            ran = "dense" if dense else "keyword"
+        return Retrieval(
+            question=question,
+            collection=collection,
+            items=tuple(items),
+            confidence=confidence,
+            mode=ran,
+            timings_ms=timings,
+            flags=tuple(dict.fromkeys(flags)),
+            filter=flt,
+            key_terms=tuple(key_terms),
+        )
+
+
+def _ms(t0: float) -> float:
+    return (time.perf_counter() - t0) * 1000.0
+
+
+def _by_name(
+    outcomes: Sequence[Outcome], timings: dict[str, float], flags: list[str]
+) -> dict[str, Outcome]:
+    """Record each outcome's time and flag; return them by step name."""
+    for o in outcomes:
+        timings[o.name] = o.ms
+        if not o.ok:
+            flags.append(o.flag)
+    return {o.name: o for o in outcomes}
+
+
+def _hits(outcome: Outcome | None) -> list[SearchHit]:
+    return list(outcome.value) if outcome is not None and outcome.ok and outcome.value else []
