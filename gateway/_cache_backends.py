@@ -1,0 +1,276 @@
+"""Storage primitives behind :mod:`gateway.cache`: Redis (Lua scripts, atomic) and in-process.
+
+Each backend implements the same five operations, so the cache logic above them is written once:
+
+- ``mget(keys)`` → values or None;
+- ``store(key, value, ttl, …)`` → refuses (False) when a cited document is tombstoned, else sets
+  the entry (and alias) with ``ttl`` and adds them to the per-document and per-version sets;
+- ``invalidate(doc_index_keys, tombstone_keys, ttl)`` → deletes every key listed in the document
+  sets, the sets themselves, and writes the tombstones; returns the number of entries deleted;
+- ``retire(versions_key, keep)`` → deletes the keys of every version set but ``keep``;
+- ``ping()``.
+
+Redis runs ``store``/``invalidate``/``retire`` as Lua scripts (one round trip, atomic with
+respect to other clients). All keys of one call share a hash tag (``{…}``), so the scripts stay
+on one slot of a Redis Cluster.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from gateway.redis_support import CircuitBreaker, RedisUnavailableError, call_redis
+
+if TYPE_CHECKING:
+    import redis.asyncio
+
+__all__ = ["CacheStore", "MemoryCacheStore", "RedisCacheStore"]
+
+_STORE_LUA = """
+local n = tonumber(ARGV[3])
+for i = 1, n do
+  if redis.call('EXISTS', KEYS[4 + n + i]) == 1 then return 0 end
+end
+local ttl = tonumber(ARGV[2])
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ttl)
+local members = {KEYS[1]}
+if ARGV[4] == '1' then
+  redis.call('SET', KEYS[2], KEYS[1], 'EX', ttl)
+  table.insert(members, KEYS[2])
+end
+local function add(set)
+  redis.call('SADD', set, unpack(members))
+  if redis.call('TTL', set) < ttl then redis.call('EXPIRE', set, ttl) end
+end
+for i = 1, n do add(KEYS[4 + i]) end
+if ARGV[5] == '1' then
+  add(KEYS[3])
+  redis.call('HSET', KEYS[4], ARGV[6], KEYS[3])
+  if redis.call('TTL', KEYS[4]) < ttl then redis.call('EXPIRE', KEYS[4], ttl) end
+end
+return 1
+"""
+
+_INVALIDATE_LUA = """
+local n = tonumber(ARGV[1])
+local removed = 0
+for i = 1, n do
+  for _, k in ipairs(redis.call('SMEMBERS', KEYS[i])) do
+    if redis.call('DEL', k) == 1 and string.find(k, ':e:', 1, true) then removed = removed + 1 end
+  end
+  redis.call('DEL', KEYS[i])
+  redis.call('SET', KEYS[n + i], '1', 'EX', tonumber(ARGV[2]))
+end
+return removed
+"""
+
+_RETIRE_LUA = """
+local vs = redis.call('HGETALL', KEYS[1])
+local removed = 0
+for i = 1, #vs, 2 do
+  if vs[i] ~= ARGV[1] then
+    for _, k in ipairs(redis.call('SMEMBERS', vs[i + 1])) do
+      if redis.call('DEL', k) == 1 and string.find(k, ':e:', 1, true) then removed = removed + 1 end
+    end
+    redis.call('DEL', vs[i + 1])
+    redis.call('HDEL', KEYS[1], vs[i])
+  end
+end
+return removed
+"""
+
+
+class CacheStore(Protocol):
+    """The storage operations the answer cache needs (module docstring)."""
+
+    available: bool
+
+    async def mget(self, keys: Sequence[str]) -> list[str | bytes | None]:
+        """Values of ``keys`` (None where missing or expired)."""
+
+    async def store(
+        self, key: str, value: str, ttl: int, *, alias_key: str | None,
+        doc_index_keys: Sequence[str], tombstone_keys: Sequence[str],
+        version_key: str | None, versions_key: str, version: str,
+    ) -> bool:
+        """Write an entry and its index memberships; False when a tombstone refuses it."""
+
+    async def invalidate(
+        self, doc_index_keys: Sequence[str], tombstone_keys: Sequence[str], ttl: int
+    ) -> int:
+        """Delete the keys of the document sets, write tombstones; entries deleted."""
+
+    async def retire(self, versions_key: str, keep: str) -> int:
+        """Delete keys of every version but ``keep``; entries deleted."""
+
+    async def ping(self) -> bool:
+        """True when the backend answers."""
+
+    async def aclose(self) -> None:
+        """Release connections."""
+
+
+class RedisCacheStore:
+    """:class:`CacheStore` on Redis; every call goes through the circuit breaker."""
+
+    def __init__(self, client: redis.asyncio.Redis, breaker: CircuitBreaker) -> None:
+        self.client = client
+        self.breaker = breaker
+        self._store = client.register_script(_STORE_LUA)
+        self._invalidate = client.register_script(_INVALIDATE_LUA)
+        self._retire = client.register_script(_RETIRE_LUA)
+
+    @property
+    def available(self) -> bool:
+        """False while the breaker is open."""
+        return self.breaker.state != "open"
+
+    async def mget(self, keys: Sequence[str]) -> list[str | bytes | None]:
+        """``MGET``."""
+        return await call_redis(self.breaker, "cache", lambda: self.client.mget(list(keys)))
+
+    async def store(
+        self, key: str, value: str, ttl: int, *, alias_key: str | None,
+        doc_index_keys: Sequence[str], tombstone_keys: Sequence[str],
+        version_key: str | None, versions_key: str, version: str,
+    ) -> bool:
+        """Lua ``_STORE_LUA``."""
+        keys = [key, alias_key or key, version_key or key, versions_key,
+                *doc_index_keys, *tombstone_keys]
+        args = [value, ttl, len(doc_index_keys), "1" if alias_key else "0",
+                "1" if version_key else "0", version]
+        res = await call_redis(self.breaker, "cache", lambda: self._store(keys=keys, args=args))
+        return bool(int(res))
+
+    async def invalidate(
+        self, doc_index_keys: Sequence[str], tombstone_keys: Sequence[str], ttl: int
+    ) -> int:
+        """Lua ``_INVALIDATE_LUA``."""
+        keys, args = [*doc_index_keys, *tombstone_keys], [len(doc_index_keys), ttl]
+        return int(await call_redis(self.breaker, "cache", lambda: self._invalidate(keys=keys, args=args)))
+
+    async def retire(self, versions_key: str, keep: str) -> int:
+        """Lua ``_RETIRE_LUA``."""
+        return int(await call_redis(
+            self.breaker, "cache", lambda: self._retire(keys=[versions_key], args=[keep])))
+
+    async def ping(self) -> bool:
+        """``PING`` through the breaker; False instead of raising."""
+        try:
+            return bool(await call_redis(self.breaker, "cache", self.client.ping))
+        except RedisUnavailableError:
+            return False
+
+    async def aclose(self) -> None:
+        """Close the client's connection pool."""
+        await self.client.aclose()
+
+
+class MemoryCacheStore:
+    """:class:`CacheStore` in process memory: an LRU of ``max_keys`` entry and alias keys, with
+    lazy expiry; index sets and tombstones expire like their Redis twins."""
+
+    available = True
+
+    def __init__(self, max_keys: int, clock: Callable[[], float] | None = None) -> None:
+        self.max_keys = max_keys
+        self._clock = clock or time.monotonic
+        self._values: OrderedDict[str, tuple[float, str]] = OrderedDict()
+        self._sets: dict[str, tuple[float, set[str]]] = {}
+        self._hashes: dict[str, dict[str, str]] = {}
+        self._tombstones: dict[str, float] = {}
+
+    def _get(self, key: str) -> str | None:
+        item = self._values.get(key)
+        if item is None:
+            return None
+        if item[0] <= self._clock():
+            del self._values[key]
+            return None
+        self._values.move_to_end(key)
+        return item[1]
+
+    def _members(self, key: str) -> set[str]:
+        item = self._sets.get(key)
+        if item is None or item[0] <= self._clock():
+            self._sets.pop(key, None)
+            return set()
+        return item[1]
+
+    def _add(self, key: str, members: list[str], ttl: int) -> None:
+        expiry = max(self._clock() + ttl, self._sets.get(key, (0.0, set()))[0])
+        self._sets[key] = (expiry, self._members(key) | set(members))
+
+    def _delete(self, keys: set[str]) -> int:
+        removed = 0
+        for k in keys:
+            if self._values.pop(k, None) is not None and ":e:" in k:
+                removed += 1
+        return removed
+
+    async def mget(self, keys: Sequence[str]) -> list[str | bytes | None]:
+        """Values (LRU-touched) or None."""
+        return [self._get(k) for k in keys]
+
+    async def store(
+        self, key: str, value: str, ttl: int, *, alias_key: str | None,
+        doc_index_keys: Sequence[str], tombstone_keys: Sequence[str],
+        version_key: str | None, versions_key: str, version: str,
+    ) -> bool:
+        """Same steps as ``_STORE_LUA``; then evicts least-recently-used keys over capacity."""
+        now = self._clock()
+        if any(self._tombstones.get(t, 0.0) > now for t in tombstone_keys):
+            return False
+        members = [key]
+        self._values[key] = (now + ttl, value)
+        self._values.move_to_end(key)
+        if alias_key:
+            self._values[alias_key] = (now + ttl, key)
+            self._values.move_to_end(alias_key)
+            members.append(alias_key)
+        for d in doc_index_keys:
+            self._add(d, members, ttl)
+        if version_key:
+            self._add(version_key, members, ttl)
+            self._hashes.setdefault(versions_key, {})[version] = version_key
+        while len(self._values) > self.max_keys:
+            self._values.popitem(last=False)
+        if len(self._sets) > 4 * self.max_keys:
+            for k in [k for k, (exp, _) in self._sets.items() if exp <= now]:
+                del self._sets[k]
+        return True
+
+    async def invalidate(
+        self, doc_index_keys: Sequence[str], tombstone_keys: Sequence[str], ttl: int
+    ) -> int:
+        """Same steps as ``_INVALIDATE_LUA``."""
+        removed = 0
+        for d, t in zip(doc_index_keys, tombstone_keys, strict=True):
+            removed += self._delete(self._members(d))
+            self._sets.pop(d, None)
+            self._tombstones[t] = self._clock() + ttl
+        now = self._clock()
+        for t in [t for t, exp in self._tombstones.items() if exp <= now]:
+            del self._tombstones[t]
+        return removed
+
+    async def retire(self, versions_key: str, keep: str) -> int:
+        """Same steps as ``_RETIRE_LUA``."""
+        versions = self._hashes.get(versions_key, {})
+        removed = 0
+        for version, set_key in list(versions.items()):
+            if version != keep:
+                removed += self._delete(self._members(set_key))
+                self._sets.pop(set_key, None)
+                del versions[version]
+        return removed
+
+    async def ping(self) -> bool:
+        """Always True (in-process)."""
+        return True
+
+    async def aclose(self) -> None:
+        """Nothing to release."""

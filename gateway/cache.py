@@ -1,0 +1,373 @@
+"""Answer cache: Redis (:class:`RedisAnswerCache`) or in-process LRU (:class:`MemoryAnswerCache`).
+
+Both have the same async interface and behaviour (``tests/gateway/test_cache.py`` runs one
+suite against both).
+
+**Key.** ``sha256(mode, version token, normalised question)`` inside a per-collection namespace
+(``{prefix}cache:{<collection hash>}:e:<digest>``; the braces are a Redis Cluster hash tag, so
+all keys of a collection live in one slot). The question is normalised by
+:func:`gateway.normalize.normalize_question`. The *version token* depends on ``version_scope``:
+
+- ``"corpus"`` (default): every entry is keyed by the collection's corpus version, so any ingest,
+  change or deletion retires every cached answer of that collection;
+- ``"document"``: answers that were *found* are keyed without the version and retired through the
+  per-document index when a document they cite changes or is deleted (answers citing untouched
+  documents survive an ingest); *not-found* answers are still keyed by the corpus version, so any
+  ingest retires them (case 12: a cached "not found" must not survive the document that answers it).
+
+**Alias.** With an LLM, the LoopAgent may supply a canonical summary of the question; it is stored
+as an alias key pointing at the entry. An alias lookup is only served when
+:func:`gateway.normalize.compare_questions` finds the stored and the asked question compatible
+(same numbers, codes, negations, polarity words and word order; case 13).
+
+**Per-document index.** ``…:d:<doc_id>`` is a set of the entry and alias keys citing that
+document. :meth:`invalidate_documents` deletes them and leaves a tombstone ``…:x:<doc_id>`` (for
+one TTL): since a ``doc_id`` is the sha256 of the document's bytes, a document that changed or was
+deleted never comes back under the same id, and :meth:`put` refuses answers citing a tombstoned
+document (an answer computed just before an ingest finished is not stored). ``…:v:<version>``
+sets list version-bound keys, and :meth:`retire_versions` deletes those of other versions, so
+Redis holds no unreachable entries after an ingest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from gateway._cache_backends import MemoryCacheStore, RedisCacheStore
+from gateway.normalize import compare_questions, normalize_question
+from gateway.redis_support import CircuitBreaker
+
+if TYPE_CHECKING:
+    import redis.asyncio
+
+    from gateway._cache_backends import CacheStore
+    from gateway.settings import Settings
+
+__all__ = [
+    "AnswerCache",
+    "CacheConfig",
+    "CacheEntry",
+    "MemoryAnswerCache",
+    "RedisAnswerCache",
+    "build_answer_cache",
+]
+
+VersionScope = Literal["corpus", "document"]
+_ANY_VERSION = "*"
+
+
+@dataclass(frozen=True, slots=True)
+class CacheConfig:
+    """Answer-cache configuration (built from settings by :func:`build_answer_cache`).
+
+    :param ttl_s: lifetime of an entry whose answer was found, seconds (>= 1).
+    :param negative_ttl_s: lifetime of a "not found" entry, seconds (>= 1).
+    :param max_entries: LRU capacity of :class:`MemoryAnswerCache` (>= 1).
+    :param version_scope: ``corpus`` or ``document`` (module docstring).
+    :param key_prefix: prefix of every Redis key (``loopgate:``).
+    """
+
+    ttl_s: int = 86400
+    negative_ttl_s: int = 3600
+    max_entries: int = 10000
+    version_scope: VersionScope = "corpus"
+    key_prefix: str = "loopgate:"
+
+    def __post_init__(self) -> None:
+        if self.ttl_s < 1 or self.negative_ttl_s < 1 or self.max_entries < 1:
+            raise ValueError("ttl_s, negative_ttl_s and max_entries must be >= 1")
+        if self.version_scope not in ("corpus", "document"):
+            raise ValueError(f"version_scope must be 'corpus' or 'document', not {self.version_scope!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class CacheEntry:
+    """One cached answer as returned by :meth:`AnswerCache.get`.
+
+    :param answer: the JSON-safe answer payload the caller stored (answer text, citations, …).
+    :param found: False for a cached "not found".
+    :param doc_ids: documents the answer cites.
+    :param question: the question as first asked; ``normalized`` its normalised form.
+    :param corpus_version: corpus version the answer was computed on.
+    :param created_at: Unix time of :meth:`AnswerCache.put`.
+    :param key: the entry's storage key; ``via_alias`` True when found through an alias summary.
+    """
+
+    answer: dict[str, Any]
+    found: bool
+    doc_ids: tuple[str, ...]
+    question: str
+    normalized: str
+    collection: str
+    mode: str
+    corpus_version: str
+    created_at: float
+    key: str = ""
+    via_alias: bool = False
+    alias: str | None = None
+
+    def to_json(self) -> str:
+        """Serialised form stored under the entry key."""
+        data = {k: getattr(self, k) for k in ("answer", "found", "question", "normalized", "collection",
+                                              "mode", "corpus_version", "created_at", "alias")}
+        data["doc_ids"] = list(self.doc_ids)
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, raw: str | bytes, key: str, via_alias: bool = False) -> CacheEntry:
+        """Rebuild an entry read from the store."""
+        data = json.loads(raw)
+        data["doc_ids"] = tuple(data.get("doc_ids") or ())
+        return cls(**data, key=key, via_alias=via_alias)
+
+
+@dataclass(slots=True)
+class CacheCounters:
+    """Per-instance counters (the route record carries the per-request facts)."""
+
+    hits: int = 0
+    misses: int = 0
+    alias_hits: int = 0
+    guard_rejections: int = 0
+    stores: int = 0
+    refused_stores: int = 0
+    invalidated: int = 0
+    extra: dict[str, int] = field(default_factory=dict)
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:40]
+
+
+class AnswerCache:
+    """Answer cache over a :class:`gateway._cache_backends.CacheStore` (shared logic).
+
+    Usage example::
+
+        cache = MemoryAnswerCache(CacheConfig(ttl_s=600))
+        await cache.put("退货期限是几天？", {"answer": "7 天"}, collection="c", mode="auto",
+                        corpus_version="v1", found=True, doc_ids=["<sha256>"])
+        entry = await cache.get("退货期限是几天 ?", collection="c", mode="auto", corpus_version="v1")
+
+    Redis failures raise :class:`gateway.redis_support.RedisUnavailableError` (fast, through a
+    circuit breaker); the caller serves without cache and flags the route record.
+    """
+
+    backend: str = "abstract"
+
+    def __init__(self, store: CacheStore, config: CacheConfig) -> None:
+        self.config = config
+        self.counters = CacheCounters()
+        self._store = store
+
+    # --- keys -----------------------------------------------------------------------------
+    def _ns(self, collection: str) -> str:
+        if not isinstance(collection, str) or not collection:
+            raise ValueError("collection must be a non-empty string")
+        return f"{self.config.key_prefix}cache:{{{_digest(collection)[:12]}}}:"
+
+    def _tokens(self, corpus_version: str, found: bool | None) -> list[str]:
+        """Version tokens a key may use: for put (``found`` given) one, for get all candidates."""
+        if self.config.version_scope == "corpus":
+            return [corpus_version]
+        if found is None:
+            return [_ANY_VERSION, corpus_version]
+        return [_ANY_VERSION if found else corpus_version]
+
+    def _entry_key(self, ns: str, mode: str, token: str, summary: str) -> str:
+        return f"{ns}e:{_digest(mode, token, summary)}"
+
+    def _alias_key(self, ns: str, mode: str, token: str, alias: str) -> str:
+        return f"{ns}a:{_digest(mode, token, alias)}"
+
+    @staticmethod
+    def _summary(question: str, what: str = "question") -> str:
+        summary = normalize_question(question)
+        if not summary:
+            raise ValueError(f"{what} is empty after normalisation: {question!r}")
+        return summary
+
+    # --- public API -------------------------------------------------------------------------
+    async def get(
+        self,
+        question: str,
+        *,
+        collection: str,
+        mode: str,
+        corpus_version: str,
+        alias: str | None = None,
+    ) -> CacheEntry | None:
+        """The cached answer for ``question`` (or its ``alias`` summary), or None on a miss.
+
+        :raises ValueError: empty question/collection.
+        :raises RedisUnavailableError: Redis down (Redis backend only).
+        """
+        summary, ns = self._summary(question), self._ns(collection)
+        tokens = self._tokens(corpus_version, None)
+        keys = [self._entry_key(ns, mode, t, summary) for t in tokens]
+        for key, raw in zip(keys, await self._store.mget(keys), strict=True):
+            if raw is not None:
+                entry = CacheEntry.from_json(raw, key)
+                if entry.normalized == summary:
+                    self.counters.hits += 1
+                    return entry
+        if alias:
+            alias_summary = self._summary(alias, "alias")
+            akeys = [self._alias_key(ns, mode, t, alias_summary) for t in tokens]
+            for target in await self._store.mget(akeys):
+                if target is None:
+                    continue
+                tkey = target.decode() if isinstance(target, bytes) else target
+                (raw,) = await self._store.mget([tkey])
+                if raw is None:
+                    continue
+                entry = CacheEntry.from_json(raw, tkey, via_alias=True)
+                if not compare_questions(entry.question, question).compatible:
+                    self.counters.guard_rejections += 1
+                    continue
+                self.counters.alias_hits += 1
+                return entry
+        self.counters.misses += 1
+        return None
+
+    async def put(
+        self,
+        question: str,
+        answer: dict[str, Any],
+        *,
+        collection: str,
+        mode: str,
+        corpus_version: str,
+        found: bool,
+        doc_ids: Sequence[str] = (),
+        alias: str | None = None,
+        ttl_s: int | None = None,
+    ) -> str | None:
+        """Store ``answer`` for ``question``; returns the entry key, or None when refused
+        because a cited document was retired meanwhile.
+
+        :param answer: JSON-safe payload (``TypeError`` otherwise).
+        :param doc_ids: documents the answer cites (each becomes a per-document index entry).
+        :param ttl_s: lifetime override, seconds; default ``ttl_s`` / ``negative_ttl_s``.
+        :raises ValueError: empty question/collection or a non-positive ``ttl_s``.
+        :raises RedisUnavailableError: Redis down (Redis backend only).
+        """
+        summary, ns = self._summary(question), self._ns(collection)
+        ttl = ttl_s if ttl_s is not None else (self.config.ttl_s if found else self.config.negative_ttl_s)
+        if ttl < 1:
+            raise ValueError("ttl_s must be >= 1")
+        docs = tuple(dict.fromkeys(d for d in doc_ids if d))
+        (token,) = self._tokens(corpus_version, found)
+        entry = CacheEntry(answer=answer, found=found, doc_ids=docs, question=question,
+                           normalized=summary, collection=collection, mode=mode,
+                           corpus_version=corpus_version, created_at=time.time(), alias=alias)
+        key = self._entry_key(ns, mode, token, summary)
+        alias_key = None
+        if alias:
+            alias_key = self._alias_key(ns, mode, token, self._summary(alias, "alias"))
+        version_key = None if token == _ANY_VERSION else f"{ns}v:{_digest(token)}"
+        stored = await self._store.store(
+            key, entry.to_json(), ttl,
+            alias_key=alias_key,
+            doc_index_keys=[f"{ns}d:{d}" for d in docs],
+            tombstone_keys=[f"{ns}x:{d}" for d in docs],
+            version_key=version_key, versions_key=f"{ns}vs", version=token,
+        )
+        if stored:
+            self.counters.stores += 1
+            return key
+        self.counters.refused_stores += 1
+        return None
+
+    async def invalidate_documents(self, collection: str, doc_ids: Sequence[str]) -> int:
+        """Retire every entry citing one of ``doc_ids`` (changed or deleted documents) and
+        tombstone the ids; returns the number of entries deleted."""
+        ns = self._ns(collection)
+        docs = [d for d in dict.fromkeys(doc_ids) if d]
+        if not docs:
+            return 0
+        n = await self._store.invalidate(
+            [f"{ns}d:{d}" for d in docs], [f"{ns}x:{d}" for d in docs], self.config.ttl_s
+        )
+        self.counters.invalidated += n
+        return n
+
+    async def retire_versions(self, collection: str, keep_version: str) -> int:
+        """Delete version-bound entries of ``collection`` from any version but ``keep_version``;
+        returns the number of entries deleted."""
+        ns = self._ns(collection)
+        n = await self._store.retire(f"{ns}vs", keep_version)
+        self.counters.invalidated += n
+        return n
+
+    async def on_corpus_change(
+        self, collection: str, corpus_version: str, changed_doc_ids: Sequence[str] = ()
+    ) -> int:
+        """Call after an ingest/replace/delete: retires entries citing ``changed_doc_ids`` (old
+        ids of replaced documents, ids of deleted ones) and those of other corpus versions."""
+        n = await self.invalidate_documents(collection, changed_doc_ids)
+        return n + await self.retire_versions(collection, corpus_version)
+
+    async def ping(self) -> bool:
+        """True when the backend answers (``/readyz``); never raises."""
+        return await self._store.ping()
+
+    async def aclose(self) -> None:
+        """Release the backend's connections."""
+        await self._store.aclose()
+
+    @property
+    def available(self) -> bool:
+        """False while Redis is considered down (breaker open)."""
+        return self._store.available
+
+
+class MemoryAnswerCache(AnswerCache):
+    """In-process LRU answer cache (no Redis configured); same behaviour as Redis, one process."""
+
+    backend = "memory"
+
+    def __init__(self, config: CacheConfig | None = None) -> None:
+        config = config or CacheConfig()
+        super().__init__(MemoryCacheStore(config.max_entries), config)
+
+
+class RedisAnswerCache(AnswerCache):
+    """Answer cache in Redis (redis-py asyncio), shared by all gateway replicas.
+
+    :param client: a ``redis.asyncio.Redis`` (see :func:`gateway.redis_support.open_redis`).
+    :param breaker: circuit breaker (shared with the route log is fine).
+    """
+
+    backend = "redis"
+
+    def __init__(
+        self, client: redis.asyncio.Redis, config: CacheConfig | None = None,
+        *, breaker: CircuitBreaker | None = None,
+    ) -> None:
+        super().__init__(RedisCacheStore(client, breaker or CircuitBreaker(15.0)), config or CacheConfig())
+
+
+def build_answer_cache(settings: Settings, client: redis.asyncio.Redis | None = None,
+                       breaker: CircuitBreaker | None = None) -> AnswerCache:
+    """The cache the settings ask for: Redis when ``redis_url`` (or ``client``) is given, else
+    the in-process LRU."""
+    config = CacheConfig(
+        ttl_s=settings.cache_ttl_s,
+        negative_ttl_s=settings.cache_negative_ttl_s,
+        max_entries=settings.cache_max_entries,
+        version_scope=settings.cache_version_scope,
+        key_prefix=settings.redis_key_prefix,
+    )
+    if client is None and not settings.redis_url:
+        return MemoryAnswerCache(config)
+    if client is None:
+        from gateway.redis_support import open_redis
+
+        client = open_redis(settings.redis_url, timeout_s=settings.timeout_cache_s)
+    return RedisAnswerCache(client, config, breaker=breaker or CircuitBreaker(settings.redis_retry_s))
