@@ -1,0 +1,180 @@
+"""The LoopAgent facade: one object the gateway keeps per process and calls per question.
+
+Usage example::
+
+    agent = LoopAgent(store, retriever, llm=LLMConfig(base_url="http://127.0.0.1:8080/v1"))
+    result = await agent.run_async("电池保修多久？", "kb", candidates=rag_hits)
+    print(result.answer, [c.to_dict() for c in result.citations], result.stop_reason)
+    await agent.aclose()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import httpx
+
+from corpus.types import ChunkStore, SearchFilter, SearchHit
+from loop.controller import EventCallback, LoopState, drive
+from loop.errors import LLMError
+from loop.llm_client import AsyncLLMClient
+from loop.policies.base import DirectoryEntry, first_prompt
+from loop.policies.llm_json import LLMJsonPolicy
+from loop.policies.llm_tools import LLMToolsPolicy
+from loop.policies.offline import OfflinePolicy
+from loop.tools import ToolContext
+from loop.types import (
+    DocumentDirectory,
+    KeyTermExtractor,
+    LLMConfig,
+    LoopConfig,
+    LoopResult,
+    SearchBackend,
+    StepEvent,
+)
+
+__all__ = ["LoopAgent", "SimpleKeyTerms"]
+
+_STOP = {"the", "a", "an", "of", "in", "on", "is", "are", "what", "which", "how", "who", "when",
+         "does", "do", "to", "for", "and", "or", "was", "were", "by", "with", "it", "this",
+         "that", "是", "的", "多少", "什么", "哪些", "哪个", "吗", "呢", "几"}
+
+
+class SimpleKeyTerms:
+    """Fallback key-term extractor (whitespace/punctuation words, CJK runs cut into bigrams)
+    used only when ``corpus.tokenizer`` is not importable; the gateway passes the real one."""
+
+    def key_terms(self, text: str) -> list[str]:
+        """Distinct lower-cased terms without stop words."""
+        out: list[str] = []
+        for w in re.findall(r"[A-Za-z0-9][\w.\-]*|[\u3400-\u9fff]+", text.lower()):
+            if re.fullmatch(r"[\u3400-\u9fff]+", w) and len(w) > 2:
+                out += [w[i:i + 2] for i in range(len(w) - 1)]
+            else:
+                out.append(w)
+        return [t for t in dict.fromkeys(out) if t not in _STOP]
+
+
+def _default_terms() -> KeyTermExtractor:
+    try:
+        from corpus.tokenizer import Tokenizer  # engineer B
+    except ImportError:
+        return SimpleKeyTerms()
+    return Tokenizer()  # type: ignore[no-any-return]
+
+
+class LoopAgent:
+    """Deep-read path: runs one reading policy (LLM tools, LLM JSON actions, or offline)
+    through the tool set and the loop controller.
+
+    :param store: the chunk store (reads, neighbours, outlines).
+    :param search: the ``search`` tool's backend (hybrid retriever or keyword adapter).
+    :param llm: an :class:`LLMConfig` (the agent owns the client), a shared
+        :class:`AsyncLLMClient`, or ``None`` for the offline policy.
+    :param config: loop budgets. :param key_terms: key-term extractor (default: corpus
+        tokenizer). :param documents: catalogue for the first prompt's directory.
+    :param transport: httpx transport for the LLM client (tests).
+    """
+
+    def __init__(self, store: ChunkStore, search: SearchBackend, *,
+                 llm: LLMConfig | AsyncLLMClient | None = None, config: LoopConfig | None = None,
+                 key_terms: KeyTermExtractor | None = None,
+                 documents: DocumentDirectory | None = None,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.store, self.search, self.documents = store, search, documents
+        self.config = config or LoopConfig()
+        self.key_terms = key_terms or _default_terms()
+        self._owns_client = isinstance(llm, LLMConfig)
+        self.client = (AsyncLLMClient(llm, transport=transport) if isinstance(llm, LLMConfig)
+                       else llm)
+        self._sections: dict[tuple[str, str], tuple[str, ...]] = {}
+
+    async def aclose(self) -> None:
+        """Close the LLM client when the agent created it."""
+        if self.client is not None and self._owns_client:
+            await self.client.aclose()
+
+    def _directory(self, collection: str, candidates: Sequence[SearchHit]
+                   ) -> tuple[list[DirectoryEntry], int]:
+        docs = self.documents.list_documents(collection) if self.documents else []
+        first = list(dict.fromkeys(h.chunk.doc_id for h in candidates))
+        by_id = {d.doc_id: d for d in docs}
+        order = [d for d in first if d in by_id] + [d.doc_id for d in docs if d.doc_id not in first]
+        limit = self.config.directory_max_docs
+        entries = []
+        for doc_id in order[:limit]:
+            d = by_id[doc_id]
+            key = (collection, doc_id)
+            if key not in self._sections:
+                tops = [c.section_path[0] for c in self.store.document_chunks(collection, doc_id)
+                        if c.section_path]
+                self._sections[key] = tuple(dict.fromkeys(tops))
+            entries.append(DirectoryEntry(d.path, d.title, self._sections[key]))
+        if not docs:
+            seen: dict[str, DirectoryEntry] = {}
+            for h in candidates:
+                seen.setdefault(h.chunk.path, DirectoryEntry(h.chunk.path, h.chunk.title))
+            entries = list(seen.values())
+        return entries, max(0, len(order) - limit)
+
+    async def run_async(
+        self, question: str, collection: str, *, candidates: Sequence[SearchHit] = (),
+        history: Sequence[dict[str, Any]] = (), current_date: str | None = None,
+        flt: SearchFilter | None = None, on_event: EventCallback | None = None,
+        offline: bool = False,
+    ) -> LoopResult:
+        """Answer ``question`` from ``collection`` by reading.
+
+        :param candidates: the RAG path's hits (shown in the first prompt, seeded as seen).
+        :param history: earlier turns ``{"role", "content"}`` (follow-up questions).
+        :param current_date: ISO date for questions that assume one.
+        :param flt: restrict every search (documents, section prefix).
+        :param on_event: called with each :class:`StepEvent` as it happens.
+        :param offline: force the offline policy even when an LLM is configured.
+        :returns: the :class:`LoopResult` (verified citations only). Never raises for LLM or
+            tool failures; raises ``ValueError`` for an empty question.
+        """
+        if not question.strip():
+            raise ValueError("question is empty")
+        ctx = ToolContext(self.store, self.search, collection, self.config, flt=flt)
+        for h in candidates:
+            ctx.seen.setdefault(h.chunk.chunk_id, h.chunk)
+            ctx.hits[h.chunk.chunk_id] = h.score
+        terms_src = " ".join([question, *(str(h.get("content", "")) for h in history
+                                          if h.get("role") == "user")][-2:])
+        state = LoopState(question, ctx, self.key_terms.key_terms(question)
+                          or self.key_terms.key_terms(terms_src))
+        if self.client is None or offline:
+            return await drive(OfflinePolicy(), state, on_event)
+        try:
+            protocol = await self.client.resolve_protocol()
+        except LLMError as exc:
+            if on_event is not None:
+                maybe = on_event(StepEvent(0, 0, "llm", status="error",
+                                           note=f"LLM unavailable, offline policy: {exc}"[:300]))
+                if inspect.isawaitable(maybe):
+                    await maybe
+            return await drive(OfflinePolicy(), state, on_event)
+        directory, more = await asyncio.to_thread(self._directory, collection, candidates)
+        if self.documents:
+            ctx.documents = self.documents.list_documents(collection)
+        prompt = first_prompt(question, directory=directory, more_docs=more,
+                              candidates=list(candidates)[:5], history=history,
+                              current_date=current_date, max_loops=self.config.max_loops)
+        policy = (LLMToolsPolicy if protocol == "tools" else LLMJsonPolicy)(self.client, prompt)
+        return await drive(policy, state, on_event)
+
+    def run(
+        self, question: str, collection: str, *, candidates: Sequence[SearchHit] = (),
+        history: Sequence[dict[str, Any]] = (), current_date: str | None = None,
+        flt: SearchFilter | None = None, on_event: EventCallback | None = None,
+        offline: bool = False,
+    ) -> LoopResult:
+        """Sync twin of :meth:`run_async` (CLI, scripts): same arguments, ``asyncio.run``."""
+        return asyncio.run(self.run_async(
+            question, collection, candidates=candidates, history=history,
+            current_date=current_date, flt=flt, on_event=on_event, offline=offline))

@@ -1,0 +1,99 @@
+"""Evidence scoring: split chunks into sentences and table rows and score each by how much of the
+question's key-term weight it covers (the offline policy's answer, and the controller's answer
+from the evidence read so far when a budget ends the loop).
+
+Pure functions, no I/O. A unit is always a verbatim substring of its chunk, so it can be quoted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from corpus.types import Chunk
+
+__all__ = ["Evidence", "best_evidence", "split_units", "term_weight"]
+
+_SENT = re.compile(r"[^。！？；!?;\n]+(?:[。！？；!?;]|$)|[^\n]+", re.M)
+_EN_SENT = re.compile(r"(?<=[a-z0-9\)][.!?])\s+(?=[A-Z])")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_NUM = re.compile(r"\d")
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One candidate evidence unit: ``text`` (verbatim in ``chunk``), ``coverage`` 0..1 of the
+    key-term weight, ``matched`` terms."""
+
+    chunk: Chunk
+    text: str
+    coverage: float
+    matched: tuple[str, ...]
+    rank: int
+
+
+def term_weight(term: str) -> float:
+    """Weight of a key term: CJK characters count 2, digits 2, others 1, capped at 8."""
+    w = sum(2 if (_CJK.match(ch) or ch.isdigit()) else 1 for ch in term)
+    return float(min(8, max(1, w)))
+
+
+def split_units(chunk: Chunk, max_len: int = 300) -> list[str]:
+    """Sentences and table rows of ``chunk`` (each a verbatim substring, stripped, ≥ 4 chars)."""
+    units: list[str] = []
+    for line in chunk.text.split("\n"):
+        s = line.strip()
+        if not s or set(s) <= set("|-: "):
+            continue
+        if s.startswith("|") or chunk.kind == "table":
+            units.append(s)
+            continue
+        for m in _SENT.finditer(s):
+            part = m.group(0).strip()
+            for piece in _EN_SENT.split(part):
+                piece = piece.strip()
+                if len(piece) >= 4:
+                    units.append(piece[:max_len] if len(piece) > max_len else piece)
+    return units
+
+
+def _table_header(chunk: Chunk) -> str:
+    for line in chunk.text.split("\n"):
+        if line.strip().startswith("|"):
+            return line.lower()
+    return ""
+
+
+def best_evidence(chunks: Sequence[Chunk], terms: Iterable[str], limit: int = 5) -> list[Evidence]:
+    """Units of ``chunks`` ranked by key-term coverage (ties: earlier chunk, shorter unit).
+
+    A term found only in the chunk's title / section path / table header counts half.
+    :returns: at most ``limit`` evidence units with coverage > 0, best first.
+    """
+    ts = [t.lower() for t in dict.fromkeys(terms) if t.strip()]
+    if not ts:
+        return []
+    weights = [term_weight(t) for t in ts]
+    total = sum(weights)
+    out: list[tuple[float, int, int, Evidence]] = []
+    for rank, chunk in enumerate(chunks):
+        ctx = " ".join((chunk.title, *chunk.section_path, chunk.path)).lower()
+        header = _table_header(chunk)
+        for unit in split_units(chunk):
+            low = unit.lower()
+            got, matched = 0.0, []
+            for t, w in zip(ts, weights, strict=True):
+                if t in low:
+                    got += w
+                    matched.append(t)
+                elif t in ctx or (header and t in header):
+                    got += w / 2
+            if got <= 0 or not matched:
+                continue
+            cov = got / total
+            bonus = 0.02 if _NUM.search(unit) else 0.0
+            ev = Evidence(chunk, unit, round(cov, 4), tuple(matched), rank)
+            out.append((-(cov + bonus), rank, len(unit), ev))
+    out.sort(key=lambda x: x[:3])
+    return [e for *_, e in out[:limit]]

@@ -1,0 +1,7 @@
+"""Reading policies: LLM native tools, LLM JSON actions, offline."""
+
+from loop.policies.llm_json import LLMJsonPolicy
+from loop.policies.llm_tools import LLMToolsPolicy
+from loop.policies.offline import OfflinePolicy
+
+__all__ = ["LLMJsonPolicy", "LLMToolsPolicy", "OfflinePolicy"]

@@ -1,0 +1,87 @@
+"""Shared parts of the LLM reading policies: the byte-stable system prompt, the first prompt
+(question, date, conversation, directory, RAG candidates), and :class:`Turn`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from corpus.types import SearchHit
+from loop.tools import TOOLS, snippet
+from loop.types import ToolCall
+
+__all__ = ["DirectoryEntry", "SYSTEM_PROMPT", "Turn", "first_prompt"]
+
+# Byte-stable across questions (no dates, names or counts) so servers reuse their prompt cache.
+SYSTEM_PROMPT = (
+    "You answer questions about an organisation's documents by reading them like a person.\n"
+    "Work in steps. Each step call exactly one tool:\n"
+    "- search(query): find candidate chunks (ids, file, section, pages, snippet).\n"
+    "- read(chunk_id): read a chunk. next_chunk / prev_chunk(chunk_id): page forward / back.\n"
+    "- outline(doc): section tree of a document, with chunk ids.\n"
+    "- summarize(notes): note what you know and what is missing.\n"
+    "- answer(response, found, citations): the final answer. Each citation is "
+    "{\"chunk_id\", \"quote\"}: a chunk you read with read/next_chunk/prev_chunk, and a quote "
+    "copied exactly from its text (a short phrase or sentence). If the documents do not "
+    "contain the answer, answer with found=false and no citations.\n"
+    "- fallback_to_rag(reason): the question is broad (an overview, not a fact at a place).\n"
+    "Rules: answer only from text you read, never from memory. Search snippets are not enough: "
+    "read the chunk before citing it. Do not repeat a search. Answer in the question's language, "
+    "briefly."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class DirectoryEntry:
+    """One document of the first prompt's directory: path, title and top-level sections."""
+
+    path: str
+    title: str
+    sections: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class Turn:
+    """One policy turn: proposed calls and what the turn cost."""
+
+    calls: list[ToolCall] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    llm_calls: int = 0
+    note: str = ""
+
+
+def _hit_line(i: int, hit: SearchHit, question: str) -> str:
+    c = hit.chunk
+    return (f"{i}. id={c.chunk_id} | {c.path} | {c.section or '(top)'} | p.{c.page_start} | "
+            f"{snippet(c.text, question, 160)}")
+
+
+def first_prompt(question: str, *, directory: Sequence[DirectoryEntry] = (), more_docs: int = 0,
+                 candidates: Sequence[SearchHit] = (), history: Sequence[dict[str, Any]] = (),
+                 current_date: str | None = None, max_loops: int = 6) -> str:
+    """The first user message (everything question-specific lives here, not in the system
+    prompt). ``history`` items are ``{"role": "user"|"assistant", "content": str}``."""
+    parts = [f"Question: {question.strip()}"]
+    if current_date:
+        parts.append(f"Current date: {current_date}")
+    if history:
+        turns = [f"{h.get('role', 'user')}: {str(h.get('content', ''))[:500]}"
+                 for h in list(history)[-6:]]
+        parts.append("Conversation so far:\n" + "\n".join(turns))
+    if directory:
+        lines = [f"- {d.path}" + (f" \"{d.title}\"" if d.title and d.title not in d.path else "")
+                 + (": " + "; ".join(d.sections[:8]) if d.sections else "") for d in directory]
+        if more_docs:
+            lines.append(f"(+{more_docs} more documents: use search)")
+        parts.append("Documents in this collection:\n" + "\n".join(lines))
+    if candidates:
+        parts.append("Candidates from the fast search path:\n"
+                     + "\n".join(_hit_line(i, h, question) for i, h in enumerate(candidates, 1)))
+    parts.append(f"You have at most {max_loops} steps. Tools: {', '.join(TOOLS)}.")
+    return "\n\n".join(parts)
+
+
+LAST_STEP = ("This is your last step: call answer now (found=false if the documents you read "
+             "do not contain the answer).")

@@ -1,0 +1,108 @@
+"""The offline reading policy (no LLM configured; DESIGN.md "Without an LLM").
+
+Through the same tools and controller as the LLM policies: key terms of the question →
+``search`` → ``read`` the best candidates (ranked by key-term coverage, then search rank) →
+``next_chunk`` when the best evidence is a table or a section that runs on → ``answer`` with the
+best sentence / table row by key-term coverage (verified citation), or ``found=false``.
+``fallback_to_rag`` when no key term matches any chunk.
+"""
+
+from __future__ import annotations
+
+from loop.controller import MIN_EVIDENCE_COVERAGE, LoopState
+from loop.evidence import best_evidence, term_weight
+from loop.policies.base import Turn
+from loop.types import NOT_FOUND, ToolCall, ToolResult
+
+__all__ = ["OfflinePolicy"]
+
+_END = tuple("。！？.!?;；:：)")
+
+
+def _coverage(text: str, terms: list[str]) -> float:
+    low = text.lower()
+    total = sum(term_weight(t) for t in terms) or 1.0
+    return sum(term_weight(t) for t in terms if t.lower() in low) / total
+
+
+class OfflinePolicy:
+    """Deterministic reading without an LLM.
+
+    :param max_reads: chunks to read before answering (bounded by the loop's ``max_loops``).
+    :param min_coverage: share of key-term weight the best evidence must cover to answer.
+
+    Usage example::
+
+        result = await drive(OfflinePolicy(), state)
+    """
+
+    brain = "offline"
+
+    def __init__(self, max_reads: int = 3, min_coverage: float = MIN_EVIDENCE_COVERAGE) -> None:
+        self.max_reads = max_reads
+        self.min_coverage = min_coverage
+        self.searches: list[str] = []
+        self.reads = 0
+        self.paged = False
+        self.last: tuple[ToolCall, ToolResult] | None = None
+
+    def observe(self, call: ToolCall, result: ToolResult) -> None:
+        """Remember the last result (the policy reads its state from ``LoopState.ctx``)."""
+        self.last = (call, result)
+
+    def _matches(self, state: LoopState) -> bool:
+        return any(_coverage(c.context_text(), state.terms) > 0 for c in state.ctx.seen.values())
+
+    def _answer(self, state: LoopState) -> ToolCall:
+        ev = best_evidence(list(state.ctx.read.values()), state.terms, limit=3)
+        if not ev or ev[0].coverage < self.min_coverage:
+            return ToolCall("answer", {"response": NOT_FOUND, "found": False, "citations": []})
+        picked = [ev[0]]
+        for e in ev[1:]:
+            if (e.chunk.chunk_id != ev[0].chunk.chunk_id
+                    and e.coverage >= max(self.min_coverage, ev[0].coverage - 0.1)):
+                picked.append(e)
+                break
+        return ToolCall("answer", {
+            "response": " ".join(e.text for e in picked), "found": True,
+            "citations": [{"chunk_id": e.chunk.chunk_id, "quote": e.text} for e in picked]})
+
+    async def propose(self, state: LoopState) -> Turn:
+        """The next call, from what has been seen and read so far (no I/O)."""
+        return Turn(calls=[self._next(state)])
+
+    def _next(self, state: LoopState) -> ToolCall:
+        terms, ctx = state.terms, state.ctx
+        if not terms:
+            return ToolCall("fallback_to_rag", {"reason": "no key terms in the question"})
+        turns_left = ctx.config.max_loops - state.turn  # after this one
+        if not self.searches:
+            self.searches.append(state.question)
+            return ToolCall("search", {"query": state.question})
+        if not self._matches(state):
+            alt = " ".join(terms)
+            if alt not in self.searches and turns_left >= 1:
+                self.searches.append(alt)
+                return ToolCall("search", {"query": alt})
+            return ToolCall("fallback_to_rag", {"reason": "no key term matches any chunk"})
+        if turns_left <= 0:
+            return self._answer(state)
+        best = best_evidence(list(ctx.read.values()), terms, limit=1)
+        if best and best[0].coverage >= 0.999 and self.reads >= 1:
+            return self._answer(state)
+        if best and not self.paged and turns_left >= 1:
+            c = best[0].chunk
+            tail = c.text.rstrip()
+            runs_on = c.kind == "table" or "|" in best[0].text or not tail.endswith(_END)
+            if runs_on and c.next_id and c.next_id not in ctx.read and best[0].coverage < 0.999:
+                self.paged = True
+                return ToolCall("next_chunk", {"chunk_id": c.chunk_id})
+        if self.reads < self.max_reads and turns_left >= 1:
+            ranked = sorted(
+                (cid for cid in ctx.seen if cid not in ctx.read),
+                key=lambda cid: (-round(_coverage(ctx.seen[cid].context_text(), terms), 1),
+                                 -ctx.hits.get(cid, 0.0)))
+            if ranked and _coverage(ctx.seen[ranked[0]].context_text(), terms) > 0:
+                self.reads += 1
+                return ToolCall("read", {"chunk_id": ranked[0]})
+        return self._answer(state)
