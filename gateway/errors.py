@@ -135,6 +135,10 @@ def status_of(exc: BaseException) -> tuple[int, str]:
         return exc.status, exc.code
     if isinstance(exc, ParseError):
         return 422, exc.code
+    from pydantic import ValidationError
+
+    if isinstance(exc, ValidationError):
+        return 400, "bad_request"
     if isinstance(exc, StoreError):
         return 503, "data_dir_locked" if _is_lock_error(exc) else "store_unavailable"
     try:

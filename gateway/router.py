@@ -212,7 +212,9 @@ class Router:
                 await asyncio.wait_for(self.sink.record(record), self.settings.timeout_cache_s)
             except Exception as exc:  # noqa: BLE001 - the route log must never fail a request
                 record["errors"].append(f"route log: {exc}")
-        await self._emit(ctx, {"type": "answer", **result.to_dict()})
+        await self._emit(
+            ctx, {"type": "answer", **result.to_dict(), "cached": result.cached, "route": record}
+        )
         return result
 
     async def _ask(self, ctx: _Ctx, q: QueryInput) -> QueryResult:

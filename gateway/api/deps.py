@@ -1,0 +1,115 @@
+"""FastAPI dependency aliases (template ``api/deps.py``): ``SettingsDep``, ``ComponentsDep``,
+``RouterDep``, ``CacheDep``, ``PrincipalDep``; and the orjson response class every route uses.
+
+Components live on ``app.state.components`` (built by ``gateway.main``'s lifespan); the
+dependencies only read them. Authentication: when ``Settings.api_keys`` is non-empty every
+``/v1`` request needs ``Authorization: Bearer KEY``; the key's allowed collections are checked
+with :meth:`Principal.check` (``"*"`` allows all).
+"""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any
+
+import orjson
+from fastapi import Depends, Request
+from starlette.responses import Response
+
+from gateway.errors import BadRequest, Forbidden, Unauthorized
+from gateway.settings import Settings
+
+if TYPE_CHECKING:
+    from gateway.app_state import Components
+    from gateway.router import Router
+
+__all__ = [
+    "COLLECTION_PATTERN",
+    "CacheDep",
+    "ComponentsDep",
+    "OrjsonResponse",
+    "Principal",
+    "PrincipalDep",
+    "RouterDep",
+    "SettingsDep",
+    "check_collection_name",
+]
+
+COLLECTION_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+
+
+class OrjsonResponse(Response):
+    """JSON response rendered with orjson (dataclasses, non-str keys and numpy values work)."""
+
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        """Serialise ``content`` to JSON bytes."""
+        return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY)
+
+
+def _components(request: Request) -> Components:
+    return request.app.state.components  # type: ignore[no-any-return]
+
+
+def _settings(request: Request) -> Settings:
+    return request.app.state.components.settings  # type: ignore[no-any-return]
+
+
+def _router(request: Request) -> Router:
+    return request.app.state.components.router  # type: ignore[no-any-return]
+
+
+def _cache(request: Request) -> Any:
+    return request.app.state.components.cache
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """Who is calling: ``key_id`` (a short prefix of the key, for logs) and allowed collections."""
+
+    key_id: str
+    collections: frozenset[str]
+
+    def allows(self, collection: str) -> bool:
+        """True when this caller may use ``collection``."""
+        return "*" in self.collections or collection in self.collections
+
+    def check(self, collection: str) -> None:
+        """:raises Forbidden: when the caller may not use ``collection``."""
+        if not self.allows(collection):
+            raise Forbidden(f"this API key may not use collection {collection!r}")
+
+
+def _principal(request: Request) -> Principal:
+    settings: Settings = request.app.state.components.settings
+    if not settings.api_keys:
+        return Principal("anonymous", frozenset({"*"}))
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthorized("missing API key: send `Authorization: Bearer KEY`")
+    token = token.strip()
+    for key, cols in settings.api_keys.items():
+        if hmac.compare_digest(key.encode(), token.encode()):
+            return Principal(key[:6] + "…", frozenset(cols))
+    raise Unauthorized("unknown API key")
+
+
+def check_collection_name(name: str) -> str:
+    """:raises BadRequest: when ``name`` is not a valid collection name."""
+    import re
+
+    if not re.match(COLLECTION_PATTERN, name or ""):
+        raise BadRequest(
+            f"invalid collection name {name!r}: use 1-64 letters, digits, '_', '-' or '.'"
+        )
+    return name
+
+
+SettingsDep = Annotated[Settings, Depends(_settings)]
+ComponentsDep = Annotated["Components", Depends(_components)]
+RouterDep = Annotated["Router", Depends(_router)]
+CacheDep = Annotated[Any, Depends(_cache)]
+PrincipalDep = Annotated[Principal, Depends(_principal)]

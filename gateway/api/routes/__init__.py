@@ -1,0 +1,1 @@
+"""One module per API topic, each holding one ``APIRouter`` named ``router``."""

@@ -1,0 +1,146 @@
+"""OpenAI-compatible ``POST /v1/chat/completions`` facade and ``GET /v1/models``.
+
+Model names pick the router mode: ``loopgate-auto``, ``loopgate-rag``, ``loopgate-loop``. The last
+user message is the question; earlier turns are the history used to resolve follow-ups. The
+collection comes from the extra body field ``collection`` (OpenAI SDKs: ``extra_body``), else
+the default collection. The answer's citations appear twice: as numbered footnotes in the
+message text and as the structured field ``citations`` (plus ``loopgate`` with ``found``,
+``cached`` and the route record). ``stream: true`` answers with ``chat.completion.chunk``
+server-sent events ending in ``data: [DONE]``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import orjson
+from fastapi import APIRouter
+from pydantic import BaseModel, ConfigDict, Field
+from sse_starlette import EventSourceResponse
+
+from gateway.api.deps import ComponentsDep, OrjsonResponse, PrincipalDep, RouterDep
+from gateway.api.routes.query import QueryRequest, to_query_input
+from gateway.errors import BadRequest, NotFound
+
+__all__ = ["MODELS", "ChatRequest", "format_footnotes", "router"]
+
+router = APIRouter(prefix="/v1", tags=["openai-compatible"])
+
+MODELS = {"loopgate-auto": "auto", "loopgate-rag": "rag", "loopgate-loop": "loop"}
+
+
+class ChatMessage(BaseModel):
+    """An OpenAI chat message; ``content`` may be a string or a list of content parts."""
+
+    model_config = ConfigDict(extra="allow")
+    role: str
+    content: str | list[dict[str, Any]] | None = None
+
+
+class ChatRequest(BaseModel):
+    """The subset of the chat-completions request LoopGate reads (other fields are ignored)."""
+
+    model_config = ConfigDict(extra="allow")
+    model: str = "loopgate-auto"
+    messages: list[ChatMessage] = Field(min_length=1, max_length=100)
+    stream: bool = False
+    collection: str | None = None
+
+
+def _text(content: str | list[dict[str, Any]] | None) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    return "\n".join(str(p.get("text", "")) for p in content if p.get("type") == "text")
+
+
+def format_footnotes(answer: str, citations: list[dict[str, Any]]) -> str:
+    """The answer followed by numbered footnotes ``[n] path › section, p. P, lines a–b: "quote"``."""
+    if not citations:
+        return answer
+    marks = "".join(f"[{i}]" for i in range(1, len(citations) + 1))
+    lines = [f"{answer} {marks}", ""]
+    for i, c in enumerate(citations, 1):
+        section = " › ".join(c.get("section_path") or [])
+        where = f"{c.get('path', '')}" + (f" › {section}" if section else "")
+        first, last = (c.get("lines") or [0, 0])[:2]
+        quote = " ".join(str(c.get("quote", "")).split())
+        quote = quote if len(quote) <= 200 else quote[:197] + "…"
+        lines.append(f"[{i}] {where}, p. {c.get('page')}, lines {first}–{last}: \"{quote}\"")
+    return "\n".join(lines)
+
+
+def _to_query(req: ChatRequest) -> QueryRequest:
+    mode = MODELS.get(req.model)
+    if mode is None:
+        raise NotFound(f"unknown model {req.model!r}; use one of {', '.join(MODELS)}",
+                       param="model")
+    users = [i for i, m in enumerate(req.messages) if m.role == "user" and _text(m.content).strip()]
+    if not users:
+        raise BadRequest("no user message with text: the last user message is the question")
+    last = users[-1]
+    history = [{"role": m.role if m.role in ("user", "assistant") else "system",
+                "content": _text(m.content)[:4000]}
+               for m in req.messages[:last] if m.role in ("user", "assistant")]
+    return QueryRequest(question=_text(req.messages[last].content)[:4000], mode=mode,
+                        collection=req.collection, history=history)  # type: ignore[arg-type]
+
+
+def _completion(req: ChatRequest, body: dict[str, Any]) -> dict[str, Any]:
+    route = body["route"]
+    content = format_footnotes(body["answer"], body["citations"])
+    return {
+        "id": f"chatcmpl-{route.get('trace_id', '')}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": req.model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                     "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 0, "completion_tokens": int(route.get("tokens") or 0),
+                  "total_tokens": int(route.get("tokens") or 0)},
+        "citations": body["citations"],
+        "loopgate": {"found": body["found"], "cached": body["cached"], "route": route},
+    }
+
+
+@router.get("/models", response_class=OrjsonResponse)
+async def list_models() -> OrjsonResponse:
+    """List the model names of the chat-completions facade."""
+    data = [{"id": m, "object": "model", "created": 0, "owned_by": "loopgate"} for m in MODELS]
+    return OrjsonResponse({"object": "list", "data": data})
+
+
+@router.post("/chat/completions", response_model=None)
+async def chat_completions(
+    req: ChatRequest, router_: RouterDep, components: ComponentsDep, principal: PrincipalDep
+) -> OrjsonResponse | EventSourceResponse:
+    """OpenAI-compatible chat completion answered by the LoopGate router."""
+    q = await to_query_input(components, principal, _to_query(req))
+    if not req.stream:
+        result = await router_.ask(q)
+        body = {**result.to_dict(), "cached": result.cached, "route": result.route}
+        return OrjsonResponse(_completion(req, body))
+
+    async def chunks() -> AsyncIterator[dict[str, str]]:
+        result = await router_.ask(q)
+        body = {**result.to_dict(), "cached": result.cached, "route": result.route}
+        full = _completion(req, body)
+        base = {"id": full["id"], "object": "chat.completion.chunk", "created": full["created"],
+                "model": req.model}
+
+        def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, str]:
+            obj = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+                   **extra}
+            return {"data": orjson.dumps(obj).decode()}
+
+        yield chunk({"role": "assistant", "content": ""})
+        text = full["choices"][0]["message"]["content"]
+        for i in range(0, len(text), 64):
+            yield chunk({"content": text[i:i + 64]})
+        yield chunk({}, "stop", citations=full["citations"], loopgate=full["loopgate"])
+        yield {"data": "[DONE]"}
+
+    return EventSourceResponse(chunks(), ping=15)

@@ -1,0 +1,92 @@
+"""``GET /healthz`` (the process answers) and ``GET /readyz`` (Qdrant, Redis and LLM reachability)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from fastapi import APIRouter
+
+from gateway.api.deps import ComponentsDep, OrjsonResponse
+
+__all__ = ["probe_all", "router"]
+
+router = APIRouter(tags=["health"])
+
+
+async def _timed(name: str, probe: Any, limit_s: float) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    try:
+        async with asyncio.timeout(limit_s):
+            detail = await probe()
+        status = "ok"
+    except TimeoutError:
+        status, detail = "down", f"no answer within {limit_s:g} s"
+    except Exception as exc:  # noqa: BLE001 - a probe reports, never raises
+        status, detail = "down", f"{type(exc).__name__}: {exc}"
+    return {"name": name, "status": status, "detail": detail,
+            "ms": round((time.perf_counter() - t0) * 1000, 2)}
+
+
+async def probe_all(components: Any) -> dict[str, dict[str, Any]]:
+    """Probe Qdrant (required), Redis and the LLM (optional: ``disabled`` when not configured)."""
+    s = components.settings
+    limit = s.timeout_health_s
+
+    async def qdrant() -> str:
+        if components.store is None:
+            raise RuntimeError(components.store_error or "chunk store not opened")
+        names = await asyncio.to_thread(components.store.list_collections)
+        return f"{len(names)} collections ({'server' if s.qdrant_url else 'embedded'})"
+
+    async def redis_() -> str:
+        import redis.asyncio as aioredis
+
+        client = aioredis.from_url(s.redis_url, socket_timeout=limit, socket_connect_timeout=limit)
+        try:
+            await client.ping()
+        finally:
+            await client.aclose()
+        return "pong"
+
+    async def llm() -> str:
+        import httpx
+
+        headers = {}
+        if s.llm_api_key is not None:
+            headers["Authorization"] = f"Bearer {s.llm_api_key.get_secret_value()}"
+        async with httpx.AsyncClient(timeout=limit) as client:
+            r = await client.get(s.llm_base_url.rstrip("/") + "/models", headers=headers)
+        if r.status_code >= 500:
+            raise RuntimeError(f"HTTP {r.status_code}")
+        return f"HTTP {r.status_code}"
+
+    checks = [_timed("qdrant", qdrant, limit)]
+    checks.append(_timed("redis", redis_, limit) if s.redis_url else _disabled("redis"))
+    checks.append(_timed("llm", llm, limit) if s.llm_base_url else _disabled("llm"))
+    results = await asyncio.gather(*checks)
+    return {r["name"]: r for r in results}
+
+
+async def _disabled(name: str) -> dict[str, Any]:
+    what = {"redis": "no Redis configured: in-process cache and route log",
+            "llm": "no LLM configured: extractive answers and offline LoopAgent policy"}[name]
+    return {"name": name, "status": "disabled", "detail": what, "ms": 0.0}
+
+
+@router.get("/healthz", response_class=OrjsonResponse)
+async def healthz() -> OrjsonResponse:
+    """Liveness: the process answers."""
+    return OrjsonResponse({"status": "ok"})
+
+
+@router.get("/readyz", response_class=OrjsonResponse)
+async def readyz(components: ComponentsDep) -> OrjsonResponse:
+    """Readiness: Qdrant must answer (503 otherwise); Redis and the LLM are reported."""
+    checks = await probe_all(components)
+    ready = checks["qdrant"]["status"] == "ok"
+    degraded = [n for n, c in checks.items() if c["status"] == "down"]
+    body = {"status": "ready" if ready else "unavailable", "degraded": degraded,
+            "checks": checks}
+    return OrjsonResponse(body, status_code=200 if ready else 503)

@@ -1,0 +1,150 @@
+"""``POST /v1/query`` and ``POST /v1/query/stream`` (server-sent events)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Annotated, Any, Literal
+
+import orjson
+from fastapi import APIRouter
+from pydantic import BaseModel, Field, StringConstraints, field_validator
+from sse_starlette import EventSourceResponse
+
+from corpus.types import SearchFilter
+from gateway.api.deps import (
+    ComponentsDep,
+    OrjsonResponse,
+    PrincipalDep,
+    RouterDep,
+    check_collection_name,
+)
+from gateway.errors import BadRequest, NotFound
+from gateway.router_types import QueryInput
+
+__all__ = ["QueryFilters", "QueryRequest", "QueryResponse", "Turn", "router", "to_query_input"]
+
+router = APIRouter(prefix="/v1/query", tags=["query"])
+
+Text = Annotated[str, StringConstraints(max_length=4000)]
+
+
+class Turn(BaseModel):
+    """One previous conversation turn."""
+
+    role: Literal["user", "assistant", "system"]
+    content: Text
+
+
+class QueryFilters(BaseModel):
+    """Restrict retrieval to documents (by id or path) and/or a section prefix."""
+
+    doc_ids: list[str] = Field(default_factory=list, max_length=100)
+    paths: list[str] = Field(default_factory=list, max_length=100)
+    section_prefix: list[str] = Field(default_factory=list, max_length=10)
+
+
+class QueryRequest(BaseModel):
+    """A question for the gateway."""
+
+    question: Text = Field(description="The question (any language); must not be empty.")
+    collection: str | None = Field(None, description="Collection to ask; default: the setting.")
+    mode: Literal["auto", "rag", "loop"] = Field("auto", description="auto routes; rag/loop force a path.")
+    filters: QueryFilters | None = None
+    history: list[Turn] = Field(default_factory=list, max_length=50, description="Previous turns, oldest first.")
+    use_cache: bool = Field(True, description="False skips the answer cache (lookup and store).")
+
+    @field_validator("question")
+    @classmethod
+    def _not_empty(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("question is empty")
+        return v.strip()
+
+
+class QueryResponse(BaseModel):
+    """The answer with verified citations, the route record and whether it came from the cache."""
+
+    answer: str
+    citations: list[dict[str, Any]]
+    found: bool
+    cached: bool
+    route: dict[str, Any]
+
+
+async def to_query_input(
+    components: Any, principal: Any, req: QueryRequest
+) -> QueryInput:
+    """Validate collection access and existence, and build the router's input.
+
+    :raises BadRequest: invalid collection name. :raises Forbidden: key may not use it.
+    :raises NotFound: the collection does not exist (the default collection always exists).
+    """
+    settings = components.settings
+    collection = check_collection_name(req.collection or settings.default_collection)
+    principal.check(collection)
+    if collection != settings.default_collection:
+        known = await components.known_collections()
+        if known is not None and collection not in known:
+            raise NotFound(
+                f"unknown collection {collection!r}; known: {', '.join(sorted(known)) or 'none'}"
+            )
+    flt = None
+    if req.filters is not None:
+        flt = SearchFilter(tuple(req.filters.doc_ids), tuple(req.filters.paths),
+                           tuple(req.filters.section_prefix))
+    history = tuple({"role": t.role, "content": t.content} for t in req.history)
+    return QueryInput(req.question, collection, req.mode, flt, history, req.use_cache)
+
+
+def result_body(result: Any) -> dict[str, Any]:
+    """The JSON body of a :class:`~gateway.router_types.QueryResult`."""
+    return {**result.to_dict(), "cached": result.cached, "route": result.route}
+
+
+@router.post("", response_model=QueryResponse, response_class=OrjsonResponse)
+async def query(
+    req: QueryRequest, router_: RouterDep, components: ComponentsDep, principal: PrincipalDep
+) -> OrjsonResponse:
+    """Answer a question through the router (cache → RAG → LoopAgent)."""
+    q = await to_query_input(components, principal, req)
+    result = await router_.ask(q)
+    return OrjsonResponse(result_body(result))
+
+
+@router.post("/stream")
+async def query_stream(
+    req: QueryRequest, router_: RouterDep, components: ComponentsDep, principal: PrincipalDep
+) -> EventSourceResponse:
+    """Answer a question, streaming the route decision, each LoopAgent step and the answer."""
+    q = await to_query_input(components, principal, req)
+    queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+
+    async def on_event(event: dict[str, Any]) -> None:
+        await queue.put(event)
+
+    async def run() -> None:
+        try:
+            await router_.ask(q, on_event)
+        except Exception as exc:  # noqa: BLE001 - reported to the client as an error event
+            from gateway.errors import status_of
+
+            status, code = status_of(exc)
+            await queue.put({"type": "error", "status": status, "code": code,
+                             "message": getattr(exc, "message", None) or str(exc)})
+        finally:
+            await queue.put(None)
+
+    async def events() -> AsyncIterator[dict[str, str]]:
+        task = asyncio.create_task(run())
+        try:
+            while (event := await queue.get()) is not None:
+                kind = str(event.get("type", "message"))
+                yield {"event": kind, "data": orjson.dumps(event, default=str).decode()}
+        finally:
+            if not task.done():
+                task.cancel()
+
+    if not q.question:
+        raise BadRequest("question is empty")
+    return EventSourceResponse(events(), ping=15)
