@@ -1,0 +1,220 @@
+"""Embedded Qdrant backend: qdrant-edge-py (the Qdrant engine in-process), one on-disk shard
+per collection under ``<root>/<collection>/``.
+
+The engine locks a shard's write-ahead log: a second process opening the same shard fails
+("failed to open WAL … WouldBlock"). That is reported as a :class:`StoreError` saying which
+process probably holds it; several processes need the Qdrant server backend.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import qdrant_edge as qe
+
+from corpus._store_common import BM25, DENSE, INDEXED_FIELDS, Flt, PointData
+from corpus.errors import StoreError
+
+__all__ = ["EdgeBackend"]
+
+_LOCKED = (
+    "the data directory {path} is held by another LoopGate process (e.g. `loopgate serve`); "
+    "use its HTTP API, stop it, or configure a Qdrant server (LOOPGATE_QDRANT_URL)"
+)
+_INDEX_TYPES = {"keyword": qe.PayloadSchemaType.Keyword, "integer": qe.PayloadSchemaType.Integer,
+                "bool": qe.PayloadSchemaType.Bool}
+
+
+def _cond(key: str, value: Any) -> qe.FieldCondition:
+    match = qe.MatchAny(list(value)) if isinstance(value, list | tuple) else qe.MatchValue(value)
+    return qe.FieldCondition(key=key, match=match)
+
+
+def _filter(flt: Flt | None) -> qe.Filter | None:
+    if flt is None or flt.is_empty():
+        return None
+    return qe.Filter(
+        must=[_cond(k, v) for k, v in flt.must] or None,
+        must_not=[_cond(k, v) for k, v in flt.must_not] or None,
+    )
+
+
+class EdgeBackend:
+    """qdrant-edge-py shards under ``root`` (thread-safe; shards open lazily and stay open).
+
+    :param root: directory holding one sub-directory per collection (created if missing).
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self._shards: dict[str, qe.EdgeShard] = {}
+        self._lock = threading.RLock()
+
+    @contextmanager
+    def _errors(self, what: str) -> Iterator[None]:
+        try:
+            yield
+        except StoreError:
+            raise
+        except Exception as exc:  # the binding raises plain Exception / ValueError
+            if "WouldBlock" in str(exc):
+                raise StoreError(_LOCKED.format(path=self.root)) from exc
+            raise StoreError(f"embedded Qdrant failed to {what}: {exc}") from exc
+
+    def _dir(self, collection: str) -> Path:
+        return self.root / collection
+
+    def _shard(self, collection: str) -> qe.EdgeShard:
+        with self._lock:
+            shard = self._shards.get(collection)
+            if shard is None:
+                if not self.exists(collection):
+                    raise StoreError(f"collection {collection!r} does not exist")
+                with self._errors(f"open collection {collection!r}"):
+                    shard = qe.EdgeShard.load(str(self._dir(collection)))
+                self._shards[collection] = shard
+            return shard
+
+    def exists(self, collection: str) -> bool:
+        return (self._dir(collection) / "edge_config.json").exists()
+
+    def create(self, collection: str, dense_dim: int | None) -> None:
+        vectors = {DENSE: qe.EdgeVectorParams(dense_dim, qe.Distance.Cosine)} if dense_dim else {}
+        cfg = qe.EdgeConfig(
+            vectors=vectors, sparse_vectors={BM25: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)}
+        )
+        with self._lock, self._errors(f"create collection {collection!r}"):
+            self.root.mkdir(parents=True, exist_ok=True)
+            shard = qe.EdgeShard.create(str(self._dir(collection)), cfg)
+            for name, kind in INDEXED_FIELDS.items():
+                shard.update(qe.UpdateOperation.create_field_index(name, _INDEX_TYPES[kind]))
+            self._shards[collection] = shard
+
+    def dense_dim(self, collection: str) -> int | None:
+        import json
+
+        cfg = json.loads((self._dir(collection) / "edge_config.json").read_text())
+        vec = (cfg.get("vectors") or {}).get(DENSE) or (cfg.get("vector_data") or {}).get(DENSE)
+        return int(vec["size"]) if vec else None
+
+    def add_dense(self, collection: str, dim: int) -> None:
+        with self._errors(f"add dense vectors to {collection!r}"):
+            self._shard(collection).update(
+                qe.UpdateOperation.create_dense_vector(DENSE, dim, qe.Distance.Cosine)
+            )
+
+    def list(self) -> list[str]:
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name for p in self.root.iterdir() if (p / "edge_config.json").exists())
+
+    def drop(self, collection: str) -> None:
+        with self._lock:
+            shard = self._shards.pop(collection, None)
+            with self._errors(f"drop collection {collection!r}"):
+                if shard is not None:
+                    shard.close()
+                shutil.rmtree(self._dir(collection), ignore_errors=True)
+
+    def upsert(self, collection: str, points: Sequence[PointData]) -> None:
+        pts = []
+        for p in points:
+            vec: dict[str, Any] = {}
+            if p.sparse is not None:
+                vec[BM25] = qe.SparseVector(list(p.sparse[0]), list(p.sparse[1]))
+            if p.dense is not None:
+                vec[DENSE] = [float(x) for x in p.dense]
+            pts.append(qe.Point(p.id, vec, p.payload))
+        with self._errors(f"write to {collection!r}"):
+            self._shard(collection).update(qe.UpdateOperation.upsert_points(pts))
+
+    def delete(self, collection: str, flt: Flt | None, ids: Sequence[str] = ()) -> None:
+        with self._errors(f"delete from {collection!r}"):
+            shard = self._shard(collection)
+            if ids:
+                shard.update(qe.UpdateOperation.delete_points(list(ids)))
+            if flt is not None and not flt.is_empty():
+                shard.update(qe.UpdateOperation.delete_points_by_filter(_filter(flt)))
+
+    def delete_keys(self, collection: str, flt: Flt, keys: Sequence[str]) -> None:
+        with self._errors(f"update {collection!r}"):
+            self._shard(collection).update(
+                qe.UpdateOperation.delete_payload_by_filter(_filter(flt), list(keys))
+            )
+
+    def retrieve(self, collection: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        with self._errors(f"read {collection!r}"):
+            recs = self._shard(collection).retrieve(list(ids), with_payload=True, with_vector=False)
+        return {str(r.id): dict(r.payload or {}) for r in recs}
+
+    def scroll(
+        self, collection: str, flt: Flt, *, order_by: str | None, limit: int
+    ) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        offset = None
+        with self._errors(f"read {collection!r}"):
+            shard = self._shard(collection)
+            while len(out) < limit:
+                req = qe.ScrollRequest(
+                    offset=offset, limit=min(1000, limit - len(out)), filter=_filter(flt),
+                    with_payload=True, with_vector=False,
+                    order_by=qe.OrderBy(key=order_by) if order_by else None,
+                )
+                recs, offset = shard.scroll(req)
+                out.extend(dict(r.payload or {}) for r in recs)
+                if offset is None or not recs or order_by:
+                    break
+        return out
+
+    def count(self, collection: str, flt: Flt) -> int:
+        with self._errors(f"count {collection!r}"):
+            return int(self._shard(collection).count(qe.CountRequest(filter=_filter(flt), exact=True)))
+
+    def search(
+        self,
+        collection: str,
+        *,
+        dense: Sequence[float] | None,
+        sparse: tuple[Sequence[int], Sequence[float]] | None,
+        limit: int,
+        flt: Flt,
+        prefetch_k: int = 0,
+        rrf_k: int = 60,
+        weights: Sequence[float] | None = None,
+    ) -> list[tuple[dict[str, Any], float]]:
+        queries = []
+        if dense is not None:
+            queries.append(qe.Query.Nearest([float(x) for x in dense], using=DENSE))
+        if sparse is not None:
+            queries.append(qe.Query.Nearest(qe.SparseVector(list(sparse[0]), list(sparse[1])), using=BM25))
+        if not queries:
+            return []
+        f = _filter(flt)
+        if len(queries) == 1:
+            req = qe.QueryRequest(limit=limit, query=queries[0], filter=f, with_payload=True)
+        else:
+            pre = [qe.Prefetch(limit=max(prefetch_k, limit), query=q, filter=f) for q in queries]
+            fusion = qe.Fusion.Rrf(k=rrf_k, weights=list(weights) if weights else None)
+            req = qe.QueryRequest(limit=limit, prefetches=pre, query=fusion, filter=f, with_payload=True)
+        with self._errors(f"search {collection!r}"):
+            hits = self._shard(collection).query(req)
+        return [(dict(h.payload or {}), float(h.score)) for h in hits]
+
+    def flush(self) -> None:
+        with self._lock, self._errors("flush"):
+            for shard in self._shards.values():
+                shard.flush()
+
+    def close(self) -> None:
+        with self._lock:
+            shards, self._shards = list(self._shards.values()), {}
+            for shard in shards:
+                try:
+                    shard.flush()
+                finally:
+                    shard.close()

@@ -1,0 +1,126 @@
+"""Shared pieces of the two Qdrant backends of :class:`corpus.qdrant_store.QdrantChunkStore`:
+point ids, the backend-neutral filter, the collection schema names, and the backend protocol.
+
+Collection schema (identical on both backends, DESIGN.md "All retrieval state lives in Qdrant"):
+
+- named dense vector ``dense`` (cosine; absent in a keyword-only collection) and sparse vector
+  ``bm25`` (``Modifier.IDF``);
+- chunk points: payload = :meth:`corpus.types.Chunk.to_payload` (plus ``staged: true`` while a
+  document is being written, see ``corpus.catalogue``); point id = :func:`point_id` of the
+  chunk id;
+- record points (no vectors, so no search ever returns them): the collection metadata
+  (``_kind = "meta"``) and one catalogue entry per document (``_kind = "document"``). Keeping
+  them in the collection lets every replica on a Qdrant cluster share them.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from corpus.errors import StoreError
+
+__all__ = [
+    "BM25",
+    "DENSE",
+    "KIND",
+    "Backend",
+    "Flt",
+    "PointData",
+    "check_collection_name",
+    "point_id",
+    "record_id",
+]
+
+DENSE = "dense"
+BM25 = "bm25"
+KIND = "_kind"
+_NS = uuid.UUID("6f1f3a52-8a8e-4c55-9a43-2f0d0c4b7a10")  # LoopGate's uuid5 namespace
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$")
+
+#: Payload fields that get an index (keyword, integer or bool) on both backends.
+INDEXED_FIELDS = {"doc_id": "keyword", "path": "keyword", KIND: "keyword", "ordinal": "integer",
+                  "staged": "bool"}
+
+
+def point_id(chunk_id: str) -> str:
+    """Deterministic Qdrant point id (UUID5 string) of a chunk id."""
+    return str(uuid.uuid5(_NS, chunk_id))
+
+
+def record_id(kind: str, key: str) -> str:
+    """Point id of a record point (``kind`` = ``meta`` / ``document``, ``key`` its name)."""
+    return str(uuid.uuid5(_NS, f"\x00{kind}\x00{key}"))
+
+
+def check_collection_name(name: str) -> str:
+    """Return ``name`` if it is a valid collection name (1–63 of ``A-Za-z0-9_-``, not starting
+    with ``_``/``-``), else raise :class:`StoreError`."""
+    if not isinstance(name, str) or not _NAME_RE.match(name):
+        raise StoreError(
+            f"invalid collection name {name!r}: use 1-63 letters, digits, '_' or '-', "
+            "starting with a letter or digit"
+        )
+    return name
+
+
+@dataclass(frozen=True, slots=True)
+class Flt:
+    """Backend-neutral filter: every ``must`` pair matches, no ``must_not`` pair matches.
+    A list value means "any of" (``MatchAny``), a scalar means equality (``MatchValue``)."""
+
+    must: tuple[tuple[str, Any], ...] = ()
+    must_not: tuple[tuple[str, Any], ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def is_empty(self) -> bool:
+        """True when the filter restricts nothing."""
+        return not (self.must or self.must_not)
+
+
+@dataclass(frozen=True, slots=True)
+class PointData:
+    """One point to write: ``sparse`` as ``(indices, values)`` or ``None`` (omitted), ``dense``
+    or ``None`` (omitted), and the payload."""
+
+    id: str
+    payload: dict[str, Any]
+    sparse: tuple[Sequence[int], Sequence[float]] | None = None
+    dense: Sequence[float] | None = None
+
+
+class Backend(Protocol):
+    """What :class:`~corpus.qdrant_store.QdrantChunkStore` needs from a Qdrant engine.
+    Every method raises :class:`StoreError` on backend failure (cause chained)."""
+
+    def exists(self, collection: str) -> bool: ...
+    def create(self, collection: str, dense_dim: int | None) -> None: ...
+    def dense_dim(self, collection: str) -> int | None: ...
+    def add_dense(self, collection: str, dim: int) -> None: ...
+    def list(self) -> list[str]: ...
+    def drop(self, collection: str) -> None: ...
+    def upsert(self, collection: str, points: Sequence[PointData]) -> None: ...
+    def delete(self, collection: str, flt: Flt | None, ids: Sequence[str] = ()) -> None: ...
+    def delete_keys(self, collection: str, flt: Flt, keys: Sequence[str]) -> None: ...
+    def retrieve(self, collection: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]: ...
+    def scroll(
+        self, collection: str, flt: Flt, *, order_by: str | None, limit: int
+    ) -> list[dict[str, Any]]: ...
+    def count(self, collection: str, flt: Flt) -> int: ...
+    def search(
+        self,
+        collection: str,
+        *,
+        dense: Sequence[float] | None,
+        sparse: tuple[Sequence[int], Sequence[float]] | None,
+        limit: int,
+        flt: Flt,
+        prefetch_k: int = 0,
+        rrf_k: int = 60,
+        weights: Sequence[float] | None = None,
+    ) -> list[tuple[dict[str, Any], float]]: ...
+    def flush(self) -> None: ...
+    def close(self) -> None: ...

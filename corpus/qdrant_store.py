@@ -1,0 +1,348 @@
+"""The chunk store: :class:`QdrantChunkStore`, one Qdrant collection per document collection
+(schema in ``corpus._store_common``), on the embedded engine (qdrant-edge-py, default) or a Qdrant
+server / cluster (qdrant-client). Implements :class:`corpus.types.ChunkStore` plus the record
+and staging operations the catalogue and ingest need.
+
+Usage example::
+
+    store = QdrantChunkStore.embedded(data_dir / "qdrant")
+    store.ensure_collection("manuals", dense_dim=None, embed_model=None)   # keyword-only
+    store.upsert_chunks("manuals", chunks, [tok.sparse(c.context_text()) for c in chunks])
+    hits = store.keyword_search("manuals", tok.sparse_query("FW-301"), top_k=5)
+    store.close()
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from corpus._store_common import KIND, Backend, Flt, PointData, check_collection_name, point_id, record_id
+from corpus.errors import StoreError
+from corpus.types import Chunk, SearchFilter, SearchHit, SparseVector
+
+__all__ = ["QdrantChunkStore"]
+
+_BATCH = 256
+_LIVE = Flt(must_not=(("staged", True),))
+_MAX_DOC_CHUNKS = 100_000
+
+
+class QdrantChunkStore:
+    """Chunk storage and dense / keyword / hybrid search on Qdrant (``ChunkStore`` protocol).
+
+    Build one with :meth:`embedded`, :meth:`server` or :meth:`local`. Search never returns
+    chunks of a document that is still being written (``staged``), and never sends Qdrant an
+    empty sparse vector (an empty keyword query returns ``[]``). Every backend failure is a
+    :class:`~corpus.errors.StoreError` with the cause chained.
+
+    :param backend: an ``EdgeBackend`` or ``ClientBackend``.
+    """
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+
+    # --- construction ---------------------------------------------------------------------
+    @classmethod
+    def embedded(cls, root: str | Path) -> QdrantChunkStore:
+        """Embedded engine, one shard per collection under ``root`` (``<data_dir>/qdrant``)."""
+        from corpus._edge_backend import EdgeBackend
+
+        return cls(EdgeBackend(Path(root)))
+
+    @classmethod
+    def server(cls, url: str, api_key: str | None = None, *, timeout: float = 10.0) -> QdrantChunkStore:
+        """Qdrant server or cluster at ``url`` (``http(s)://host:6333``), optional API key."""
+        from qdrant_client import QdrantClient
+
+        from corpus._client_backend import ClientBackend
+
+        try:
+            client = QdrantClient(url=url, api_key=api_key, timeout=int(timeout))
+        except Exception as exc:
+            raise StoreError(f"cannot configure a Qdrant client for {url!r}: {exc}") from exc
+        return cls(ClientBackend(client))
+
+    @classmethod
+    def local(cls, path: str | Path | None = None) -> QdrantChunkStore:
+        """qdrant-client local mode (in memory, or on disk at ``path``): the server API without
+        a server; slow, for tests of the server backend."""
+        from qdrant_client import QdrantClient
+
+        from corpus._client_backend import ClientBackend
+
+        client = QdrantClient(path=str(path)) if path else QdrantClient(location=":memory:")
+        return cls(ClientBackend(client, local=True))
+
+    def close(self) -> None:
+        """Flush and release the backend (the embedded engine's shard locks)."""
+        self.backend.close()
+
+    def flush(self) -> None:
+        """Make every write durable (embedded engine; a no-op on a server)."""
+        self.backend.flush()
+
+    def __enter__(self) -> QdrantChunkStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- collections and metadata ---------------------------------------------------------
+    def ensure_collection(
+        self, collection: str, *, dense_dim: int | None, embed_model: str | None
+    ) -> None:
+        """Create the collection if missing (``bm25`` always, ``dense`` when ``dense_dim``).
+
+        An existing keyword-only collection gains the ``dense`` vector when a dimension is given
+        (embedded engine only). :raises StoreError: the collection was built with another
+        embedding model or dimension, or the backend failed.
+        """
+        check_collection_name(collection)
+        if not self.backend.exists(collection):
+            self.backend.create(collection, dense_dim)
+            now = time.time()
+            self._write_meta(collection, {"embed_model": embed_model if dense_dim else None,
+                                          "dense_dim": dense_dim, "corpus_version": 0,
+                                          "created_at": now, "updated_at": now})
+            return
+        meta = self.collection_meta(collection)
+        if dense_dim is None:
+            return
+        have_dim, have_model = meta.get("dense_dim"), meta.get("embed_model")
+        if have_dim is None:
+            if self.backend.dense_dim(collection) is None:
+                self.backend.add_dense(collection, dense_dim)
+            self.update_meta(collection, dense_dim=dense_dim, embed_model=embed_model)
+        elif have_dim != dense_dim or (embed_model and have_model and have_model != embed_model):
+            raise StoreError(
+                f"collection {collection!r} holds {have_dim}-d vectors of {have_model!r}, not "
+                f"{dense_dim}-d vectors of {embed_model!r}: use that model or re-create it"
+            )
+
+    def collection_meta(self, collection: str) -> dict[str, Any]:
+        """Stored metadata (``embed_model``, ``dense_dim``, ``corpus_version``, ``created_at``,
+        ``updated_at``); ``{}`` when the collection does not exist."""
+        if not self.backend.exists(check_collection_name(collection)):
+            return {}
+        rec = self.backend.retrieve(collection, [record_id("meta", "")])
+        return dict(next(iter(rec.values()), {}).get("data") or {})
+
+    def update_meta(self, collection: str, **fields: Any) -> dict[str, Any]:
+        """Merge ``fields`` into the collection metadata; returns the new metadata."""
+        meta = self.collection_meta(collection)
+        meta.update(fields, updated_at=time.time())
+        self._write_meta(collection, meta)
+        return meta
+
+    def bump_corpus_version(self, collection: str) -> int:
+        """Move the corpus version on by one (after any change of content); returns it."""
+        version = int(self.collection_meta(collection).get("corpus_version") or 0) + 1
+        self.update_meta(collection, corpus_version=version)
+        return version
+
+    def _write_meta(self, collection: str, meta: dict[str, Any]) -> None:
+        self.put_record(collection, "meta", "", meta)
+
+    def list_collections(self) -> list[str]:
+        """Names of the collections that exist."""
+        return self.backend.list()
+
+    def drop_collection(self, collection: str) -> None:
+        """Delete a collection with everything in it (no-op when missing)."""
+        if self.backend.exists(check_collection_name(collection)):
+            self.backend.drop(collection)
+
+    # --- record points (catalogue entries, metadata) ---------------------------------------
+    def put_record(self, collection: str, kind: str, key: str, data: dict[str, Any]) -> None:
+        """Write a vector-less record point ``(kind, key)`` holding ``data`` (JSON-safe)."""
+        payload = {KIND: kind, "key": key, "data": data}
+        self.backend.upsert(collection, [PointData(record_id(kind, key), payload)])
+
+    def delete_record(self, collection: str, kind: str, key: str) -> None:
+        """Delete the record point ``(kind, key)`` (no-op when missing)."""
+        self.backend.delete(collection, None, [record_id(kind, key)])
+
+    def records(self, collection: str, kind: str) -> dict[str, dict[str, Any]]:
+        """All records of ``kind`` as ``{key: data}`` (``{}`` when the collection is missing)."""
+        if not self.backend.exists(check_collection_name(collection)):
+            return {}
+        rows = self.backend.scroll(collection, Flt(must=((KIND, kind),)), order_by=None,
+                                   limit=10_000_000)
+        return {r["key"]: dict(r.get("data") or {}) for r in rows}
+
+    # --- writing chunks ---------------------------------------------------------------------
+    def upsert_chunks(
+        self,
+        collection: str,
+        chunks: Sequence[Chunk],
+        sparse: Sequence[SparseVector],
+        dense: Sequence[Sequence[float]] | None = None,
+        *,
+        staged: bool = False,
+    ) -> None:
+        """Write chunks with their sparse (and optionally dense) vectors, in batches of 256.
+
+        An empty sparse vector is left out of its point (never sent to Qdrant). ``staged=True``
+        hides the chunks from search until :meth:`publish_document`.
+        :raises ValueError: when the vector lists do not match ``chunks`` in length.
+        """
+        if len(sparse) != len(chunks) or (dense is not None and len(dense) != len(chunks)):
+            raise ValueError("need one sparse (and one dense, if any) vector per chunk")
+        points = []
+        for i, c in enumerate(chunks):
+            payload = c.to_payload()
+            if staged:
+                payload["staged"] = True
+            sv = sparse[i]
+            points.append(PointData(
+                point_id(c.chunk_id), payload,
+                None if sv.is_empty() else (sv.indices, sv.values),
+                None if dense is None else dense[i],
+            ))
+        for start in range(0, len(points), _BATCH):
+            self.backend.upsert(collection, points[start:start + _BATCH])
+
+    def publish_document(self, collection: str, doc_id: str) -> None:
+        """Make a staged document's chunks visible to search (one update operation)."""
+        self.backend.delete_keys(collection, Flt(must=(("doc_id", doc_id), ("staged", True))),
+                                 ["staged"])
+
+    def purge_staged(self, collection: str) -> int:
+        """Delete chunks left staged by an interrupted write; returns how many."""
+        flt = Flt(must=(("staged", True),))
+        n = self.backend.count(collection, flt)
+        if n:
+            self.backend.delete(collection, flt)
+        return n
+
+    def delete_document(self, collection: str, doc_id: str) -> int:
+        """Delete every chunk of ``doc_id``; returns how many were deleted."""
+        flt = Flt(must=(("doc_id", doc_id),))
+        n = self.backend.count(collection, flt)
+        if n:
+            self.backend.delete(collection, flt)
+        return n
+
+    # --- reading chunks ---------------------------------------------------------------------
+    def get_chunks(self, collection: str, chunk_ids: Sequence[str]) -> list[Chunk]:
+        """Chunks by id, in the order asked; unknown ids are skipped."""
+        ids = [point_id(c) for c in chunk_ids]
+        found = self.backend.retrieve(collection, ids) if ids else {}
+        return [Chunk.from_payload(found[i]) for i in ids if i in found and "chunk_id" in found[i]]
+
+    def count_chunks(self, collection: str, doc_id: str | None = None) -> int:
+        """Number of visible chunks (of one document when ``doc_id`` is given)."""
+        must = (("doc_id", doc_id),) if doc_id else ()
+        flt = Flt(must=must, must_not=((KIND, ["meta", "document"]), ("staged", True)))
+        return self.backend.count(collection, flt)
+
+    def document_chunks(self, collection: str, doc_id: str) -> list[Chunk]:
+        """All chunks of a document in order (by ``ordinal``)."""
+        rows = self.backend.scroll(collection, Flt(must=(("doc_id", doc_id),)),
+                                   order_by="ordinal", limit=_MAX_DOC_CHUNKS)
+        return sorted((Chunk.from_payload(r) for r in rows), key=lambda c: c.ordinal)
+
+    def neighbour(self, collection: str, chunk_id: str, step: int) -> Chunk | None:
+        """The chunk ``step`` positions away in the same document (``+1`` next, ``-1``
+        previous); ``None`` past either end or for an unknown chunk."""
+        base = self.get_chunks(collection, [chunk_id])
+        if not base:
+            return None
+        if step == 0:
+            return base[0]
+        target = base[0].ordinal + step
+        if target < 0:
+            return None
+        rows = self.backend.scroll(
+            collection, Flt(must=(("doc_id", base[0].doc_id), ("ordinal", target))),
+            order_by=None, limit=1,
+        )
+        return Chunk.from_payload(rows[0]) if rows else None
+
+    # --- search --------------------------------------------------------------------------
+    def keyword_search(
+        self, collection: str, query: SparseVector, top_k: int, flt: SearchFilter | None = None
+    ) -> list[SearchHit]:
+        """Sparse BM25 search (IDF applied by Qdrant); ``[]`` for an empty query vector."""
+        if query.is_empty():
+            return []
+        return self._search(collection, None, query, top_k, flt)
+
+    def dense_search(
+        self, collection: str, vector: Sequence[float], top_k: int, flt: SearchFilter | None = None
+    ) -> list[SearchHit]:
+        """Dense cosine search (``[]`` when the collection has no dense vectors)."""
+        if not self.collection_meta(collection).get("dense_dim"):
+            return []
+        return self._search(collection, vector, None, top_k, flt)
+
+    def hybrid_search(
+        self,
+        collection: str,
+        vector: Sequence[float] | None,
+        query: SparseVector,
+        top_k: int,
+        *,
+        prefetch_k: int = 50,
+        flt: SearchFilter | None = None,
+        rrf_k: int = 60,
+        weights: tuple[float, float] | None = None,
+    ) -> list[SearchHit]:
+        """Dense and ``bm25`` prefetches (``prefetch_k`` each) fused by reciprocal rank fusion
+        in one Qdrant query; score = Σ weight/(rrf_k + rank). ``weights`` = (dense, bm25),
+        default equal. Falls back to the one search that has a query when the other is
+        missing (no vector, no dense index, or an empty sparse query)."""
+        if vector is not None and not self.collection_meta(collection).get("dense_dim"):
+            vector = None
+        sparse = None if query.is_empty() else query
+        if vector is None and sparse is None:
+            return []
+        return self._search(collection, vector, sparse, top_k, flt, prefetch_k=prefetch_k,
+                            rrf_k=rrf_k, weights=weights)
+
+    def prefetch_lists(
+        self,
+        collection: str,
+        vector: Sequence[float] | None,
+        query: SparseVector,
+        prefetch_k: int = 50,
+        flt: SearchFilter | None = None,
+    ) -> tuple[list[SearchHit], list[SearchHit]]:
+        """The raw ``(dense, bm25)`` candidate lists behind :meth:`hybrid_search`, for fusion
+        done by the caller (each list ``[]`` when its query is missing)."""
+        dense = self.dense_search(collection, vector, prefetch_k, flt) if vector is not None else []
+        return dense, self.keyword_search(collection, query, prefetch_k, flt)
+
+    def _search(
+        self,
+        collection: str,
+        vector: Sequence[float] | None,
+        sparse: SparseVector | None,
+        top_k: int,
+        flt: SearchFilter | None,
+        **kw: Any,
+    ) -> list[SearchHit]:
+        if top_k <= 0:
+            return []
+        must: list[tuple[str, Any]] = []
+        prefix: tuple[str, ...] = ()
+        if flt is not None:
+            if flt.doc_ids:
+                must.append(("doc_id", list(flt.doc_ids)))
+            if flt.paths:
+                must.append(("path", list(flt.paths)))
+            prefix = tuple(flt.section_prefix)
+            must.extend(("section_path", p) for p in prefix)
+        limit = top_k * 4 if prefix else top_k
+        rows = self.backend.search(
+            collection, dense=vector,
+            sparse=None if sparse is None else (sparse.indices, sparse.values),
+            limit=limit, flt=Flt(must=tuple(must), must_not=_LIVE.must_not), **kw,
+        )
+        hits = [SearchHit(Chunk.from_payload(p), s) for p, s in rows]
+        if prefix:
+            hits = [h for h in hits if h.chunk.section_path[: len(prefix)] == prefix]
+        return hits[:top_k]
