@@ -34,7 +34,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -332,9 +332,11 @@ class MemoryAnswerCache(AnswerCache):
 
     backend = "memory"
 
-    def __init__(self, config: CacheConfig | None = None) -> None:
+    def __init__(
+        self, config: CacheConfig | None = None, *, clock: Callable[[], float] | None = None
+    ) -> None:
         config = config or CacheConfig()
-        super().__init__(MemoryCacheStore(config.max_entries), config)
+        super().__init__(MemoryCacheStore(config.max_entries, clock), config)
 
 
 class RedisAnswerCache(AnswerCache):

@@ -1,0 +1,212 @@
+"""Answer cache: one behaviour suite run against real Redis and the in-process LRU (case 12)."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+
+from gateway.cache import AnswerCache, CacheConfig, MemoryAnswerCache, RedisAnswerCache
+from gateway.redis_support import CircuitBreaker, RedisUnavailableError, open_redis
+
+pytestmark = pytest.mark.integration
+
+DOC_POLICY_V1, DOC_POLICY_V2 = "a" * 64, "b" * 64
+DOC_NOTICE, DOC_SHIPPING = "c" * 64, "d" * 64
+
+
+async def _make(kind: str, redis_url: str, prefix: str, **cfg) -> AnswerCache:
+    config = CacheConfig(key_prefix=prefix, **cfg)
+    if kind == "memory":
+        return MemoryAnswerCache(config)
+    client = open_redis(redis_url, timeout_s=1.0)
+    return RedisAnswerCache(client, config, breaker=CircuitBreaker(5.0))
+
+
+async def _redis_keys(redis_url: str, prefix: str) -> list[bytes]:
+    client = open_redis(redis_url, timeout_s=1.0)
+    try:
+        return [k async for k in client.scan_iter(match=f"{prefix}*", count=500)]
+    finally:
+        await client.aclose()
+
+
+@pytest.fixture
+def prefix() -> str:
+    return f"loopgate-test:{uuid.uuid4().hex[:12]}:"
+
+
+@pytest.fixture(autouse=True)
+async def _cleanup(redis_url: str, prefix: str) -> AsyncIterator[None]:
+    yield
+    client = open_redis(redis_url, timeout_s=1.0)
+    try:
+        keys = [k async for k in client.scan_iter(match=f"{prefix}*", count=500)]
+        if keys:
+            await client.delete(*keys)
+    finally:
+        await client.aclose()
+
+
+BACKENDS = pytest.mark.parametrize("kind", ["memory", "redis"])
+
+
+def _ans(text: str) -> dict:
+    return {"answer": text, "citations": [{"path": "policy.md", "quote": text}]}
+
+
+@BACKENDS
+async def test_roundtrip_and_normalised_variant(kind: str, redis_url: str, prefix: str) -> None:
+    cache = await _make(kind, redis_url, prefix)
+    kw = {"collection": "c12", "mode": "auto", "corpus_version": "v1"}
+    key = await cache.put("退货期限是几天？", _ans("7 天"), found=True, doc_ids=[DOC_POLICY_V1], **kw)
+    assert key and key.startswith(prefix)
+    hit = await cache.get("退货期限是几天 ?", **kw)
+    assert hit is not None and hit.answer == _ans("7 天") and hit.found and not hit.via_alias
+    assert hit.doc_ids == (DOC_POLICY_V1,) and hit.question == "退货期限是几天？"
+    assert await cache.get("退货期限是几天？", collection="other", mode="auto", corpus_version="v1") is None
+    assert await cache.get("退货期限是几天？", collection="c12", mode="loop", corpus_version="v1") is None
+    assert await cache.get("退货期限是几天？", collection="c12", mode="auto", corpus_version="v2") is None
+    assert await cache.get("退货期限不是几天？", **kw) is None
+    assert await cache.get("退货期限是70天？", **kw) is None
+    assert cache.counters.hits == 1 and cache.counters.misses == 5
+    await cache.aclose()
+
+
+@BACKENDS
+async def test_case12_scenario_document_scope(kind: str, redis_url: str, prefix: str) -> None:
+    """Case 12 at the cache level: negative answers die with any ingest; changed and deleted
+    documents retire their answers; untouched documents keep theirs."""
+    cache = await _make(kind, redis_url, prefix, version_scope="document")
+    q_ret, q_sat, q_ship = "退货期限是几天？", "仓库周六开门吗？", "标准配送要几天？"
+    c = {"collection": "c12", "mode": "auto"}
+    # step 1: nothing ingested, "not found" cached under version v0
+    await cache.put(q_ret, {"answer": "not found"}, found=False, corpus_version="v0", **c)
+    assert (await cache.get(q_ret, corpus_version="v0", **c)).found is False
+    # step 2: ingest -> version v1; the negative answer is unreachable and deleted
+    assert await cache.on_corpus_change("c12", "v1") == 1
+    assert await cache.get(q_ret, corpus_version="v1", **c) is None
+    # steps 3, 4, 10: answers citing documents
+    await cache.put(q_ret, _ans("7 天"), found=True, doc_ids=[DOC_POLICY_V1], corpus_version="v1", **c)
+    await cache.put(q_sat, _ans("周六关闭"), found=True, doc_ids=[DOC_NOTICE], corpus_version="v1", **c)
+    await cache.put(q_ship, _ans("3 个工作日"), found=True, doc_ids=[DOC_SHIPPING], corpus_version="v1", **c)
+    # step 5: policy.md replaced (old doc id retired), version v2
+    assert await cache.on_corpus_change("c12", "v2", [DOC_POLICY_V1]) == 1
+    assert await cache.get(q_ret, corpus_version="v2", **c) is None
+    await cache.put(q_ret, _ans("15 天"), found=True, doc_ids=[DOC_POLICY_V2], corpus_version="v2", **c)
+    assert (await cache.get("退货期限是几天 ？", corpus_version="v2", **c)).answer == _ans("15 天")
+    # an answer computed on the old policy that arrives late is refused (tombstone)
+    assert await cache.put(q_ret, _ans("7 天"), found=True, doc_ids=[DOC_POLICY_V1],
+                           corpus_version="v2", **c) is None
+    assert (await cache.get(q_ret, corpus_version="v2", **c)).answer == _ans("15 天")
+    # step 8/9: old_notice.md deleted
+    assert await cache.on_corpus_change("c12", "v3", [DOC_NOTICE]) == 1
+    assert await cache.get(q_sat, corpus_version="v3", **c) is None
+    # step 10: untouched document keeps its entry
+    assert (await cache.get(q_ship, corpus_version="v3", **c)).answer == _ans("3 个工作日")
+    # step 11: no stored key's answer cites old_notice.md or the v1 policy
+    if kind == "redis":
+        client = open_redis(redis_url, timeout_s=1.0)
+        for key in await _redis_keys(redis_url, prefix):
+            if b":e:" in key:
+                entry = json.loads(await client.get(key))
+                assert DOC_NOTICE not in entry["doc_ids"] and DOC_POLICY_V1 not in entry["doc_ids"]
+        await client.aclose()
+    await cache.aclose()
+
+
+@BACKENDS
+async def test_corpus_scope_any_ingest_retires_everything(kind: str, redis_url: str, prefix: str) -> None:
+    cache = await _make(kind, redis_url, prefix)  # version_scope="corpus" is the default
+    c = {"collection": "cs", "mode": "rag"}
+    await cache.put("标准配送要几天？", _ans("3 个工作日"), found=True, doc_ids=[DOC_SHIPPING], corpus_version="v1", **c)
+    await cache.put("仓库周六开门吗？", {"answer": "not found"}, found=False, corpus_version="v1", **c)
+    assert await cache.on_corpus_change("cs", "v2", []) == 2
+    assert await cache.get("标准配送要几天？", corpus_version="v1", **c) is None  # deleted, not only unreachable
+    if kind == "redis":
+        assert not [k for k in await _redis_keys(redis_url, prefix) if b":e:" in k]
+    await cache.aclose()
+
+
+@BACKENDS
+async def test_alias_is_served_only_when_the_guard_agrees(kind: str, redis_url: str, prefix: str) -> None:
+    cache = await _make(kind, redis_url, prefix)
+    kw = {"collection": "al", "mode": "auto", "corpus_version": "v1"}
+    await cache.put("How long is the warranty?", _ans("three years"), found=True, doc_ids=[DOC_POLICY_V1],
+                    alias="warranty period", **kw)
+    hit = await cache.get("What is the warranty period", alias="Warranty period.", **kw)
+    assert hit is not None and hit.via_alias and hit.answer == _ans("three years")
+    assert await cache.get("How long is the warranty not?", alias="warranty period", **kw) is None
+    assert cache.counters.guard_rejections == 1 and cache.counters.alias_hits == 1
+    # retiring the cited document retires the alias too
+    await cache.invalidate_documents("al", [DOC_POLICY_V1])
+    assert await cache.get("What is the warranty period", alias="warranty period", **kw) is None
+    await cache.aclose()
+
+
+@BACKENDS
+async def test_ttl_and_bad_input(kind: str, redis_url: str, prefix: str) -> None:
+    cache = await _make(kind, redis_url, prefix, ttl_s=600, negative_ttl_s=60)
+    kw = {"collection": "t", "mode": "auto", "corpus_version": "v1"}
+    pos = await cache.put("q one", {"a": 1}, found=True, **kw)
+    neg = await cache.put("q two", {"a": 2}, found=False, **kw)
+    if kind == "redis":
+        client = open_redis(redis_url, timeout_s=1.0)
+        assert 590 <= await client.ttl(pos) <= 600 and 50 <= await client.ttl(neg) <= 60
+        await client.aclose()
+    with pytest.raises(ValueError, match="empty"):
+        await cache.put(" ？ ", {"a": 1}, found=True, **kw)
+    with pytest.raises(ValueError, match="collection"):
+        await cache.get("q", collection="", mode="auto", corpus_version="v1")
+    with pytest.raises(TypeError):
+        await cache.put("q three", {"a": object()}, found=True, **kw)
+    assert await cache.get("q one", **kw) is not None  # nothing lost by the bad calls
+    await cache.aclose()
+
+
+async def test_memory_ttl_expiry_and_lru_eviction() -> None:
+    now = [1000.0]
+    cache = MemoryAnswerCache(CacheConfig(ttl_s=10, max_entries=3), clock=lambda: now[0])
+    kw = {"collection": "m", "mode": "auto", "corpus_version": "v1"}
+    for i in range(3):
+        await cache.put(f"question {i}", {"i": i}, found=True, **kw)
+    assert await cache.get("question 0", **kw) is not None  # touch 0: 1 is now least recent
+    await cache.put("question 3", {"i": 3}, found=True, **kw)
+    assert await cache.get("question 1", **kw) is None
+    assert await cache.get("question 0", **kw) is not None
+    now[0] += 11
+    assert await cache.get("question 0", **kw) is None
+
+
+async def test_redis_unreachable_fails_fast_through_the_breaker() -> None:
+    client = open_redis("redis://127.0.0.1:1/0", timeout_s=0.2)  # nothing listens on port 1
+    cache = RedisAnswerCache(client, CacheConfig(), breaker=CircuitBreaker(30.0))
+    kw = {"collection": "x", "mode": "auto", "corpus_version": "v1"}
+    t0 = time.perf_counter()
+    with pytest.raises(RedisUnavailableError) as first:
+        await cache.get("question", **kw)
+    with pytest.raises(RedisUnavailableError) as second:
+        await cache.put("question", {"a": 1}, found=True, **kw)
+    assert time.perf_counter() - t0 < 1.0
+    assert first.value.retry_after_s > 25 and isinstance(second.value.__cause__, type(None))
+    assert not cache.available and not await cache.ping()
+    await cache.aclose()
+
+
+def test_breaker_half_open_probe_and_recovery() -> None:
+    now = [0.0]
+    breaker = CircuitBreaker(10.0, clock=lambda: now[0])
+    assert breaker.state == "closed" and breaker.allow()
+    breaker.record_failure("down")
+    assert breaker.state == "open" and not breaker.allow() and breaker.retry_in() == 10.0
+    now[0] = 10.0
+    assert breaker.state == "half_open" and breaker.allow() and not breaker.allow()  # one probe
+    breaker.record_failure("still down")
+    assert breaker.state == "open"
+    now[0] = 20.0
+    assert breaker.allow()
+    breaker.record_success()
+    assert breaker.state == "closed" and breaker.allow()
