@@ -16,7 +16,6 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +35,7 @@ __all__ = [
 FEATURE_NAMES: tuple[str, ...] = tuple(f.name for f in fields(ConfidenceFeatures))
 _NUMBER = re.compile(r"\d")
 _CALIBRATION_FILE = "calibration.json"
+_PACKAGED = Path(__file__).with_name(_CALIBRATION_FILE)  # package data (pyproject: *.json)
 
 
 def _norm(text: str) -> str:
@@ -159,7 +159,7 @@ class LogisticConfidence:
         """
         try:
             if path is None:
-                raw = resources.files("rag").joinpath(_CALIBRATION_FILE).read_text("utf-8")
+                raw = _PACKAGED.read_text("utf-8")
             else:
                 raw = Path(path).read_text("utf-8")
             return cls.from_dict(json.loads(raw))
@@ -253,6 +253,6 @@ def refit_calibration(
         b,
         {**(meta or {}), "n": len(usable), "positives": sum(y), "auroc_in_sample": report},
     )
-    target = out or Path(str(resources.files("rag").joinpath(_CALIBRATION_FILE)))
+    target = out or _PACKAGED
     Path(target).write_text(json.dumps(model.to_dict(), indent=2) + "\n", encoding="utf-8")
     return model, report
