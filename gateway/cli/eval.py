@@ -1,0 +1,146 @@
+"""``loopgate eval``: run the evaluation harness on question files, or compare two runs.
+
+    loopgate eval QUESTIONS.jsonl [...] --collection NAME --mode rag|loop|auto
+                  [--limit N] [--concurrency N] [--out DIR] [--ingest PATH]
+    loopgate eval compare A/summary.json B/summary.json
+
+Outputs (``--out``, default ``./eval-runs/<mode>``): ``results.jsonl``, ``summary.json``,
+``report.html``; a progress bar while running and the summary table at the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+
+import typer
+
+__all__ = ["eval_command", "find_baseline", "register"]
+
+_HELP = (
+    "Evaluate on question files (JSONL, ../shared/eval format): evidence hit, hit@k, answer "
+    "containment, refusals, routes, LLM cost, latency, confidence AUROC; writes results.jsonl, "
+    "summary.json and report.html. `loopgate eval compare A/summary.json B/summary.json` prints "
+    "the differences of two runs."
+)
+
+
+def find_baseline(question_files: list[Path], name: str = "B3") -> Path | None:
+    """``baseline/<name>.jsonl`` in a folder above the first question file (the eval folder)."""
+    for qf in question_files[:1]:
+        for parent in qf.resolve().parents:
+            cand = parent / "baseline" / f"{name}.jsonl"
+            if cand.exists():
+                return cand
+    return None
+
+
+def _compare(paths: list[str]) -> None:
+    from gateway.eval.compare import compare_summaries, load_summary, render_comparison
+
+    if len(paths) != 2:
+        raise typer.BadParameter("compare takes exactly two summary.json files (or run folders)")
+    try:
+        a, b = load_summary(paths[0]), load_summary(paths[1])
+    except ValueError as exc:
+        typer.secho(f"error: {exc}", fg="red", err=True)
+        raise typer.Exit(2) from exc
+    render_comparison(compare_summaries(a, b))
+
+
+def _ingest(path: Path, collection: str) -> None:
+    """Run ``loopgate ingest PATH --collection NAME`` to completion before the store opens (the
+    embedded engine is single-process, so it must be a finished step, not a concurrent one)."""
+    cmd = [sys.executable, "-c", "from gateway.cli import main; main()", "ingest", str(path),
+           "--collection", collection]
+    typer.echo(f"ingesting {path} into {collection!r} …")
+    done = subprocess.run(cmd, check=False)
+    if done.returncode != 0:
+        typer.secho(f"error: ingest failed (exit {done.returncode})", fg="red", err=True)
+        raise typer.Exit(1)
+
+
+def eval_command(
+    args: list[str] = typer.Argument(..., help="Question files (.jsonl), or: compare A B."),
+    collection: str = typer.Option("", "--collection", "-c",
+                                   help="Collection holding the documents (default: settings)."),
+    mode: str = typer.Option("auto", "--mode", "-m", help="rag, loop or auto."),
+    limit: int | None = typer.Option(None, "--limit", "-n", min=1, help="First N questions only."),
+    concurrency: int = typer.Option(1, "--concurrency", "-j", min=1,
+                                    help="Questions in flight (asyncio tasks, one process)."),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Output folder (default eval-runs/MODE)."),
+    ingest: Path | None = typer.Option(None, "--ingest", help="Ingest this folder/file first."),
+    k: int = typer.Option(5, "--k", min=1, help="Candidates counted by evidence hit@k."),
+    dataset: list[str] = typer.Option([], "--dataset", help="Only these source_dataset values."),
+    baseline: Path | None = typer.Option(None, "--baseline",
+                                         help="Per-question baseline (default: eval/baseline/B3.jsonl)."),
+    offline: bool = typer.Option(False, "--offline", help="LoopAgent offline policy even with an LLM."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+) -> None:
+    """Run the evaluation harness (see the module docstring)."""
+    if args and args[0] == "compare":
+        _compare(args[1:])
+        return
+    from gateway.eval.harness import run_eval
+    from gateway.eval.questions import QuestionFormatError, load_questions
+    from gateway.eval.report import render_table
+    from gateway.settings import get_settings
+
+    if mode not in ("rag", "loop", "auto"):
+        raise typer.BadParameter(f"--mode must be rag, loop or auto, not {mode!r}")
+    files = [Path(a) for a in args]
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        raise typer.BadParameter(f"question file(s) not found: {', '.join(missing)}")
+    try:
+        questions = load_questions(files)
+    except QuestionFormatError as exc:
+        typer.secho(f"error: {exc}", fg="red", err=True)
+        raise typer.Exit(2) from exc
+    if dataset:
+        questions = [q for q in questions if q.source_dataset in dataset]
+    if limit is not None:
+        questions = questions[:limit]
+    if not questions:
+        typer.secho("error: no questions selected", fg="red", err=True)
+        raise typer.Exit(2)
+    settings = get_settings()
+    collection = collection or settings.default_collection
+    if ingest is not None:
+        _ingest(ingest, collection)
+    base = baseline if baseline is not None else find_baseline(files)
+    if baseline is not None and not baseline.exists():
+        raise typer.BadParameter(f"baseline file not found: {baseline}")
+    out_dir = out or Path("eval-runs") / mode
+    from gateway.eval.components import build_answerer
+
+    built = build_answerer(mode, settings, offline=offline)
+    if collection not in built.store.list_collections():
+        built.store.close()
+        typer.secho(f"error: collection {collection!r} does not exist under "
+                    f"{settings.qdrant_url or settings.data_dir}; ingest first (--ingest PATH)",
+                    fg="red", err=True)
+        raise typer.Exit(2)
+
+    async def go() -> dict:
+        try:
+            run = await run_eval(questions, built.answerer, collection=collection, mode=mode, k=k,
+                                 concurrency=concurrency, out_dir=out_dir, baseline_path=base,
+                                 progress=progress,
+                                 meta={"question_files": [str(f) for f in files],
+                                       "offline": offline or not settings.llm_base_url,
+                                       "llm_model": settings.llm_model if settings.llm_base_url else ""})
+        finally:
+            await built.aclose()
+        return run.summary
+
+    summary = asyncio.run(go())
+    render_table(summary)
+    typer.echo(f"wrote {out_dir}/results.jsonl, summary.json, report.html")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``eval`` to the ``loopgate`` app."""
+    app.command("eval", help=_HELP)(eval_command)
