@@ -21,6 +21,7 @@ import httpx
 from corpus.types import ChunkStore, SearchFilter, SearchHit
 from loop.controller import EventCallback, LoopState, drive
 from loop.errors import LLMError
+from loop.evidence import TermMatcher
 from loop.llm_client import AsyncLLMClient
 from loop.policies.base import DirectoryEntry, first_prompt
 from loop.policies.llm_json import LLMJsonPolicy
@@ -146,8 +147,8 @@ class LoopAgent:
             ctx.hits[h.chunk.chunk_id] = h.score
         terms_src = " ".join([question, *(str(h.get("content", "")) for h in history
                                           if h.get("role") == "user")][-2:])
-        state = LoopState(question, ctx, self.key_terms.key_terms(question)
-                          or self.key_terms.key_terms(terms_src))
+        terms = self.key_terms.key_terms(question) or self.key_terms.key_terms(terms_src)
+        state = LoopState(question, ctx, TermMatcher(terms, self.key_terms))
         if self.client is None or offline:
             return await drive(OfflinePolicy(), state, on_event)
         try:

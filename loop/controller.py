@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from loop.citations import check_citations
 from loop.errors import LLMError
-from loop.evidence import best_evidence
+from loop.evidence import TermMatcher, best_evidence
 from loop.tools import TOOLS, ToolContext, run_tool, validate
 from loop.types import NOT_FOUND, LoopResult, StepEvent, StopReason, ToolCall, ToolResult
 
@@ -59,7 +59,7 @@ class LoopState:
 
     question: str
     ctx: ToolContext
-    terms: list[str]
+    matcher: TermMatcher
     started: float = field(default_factory=time.monotonic)
     turn: int = 0
     step: int = 0
@@ -182,7 +182,7 @@ def _result(state: LoopState, brain: str, reason: StopReason, answer: str, found
 def evidence_answer(state: LoopState, brain: str, reason: StopReason) -> LoopResult:
     """Answer from the best verified evidence read (else shown) so far, or "not found"."""
     pool = list(state.ctx.read.values()) or list(state.ctx.seen.values())
-    ev = best_evidence(pool, state.terms, limit=1)
+    ev = best_evidence(pool, state.matcher, limit=1)
     if ev and ev[0].coverage >= MIN_EVIDENCE_COVERAGE:
         state.ctx.read.setdefault(ev[0].chunk.chunk_id, ev[0].chunk)
         chk = check_citations([{"chunk_id": ev[0].chunk.chunk_id, "quote": ev[0].text}],

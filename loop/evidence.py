@@ -8,12 +8,13 @@ Pure functions, no I/O. A unit is always a verbatim substring of its chunk, so i
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from corpus.types import Chunk
 
-__all__ = ["Evidence", "best_evidence", "split_units", "term_weight"]
+__all__ = ["Evidence", "TermMatcher", "best_evidence", "split_units", "term_weight"]
 
 _SENT = re.compile(r"[^。！？；!?;\n]+(?:[。！？；!?;]|$)|[^\n]+", re.M)
 _EN_SENT = re.compile(r"(?<=[a-z0-9\)][.!?])\s+(?=[A-Z])")
@@ -61,39 +62,67 @@ def split_units(chunk: Chunk, max_len: int = 300) -> list[str]:
 def _table_header(chunk: Chunk) -> str:
     for line in chunk.text.split("\n"):
         if line.strip().startswith("|"):
-            return line.lower()
+            return line
     return ""
 
 
-def best_evidence(chunks: Sequence[Chunk], terms: Iterable[str], limit: int = 5) -> list[Evidence]:
+class TermMatcher:
+    """Which of a question's key terms a text holds, with their weights.
+
+    Key terms come from ``corpus.tokenizer.Tokenizer.key_terms`` (normalised: NFKC, lower case,
+    Simplified, English stemmed), so a text is compared through the same tokenizer: a term
+    matches when it is one of ``tokenizer.terms(text)`` or a substring of
+    ``tokenizer.normalize(text)``. Without a tokenizer, lower-cased substring matching.
+    Results are cached per text (one matcher per question).
+    """
+
+    def __init__(self, terms: Sequence[str], tokenizer: Any = None) -> None:
+        self.terms = [t for t in dict.fromkeys(terms) if t.strip()]
+        self.weights = [term_weight(t) for t in self.terms]
+        self.total = sum(self.weights) or 1.0
+        self._norm = getattr(tokenizer, "normalize", None) or str.lower
+        self._analyse = getattr(tokenizer, "terms", None)
+        self._cache: dict[str, tuple[str, ...]] = {}
+
+    def matched(self, text: str) -> tuple[str, ...]:
+        """Key terms present in ``text``."""
+        got = self._cache.get(text)
+        if got is None:
+            low = self._norm(text)
+            toks = set(self._analyse(text)) if self._analyse else set()
+            got = tuple(t for t in self.terms if t in toks or t in low)
+            if len(self._cache) < 50_000:
+                self._cache[text] = got
+        return got
+
+    def coverage(self, text: str) -> float:
+        """Share (0..1) of the key-term weight ``text`` holds."""
+        hit = set(self.matched(text))
+        got = sum(w for t, w in zip(self.terms, self.weights, strict=True) if t in hit)
+        return got / self.total
+
+
+def best_evidence(chunks: Sequence[Chunk], matcher: TermMatcher, limit: int = 5) -> list[Evidence]:
     """Units of ``chunks`` ranked by key-term coverage (ties: earlier chunk, shorter unit).
 
-    A term found only in the chunk's title / section path / table header counts half.
-    :returns: at most ``limit`` evidence units with coverage > 0, best first.
+    A term found only in the chunk's title / section path / path / table header counts half.
+    :returns: at most ``limit`` evidence units with at least one term in the unit itself.
     """
-    ts = [t.lower() for t in dict.fromkeys(terms) if t.strip()]
-    if not ts:
+    if not matcher.terms:
         return []
-    weights = [term_weight(t) for t in ts]
-    total = sum(weights)
     out: list[tuple[float, int, int, Evidence]] = []
     for rank, chunk in enumerate(chunks):
-        ctx = " ".join((chunk.title, *chunk.section_path, chunk.path)).lower()
-        header = _table_header(chunk)
+        ctx = set(matcher.matched(" ".join((chunk.title, *chunk.section_path, chunk.path,
+                                            _table_header(chunk)))))
         for unit in split_units(chunk):
-            low = unit.lower()
-            got, matched = 0.0, []
-            for t, w in zip(ts, weights, strict=True):
-                if t in low:
-                    got += w
-                    matched.append(t)
-                elif t in ctx or (header and t in header):
-                    got += w / 2
-            if got <= 0 or not matched:
+            matched = set(matcher.matched(unit))
+            if not matched:
                 continue
-            cov = got / total
+            got = sum(w if t in matched else (w / 2 if t in ctx else 0.0)
+                      for t, w in zip(matcher.terms, matcher.weights, strict=True))
+            cov = got / matcher.total
             bonus = 0.02 if _NUM.search(unit) else 0.0
-            ev = Evidence(chunk, unit, round(cov, 4), tuple(matched), rank)
+            ev = Evidence(chunk, unit, round(cov, 4), tuple(sorted(matched)), rank)
             out.append((-(cov + bonus), rank, len(unit), ev))
     out.sort(key=lambda x: x[:3])
     return [e for *_, e in out[:limit]]

@@ -10,19 +10,13 @@ best sentence / table row by key-term coverage (verified citation), or ``found=f
 from __future__ import annotations
 
 from loop.controller import MIN_EVIDENCE_COVERAGE, LoopState
-from loop.evidence import best_evidence, term_weight
+from loop.evidence import best_evidence
 from loop.policies.base import Turn
 from loop.types import NOT_FOUND, ToolCall, ToolResult
 
 __all__ = ["OfflinePolicy"]
 
 _END = tuple("。！？.!?;；:：)")
-
-
-def _coverage(text: str, terms: list[str]) -> float:
-    low = text.lower()
-    total = sum(term_weight(t) for t in terms) or 1.0
-    return sum(term_weight(t) for t in terms if t.lower() in low) / total
 
 
 class OfflinePolicy:
@@ -51,10 +45,10 @@ class OfflinePolicy:
         self.last = (call, result)
 
     def _matches(self, state: LoopState) -> bool:
-        return any(_coverage(c.context_text(), state.terms) > 0 for c in state.ctx.seen.values())
+        return any(state.matcher.matched(c.context_text()) for c in state.ctx.seen.values())
 
     def _answer(self, state: LoopState) -> ToolCall:
-        ev = best_evidence(list(state.ctx.read.values()), state.terms, limit=3)
+        ev = best_evidence(list(state.ctx.read.values()), state.matcher, limit=3)
         if not ev or ev[0].coverage < self.min_coverage:
             return ToolCall("answer", {"response": NOT_FOUND, "found": False, "citations": []})
         picked = [ev[0]]
@@ -72,22 +66,22 @@ class OfflinePolicy:
         return Turn(calls=[self._next(state)])
 
     def _next(self, state: LoopState) -> ToolCall:
-        terms, ctx = state.terms, state.ctx
-        if not terms:
+        m, ctx = state.matcher, state.ctx
+        if not m.terms:
             return ToolCall("fallback_to_rag", {"reason": "no key terms in the question"})
         turns_left = ctx.config.max_loops - state.turn  # after this one
         if not self.searches:
             self.searches.append(state.question)
             return ToolCall("search", {"query": state.question})
         if not self._matches(state):
-            alt = " ".join(terms)
+            alt = " ".join(m.terms)
             if alt not in self.searches and turns_left >= 1:
                 self.searches.append(alt)
                 return ToolCall("search", {"query": alt})
             return ToolCall("fallback_to_rag", {"reason": "no key term matches any chunk"})
         if turns_left <= 0:
             return self._answer(state)
-        best = best_evidence(list(ctx.read.values()), terms, limit=1)
+        best = best_evidence(list(ctx.read.values()), m, limit=1)
         if best and best[0].coverage >= 0.999 and self.reads >= 1:
             return self._answer(state)
         if best and not self.paged and turns_left >= 1:
@@ -100,9 +94,9 @@ class OfflinePolicy:
         if self.reads < self.max_reads and turns_left >= 1:
             ranked = sorted(
                 (cid for cid in ctx.seen if cid not in ctx.read),
-                key=lambda cid: (-round(_coverage(ctx.seen[cid].context_text(), terms), 1),
+                key=lambda cid: (-round(m.coverage(ctx.seen[cid].context_text()), 1),
                                  -ctx.hits.get(cid, 0.0)))
-            if ranked and _coverage(ctx.seen[ranked[0]].context_text(), terms) > 0:
+            if ranked and m.matched(ctx.seen[ranked[0]].context_text()):
                 self.reads += 1
                 return ToolCall("read", {"chunk_id": ranked[0]})
         return self._answer(state)

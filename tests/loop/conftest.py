@@ -1,0 +1,81 @@
+"""Fixtures of the LoopAgent tests: a real embedded Qdrant store (qdrant-edge-py in tmp_path)
+holding case 22's knowledge base, the corpus tokenizer, and a keyword search backend."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from corpus.chunker import chunk_document
+from corpus.parsers import parse_file
+from corpus.qdrant_store import QdrantChunkStore
+from corpus.tokenizer import Tokenizer
+from corpus.types import Chunk, DocumentInfo
+from loop import StoreKeywordSearch
+
+
+@dataclass
+class KB:
+    """A collection in a real store: ``store``, ``collection``, its ``chunks`` and ``docs``."""
+
+    store: QdrantChunkStore
+    collection: str
+    chunks: list[Chunk]
+    docs: list[DocumentInfo]
+    search: StoreKeywordSearch
+
+    def list_documents(self, collection: str) -> list[DocumentInfo]:
+        """DocumentDirectory protocol."""
+        return list(self.docs)
+
+    def chunk(self, path: str) -> Chunk:
+        """The first chunk of the document at ``path``."""
+        return next(c for c in self.chunks if c.path == path)
+
+
+def ingest(store: QdrantChunkStore, tok: Tokenizer, collection: str, root: Path,
+           files: list[Path]) -> KB:
+    """Parse, chunk and write ``files`` keyword-only (real parser, chunker, tokenizer, store)."""
+    store.ensure_collection(collection, dense_dim=None, embed_model=None)
+    chunks: list[Chunk] = []
+    docs: list[DocumentInfo] = []
+    for f in files:
+        doc = parse_file(f)
+        rel = str(f.relative_to(root))
+        cs = chunk_document(doc, rel_path=rel)
+        store.upsert_chunks(collection, cs, [tok.sparse(c.context_text()) for c in cs])
+        chunks += cs
+        docs.append(DocumentInfo(doc.doc_id, rel, doc.title, doc.media_type, doc.page_count,
+                                 len(cs)))
+    store.flush()
+    return KB(store, collection, chunks, docs, StoreKeywordSearch(store, tok.sparse_query))
+
+
+@pytest.fixture(scope="session")
+def tokenizer() -> Tokenizer:
+    """The corpus tokenizer (loaded once)."""
+    tok = Tokenizer()
+    tok.warm_up()
+    return tok
+
+
+@pytest.fixture(scope="module")
+def case22_dir(cases_dir: Path) -> Path:
+    """../shared/cases/22-agent-repeated-search-loop (skips when absent)."""
+    d = cases_dir / "22-agent-repeated-search-loop"
+    if not (d / "kb" / "warranty.md").exists():
+        pytest.skip(f"case 22 not found at {d}")
+    return d
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory, tokenizer: Tokenizer,
+       case22_dir: Path) -> Iterator[KB]:
+    """Case 22's kb/ (warranty.md, returns.md) in a real embedded Qdrant store."""
+    store = QdrantChunkStore.embedded(tmp_path_factory.mktemp("qdrant-kb"))
+    root = case22_dir / "kb"
+    yield ingest(store, tokenizer, "kb", root, sorted(root.glob("*.md")))
+    store.close()
