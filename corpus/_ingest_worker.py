@@ -1,0 +1,125 @@
+"""The per-file work of an ingest run (parse → chunk → keyword vectors), runnable in a worker
+process, and the process pool that isolates parser crashes (used by ``corpus.ingest``).
+
+Results cross the process boundary as plain picklable tuples: a parser error is returned as
+``Failure(code, message)``, never raised, because exception objects with required arguments do
+not survive pickling.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from corpus.errors import ParseError
+from corpus.types import Chunk, OutlineEntry, ParsedDocument, SparseVector
+
+__all__ = ["Failure", "ParseFn", "Prepared", "prepare", "run_prepare"]
+
+ParseFn = Callable[[Path], ParsedDocument]
+
+
+@dataclass(slots=True)
+class Prepared:
+    """A parsed, chunked and keyword-vectorised document, ready to write."""
+
+    doc_id: str
+    title: str
+    media_type: str
+    page_count: int
+    chunks: list[Chunk]
+    sparse: list[SparseVector]
+    outline: list[OutlineEntry] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """A per-file error: a ``PARSE_ERROR_CODES`` key (or ``store_error``) and a message."""
+
+    code: str
+    message: str
+
+
+def _default_parse(path: Path) -> ParsedDocument:
+    from corpus.parsers import parse_file
+
+    return parse_file(path)
+
+
+def prepare(path: str, rel_path: str, parse: ParseFn | None = None) -> Prepared | Failure:
+    """Parse ``path``, chunk it (chunks carry ``rel_path``) and compute each chunk's sparse
+    vector from :meth:`Chunk.context_text`. Never raises for a bad file: returns a
+    :class:`Failure` (``corrupt`` for an unexpected library error, ``no_text`` when nothing
+    could be chunked)."""
+    from corpus.chunker import chunk_document
+    from corpus.tokenizer import Tokenizer
+
+    try:
+        doc = (parse or _default_parse)(Path(path))
+        chunks = chunk_document(doc, rel_path=rel_path)
+    except ParseError as exc:
+        return Failure(exc.code, exc.message)
+    except MemoryError:
+        return Failure("corrupt", f"{path}: parsing ran out of memory")
+    except Exception as exc:  # a parser bug must not end the batch
+        return Failure("corrupt", f"{path}: parsing failed ({type(exc).__name__}: {exc})")
+    if not chunks:
+        return Failure("no_text", f"{path}: the document holds no extractable text")
+    tok = Tokenizer()
+    sparse = [tok.sparse(c.context_text()) for c in chunks]
+    return Prepared(doc.doc_id, doc.title, doc.media_type, doc.page_count, chunks, sparse,
+                    list(doc.outline), list(doc.warnings))
+
+
+def _warm() -> None:
+    from corpus.tokenizer import Tokenizer
+
+    Tokenizer().warm_up()
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    # spawn, not fork: the parent holds engine threads (Qdrant, ONNX) that fork would copy badly
+    ctx = multiprocessing.get_context("spawn")
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_warm)
+
+
+def run_prepare(
+    jobs: Sequence[tuple[str, str]], *, workers: int, parse: ParseFn | None = None
+) -> Iterator[tuple[int, Prepared | Failure]]:
+    """Prepare ``(path, rel_path)`` jobs, yielding ``(job index, result)`` as they finish.
+
+    ``workers <= 1`` runs in this process. Otherwise a pool of ``workers`` spawned processes
+    does the work; if a worker dies (a parser crash), each unfinished job is re-run alone in a
+    fresh one-worker pool, and a job that kills its worker again yields ``Failure("corrupt",
+    "the parser crashed …")``; the other jobs go on.
+    """
+    if workers <= 1:
+        for i, (path, rel) in enumerate(jobs):
+            yield i, prepare(path, rel, parse)
+        return
+    retry: list[int] = []
+    with _pool(workers) as pool:
+        pending: dict[Future[Prepared | Failure], int] = {
+            pool.submit(prepare, path, rel, parse): i for i, (path, rel) in enumerate(jobs)
+        }
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                i = pending.pop(fut)
+                try:
+                    yield i, fut.result()
+                except BrokenProcessPool:
+                    retry.append(i)
+    for i in sorted(retry):
+        path, rel = jobs[i]
+        with _pool(1) as solo:
+            try:
+                result = solo.submit(prepare, path, rel, parse).result()
+            except BrokenProcessPool:
+                result = Failure("corrupt", f"{path}: the parser crashed on this file")
+        yield i, result

@@ -1,0 +1,177 @@
+"""The catalogue: which documents a collection holds, their outlines, and the corpus version —
+kept in Qdrant beside the chunks (record points, see ``corpus._store_common``), so every gateway
+replica on a Qdrant cluster sees the same catalogue.
+
+A document is keyed by its path relative to the ingest root and identified by the sha256 of its
+bytes (``doc_id``). :meth:`Catalogue.commit_document` writes a new or changed document so that
+no reader ever sees it half-written:
+
+1. delete any chunks of the new ``doc_id`` left by an interrupted run;
+2. write all new chunks **staged** (search ignores staged chunks);
+3. publish them (one update operation clears the ``staged`` flag of the document);
+4. point the catalogue entry of the path at the new ``doc_id``;
+5. delete the old version's chunks (if no other path still uses that ``doc_id``);
+6. move the corpus version on (the answer cache keys on it, so cached answers retire).
+
+Between steps 3 and 5 a reader may see both the complete old and the complete new version for
+a moment, never a mix of the two. If the process dies before step 3, the staged chunks stay
+invisible and :meth:`QdrantChunkStore.purge_staged` (called at the start of every ingest run)
+removes them. One writer per collection at a time is assumed (the embedded engine enforces one
+process; with a Qdrant server, run one ingest at a time per collection).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any
+
+from corpus.qdrant_store import QdrantChunkStore
+from corpus.types import Chunk, DocumentInfo, OutlineEntry, SparseVector
+
+__all__ = ["Catalogue", "CatalogueEntry", "outline_from_chunks"]
+
+_KIND = "document"
+
+
+class CatalogueEntry:
+    """One catalogue record: the :class:`DocumentInfo`, the outline and the byte size."""
+
+    __slots__ = ("info", "outline", "size", "warnings")
+
+    def __init__(
+        self, info: DocumentInfo, outline: Sequence[OutlineEntry] = (), size: int = 0,
+        warnings: Sequence[str] = (),
+    ) -> None:
+        self.info, self.outline, self.size = info, list(outline), size
+        self.warnings = list(warnings)
+
+    def to_data(self) -> dict[str, Any]:
+        """JSON-safe form stored in the record point."""
+        return {"info": asdict(self.info), "size": self.size, "warnings": self.warnings,
+                "outline": [[e.title, e.level, e.page, list(e.section_path)] for e in self.outline]}
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> CatalogueEntry:
+        """Inverse of :meth:`to_data`."""
+        outline = [OutlineEntry(t, int(lv), int(p), tuple(sp)) for t, lv, p, sp in data.get("outline", [])]
+        return cls(DocumentInfo(**data["info"]), outline, int(data.get("size", 0)),
+                   data.get("warnings", []))
+
+
+def outline_from_chunks(chunks: Sequence[Chunk]) -> list[OutlineEntry]:
+    """A section tree from the chunks' section paths (used when the parser found no outline):
+    one entry per heading, at the page of the first chunk under it."""
+    out: list[OutlineEntry] = []
+    seen: set[tuple[str, ...]] = set()
+    for c in chunks:
+        for depth in range(1, len(c.section_path) + 1):
+            path = tuple(c.section_path[:depth])
+            if path not in seen:
+                seen.add(path)
+                out.append(OutlineEntry(path[-1], depth, c.page_start, path))
+    return out
+
+
+class Catalogue:
+    """Documents, outlines and corpus version of the collections in one chunk store.
+
+    Usage example::
+
+        cat = Catalogue(store)
+        entries = cat.entries("manuals")            # {path: CatalogueEntry}
+        cat.corpus_version("manuals")               # 7
+
+    :param store: the :class:`QdrantChunkStore` holding the collections.
+    """
+
+    def __init__(self, store: QdrantChunkStore) -> None:
+        self.store = store
+
+    def entries(self, collection: str) -> dict[str, CatalogueEntry]:
+        """Every document of the collection, by path (``{}`` for a missing collection)."""
+        recs = self.store.records(collection, _KIND)
+        return {path: CatalogueEntry.from_data(d) for path, d in recs.items()}
+
+    def documents(self, collection: str) -> list[DocumentInfo]:
+        """The collection's documents, sorted by path."""
+        return [e.info for _, e in sorted(self.entries(collection).items())]
+
+    def find(self, collection: str, doc: str) -> CatalogueEntry | None:
+        """The entry whose path or ``doc_id`` (or a unique ``doc_id`` prefix ≥ 8 hex digits, or a
+        unique path suffix such as the file name) is ``doc``; ``None`` when none or ambiguous."""
+        entries = self.entries(collection)
+        if doc in entries:
+            return entries[doc]
+        found = [e for e in entries.values()
+                 if e.info.doc_id == doc or (len(doc) >= 8 and e.info.doc_id.startswith(doc))]
+        if not found:
+            found = [e for p, e in entries.items() if p.endswith("/" + doc.lstrip("/"))]
+        return found[0] if len(found) == 1 else None
+
+    def outline(self, collection: str, doc: str) -> list[OutlineEntry]:
+        """Section tree of a document (by path or ``doc_id``, as :meth:`find`); ``[]`` if unknown."""
+        entry = self.find(collection, doc)
+        return list(entry.outline) if entry else []
+
+    def corpus_version(self, collection: str) -> int:
+        """The collection's corpus version (0 for a new or missing collection)."""
+        return int(self.store.collection_meta(collection).get("corpus_version") or 0)
+
+    def commit_document(
+        self,
+        collection: str,
+        entry: CatalogueEntry,
+        chunks: Sequence[Chunk],
+        sparse: Sequence[SparseVector],
+        dense: Sequence[Sequence[float]] | None,
+        *,
+        previous: CatalogueEntry | None = None,
+    ) -> int:
+        """Write a new or changed document by the protocol in the module docstring.
+
+        :param entry: the new catalogue entry (its ``info.path`` is the key).
+        :param previous: the entry the path had before, if any (its chunks are deleted after the
+            switch unless another path still uses the same ``doc_id``).
+        :returns: the new corpus version.
+        :raises StoreError: on backend failure; the new chunks are then deleted again (best
+            effort) and the catalogue still points at the previous version.
+        """
+        doc_id = entry.info.doc_id
+        self.store.delete_document(collection, doc_id)
+        try:
+            self.store.upsert_chunks(collection, chunks, sparse, dense, staged=True)
+            self.store.publish_document(collection, doc_id)
+            self.store.put_record(collection, _KIND, entry.info.path, entry.to_data())
+        except Exception:
+            try:
+                self.store.delete_document(collection, doc_id)
+            finally:
+                raise
+        if previous is not None and previous.info.doc_id != doc_id:
+            self._delete_unshared(collection, previous.info.doc_id, keep_path=entry.info.path)
+        return self.store.bump_corpus_version(collection)
+
+    def set_has_dense(self, collection: str, entry: CatalogueEntry) -> int:
+        """Record that a document's chunks now carry dense vectors; returns the corpus version."""
+        info = DocumentInfo(**{**asdict(entry.info), "has_dense": True, "ingested_at": time.time()})
+        self.store.put_record(collection, _KIND, info.path,
+                              CatalogueEntry(info, entry.outline, entry.size, entry.warnings).to_data())
+        return self.store.bump_corpus_version(collection)
+
+    def remove(self, collection: str, path: str) -> CatalogueEntry | None:
+        """Delete a document (its chunks and its entry); returns the removed entry or ``None``."""
+        entry = self.entries(collection).get(path)
+        if entry is None:
+            return None
+        self.store.delete_record(collection, _KIND, path)
+        self._delete_unshared(collection, entry.info.doc_id, keep_path=path)
+        self.store.bump_corpus_version(collection)
+        return entry
+
+    def _delete_unshared(self, collection: str, doc_id: str, *, keep_path: str) -> None:
+        others = [p for p, e in self.entries(collection).items()
+                  if e.info.doc_id == doc_id and p != keep_path]
+        if not others:
+            self.store.delete_document(collection, doc_id)

@@ -1,0 +1,312 @@
+"""Ingest: files and folders → parsed, chunked, keyword- (and optionally dense-) vectorised
+documents in a collection, with a per-file report (issue 2, items 7–9).
+
+Per run: walk the given paths (folders recursively, supported suffixes only, hidden entries
+skipped), hash every file (sha256 = ``doc_id``), skip files whose path already holds that hash,
+parse + chunk + tokenize the others (in worker processes when there are several), embed
+``chunk.context_text()`` when an embedder is given, and write each document by the catalogue's
+staged-switch protocol (``corpus.catalogue``). Documents under a walked folder that are no longer
+there are removed. A bad file yields one ``failed`` result with a code from
+``corpus.errors.PARSE_ERROR_CODES`` (or ``store_error``) and the batch goes on.
+
+Usage example::
+
+    ingestor = Ingestor(store, Tokenizer())            # keyword-only; pass embedder= for dense
+    report = ingestor.ingest_paths([Path("docs")], "manuals")
+    print(report.counts, report.pages, report.chunks)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from corpus._ingest_worker import Failure, ParseFn, Prepared, run_prepare
+from corpus.catalogue import Catalogue, CatalogueEntry, outline_from_chunks
+from corpus.errors import StoreError
+from corpus.qdrant_store import QdrantChunkStore
+from corpus.tokenizer import Tokenizer
+from corpus.types import DocumentInfo, PassageEmbedder
+
+__all__ = ["FileResult", "FileStatus", "IngestProgress", "IngestReport", "Ingestor", "collect_files"]
+
+FileStatus = Literal["ingested", "replaced", "unchanged", "embedded", "removed", "skipped", "failed"]
+
+
+@dataclass(slots=True)
+class FileResult:
+    """Outcome for one file: ``path`` relative to the ingest root, ``status``, page and chunk
+    counts, and for ``failed``/``skipped`` an ``error_code`` and ``error_message``."""
+
+    path: str
+    status: FileStatus
+    pages: int = 0
+    chunks: int = 0
+    doc_id: str = ""
+    error_code: str = ""
+    error_message: str = ""
+
+
+@dataclass(slots=True)
+class IngestProgress:
+    """Progress after each file: files done of total, pages and chunks so far, the last file."""
+
+    files_done: int
+    files_total: int
+    pages: int
+    chunks: int
+    path: str
+    status: FileStatus
+
+
+@dataclass(slots=True)
+class IngestReport:
+    """The summary of one run (``to_dict`` is the CLI's ``--json`` output)."""
+
+    collection: str
+    root: str
+    files: list[FileResult] = field(default_factory=list)
+    ignored: int = 0
+    keyword_only: bool = True
+    corpus_version: int = 0
+    elapsed_s: float = 0.0
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Number of files per status (every status present, zeros included)."""
+        out = dict.fromkeys(FileStatus.__args__, 0)  # type: ignore[attr-defined]
+        for f in self.files:
+            out[f.status] += 1
+        return out
+
+    @property
+    def pages(self) -> int:
+        """Pages of the documents the collection holds from this run's files."""
+        return sum(f.pages for f in self.files if f.status not in ("failed", "removed", "skipped"))
+
+    @property
+    def chunks(self) -> int:
+        """Chunks of the documents the collection holds from this run's files."""
+        return sum(f.chunks for f in self.files if f.status not in ("failed", "removed", "skipped"))
+
+    @property
+    def changed(self) -> bool:
+        """True when the run changed the collection's content."""
+        return any(f.status in ("ingested", "replaced", "removed", "embedded") for f in self.files)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe summary: counts, totals and one entry per file."""
+        return {"collection": self.collection, "root": self.root, "counts": self.counts,
+                "pages": self.pages, "chunks": self.chunks, "ignored": self.ignored,
+                "keyword_only": self.keyword_only, "corpus_version": self.corpus_version,
+                "changed": self.changed, "elapsed_s": round(self.elapsed_s, 3),
+                "files": [asdict(f) for f in self.files]}
+
+
+def collect_files(paths: Sequence[Path], suffixes: Sequence[str]) -> tuple[list[Path], list[Path], int]:
+    """Files to ingest: explicit files as given, folders walked recursively for ``suffixes``
+    (hidden files and folders skipped). Returns ``(files, folders, ignored_count)``; a path that
+    does not exist is returned among the files (it becomes a ``vanished`` result)."""
+    files: list[Path] = []
+    dirs: list[Path] = []
+    ignored = 0
+    wanted = {s.lower() for s in suffixes}
+    for p in paths:
+        if not p.is_dir():
+            files.append(p)
+            continue
+        dirs.append(p)
+        for base, subdirs, names in os.walk(p):
+            subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
+            for name in sorted(names):
+                if name.startswith("."):
+                    continue
+                if Path(name).suffix.lower() in wanted:
+                    files.append(Path(base) / name)
+                else:
+                    ignored += 1
+    return list(dict.fromkeys(files)), dirs, ignored
+
+
+def _sha256(path: Path) -> tuple[str, int]:
+    h = hashlib.sha256()
+    size = 0
+    with path.open("rb") as fh:
+        while block := fh.read(1 << 20):
+            h.update(block)
+            size += len(block)
+    return h.hexdigest(), size
+
+
+class Ingestor:
+    """Ingests files into a collection of a :class:`QdrantChunkStore`.
+
+    :param store: the chunk store.
+    :param tokenizer: keyword tokenizer (the worker processes build their own, same settings).
+    :param embedder: dense embedder, or ``None`` for a keyword-only collection.
+    :param workers: parser processes (default ``min(2, cpu count)``; 1 = in this process).
+    :param parse: parser function (default ``corpus.parsers.parse_file``); must be picklable.
+    """
+
+    def __init__(
+        self,
+        store: QdrantChunkStore,
+        tokenizer: Tokenizer,
+        embedder: PassageEmbedder | None = None,
+        *,
+        workers: int | None = None,
+        parse: ParseFn | None = None,
+    ) -> None:
+        self.store, self.tokenizer, self.embedder = store, tokenizer, embedder
+        self.catalogue = Catalogue(store)
+        self.workers = workers if workers is not None else min(2, os.cpu_count() or 1)
+        self.parse = parse
+
+    def ingest_paths(
+        self,
+        paths: Sequence[Path | str],
+        collection: str,
+        *,
+        root: Path | str | None = None,
+        progress: Callable[[IngestProgress], None] | None = None,
+    ) -> IngestReport:
+        """Ingest files and folders into ``collection`` (created if missing).
+
+        :param paths: files and/or folders.
+        :param root: paths are stored relative to it; default = the common parent of the given
+            folders (a lone folder is its own root; a file's folder counts for a file).
+        :param progress: called after each file with an :class:`IngestProgress`.
+        :returns: the per-file :class:`IngestReport`.
+        :raises ValueError: a path lies outside ``root``.
+        :raises StoreError: the store cannot be opened or written at all.
+        """
+        from corpus.parsers import SUPPORTED_SUFFIXES
+
+        t0 = time.perf_counter()
+        given = [Path(p).absolute() for p in paths]
+        base = Path(root).absolute() if root is not None else _default_root(given)
+        files, dirs, ignored = collect_files(given, list(SUPPORTED_SUFFIXES))
+        rels = [_rel(f, base) for f in files]  # ValueError before anything is written
+        report = IngestReport(collection, str(base), ignored=ignored,
+                              keyword_only=self.embedder is None)
+        emb = self.embedder
+        self.store.ensure_collection(collection, dense_dim=emb.dim if emb else None,
+                                     embed_model=emb.model_name if emb else None)
+        self.store.purge_staged(collection)
+        entries = self.catalogue.entries(collection)
+        by_doc = {e.info.doc_id: p for p, e in entries.items()}
+        total, seen = len(files), set()
+        jobs: list[tuple[str, str]] = []
+
+        def done(res: FileResult) -> None:
+            report.files.append(res)
+            if progress is not None:
+                progress(IngestProgress(len(report.files), total, report.pages, report.chunks,
+                                        res.path, res.status))
+
+        for f, rel in zip(files, rels, strict=True):
+            seen.add(rel)
+            try:
+                digest, _ = _sha256(f)
+            except OSError as exc:
+                done(FileResult(rel, "failed", error_code="vanished",
+                                error_message=f"{f}: cannot read ({exc.strerror or exc})"))
+                continue
+            old = entries.get(rel)
+            if old is not None and old.info.doc_id == digest:
+                if emb is not None and not old.info.has_dense:
+                    done(self._embed_existing(collection, old))
+                else:
+                    done(FileResult(rel, "unchanged", old.info.page_count, old.info.chunk_count, digest))
+            elif digest in by_doc and by_doc[digest] != rel:
+                done(FileResult(rel, "skipped", doc_id=digest, error_code="duplicate",
+                                error_message=f"same bytes as {by_doc[digest]!r}, indexed once"))
+            else:
+                by_doc[digest] = rel
+                jobs.append((str(f), rel))
+        workers = self.workers if len(jobs) >= 4 else 1
+        for i, result in run_prepare(jobs, workers=workers, parse=self.parse):
+            rel = jobs[i][1]
+            if isinstance(result, Failure):
+                done(FileResult(rel, "failed", error_code=result.code, error_message=result.message))
+            else:
+                done(self._write(collection, rel, result, entries.get(rel), Path(jobs[i][0])))
+        for rel in sorted(set(entries) - seen):
+            if any(_under(rel, _rel(d, base)) for d in dirs):
+                removed = self.catalogue.remove(collection, rel)
+                if removed is not None:
+                    done(FileResult(rel, "removed", removed.info.page_count,
+                                    removed.info.chunk_count, removed.info.doc_id))
+        self.store.flush()
+        report.corpus_version = self.catalogue.corpus_version(collection)
+        report.elapsed_s = time.perf_counter() - t0
+        return report
+
+    def remove_document(self, collection: str, doc: str) -> FileResult | None:
+        """Remove a document (by stored path or ``doc_id``) from both indexes and the catalogue;
+        ``None`` when the collection holds no such document."""
+        entry = self.catalogue.find(collection, doc)
+        if entry is None:
+            return None
+        self.catalogue.remove(collection, entry.info.path)
+        self.store.flush()
+        return FileResult(entry.info.path, "removed", entry.info.page_count,
+                          entry.info.chunk_count, entry.info.doc_id)
+
+    def _write(
+        self, collection: str, rel: str, prep: Prepared, previous: CatalogueEntry | None, path: Path
+    ) -> FileResult:
+        try:
+            dense = self._embed([c.context_text() for c in prep.chunks])
+            size = path.stat().st_size if path.exists() else 0
+            info = DocumentInfo(prep.doc_id, rel, prep.title, prep.media_type, prep.page_count,
+                                len(prep.chunks), time.time(), dense is not None)
+            entry = CatalogueEntry(info, prep.outline or outline_from_chunks(prep.chunks), size,
+                                   prep.warnings)
+            self.catalogue.commit_document(collection, entry, prep.chunks, prep.sparse, dense,
+                                           previous=previous)
+        except StoreError as exc:
+            return FileResult(rel, "failed", error_code="store_error", error_message=f"{rel}: {exc}")
+        status: FileStatus = "replaced" if previous is not None else "ingested"
+        return FileResult(rel, status, prep.page_count, len(prep.chunks), prep.doc_id)
+
+    def _embed(self, texts: list[str]) -> list[list[float]] | None:
+        return None if self.embedder is None else self.embedder.embed_passages(texts)
+
+    def _embed_existing(self, collection: str, entry: CatalogueEntry) -> FileResult:
+        """Add dense vectors to an unchanged document ingested keyword-only."""
+        info = entry.info
+        try:
+            chunks = self.store.document_chunks(collection, info.doc_id)
+            dense = self._embed([c.context_text() for c in chunks])
+            sparse = [self.tokenizer.sparse(c.context_text()) for c in chunks]
+            self.store.upsert_chunks(collection, chunks, sparse, dense)
+            self.catalogue.set_has_dense(collection, entry)
+        except StoreError as exc:
+            return FileResult(info.path, "failed", error_code="store_error",
+                              error_message=f"{info.path}: {exc}")
+        return FileResult(info.path, "embedded", info.page_count, len(chunks), info.doc_id)
+
+
+def _default_root(given: Sequence[Path]) -> Path:
+    bases = [p if p.is_dir() else p.parent for p in given]
+    if not bases:
+        return Path.cwd()
+    return Path(os.path.commonpath([str(b) for b in bases]))
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        rel = path.relative_to(root).as_posix()
+    except ValueError as exc:
+        raise ValueError(f"{path} is not under the ingest root {root}") from exc
+    return "" if rel == "." else rel
+
+
+def _under(rel: str, folder: str) -> bool:
+    return folder == "" or rel == folder or rel.startswith(folder.rstrip("/") + "/")

@@ -1,0 +1,138 @@
+"""``loopgate ingest PATH... --collection NAME [--json]``: add, update and remove documents.
+
+Folders are walked recursively (supported types only); unchanged files are skipped by content
+hash; documents gone from a walked folder are removed. One progress bar counts files, pages and
+chunks; the end prints a summary table (or, with ``--json``, the same summary as JSON on
+stdout). Exit code: 0 when anything could be ingested (or was already there), 1 when nothing
+could (every file failed, no supported file found, or the store is unavailable), 2 on usage
+errors.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+__all__ = ["ingest_command", "register"]
+
+_OK = ("ingested", "replaced", "unchanged", "embedded")
+
+
+def _embedder(settings: Any, no_embed: bool) -> Any:
+    """The dense embedder from ``gateway.components.get_embedder`` (engineer C), or ``None``."""
+    if no_embed:
+        return None
+    from gateway import components
+
+    factory = getattr(components, "get_embedder", None)
+    return factory(settings) if factory is not None else None
+
+
+def _summary(report: Any, console: Any) -> None:
+    from rich.table import Table
+
+    counts = report.counts
+    table = Table(title=f"ingest into {report.collection!r}", show_edge=False)
+    for col in ("ingested", "replaced", "unchanged", "embedded", "removed", "skipped", "failed"):
+        table.add_column(col, justify="right")
+    table.add_row(*(str(counts[c]) for c in ("ingested", "replaced", "unchanged", "embedded",
+                                              "removed", "skipped", "failed")))
+    console.print(table)
+    bad = [f for f in report.files if f.status in ("failed", "skipped")]
+    if bad:
+        errors = Table(title="not ingested", show_lines=False)
+        for col in ("file", "status", "code", "reason"):
+            errors.add_column(col, overflow="fold")
+        for f in bad:
+            errors.add_row(f.path, f.status, f.error_code, f.error_message)
+        console.print(errors)
+    mode = "keyword-only (no embedding model)" if report.keyword_only else "dense + keyword"
+    console.print(
+        f"{report.pages} pages, {report.chunks} chunks from {len(report.files)} files "
+        f"({report.ignored} other files ignored) · {mode} · corpus version "
+        f"{report.corpus_version} · {report.elapsed_s:.1f} s"
+        + ("" if report.changed else " · nothing changed")
+    )
+
+
+def ingest_command(
+    paths: Annotated[list[Path], typer.Argument(help="Files and/or folders to ingest.")],
+    collection: Annotated[str, typer.Option("--collection", "-c", help="Target collection.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    root: Annotated[
+        Path | None,
+        typer.Option(help="Store paths relative to this folder (default: the common parent)."),
+    ] = None,
+    no_embed: Annotated[
+        bool, typer.Option("--no-embed", help="Keyword-only: do not compute dense vectors.")
+    ] = False,
+    workers: Annotated[
+        int | None, typer.Option(min=1, max=16, help="Parser processes (default: up to 2).")
+    ] = None,
+) -> None:
+    """Ingest files and folders into a collection (unchanged files are skipped)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from corpus._store_common import check_collection_name
+    from corpus.errors import StoreError
+    from corpus.ingest import Ingestor
+    from gateway.components import get_tokenizer, open_store
+    from gateway.settings import get_settings
+
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise typer.BadParameter(f"no such file or folder: {', '.join(missing)}", param_hint="PATH")
+    try:
+        check_collection_name(collection)
+    except StoreError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--collection") from exc
+    err = Console(stderr=True)
+    settings = get_settings()
+    try:
+        embedder = _embedder(settings, no_embed)
+    except Exception as exc:  # model missing offline: say so once, go on keyword-only
+        err.print(f"[yellow]embedding model unavailable ({exc}); ingesting keyword-only[/]")
+        embedder = None
+    store = open_store(settings)
+    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("{task.fields[detail]}"), TimeElapsedColumn(), console=err,
+                        disable=as_json, transient=False)
+    try:
+        with progress:
+            task = progress.add_task("files", total=None, detail="scanning …")
+
+            def on_progress(ev: Any) -> None:
+                progress.update(task, total=ev.files_total, completed=ev.files_done,
+                                detail=f"{ev.pages} pages · {ev.chunks} chunks · {ev.path[-40:]}")
+
+            ingestor = Ingestor(store, get_tokenizer(), embedder, workers=workers)
+            report = ingestor.ingest_paths(paths, collection, root=root, progress=on_progress)
+    except StoreError as exc:
+        err.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(1) from exc
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--root") from exc
+    finally:
+        try:
+            store.close()
+        except StoreError as exc:
+            err.print(f"[red]error while closing the store:[/] {exc}")
+    if as_json:
+        sys.stdout.write(json.dumps(report.to_dict(), ensure_ascii=False, indent=2) + "\n")
+    else:
+        _summary(report, Console())
+    if not report.files:
+        err.print("[red]no supported files found[/] (pdf, md, txt, docx, html)")
+        raise typer.Exit(1)
+    if not any(f.status in _OK for f in report.files) and report.counts["removed"] == 0:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``ingest`` command to the ``loopgate`` app."""
+    app.command("ingest", help=__doc__.split("\n\n")[1].replace("\n", " "))(ingest_command)
