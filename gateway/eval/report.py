@@ -15,7 +15,10 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-__all__ = ["calibration_bins", "render_table", "sibling_summaries", "summary_rows", "write_report"]
+__all__ = [
+    "calibration_bins", "render_table", "short_name", "sibling_summaries", "summary_rows",
+    "write_report",
+]
 
 _COLS = [
     ("n", "n"), ("evidence_hit", "evid hit"), ("evidence_hit_at_k", "hit@k"),
@@ -38,13 +41,21 @@ def _fmt(key: str, value: Any) -> str:
     return f"{100 * value:.1f}"
 
 
+def short_name(dataset: str) -> str:
+    """A dataset label for tables: the part in parentheses when there is one
+    (``deep-rag-benchmark (GitLab Handbook)`` → ``GitLab Handbook``)."""
+    if "(" in dataset and dataset.endswith(")"):
+        return dataset[dataset.index("(") + 1 : -1]
+    return dataset
+
+
 def summary_rows(summary: dict[str, Any]) -> list[tuple[str, list[str]]]:
     """``(label, formatted cells)`` per dataset, per language, ALL and image-only."""
     def cells(g: dict[str, Any]) -> list[str]:
         lat = g.get("latency_ms") or {}
         return [_fmt(k, lat.get(k) if k in ("p50", "p95", "max") else g.get(k)) for k, _ in _COLS]
 
-    out = [(name, cells(g)) for name, g in summary.get("by_dataset", {}).items()]
+    out = [(short_name(name), cells(g)) for name, g in summary.get("by_dataset", {}).items()]
     out += [(f"ALL {lang}", cells(g)) for lang, g in summary.get("by_lang", {}).items()]
     out.append(("ALL", cells(summary)))
     if summary.get("image"):
@@ -57,7 +68,10 @@ def render_table(summary: dict[str, Any], console: Any = None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = console or Console()
+    if console is None:
+        console = Console()
+        if not console.is_terminal:
+            console = Console(width=max(console.width, 160))
     table = Table(title=f"LoopGate eval · mode={summary.get('mode')} · collection="
                         f"{summary.get('collection')} · k={summary.get('k')}")
     table.add_column("dataset")
@@ -76,7 +90,7 @@ def render_table(summary: dict[str, Any], console: Any = None) -> None:
         for name, c in [*base["by_dataset"].items(), ("ALL", base["all"])]:
             if not c.get("n"):
                 continue
-            bt.add_row(name, str(c["n"]), *(f"{100 * c[key]:+.1f}" if key.startswith("diff")
+            bt.add_row(short_name(name), str(c["n"]), *(f"{100 * c[key]:+.1f}" if key.startswith("diff")
                                               else f"{100 * c[key]:.1f}" for key in (
                 "baseline_hit_at_1", "evidence_hit", "diff_evidence_hit_vs_hit_at_1",
                 "baseline_hit_at_5", "evidence_hit_at_k", "diff_hit_at_k_vs_hit_at_5")))
@@ -119,33 +133,43 @@ def _figures(rows: list[dict[str, Any]], summary: dict[str, Any], others: dict[s
 
     runs = {**others, str(summary.get("mode")): summary}
     datasets = list(summary.get("by_dataset", {}))
-    acc = go.Figure()
+    labels = [short_name(d) for d in datasets]
+    acc, ans = go.Figure(), go.Figure()
     for mode, s in sorted(runs.items()):
         by = s.get("by_dataset", {})
-        for key, label in (("evidence_hit", "evidence hit"), ("answer_contains", "answer contains")):
-            acc.add_bar(name=f"{mode}: {label}", x=datasets,
-                        y=[100 * ((by.get(d) or {}).get(key) or 0) for d in datasets])
+        acc.add_bar(name=f"{mode}: evidence hit", x=labels,
+                    y=[100 * ((by.get(d) or {}).get("evidence_hit") or 0) for d in datasets])
+        acc.add_bar(name=f"{mode}: hit@k", x=labels, marker_pattern_shape=".",
+                    y=[100 * ((by.get(d) or {}).get("evidence_hit_at_k") or 0) for d in datasets])
+        ans.add_bar(name=f"{mode}: answer contains", x=labels,
+                    y=[100 * ((by.get(d) or {}).get("answer_contains") or 0) for d in datasets])
+        ans.add_bar(name=f"{mode}: refusal accuracy", x=labels, marker_pattern_shape="x",
+                    y=[100 * ((by.get(d) or {}).get("refusal_accuracy") or 0) for d in datasets])
     base = summary.get("baseline")
     if base:
         for key, label in (("baseline_hit_at_1", "hit@1"), ("baseline_hit_at_5", "hit@5")):
-            acc.add_bar(name=f"baseline {base['name']} {label}", x=datasets, marker_pattern_shape="/",
+            acc.add_bar(name=f"baseline {base['name']} {label}", x=labels, marker_pattern_shape="/",
                         y=[100 * ((base["by_dataset"].get(d) or {}).get(key) or 0) for d in datasets])
-    acc.update_layout(barmode="group", title="Accuracy per dataset and mode (%)", yaxis_range=[0, 100])
+    acc.update_layout(barmode="group", yaxis_range=[0, 100],
+                      title="Evidence hit per dataset and mode (%), baseline on the same ids")
+    ans.update_layout(barmode="group", yaxis_range=[0, 100],
+                      title="Answer containment and refusal accuracy per dataset and mode (%)")
     lat = go.Figure()
     by_route: dict[str, list[float]] = defaultdict(list)
     for r in rows:
-        by_route[r["record"].get("route") or "unknown"].append(float(r["record"].get("latency_ms") or 0))
+        by_route[r["record"].get("route") or "unknown"].append(max(0.1, float(r["record"].get("latency_ms") or 0)))
     for route, vals in sorted(by_route.items()):
-        lat.add_histogram(x=vals, name=route, opacity=0.7, nbinsx=40)
-    lat.update_layout(barmode="overlay", title="Latency distribution (ms) by final route",
-                      xaxis_title="ms", yaxis_title="questions")
+        lat.add_box(y=vals, name=f"{route} (n={len(vals)})", boxpoints="all", jitter=0.4,
+                    pointpos=0, marker_size=3)
+    lat.update_layout(title="Latency distribution by final route (ms, log scale)",
+                      yaxis_type="log", yaxis_title="ms", showlegend=False)
     mix = go.Figure()
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     for r in rows:
         counts[r["dataset"]][r["record"].get("route") or "unknown"] += 1
     routes = sorted({k for c in counts.values() for k in c})
     for route in routes:
-        mix.add_bar(name=route, x=list(counts), y=[100 * counts[d][route] / sum(counts[d].values())
+        mix.add_bar(name=route, x=[short_name(d) for d in counts], y=[100 * counts[d][route] / sum(counts[d].values())
                                                    for d in counts])
     mix.update_layout(barmode="stack", title="Route mix per dataset (%)", yaxis_range=[0, 100])
     cal = go.Figure()
@@ -159,7 +183,7 @@ def _figures(rows: list[dict[str, Any]], summary: dict[str, Any], others: dict[s
     cal.update_layout(title=f"Confidence vs hit (AUROC {au if au is not None else '–'})",
                       xaxis_title="mean confidence in bin", yaxis_title="hit@k rate",
                       xaxis_range=[0, 1], yaxis_range=[0, 1.05])
-    return [("accuracy", acc), ("latency", lat), ("routes", mix), ("calibration", cal)]
+    return [("accuracy", acc), ("answers", ans), ("latency", lat), ("routes", mix), ("calibration", cal)]
 
 
 def _table_html(summary: dict[str, Any]) -> str:
