@@ -236,11 +236,19 @@ class Router:
         # 1. cache
         if self.cache is not None and version is not None and q.use_cache:
             cache = self.cache
-            hit, _ = await self._stage(
-                ctx, "cache_get",
-                lambda: cache.get(q.question, q.collection, q.mode, version or ""),
-                self.settings.timeout_cache_s,
-            )
+            try:
+                hit, _ = await self._stage(
+                    ctx, "cache_get",
+                    lambda: cache.get(q.question, q.collection, q.mode, version or ""),
+                    self.settings.timeout_cache_s,
+                )
+            except (ServiceUnavailable, ValueError, OSError) as exc:
+                hit = None
+                rec["flags"].append("cache_unavailable")
+                rec["errors"].append(f"cache_get: {exc}")
+            if rec["timeouts"] and rec["timeouts"][-1]["stage"] == "cache_get":
+                rec["timeouts"].pop()  # a slow cache is a miss, not a degraded answer
+                rec["flags"].append("cache_timeout")
             if hit is not None:
                 rec.update(cache_hit=True, final_path="cache", brain=hit.get("brain", ""))
                 rec["decision"] = {"route": "cache", "reason": "answer cache hit"}
@@ -305,11 +313,16 @@ class Router:
         if self.cache is not None and version is not None and not rec["timeouts"] and q.use_cache:
             cache = self.cache
             payload = {**result.to_dict(), "brain": draft.brain}
-            await self._stage(
-                ctx, "cache_put",
-                lambda: cache.put(q.question, q.collection, q.mode, version or "", payload),
-                self.settings.timeout_cache_s,
-            )
+            try:
+                await self._stage(
+                    ctx, "cache_put",
+                    lambda: cache.put(q.question, q.collection, q.mode, version or "", payload),
+                    self.settings.timeout_cache_s,
+                )
+            except (ServiceUnavailable, ValueError, OSError, TypeError) as exc:
+                if "cache_unavailable" not in rec["flags"]:
+                    rec["flags"].append("cache_unavailable")
+                rec["errors"].append(f"cache_put: {exc}")
             # a slow cache write is not a degraded answer
             rec["timeouts"] = [t for t in rec["timeouts"] if t["stage"] != "cache_put"]
         return result

@@ -1,0 +1,166 @@
+"""The components one gateway process holds (``app.state.components``), built once at start-up
+by :func:`build_components` and closed by :meth:`Components.aclose`.
+
+Start-up never fails because a backend is down (DESIGN.md, issue 6 item 8):
+
+- chunk store cannot open (Qdrant unreachable, or the embedded shard locked by another process)
+  → ``store=None``, ``store_error`` says why; ``mode=auto`` questions get a clear "unavailable"
+  answer path (the router decides), ``mode=rag`` gets 503, ``/readyz`` says 503;
+- no embedding model → keyword-only retrieval, flagged ``keyword_only`` in every route record;
+- Redis unreachable → the cache's circuit breaker serves without cache, flagged, retried after
+  ``redis_retry_s``;
+- LLM unreachable → the LoopAgent runs its offline policy and the RAG path answers extractively,
+  flagged ``llm_unavailable``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from gateway.settings import Settings
+
+__all__ = ["Components", "build_components"]
+
+log = logging.getLogger("loopgate.gateway")
+
+
+@dataclass
+class Components:
+    """Everything a request may need; routes read it through ``gateway.api.deps``."""
+
+    settings: Settings
+    store: Any = None
+    store_error: str = ""
+    tokenizer: Any = None
+    embedder: Any = None
+    embedder_error: str = ""
+    llm: Any = None
+    agent: Any = None
+    retriever: Any = None
+    cache: Any = None
+    routelog: Any = None
+    metrics: Any = None
+    router: Any = None
+    ingest: Any = None
+    _versions: dict[str, tuple[float, str]] = field(default_factory=dict)
+    _collections: tuple[float, frozenset[str]] | None = None
+
+    def corpus_version(self, collection: str) -> str:
+        """The collection's corpus version ("" when it does not exist). Cached in-process: the
+        embedded engine is single-process and every change goes through :meth:`forget`; with a
+        Qdrant server (other replicas may ingest) the cached value lives one second."""
+        now = time.monotonic()
+        hit = self._versions.get(collection)
+        if hit is not None and (not self.settings.qdrant_url or now - hit[0] < 1.0):
+            return hit[1]
+        if self.store is None:
+            return ""
+        meta = self.store.collection_meta(collection)
+        version = str(meta.get("corpus_version", "")) if meta else ""
+        self._versions[collection] = (now, version)
+        return version
+
+    def forget(self, collection: str | None = None) -> None:
+        """Drop cached corpus versions and collection names (after an ingest or delete)."""
+        if collection is None:
+            self._versions.clear()
+        else:
+            self._versions.pop(collection, None)
+        self._collections = None
+
+    async def known_collections(self) -> frozenset[str] | None:
+        """Names of existing collections (cached 2 s), or ``None`` when the store is down."""
+        if self.store is None:
+            return None
+        now = time.monotonic()
+        if self._collections is None or now - self._collections[0] > 2.0:
+            try:
+                names = await asyncio.to_thread(self.store.list_collections)
+            except Exception:  # noqa: BLE001 - unknown → let the router report the outage
+                return None
+            self._collections = (now, frozenset(names))
+        return self._collections[1]
+
+    async def aclose(self) -> None:
+        """Close what was opened (ingest jobs, LLM client, cache, route log, store)."""
+        for name in ("ingest", "agent", "llm", "cache", "routelog"):
+            obj = getattr(self, name)
+            close = getattr(obj, "aclose", None)
+            if close is not None:
+                try:
+                    await close()
+                except Exception as exc:  # noqa: BLE001 - closing must go on
+                    log.warning("closing %s failed: %s", name, exc)
+        if self.store is not None:
+            try:
+                await asyncio.to_thread(self.store.close)
+            except Exception as exc:  # noqa: BLE001
+                log.warning("closing the chunk store failed: %s", exc)
+
+
+def _open_store(settings: Settings) -> Any:
+    """The chunk store from settings (``gateway.components.open_store`` when present)."""
+    try:
+        from gateway.components import open_store
+    except ImportError:
+        from corpus.qdrant_store import QdrantChunkStore
+
+        if settings.qdrant_url:
+            key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
+            return QdrantChunkStore.server(settings.qdrant_url, key)
+        root = settings.data_dir / "qdrant"
+        root.mkdir(parents=True, exist_ok=True)
+        return QdrantChunkStore.embedded(root)
+    return open_store(settings)
+
+
+def _tokenizer() -> Any:
+    try:
+        from gateway.components import get_tokenizer
+    except ImportError:
+        from corpus.tokenizer import Tokenizer
+
+        return Tokenizer()
+    return get_tokenizer()
+
+
+def _embedder(settings: Settings) -> Any:
+    """The dense embedder, or ``None`` (keyword-only) when no model can be loaded."""
+    try:
+        from gateway.components import get_embedder
+    except ImportError:
+        get_embedder = None
+    if get_embedder is not None:
+        return get_embedder(settings)
+    if settings.embed_model_path is None:
+        return None
+    from rag.embedder import FastEmbedEmbedder
+
+    return FastEmbedEmbedder(model=settings.embed_model, model_path=settings.embed_model_path,
+                             threads=settings.embed_threads)
+
+
+def build_components(settings: Settings) -> Components:
+    """Open every component the settings ask for (blocking; call it from a thread)."""
+    from gateway.assembly import assemble
+
+    c = Components(settings)
+    try:
+        c.store = _open_store(settings)
+    except Exception as exc:  # noqa: BLE001 - serve degraded, /readyz says why
+        c.store_error = f"{type(exc).__name__}: {exc}"
+        log.error("chunk store unavailable: %s", c.store_error)
+    c.tokenizer = _tokenizer()
+    try:
+        c.embedder = _embedder(settings)
+    except Exception as exc:  # noqa: BLE001 - keyword-only, said once
+        c.embedder_error = f"{type(exc).__name__}: {exc}"
+        log.warning("no embedding model (%s): retrieval runs keyword-only", c.embedder_error)
+    if c.embedder is None and not c.embedder_error:
+        log.warning("no embedding model configured: retrieval runs keyword-only")
+    assemble(c)
+    return c

@@ -1,0 +1,120 @@
+"""Wire the components of one gateway process from settings: LLM client, hybrid retriever,
+RAG and LoopAgent engines, answer cache, route log, metrics, router and ingest jobs.
+
+Called by :func:`gateway.app_state.build_components` after the store, tokenizer and embedder
+are open; also used by ``loopgate ask --mode auto`` (same wiring, no HTTP).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+__all__ = ["assemble", "llm_config", "retrieval_config"]
+
+log = logging.getLogger("loopgate.gateway")
+
+
+def llm_config(settings: Any) -> Any:
+    """``loop.types.LLMConfig`` from settings, or ``None`` when no LLM is configured."""
+    if not settings.llm_base_url:
+        return None
+    from loop.types import LLMConfig
+
+    return LLMConfig(base_url=settings.llm_base_url, model=settings.llm_model or "local",
+                     api_key=settings.llm_api_key, timeout_s=settings.llm_timeout_s,
+                     protocol=settings.llm_protocol, temperature=settings.llm_temperature,
+                     max_tokens=settings.llm_max_tokens)
+
+
+def retrieval_config(settings: Any) -> Any:
+    """``rag.types.RetrievalConfig`` from settings."""
+    from rag.types import RetrievalConfig
+
+    return RetrievalConfig(
+        top_k=settings.rag_top_k, prefetch_k=settings.rag_prefetch_k, rrf_k=settings.rag_rrf_k,
+        dense_weight=settings.rag_dense_weight, keyword_weight=settings.rag_keyword_weight,
+        doc_weight=settings.rag_doc_weight, fusion=settings.rag_fusion,
+        embed_timeout_s=settings.timeout_embed_s, search_timeout_s=settings.timeout_search_s,
+    )
+
+
+def _sink(c: Any) -> Any:
+    """The router's route sink: route log and metrics (whichever exist)."""
+    from gateway.sinks import RouteRecordSink
+
+    return RouteRecordSink(c.routelog, c.metrics)
+
+
+def assemble(c: Any) -> None:
+    """Fill ``c`` (a :class:`gateway.app_state.Components`) with engines, cache and router."""
+    from gateway.engines import CacheAdapter, HybridRagEngine, LoopAgentEngine, RetrieverSearch
+    from gateway.router import Router
+
+    s = c.settings
+    cfg = llm_config(s)
+    if cfg is not None:
+        from loop.llm_client import AsyncLLMClient
+
+        c.llm = AsyncLLMClient(cfg)
+    rag = loop = None
+    if c.store is not None:
+        from loop.agent import LoopAgent
+        from loop.types import LoopConfig
+        from rag.retriever import HybridRetriever
+
+        retriever = HybridRetriever(c.store, c.tokenizer, c.embedder,
+                                    config=retrieval_config(s))
+        rag = HybridRagEngine(retriever, llm=c.llm, answer_floor=s.rag_answer_floor)
+        c.agent = LoopAgent(
+            c.store, RetrieverSearch(retriever), llm=c.llm, key_terms=c.tokenizer,
+            documents=_directory(c.store),
+            config=LoopConfig(max_loops=s.loop_max_loops, tool_timeout_s=s.timeout_tool_s,
+                              token_budget=s.loop_token_budget, deadline_s=s.loop_deadline_s),
+        )
+        loop = LoopAgentEngine(c.agent, c.store)
+        c.retriever = retriever
+    try:
+        from gateway.cache import build_answer_cache
+
+        c.cache = build_answer_cache(s)
+    except Exception as exc:  # noqa: BLE001 - serve without cache, flagged in /readyz
+        log.error("answer cache unavailable: %s", exc)
+    c.routelog = _optional("gateway.routelog", "build_route_log", s)
+    c.metrics = _optional("gateway.metrics", "build_metrics", s)
+    c.router = Router(s, rag=rag, loop=loop,
+                      cache=CacheAdapter(c.cache) if c.cache is not None else None,
+                      sink=_sink(c), corpus_version=c.corpus_version)
+    from gateway.ingest_jobs import IngestJobs
+
+    c.ingest = IngestJobs(c)
+
+
+def _optional(module: str, factory: str, settings: Any) -> Any:
+    """E1's route log / metrics when their module provides ``factory(settings)``."""
+    import importlib
+
+    try:
+        mod = importlib.import_module(module)
+    except ImportError:
+        return None
+    fn = getattr(mod, factory, None)
+    return fn(settings) if callable(fn) else None
+
+
+class _CatalogueDirectory:
+    """``loop.types.DocumentDirectory`` over ``corpus.catalogue.Catalogue``."""
+
+    def __init__(self, catalogue: Any) -> None:
+        self.catalogue = catalogue
+
+    def list_documents(self, collection: str) -> list[Any]:
+        """Every document of ``collection`` (catalogue order: by path)."""
+        return list(self.catalogue.documents(collection))
+
+
+def _directory(store: Any) -> Any:
+    """The catalogue as the LoopAgent's document directory."""
+    from corpus.catalogue import Catalogue
+
+    return _CatalogueDirectory(Catalogue(store))

@@ -1,0 +1,258 @@
+"""Adapters from the real components to the router's protocols (``gateway.router_types``).
+
+- :class:`HybridRagEngine` – ``rag.retriever.HybridRetriever`` for retrieval; the answer is
+  extractive (``rag.extractive.extract_answer``) without an LLM, or one grounded LLM call over
+  the retrieved chunks whose citations are checked exactly like the LoopAgent's
+  (``loop.citations.check_citations``: the chunk was shown, the quote is verbatim in it). An
+  unreachable LLM or an answer with no verifiable citation falls back to the extractive answer,
+  flagged (``llm_unavailable`` / ``llm_citations_unverified``).
+- :class:`LoopAgentEngine` – ``loop.agent.LoopAgent``; step events become short progress
+  texts ("searching 'warranty'", "reading policy.md p.12"); an LLM that could not be reached
+  is flagged ``llm_unavailable`` (the agent then ran its offline policy).
+- :class:`CacheAdapter` – ``gateway.cache.AnswerCache``; a cache that is down raises
+  ``ServiceUnavailable`` subclasses, which the router turns into the ``cache_unavailable`` flag.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from corpus.types import Chunk, SearchFilter, SearchHit
+from gateway.router_types import AnswerDraft, EventSink, LoopResult, RagResult
+
+__all__ = ["CacheAdapter", "HybridRagEngine", "LoopAgentEngine", "RetrieverSearch", "describe_step"]
+
+_GROUNDED_SYSTEM = (
+    "You answer questions using ONLY the numbered passages given. Reply with one JSON object: "
+    '{"found": true|false, "answer": "...", "citations": [{"chunk_id": "...", "quote": "..."}]}. '
+    "Each quote must be copied verbatim from the passage with that chunk_id (a short sentence or "
+    "table row that supports the answer). If the passages do not answer the question, reply "
+    '{"found": false, "answer": "Not found in the documents.", "citations": []}. Answer in the '
+    "language of the question."
+)
+_GROUNDED_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "found": {"type": "boolean"},
+        "answer": {"type": "string"},
+        "citations": {"type": "array", "items": {
+            "type": "object",
+            "properties": {"chunk_id": {"type": "string"}, "quote": {"type": "string"}},
+            "required": ["chunk_id", "quote"]}},
+    },
+    "required": ["found", "answer", "citations"],
+}
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
+
+
+def _to_hits(retrieval: Any) -> list[SearchHit]:
+    """Retrieval items → ``SearchHit`` list (one per chunk, the item's fused score)."""
+    return [SearchHit(c, float(item.score)) for item in retrieval.items for c in item.chunks]
+
+
+class HybridRagEngine:
+    """The RAG path for the router.
+
+    :param retriever: a ``rag.retriever.HybridRetriever``.
+    :param llm: a shared ``loop.llm_client.AsyncLLMClient`` or ``None`` (extractive answers).
+    :param answer_floor: confidence below which the extractive answer is "not found".
+    :param max_evidence: evidence units in an extractive answer.
+    :param llm_max_chars: characters of each chunk shown to the LLM.
+    """
+
+    def __init__(self, retriever: Any, *, llm: Any = None, answer_floor: float = 0.2,
+                 max_evidence: int = 3, llm_max_chars: int = 1500) -> None:
+        self.retriever = retriever
+        self.llm = llm
+        self.answer_floor = answer_floor
+        self.max_evidence = max_evidence
+        self.llm_max_chars = llm_max_chars
+
+    async def retrieve(self, collection: str, query: str, *, top_k: int,
+                       flt: SearchFilter | None) -> RagResult:
+        """Hybrid retrieval (the retriever flags timeouts; store failures raise ``StoreError``)."""
+        r = await self.retriever.run_async(query, collection, top_k=top_k, flt=flt)
+        flags = list(r.flags)
+        errors = [f for f in flags if f.endswith("_error")]
+        if errors and not r.items and any("search" in f for f in errors):
+            from corpus.errors import StoreError
+
+            raise StoreError(f"index queries failed: {', '.join(errors)}")
+        return RagResult(_to_hits(r), float(r.confidence.value) if r.items else None,
+                         r.confidence.features.to_dict(), flags, raw=r)
+
+    def _extractive(self, res: RagResult, flags: list[str]) -> AnswerDraft:
+        from loop.citations import make_citation
+        from rag.extractive import NOT_FOUND_TEXT, extract_answer
+
+        r = res.raw
+        evidence = extract_answer(r, r.key_terms, make_citation, max_evidence=self.max_evidence,
+                                  normalize=self.retriever.tokenizer.normalize)
+        found = bool(evidence) and r.confidence.value >= self.answer_floor
+        if not found:
+            return AnswerDraft(NOT_FOUND_TEXT, [], False, "extractive", flags=flags)
+        return AnswerDraft("\n".join(e.text for e in evidence), [e.citation for e in evidence],
+                           True, "extractive", flags=flags)
+
+    async def answer(self, question: str, retrieval: RagResult, *, broad: bool) -> AnswerDraft:
+        """Extractive answer, or one grounded LLM call when an LLM is configured."""
+        if retrieval.raw is None or not retrieval.hits:
+            from rag.extractive import NOT_FOUND_TEXT
+
+            return AnswerDraft(NOT_FOUND_TEXT, [], False, "extractive")
+        if self.llm is None:
+            return await asyncio.to_thread(self._extractive, retrieval, [])
+        return await self._grounded(question, retrieval)
+
+    async def _grounded(self, question: str, res: RagResult) -> AnswerDraft:
+        from loop.citations import check_citations
+        from loop.errors import LLMError
+
+        shown: dict[str, Chunk] = {}
+        parts = []
+        for h in res.hits:
+            c = h.chunk
+            if c.chunk_id in shown:
+                continue
+            shown[c.chunk_id] = c
+            where = f"{c.path} › {c.section} p.{c.page_start}".strip()
+            parts.append(f"[chunk_id: {c.chunk_id}] ({where})\n{c.text[:self.llm_max_chars]}")
+        messages = [{"role": "system", "content": _GROUNDED_SYSTEM},
+                    {"role": "user", "content": "Passages:\n\n" + "\n\n".join(parts)
+                     + f"\n\nQuestion: {question}"}]
+        try:
+            reply = await self.llm.chat(messages, json_schema=_GROUNDED_SCHEMA)
+        except LLMError:
+            return await asyncio.to_thread(self._extractive, res, ["llm_unavailable"])
+        tokens = reply.prompt_tokens + reply.completion_tokens
+        try:
+            data = json.loads(_FENCE.sub("", reply.content.strip()))
+            if not isinstance(data, dict):
+                raise ValueError("not an object")
+        except ValueError:
+            draft = await asyncio.to_thread(self._extractive, res, ["llm_bad_json"])
+            draft.tokens = tokens
+            return draft
+
+        def resolve(ref: str) -> str | None:
+            if ref in shown:
+                return ref
+            matches = [k for k in shown if k.startswith(ref)] if len(ref) >= 6 else []
+            return matches[0] if len(matches) == 1 else None
+
+        check = check_citations(data.get("citations"), shown, resolve)
+        found = bool(data.get("found"))
+        if found and not check.verified:
+            draft = await asyncio.to_thread(self._extractive, res, ["llm_citations_unverified"])
+            draft.tokens = tokens
+            return draft
+        text = str(data.get("answer") or "").strip() or "Not found in the documents."
+        flags = [f"dropped_citations:{check.dropped}"] if check.dropped else []
+        return AnswerDraft(text, check.verified if found else [], found, "llm", tokens, flags)
+
+
+def describe_step(ev: dict[str, Any], page_of: dict[str, str] | None = None) -> str:
+    """A short progress text for one LoopAgent step ("searching 'warranty'", "reading p.12")."""
+    tool, args = ev.get("tool", ""), ev.get("arguments") or {}
+    if ev.get("kind") == "llm":
+        return "thinking" if ev.get("status") == "ok" else f"LLM {ev.get('status')}: {ev.get('note', '')}"
+    if ev.get("kind") == "stop":
+        return f"stopped: {ev.get('status')}"
+    ref = str(args.get("chunk_id", ""))
+    where = (page_of or {}).get(ref, ref[:20])
+    return {
+        "search": f"searching '{args.get('query', '')}'",
+        "read": f"reading {where}",
+        "next_chunk": f"reading on: {where}",
+        "prev_chunk": f"reading back: {where}",
+        "outline": f"outline of {args.get('doc', args.get('document', ''))}",
+        "summarize": "taking notes",
+        "answer": "answering",
+        "fallback_to_rag": f"handing back to RAG: {args.get('reason', '')}",
+    }.get(tool, tool or str(ev.get("kind", "")))
+
+
+class LoopAgentEngine:
+    """The LoopAgent path for the router.
+
+    :param agent: a ``loop.agent.LoopAgent``.
+    :param store: the chunk store (to name the page of a chunk being read in progress events).
+    """
+
+    def __init__(self, agent: Any, store: Any) -> None:
+        self.agent = agent
+        self.store = store
+
+    async def run(self, collection: str, question: str, *, seeds: Sequence[SearchHit],
+                  history: Sequence[dict[str, str]], on_event: EventSink | None) -> LoopResult:
+        """Run the agent; returns the router's ``LoopResult`` (draft or fallback reason)."""
+        pages: dict[str, str] = {h.chunk.chunk_id: f"{h.chunk.path} p.{h.chunk.page_start}"
+                                 for h in seeds}
+
+        async def forward(step: Any) -> None:
+            ev = step.to_dict()
+            ref = str((ev.get("arguments") or {}).get("chunk_id", ""))
+            if ref and ref not in pages and self.store is not None:
+                try:
+                    found = await asyncio.to_thread(self.store.get_chunks, collection, [ref])
+                    if found:
+                        pages[ref] = f"{found[0].path} p.{found[0].page_start}"
+                except Exception:  # noqa: BLE001 - progress text only
+                    pass
+            ev["text"] = describe_step(ev, pages)
+            if on_event is not None:
+                await on_event(ev)
+
+        res = await self.agent.run_async(question, collection, candidates=list(seeds),
+                                         history=list(history), on_event=forward)
+        steps = [s.to_dict() for s in res.steps]
+        flags = []
+        if any(s.get("kind") == "llm" and s.get("status") == "error"
+               and "offline" in str(s.get("note", "")) for s in steps):
+            flags.append("llm_unavailable")
+        if res.stop_reason not in ("answer", "fallback_to_rag"):
+            flags.append(f"loop_stop:{res.stop_reason}")
+        brain = "loop-offline" if res.brain == "offline" else f"loop-{res.brain}"
+        if res.fallback:
+            return LoopResult(None, res.fallback_reason or "broad question", steps, res.tokens,
+                              flags, res.dropped_citations)
+        draft = AnswerDraft(res.answer, list(res.citations), res.found, brain, 0, [])
+        return LoopResult(draft, None, steps, res.tokens, flags, res.dropped_citations)
+
+
+class CacheAdapter:
+    """``gateway.cache.AnswerCache`` behind the router's ``AnswerCache`` protocol."""
+
+    def __init__(self, cache: Any) -> None:
+        self.cache = cache
+
+    async def get(self, question: str, collection: str, mode: str,
+                  corpus_version: str) -> dict[str, Any] | None:
+        """The cached payload or ``None``."""
+        entry = await self.cache.get(question, collection=collection, mode=mode,
+                                     corpus_version=corpus_version)
+        return None if entry is None else dict(entry.answer)
+
+    async def put(self, question: str, collection: str, mode: str, corpus_version: str,
+                  payload: dict[str, Any]) -> None:
+        """Store the payload with the documents its citations name."""
+        doc_ids = [c.get("doc_id", "") for c in payload.get("citations", ())]
+        await self.cache.put(question, payload, collection=collection, mode=mode,
+                             corpus_version=corpus_version, found=bool(payload.get("found")),
+                             doc_ids=[d for d in doc_ids if d])
+
+
+class RetrieverSearch:
+    """``loop.types.SearchBackend`` over the hybrid retriever (the LoopAgent's ``search`` tool)."""
+
+    def __init__(self, retriever: Any) -> None:
+        self.retriever = retriever
+
+    def search(self, query: str, collection: str, top_k: int,
+               flt: SearchFilter | None = None) -> list[SearchHit]:
+        """Hybrid hits for ``query`` (one per chunk of each merged item), at most ``top_k``."""
+        return _to_hits(self.retriever.run(query, collection, top_k=top_k, flt=flt))[:top_k]

@@ -1,0 +1,72 @@
+"""Assemble the FastAPI app: ``create_app(settings) -> FastAPI``.
+
+The lifespan builds the components once (``gateway.app_state.build_components``, in a worker
+thread because opening the store and loading the embedding model block) and closes them on
+shutdown; routes read them through ``gateway.api.deps``. Nothing else happens here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import importlib.util
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from gateway.api.deps import OrjsonResponse
+from gateway.api.limits import BodySizeLimit
+from gateway.app_state import build_components
+from gateway.errors import install_error_handlers
+from gateway.settings import Settings, get_settings
+
+__all__ = ["create_app"]
+
+log = logging.getLogger("loopgate.gateway")
+
+# Route modules, each with ``router``; optional ones (other engineers') load when present.
+_ROUTES = [
+    "gateway.api.routes.query",
+    "gateway.api.routes.chat",
+    "gateway.api.routes.documents",
+    "gateway.api.routes.health",
+    "gateway.api.routes.metrics",
+]
+_OPTIONAL_ROUTES = [
+    "gateway.api.routes.routes_log",
+    "gateway.api.routes.dashboard",
+]
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The LoopGate HTTP app for ``settings`` (default: :func:`get_settings`)."""
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        components = await asyncio.to_thread(build_components, settings)
+        app.state.components = components
+        try:
+            yield
+        finally:
+            await components.aclose()
+
+    app = FastAPI(
+        title="LoopGate",
+        summary="Document question answering: hybrid RAG fast path, deep-reading LoopAgent.",
+        version="0.1.0",
+        lifespan=lifespan,
+        default_response_class=OrjsonResponse,
+    )
+    app.state.settings = settings
+    install_error_handlers(app)
+    for name in _ROUTES:
+        app.include_router(importlib.import_module(name).router)
+    for name in _OPTIONAL_ROUTES:
+        if importlib.util.find_spec(name) is not None:
+            app.include_router(importlib.import_module(name).router)
+    app.add_middleware(BodySizeLimit, max_body_bytes=settings.max_body_bytes,
+                       max_upload_bytes=settings.max_upload_bytes)
+    return app
