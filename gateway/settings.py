@@ -8,7 +8,9 @@ their explicit config objects from these settings.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -20,6 +22,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 __all__ = ["Settings", "get_settings"]
 
 
+_MIGRATION_MODE = re.compile(r"^(?:proxy|shadow|gateway|canary(?::(\d+(?:\.\d+)?))?)$")
 _PLACEHOLDERS = {"changeme", "changethis", "secret", "password", "test", "example"}
 
 
@@ -106,6 +109,58 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(1_048_576, ge=1024, description="Largest JSON request body, bytes (413 above).")
     max_upload_bytes: int = Field(52_428_800, ge=1024, description="Largest uploaded document, bytes (413 above).")
     upload_extensions: list[str] = Field(default_factory=lambda: [".pdf", ".md", ".markdown", ".txt", ".docx", ".html", ".htm"], description="File types accepted by POST /v1/documents.")
+
+    # --- migration from an existing RAG service (gateway.migration; README "Migrate …") ----
+    migration_modes: dict[str, str] = Field(default_factory=dict, description='JSON map collection → migration mode: proxy, shadow, canary[:N] (N % to LoopGate) or gateway.')
+    migration_default_mode: str = Field("gateway", description="Migration mode of collections not named in migration_modes.")
+    migration_canary_percent: float = Field(10.0, ge=0, le=100, description="Share of questions (%) a canary collection sends to LoopGate when its mode gives no :N.")
+    migration_canary_key: Literal["user", "question"] = Field("user", description="What the canary split hashes: the caller id (falling back to the question) or always the normalised question.")
+    migration_shadow_timeout_s: float = Field(30.0, gt=0, description="Deadline of one background (shadow) LoopGate run, seconds.")
+    migration_shadow_max_concurrency: int = Field(4, ge=1, description="Shadow runs in flight per process; beyond it shadow runs are skipped (counted), never queued.")
+    legacy_rag_url: str = Field("", description="URL of the existing RAG service; empty = none (only the gateway mode is possible).")
+    legacy_rag_method: Literal["POST", "GET"] = Field("POST", description="HTTP method for the existing RAG service (GET sends the body template as query parameters).")
+    legacy_rag_body: str = Field('{"question": "{question}"}', description="JSON body template; string values may hold {question}, {collection}, {user}, {trace_id}.")
+    legacy_rag_headers: dict[str, str] = Field(default_factory=dict, description="JSON map of extra request headers for the existing RAG service.")
+    legacy_rag_api_key: SecretStr | None = Field(None, description="Bearer token sent to the existing RAG service (Authorization header).")
+    legacy_rag_answer_path: str = Field("answer", description="JMESPath to the answer text in the existing service's JSON reply.")
+    legacy_rag_sources_path: str = Field("sources", description="JMESPath to the list of sources in the reply; empty = it gives none.")
+    legacy_rag_source_fields: dict[str, str] = Field(default_factory=lambda: {"path": "path", "page": "page", "quote": "text"}, description="JSON map path/page/quote/score/chunk_id → JMESPath within one source item.")
+    legacy_rag_found_path: str = Field("", description="JMESPath to a true/false \"found\" flag in the reply; empty = found when the answer is not blank.")
+    legacy_rag_timeout_s: float = Field(10.0, gt=0, description="Whole-call deadline for the existing RAG service, seconds.")
+    existing_collections: dict[str, dict[str, str | int]] = Field(default_factory=dict, description="JSON map collection → payload mapping of a Qdrant collection built by another pipeline (read-only; see README).")
+
+    @field_validator("migration_default_mode")
+    @classmethod
+    def _known_default_mode(cls, value: str) -> str:
+        """Refuse unknown migration modes at start-up."""
+        if not _MIGRATION_MODE.match(value.strip().lower()):
+            raise ValueError(f"unknown migration mode {value!r}: use proxy, shadow, canary[:N] or gateway")
+        return value.strip().lower()
+
+    @field_validator("migration_modes")
+    @classmethod
+    def _known_modes(cls, value: dict[str, str]) -> dict[str, str]:
+        """Refuse unknown migration modes and canary percentages outside 0..100."""
+        out = {}
+        for collection, mode in value.items():
+            mode = mode.strip().lower()
+            m = _MIGRATION_MODE.match(mode)
+            if not m or (m.group(1) and not 0 <= float(m.group(1)) <= 100):
+                raise ValueError(f"collection {collection!r}: bad migration mode {mode!r} (proxy, shadow, canary[:N], gateway)")
+            out[collection] = mode
+        return out
+
+    @field_validator("legacy_rag_body")
+    @classmethod
+    def _body_is_json_object(cls, value: str) -> str:
+        """The legacy body template must be a JSON object."""
+        try:
+            parsed = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"legacy_rag_body is not JSON: {exc}") from None
+        if not isinstance(parsed, dict):
+            raise ValueError("legacy_rag_body must be a JSON object")
+        return value
 
     @field_validator("api_keys")
     @classmethod
