@@ -17,8 +17,21 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from gateway.migration.agreement import Agreement, MigrationLog, SourceRef, answer_similarity, citation_overlap, compare
-from gateway.migration.legacy import LegacyAnswer, LegacyConfigError, LegacyRagClient, LegacyRagConfig, LegacySource
+from gateway.migration.agreement import (
+    Agreement,
+    MigrationLog,
+    SourceRef,
+    answer_similarity,
+    citation_overlap,
+    compare,
+)
+from gateway.migration.legacy import (
+    LegacyAnswer,
+    LegacyConfigError,
+    LegacyRagClient,
+    LegacyRagConfig,
+    LegacySource,
+)
 from gateway.migration.modes import (
     CollectionMigration,
     LoopGateCall,
@@ -33,7 +46,7 @@ from gateway.migration.modes import (
 if TYPE_CHECKING:
     from gateway.settings import Settings
 
-__all__ = sorted([
+__all__ = [
     "Agreement",
     "CollectionMigration",
     "LegacyAnswer",
@@ -56,7 +69,7 @@ __all__ = sorted([
     "citation_overlap",
     "compare",
     "legacy_config_from_settings",
-])
+]
 
 
 def legacy_config_from_settings(settings: Settings) -> LegacyRagConfig | None:
@@ -65,7 +78,9 @@ def legacy_config_from_settings(settings: Settings) -> LegacyRagConfig | None:
         return None
     headers = dict(settings.legacy_rag_headers)
     if settings.legacy_rag_api_key is not None:
-        headers.setdefault("Authorization", f"Bearer {settings.legacy_rag_api_key.get_secret_value()}")
+        headers.setdefault(
+            "Authorization", f"Bearer {settings.legacy_rag_api_key.get_secret_value()}"
+        )
     return LegacyRagConfig(
         url=settings.legacy_rag_url,
         method=settings.legacy_rag_method,
@@ -88,8 +103,10 @@ def build_dispatcher(settings: Settings, redis: Any = None) -> MigrationDispatch
         mapping is invalid (bad URL, JMESPath …).
     """
     policy = MigrationPolicy.from_strings(
-        settings.migration_modes, settings.migration_default_mode,
-        settings.migration_canary_percent, settings.migration_canary_key,
+        settings.migration_modes,
+        settings.migration_default_mode,
+        settings.migration_canary_percent,
+        settings.migration_canary_key,
     )
     config = legacy_config_from_settings(settings)
     if config is None and not policy.needs_legacy():
@@ -97,7 +114,9 @@ def build_dispatcher(settings: Settings, redis: Any = None) -> MigrationDispatch
     return MigrationDispatcher(
         policy,
         LegacyRagClient(config) if config is not None else None,
-        MigrationLog(redis, max_records=settings.routelog_max_records, timeout_s=settings.timeout_cache_s),
+        MigrationLog(
+            redis, max_records=settings.routelog_max_records, timeout_s=settings.timeout_cache_s
+        ),
         shadow_timeout_s=settings.migration_shadow_timeout_s,
         shadow_max_concurrency=settings.migration_shadow_max_concurrency,
     )
@@ -116,10 +135,14 @@ def build_existing_store(settings: Settings, client: Any = None) -> Any:
     from corpus.errors import StoreError
     from gateway.migration.existing_collection import PayloadMapping, QdrantExistingCollectionStore
 
-    mappings = {name: PayloadMapping.from_dict(m) for name, m in settings.existing_collections.items()}
+    mappings = {
+        name: PayloadMapping.from_dict(m) for name, m in settings.existing_collections.items()
+    }
     if client is None:
         if not settings.qdrant_url:
-            raise StoreError("LOOPGATE_EXISTING_COLLECTIONS needs LOOPGATE_QDRANT_URL (the server holding them)")
+            raise StoreError(
+                "LOOPGATE_EXISTING_COLLECTIONS needs LOOPGATE_QDRANT_URL (the server holding them)"
+            )
         from qdrant_client import QdrantClient
 
         key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None

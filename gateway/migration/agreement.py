@@ -8,10 +8,11 @@ Two measures, both in ``[0, 1]``:
   ``citation_overlap`` is the page-level figure when both sides gave pages, else the document
   level. ``None`` when neither side cited anything (nothing to agree on).
 - **answer similarity** — lexical: rapidfuzz's normalised Indel similarity
-  (``fuzz.ratio / 100``) of the two answers after NFKC, case folding, punctuation removal and
-  whitespace collapse. It works character by character, so Chinese needs no segmentation. It
-  is a screening figure (a generated legacy answer and an extractive LoopGate answer can agree
-  in substance and still score ~0.3); read the examples in the log before trusting it.
+  (``fuzz.ratio / 100``) of the two answers after NFKC, case folding and removal of
+  punctuation and whitespace. It works character by character, so Chinese needs no
+  segmentation. It is a screening figure (a generated legacy answer and an extractive
+  LoopGate answer can agree in substance and still score ~0.3); read the examples in the log
+  before trusting it.
 
 :class:`MigrationLog` counts what was served by whom, shadow outcomes and agreement sums per
 collection, and keeps the most recent records — in Redis (shared by every gateway replica) when
@@ -112,7 +113,9 @@ def _jaccard(a: set[Any], b: set[Any]) -> float | None:
     return len(a & b) / len(union) if union else None
 
 
-def citation_overlap(left: Iterable[SourceRef], right: Iterable[SourceRef]) -> tuple[float | None, float | None]:
+def citation_overlap(
+    left: Iterable[SourceRef], right: Iterable[SourceRef]
+) -> tuple[float | None, float | None]:
     """Document-level and page-level Jaccard overlap of two citation lists.
 
     :returns: ``(document_overlap, page_overlap)``; page-level is ``None`` unless both sides
@@ -127,13 +130,13 @@ def citation_overlap(left: Iterable[SourceRef], right: Iterable[SourceRef]) -> t
 
 
 def _norm(text: str) -> str:
-    """NFKC, case fold, punctuation → blank, whitespace collapsed."""
+    """NFKC, case fold, punctuation and whitespace removed (so ``24 个月`` equals ``24个月``)."""
     text = unicodedata.normalize("NFKC", text).casefold()
-    return " ".join(_PUNCT.sub(" ", text).split())
+    return _PUNCT.sub("", text)
 
 
 def answer_similarity(a: str, b: str) -> float:
-    """Lexical similarity in ``[0, 1]`` (rapidfuzz Indel ratio on normalised text; 1.0 if both blank)."""
+    """Lexical similarity in ``[0, 1]`` (rapidfuzz Indel ratio; 1.0 when both are blank)."""
     na, nb = _norm(a), _norm(b)
     if not na and not nb:
         return 1.0
@@ -172,7 +175,14 @@ class MigrationLog:
         record is dropped and counted in :attr:`dropped`).
     """
 
-    def __init__(self, redis: Any = None, *, prefix: str = "loopgate:migration", max_records: int = 10000, timeout_s: float = 0.5) -> None:
+    def __init__(
+        self,
+        redis: Any = None,
+        *,
+        prefix: str = "loopgate:migration",
+        max_records: int = 10000,
+        timeout_s: float = 0.5,
+    ) -> None:
         self.redis = redis
         self.prefix = prefix
         self.max_records = max_records
@@ -264,7 +274,9 @@ class MigrationLog:
         if self.redis is None:
             records = list(reversed(self._events))
         else:
-            rows = await self.redis.xrevrange(f"{self.prefix}:events", count=count if collection is None else count * 10)
+            rows = await self.redis.xrevrange(
+                f"{self.prefix}:events", count=count if collection is None else count * 10
+            )
             records = []
             for _id, fields in rows:
                 raw = fields.get(b"record", fields.get("record"))

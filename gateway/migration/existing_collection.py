@@ -74,7 +74,9 @@ class PayloadMapping:
         known = {f.name for f in fields(cls)}
         unknown = set(data) - known
         if unknown:
-            raise StoreError(f"unknown payload-mapping key(s) {sorted(unknown)}; allowed: {sorted(known)}")
+            raise StoreError(
+                f"unknown payload-mapping key(s) {sorted(unknown)}; allowed: {sorted(known)}"
+            )
         if not data.get("qdrant_collection") or not data.get("text"):
             raise StoreError("a payload mapping needs at least qdrant_collection and text")
         kw = dict(data)
@@ -173,10 +175,19 @@ class QdrantExistingCollectionStore:
         else:
             section_path = ()
         return Chunk(
-            chunk_id=str(point.id), doc_id=str(doc or ""), path=path,
-            title=str(_dig(payload, m.title) or path.rsplit("/", 1)[-1]), section_path=section_path,
-            page_start=page, page_end=max(page, page_end), line_start=0, line_end=0,
-            char_start=0, char_end=len(text), text=text, ordinal=_int(_dig(payload, m.ordinal)),
+            chunk_id=str(point.id),
+            doc_id=str(doc or ""),
+            path=path,
+            title=str(_dig(payload, m.title) or path.rsplit("/", 1)[-1]),
+            section_path=section_path,
+            page_start=page,
+            page_end=max(page, page_end),
+            line_start=0,
+            line_end=0,
+            char_start=0,
+            char_end=len(text),
+            text=text,
+            ordinal=_int(_dig(payload, m.ordinal)),
         )
 
     def _filter(self, m: PayloadMapping, flt: SearchFilter | None) -> qm.Filter | None:
@@ -189,13 +200,19 @@ class QdrantExistingCollectionStore:
             must.append(qm.FieldCondition(key=m.path, match=qm.MatchAny(any=list(flt.paths))))
         return qm.Filter(must=must) if must else None
 
-    def _hits(self, m: PayloadMapping, points: Sequence[Any], flt: SearchFilter | None, top_k: int) -> list[SearchHit]:
+    def _hits(
+        self, m: PayloadMapping, points: Sequence[Any], flt: SearchFilter | None, top_k: int
+    ) -> list[SearchHit]:
         hits = []
         for p in points:
             chunk = self._chunk(m, p)
             if chunk is None:
                 continue
-            if flt and flt.section_prefix and chunk.section_path[: len(flt.section_prefix)] != flt.section_prefix:
+            if (
+                flt
+                and flt.section_prefix
+                and chunk.section_path[: len(flt.section_prefix)] != flt.section_prefix
+            ):
                 continue
             hits.append(SearchHit(chunk, float(p.score)))
         return hits[:top_k]
@@ -203,7 +220,11 @@ class QdrantExistingCollectionStore:
     # --- read side of ChunkStore ----------------------------------------------------------
     def list_collections(self) -> list[str]:
         """Mapped collection names whose Qdrant collection exists."""
-        return [c for c, m in self.mappings.items() if self._call("check", self.client.collection_exists, m.qdrant_collection)]
+        return [
+            c
+            for c, m in self.mappings.items()
+            if self._call("check", self.client.collection_exists, m.qdrant_collection)
+        ]
 
     def collection_meta(self, collection: str) -> dict[str, Any]:
         """``embed_model`` (from the mapping), ``dense_dim`` (from Qdrant), ``corpus_version``."""
@@ -225,7 +246,9 @@ class QdrantExistingCollectionStore:
         ids = [pid for pid in (_point_id(c) for c in chunk_ids) if pid is not None]
         if not ids:
             return []
-        points = self._call("retrieve points", self.client.retrieve, m.qdrant_collection, ids=ids, with_payload=True)
+        points = self._call(
+            "retrieve points", self.client.retrieve, m.qdrant_collection, ids=ids, with_payload=True
+        )
         by_id = {str(p.id): c for p in points if (c := self._chunk(m, p)) is not None}
         return [by_id[c] for c in chunk_ids if c in by_id]
 
@@ -239,13 +262,22 @@ class QdrantExistingCollectionStore:
         offset = None
         while True:
             points, offset = self._call(
-                "scroll a document", self.client.scroll, m.qdrant_collection, scroll_filter=flt,
-                limit=256, offset=offset, with_payload=True,
+                "scroll a document",
+                self.client.scroll,
+                m.qdrant_collection,
+                scroll_filter=flt,
+                limit=256,
+                offset=offset,
+                with_payload=True,
             )
             chunks.extend(c for p in points if (c := self._chunk(m, p)) is not None)
             if offset is None:
                 break
-        key = (lambda c: (c.ordinal, c.page_start)) if m.ordinal else (lambda c: (c.page_start, _int(c.chunk_id, 0), c.chunk_id))
+        key = (
+            (lambda c: (c.ordinal, c.page_start))
+            if m.ordinal
+            else (lambda c: (c.page_start, _int(c.chunk_id, 0), c.chunk_id))
+        )
         return sorted(chunks, key=key)
 
     def neighbour(self, collection: str, chunk_id: str, step: int) -> Chunk | None:
@@ -264,9 +296,14 @@ class QdrantExistingCollectionStore:
         """Cosine (or the collection's metric) search on the dense vector."""
         m = self._map(collection)
         res = self._call(
-            "run a dense query", self.client.query_points, m.qdrant_collection, query=list(vector),
-            using=m.dense_vector or None, limit=top_k * (4 if flt and flt.section_prefix else 1),
-            query_filter=self._filter(m, flt), with_payload=True,
+            "run a dense query",
+            self.client.query_points,
+            m.qdrant_collection,
+            query=list(vector),
+            using=m.dense_vector or None,
+            limit=top_k * (4 if flt and flt.section_prefix else 1),
+            query_filter=self._filter(m, flt),
+            with_payload=True,
         )
         return self._hits(m, res.points, flt, top_k)
 
@@ -278,15 +315,26 @@ class QdrantExistingCollectionStore:
         if not m.sparse_vector or query.is_empty():
             return []
         res = self._call(
-            "run a keyword query", self.client.query_points, m.qdrant_collection,
+            "run a keyword query",
+            self.client.query_points,
+            m.qdrant_collection,
             query=qm.SparseVector(indices=list(query.indices), values=list(query.values)),
-            using=m.sparse_vector, limit=top_k, query_filter=self._filter(m, flt), with_payload=True,
+            using=m.sparse_vector,
+            limit=top_k,
+            query_filter=self._filter(m, flt),
+            with_payload=True,
         )
         return self._hits(m, res.points, flt, top_k)
 
     def hybrid_search(
-        self, collection: str, vector: Sequence[float] | None, query: SparseVector, top_k: int, *,
-        prefetch_k: int = 50, flt: SearchFilter | None = None,
+        self,
+        collection: str,
+        vector: Sequence[float] | None,
+        query: SparseVector,
+        top_k: int,
+        *,
+        prefetch_k: int = 50,
+        flt: SearchFilter | None = None,
     ) -> list[SearchHit]:
         """RRF of dense and sparse when both exist; otherwise whichever one does."""
         m = self._map(collection)
@@ -296,13 +344,24 @@ class QdrantExistingCollectionStore:
             return self.keyword_search(collection, query, top_k, flt)
         qf = self._filter(m, flt)
         prefetch = [
-            qm.Prefetch(query=list(vector), using=m.dense_vector or None, limit=prefetch_k, filter=qf),
-            qm.Prefetch(query=qm.SparseVector(indices=list(query.indices), values=list(query.values)),
-                        using=m.sparse_vector, limit=prefetch_k, filter=qf),
+            qm.Prefetch(
+                query=list(vector), using=m.dense_vector or None, limit=prefetch_k, filter=qf
+            ),
+            qm.Prefetch(
+                query=qm.SparseVector(indices=list(query.indices), values=list(query.values)),
+                using=m.sparse_vector,
+                limit=prefetch_k,
+                filter=qf,
+            ),
         ]
         res = self._call(
-            "run a hybrid query", self.client.query_points, m.qdrant_collection, prefetch=prefetch,
-            query=qm.FusionQuery(fusion=qm.Fusion.RRF), limit=top_k, with_payload=True,
+            "run a hybrid query",
+            self.client.query_points,
+            m.qdrant_collection,
+            prefetch=prefetch,
+            query=qm.FusionQuery(fusion=qm.Fusion.RRF),
+            limit=top_k,
+            with_payload=True,
         )
         return self._hits(m, res.points, flt, top_k)
 

@@ -86,7 +86,9 @@ class LegacyRagConfig:
 
     def __post_init__(self) -> None:
         if not self.url.startswith(("http://", "https://")):
-            raise LegacyConfigError(f"legacy RAG url must start with http:// or https://: {self.url!r}")
+            raise LegacyConfigError(
+                f"legacy RAG url must start with http:// or https://: {self.url!r}"
+            )
         if self.method not in ("POST", "GET"):
             raise LegacyConfigError(f"legacy RAG method must be POST or GET, not {self.method!r}")
         if not isinstance(self.body, Mapping):
@@ -198,12 +200,16 @@ class LegacyRagClient:
         the adapter's tests use a real HTTP server on loopback).
     """
 
-    def __init__(self, config: LegacyRagConfig, *, transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self, config: LegacyRagConfig, *, transport: httpx.AsyncBaseTransport | None = None
+    ) -> None:
         self.config = config
         self._answer = _compile(config.answer_path, "answer_path")
         self._sources = _compile(config.sources_path, "sources_path")
         self._found = _compile(config.found_path, "found_path")
-        self._fields = {k: _compile(v, f"source_fields.{k}") for k, v in config.source_fields.items() if v}
+        self._fields = {
+            k: _compile(v, f"source_fields.{k}") for k, v in config.source_fields.items() if v
+        }
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
 
@@ -234,22 +240,42 @@ class LegacyRagClient:
         :param trace_id: LoopGate trace id (``{trace_id}``), lets the two logs be joined.
         :returns: :class:`LegacyAnswer`; ``ok=False`` with ``error_kind`` on any failure.
         """
-        values = {"question": question, "collection": collection, "user": user, "trace_id": trace_id}
+        values = {
+            "question": question,
+            "collection": collection,
+            "user": user,
+            "trace_id": trace_id,
+        }
         payload = _fill(dict(self.config.body), values)
         start = time.perf_counter()
         status = 0
 
         def done(**kw: Any) -> LegacyAnswer:
-            return LegacyAnswer(status_code=status, latency_ms=(time.perf_counter() - start) * 1000, **kw)
+            return LegacyAnswer(
+                status_code=status, latency_ms=(time.perf_counter() - start) * 1000, **kw
+            )
 
         try:
             async with asyncio.timeout(self.config.timeout_s):
                 status, body = await self._send(payload)
         except TimeoutError:
-            return done(ok=False, error_kind="timeout", error=f"no complete reply within {self.config.timeout_s:g} s")
+            return done(
+                ok=False,
+                error_kind="timeout",
+                error=f"no complete reply within {self.config.timeout_s:g} s",
+            )
         except httpx.TimeoutException as exc:
-            return done(ok=False, error_kind="timeout", error=f"{type(exc).__name__} after {self.config.timeout_s:g} s")
-        except (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
+            return done(
+                ok=False,
+                error_kind="timeout",
+                error=f"{type(exc).__name__} after {self.config.timeout_s:g} s",
+            )
+        except (
+            httpx.ConnectError,
+            httpx.RemoteProtocolError,
+            httpx.ReadError,
+            httpx.WriteError,
+        ) as exc:
             return done(ok=False, error_kind="connect", error=f"{type(exc).__name__}: {exc}")
         except _Malformed as exc:
             return done(ok=False, error_kind="malformed", error=str(exc))
@@ -267,7 +293,11 @@ class LegacyRagClient:
         """One HTTP exchange; the reply body is read up to ``max_reply_bytes``."""
         client = self._http()
         if self.config.method == "GET":
-            params = {k: v if isinstance(v, str) else json.dumps(v) for k, v in payload.items() if v is not None}
+            params = {
+                k: v if isinstance(v, str) else json.dumps(v)
+                for k, v in payload.items()
+                if v is not None
+            }
             request = client.build_request("GET", self.config.url, params=params)
         else:
             request = client.build_request("POST", self.config.url, json=payload)
@@ -290,7 +320,9 @@ class LegacyRagClient:
             data = json.loads(body)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             head = body[:80].decode("utf-8", "replace")
-            raise _Malformed(f"reply is not JSON ({exc.msg if hasattr(exc, 'msg') else exc}): {head!r}") from None
+            raise _Malformed(
+                f"reply is not JSON ({exc.msg if hasattr(exc, 'msg') else exc}): {head!r}"
+            ) from None
         warnings: list[str] = []
         answer = self._answer.search(data) if self._answer else None
         if answer is None:
@@ -307,15 +339,25 @@ class LegacyRagClient:
                 warnings.append(f"sources_path {self.config.sources_path!r} matched nothing")
                 items = []
             if not isinstance(items, list):
-                raise _Malformed(f"sources_path {self.config.sources_path!r} gave a {type(items).__name__}, not a list")
+                raise _Malformed(
+                    f"sources_path {self.config.sources_path!r} gave a "
+                    f"{type(items).__name__}, not a list"
+                )
             sources = [self._source(item) for item in items]
         found = bool(answer.strip())
         if self._found is not None:
             flag = self._found.search(data)
             if not isinstance(flag, bool):
-                raise _Malformed(f"found_path {self.config.found_path!r} gave {flag!r}, not true/false")
+                raise _Malformed(
+                    f"found_path {self.config.found_path!r} gave {flag!r}, not true/false"
+                )
             found = flag
-        return {"answer": answer, "sources": tuple(sources), "found": found, "warnings": tuple(warnings)}
+        return {
+            "answer": answer,
+            "sources": tuple(sources),
+            "found": found,
+            "warnings": tuple(warnings),
+        }
 
     def _source(self, item: Any) -> LegacySource:
         """Map one source item (object, or a bare string taken as its path)."""
@@ -329,6 +371,8 @@ class LegacyRagClient:
             path="" if got.get("path") is None else str(got["path"]),
             page=_as_int(got.get("page")),
             quote="" if got.get("quote") is None else str(got["quote"]),
-            score=float(score) if isinstance(score, int | float) and not isinstance(score, bool) else None,
+            score=float(score)
+            if isinstance(score, int | float) and not isinstance(score, bool)
+            else None,
             chunk_id="" if got.get("chunk_id") is None else str(got["chunk_id"]),
         )

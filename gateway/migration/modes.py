@@ -100,7 +100,10 @@ class MigrationPolicy:
 
     @classmethod
     def from_strings(
-        cls, modes: Mapping[str, str], default: str = "gateway", canary_percent: float = 10.0,
+        cls,
+        modes: Mapping[str, str],
+        default: str = "gateway",
+        canary_percent: float = 10.0,
         canary_key: Literal["user", "question"] = "user",
     ) -> MigrationPolicy:
         """Build from settings strings (``{"manuals": "canary:25"}``)."""
@@ -116,7 +119,9 @@ class MigrationPolicy:
 
     def needs_legacy(self) -> bool:
         """True when some collection (or the default) sends questions to the legacy service."""
-        return any(m.mode is not MigrationMode.GATEWAY for m in (self.default, *self.modes.values()))
+        return any(
+            m.mode is not MigrationMode.GATEWAY for m in (self.default, *self.modes.values())
+        )
 
 
 def canary_bucket(key: str, salt: str = "") -> float:
@@ -141,7 +146,8 @@ def _loopgate_view(answer: Any) -> tuple[str, list[SourceRef], bool]:
     """Answer text, cited (path, page) and found flag of a LoopGate answer object."""
     text = str(_get(answer, "answer", "") or "")
     refs = [
-        SourceRef(str(_get(c, "path", "") or ""), _get(c, "page")) for c in _get(answer, "citations", ()) or ()
+        SourceRef(str(_get(c, "path", "") or ""), _get(c, "page"))
+        for c in _get(answer, "citations", ()) or ()
     ]
     return text, refs, bool(_get(answer, "found", bool(text.strip())))
 
@@ -152,8 +158,13 @@ def _legacy_refs(legacy: LegacyAnswer) -> list[SourceRef]:
 
 def _legacy_summary(legacy: LegacyAnswer) -> dict[str, Any]:
     return {
-        "ok": legacy.ok, "found": legacy.found, "error_kind": legacy.error_kind, "error": legacy.error,
-        "latency_ms": round(legacy.latency_ms, 2), "sources": len(legacy.sources), "answer": legacy.answer[:500],
+        "ok": legacy.ok,
+        "found": legacy.found,
+        "error_kind": legacy.error_kind,
+        "error": legacy.error,
+        "latency_ms": round(legacy.latency_ms, 2),
+        "sources": len(legacy.sources),
+        "answer": legacy.answer[:500],
     }
 
 
@@ -196,13 +207,20 @@ class MigrationOutcome:
         flagged error when the legacy call failed."""
         legacy = self.legacy
         assert legacy is not None, "legacy_response() is only for legacy-served outcomes"
-        body: dict[str, Any] = {"answer": legacy.answer, "found": legacy.found, "citations": [], "cached": False}
+        body: dict[str, Any] = {
+            "answer": legacy.answer,
+            "found": legacy.found,
+            "citations": [],
+            "cached": False,
+        }
         body["sources"] = [
             {"path": s.path, "page": s.page, "quote": s.quote, "score": s.score, "verified": False}
             for s in legacy.sources
         ]
         if not legacy.ok:
-            body["answer"] = f"The existing question-answering service failed ({legacy.error_kind})."
+            body["answer"] = (
+                f"The existing question-answering service failed ({legacy.error_kind})."
+            )
             body["found"] = False
             body["error"] = {"code": f"legacy_{legacy.error_kind}", "message": legacy.error}
         body["migration"] = self.info()
@@ -229,11 +247,18 @@ class MigrationDispatcher:
     """
 
     def __init__(
-        self, policy: MigrationPolicy, legacy: LegacyRagClient | None, log: MigrationLog | None = None, *,
-        shadow_timeout_s: float = 30.0, shadow_max_concurrency: int = 4,
+        self,
+        policy: MigrationPolicy,
+        legacy: LegacyRagClient | None,
+        log: MigrationLog | None = None,
+        *,
+        shadow_timeout_s: float = 30.0,
+        shadow_max_concurrency: int = 4,
     ) -> None:
         if legacy is None and policy.needs_legacy():
-            raise LegacyConfigError("a migration mode other than gateway is set but no legacy RAG URL is configured")
+            raise LegacyConfigError(
+                "a migration mode other than gateway is set but no legacy RAG URL is configured"
+            )
         self.policy = policy
         self.legacy = legacy
         self.log = log or MigrationLog()
@@ -265,7 +290,13 @@ class MigrationDispatcher:
         return f"q:{normalize_question(question)}"
 
     async def dispatch(
-        self, question: str, collection: str, loopgate: LoopGateCall, *, user: str | None = None, trace_id: str = ""
+        self,
+        question: str,
+        collection: str,
+        loopgate: LoopGateCall,
+        *,
+        user: str | None = None,
+        trace_id: str = "",
     ) -> MigrationOutcome:
         """Answer per the collection's mode (see the module docstring).
 
@@ -273,20 +304,36 @@ class MigrationDispatcher:
             when no legacy answer could replace it; legacy failures never raise.
         """
         cm = self.policy.for_collection(collection)
-        base = {"collection": collection, "mode": str(cm.mode), "trace_id": trace_id, "question": question[:300]}
+        base = {
+            "collection": collection,
+            "mode": str(cm.mode),
+            "trace_id": trace_id,
+            "question": question[:300],
+        }
         if cm.mode is MigrationMode.GATEWAY:
             return await self._gateway(question, collection, loopgate, user, trace_id, base)
         if cm.mode is MigrationMode.CANARY and canary_selects_loopgate(
             self.canary_key(question, user), cm.canary_percent, collection
         ):
-            return await self._gateway(question, collection, loopgate, user, trace_id, base, mode=cm.mode)
+            return await self._gateway(
+                question, collection, loopgate, user, trace_id, base, mode=cm.mode
+            )
         assert self.legacy is not None
-        legacy = await self.legacy.ask(question, collection=collection, user=user, trace_id=trace_id)
+        legacy = await self.legacy.ask(
+            question, collection=collection, user=user, trace_id=trace_id
+        )
         outcome = MigrationOutcome(collection, cm.mode, "legacy", legacy=legacy)
         if cm.mode is MigrationMode.SHADOW:
             if len(self._shadow_tasks) >= self.shadow_max_concurrency:
                 outcome.shadow = "skipped"
-                self._record({**base, "served_by": "legacy", "shadow": "skipped", "legacy": _legacy_summary(legacy)})
+                self._record(
+                    {
+                        **base,
+                        "served_by": "legacy",
+                        "shadow": "skipped",
+                        "legacy": _legacy_summary(legacy),
+                    }
+                )
             else:
                 outcome.shadow = "started"
                 self._spawn(self._shadow(loopgate, legacy, base), self._shadow_tasks)
@@ -295,8 +342,14 @@ class MigrationDispatcher:
         return outcome
 
     async def _gateway(
-        self, question: str, collection: str, loopgate: LoopGateCall, user: str | None, trace_id: str,
-        base: dict[str, Any], mode: MigrationMode = MigrationMode.GATEWAY,
+        self,
+        question: str,
+        collection: str,
+        loopgate: LoopGateCall,
+        user: str | None,
+        trace_id: str,
+        base: dict[str, Any],
+        mode: MigrationMode = MigrationMode.GATEWAY,
     ) -> MigrationOutcome:
         """LoopGate first; the legacy service answers when LoopGate fails or finds nothing."""
         try:
@@ -306,11 +359,24 @@ class MigrationDispatcher:
         except Exception as exc:  # noqa: BLE001 - replaced by the legacy answer when there is one
             answer, reason, error = None, "loopgate_error", exc
         if reason and self.legacy is not None:
-            legacy = await self.legacy.ask(question, collection=collection, user=user, trace_id=trace_id)
+            legacy = await self.legacy.ask(
+                question, collection=collection, user=user, trace_id=trace_id
+            )
             if legacy.ok and (legacy.found or error is not None):
-                self._record({**base, "served_by": "legacy", "fallback": reason, "legacy": _legacy_summary(legacy)})
+                self._record(
+                    {
+                        **base,
+                        "served_by": "legacy",
+                        "fallback": reason,
+                        "legacy": _legacy_summary(legacy),
+                    }
+                )
                 return MigrationOutcome(
-                    collection, mode, "legacy", legacy=legacy, fallback=reason,
+                    collection,
+                    mode,
+                    "legacy",
+                    legacy=legacy,
+                    fallback=reason,
                     loopgate_error=f"{type(error).__name__}: {error}" if error else "",
                 )
         if error is not None:
@@ -318,7 +384,9 @@ class MigrationDispatcher:
         self._record({**base, "served_by": "loopgate"})
         return MigrationOutcome(collection, mode, "loopgate", loopgate=answer)
 
-    async def _shadow(self, loopgate: LoopGateCall, legacy: LegacyAnswer, base: dict[str, Any]) -> None:
+    async def _shadow(
+        self, loopgate: LoopGateCall, legacy: LegacyAnswer, base: dict[str, Any]
+    ) -> None:
         """Background LoopGate run: own deadline, every exception captured, one record."""
         rec: dict[str, Any] = {**base, "served_by": "legacy", "legacy": _legacy_summary(legacy)}
         start = time.perf_counter()
@@ -326,7 +394,12 @@ class MigrationDispatcher:
             async with asyncio.timeout(self.shadow_timeout_s):
                 answer = await loopgate()
             text, refs, found = _loopgate_view(answer)
-            rec["loopgate"] = {"ok": True, "found": found, "citations": len(refs), "answer": text[:500]}
+            rec["loopgate"] = {
+                "ok": True,
+                "found": found,
+                "citations": len(refs),
+                "answer": text[:500],
+            }
             rec["shadow"] = "ok"
             if legacy.ok:
                 rec["agreement"] = compare(
@@ -334,12 +407,17 @@ class MigrationDispatcher:
                 ).to_dict()
         except TimeoutError:
             rec["shadow"] = "timeout"
-            rec["loopgate"] = {"ok": False, "error": f"no answer within {self.shadow_timeout_s:g} s"}
+            rec["loopgate"] = {
+                "ok": False,
+                "error": f"no answer within {self.shadow_timeout_s:g} s",
+            }
         except Exception as exc:  # noqa: BLE001 - the shadow run must never escape
             rec["shadow"] = "error"
             rec["loopgate"] = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
             log.warning("shadow LoopGate run failed for %s: %s", base.get("collection"), exc)
-        rec.setdefault("loopgate", {})["latency_ms"] = round((time.perf_counter() - start) * 1000, 2)
+        rec.setdefault("loopgate", {})["latency_ms"] = round(
+            (time.perf_counter() - start) * 1000, 2
+        )
         await self.log.record(rec)
 
     async def drain(self, timeout_s: float = 5.0) -> int:

@@ -42,22 +42,34 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def _answer(self, question: str) -> bytes:
-        return json.dumps({
-            "data": {
-                "answer": f"Legacy says: {question}",
-                "found": True,
-                "docs": [
-                    {"meta": {"source": "manuals/pump-x200.pdf", "page": "12"}, "content": "warranty is 24 months", "score": 0.91},
-                    {"meta": {"source": "manuals/pump-x200.pdf", "page": 13}, "content": "service intervals", "score": 0.55},
-                    "faq/warranty.md",
-                ],
+        return json.dumps(
+            {
+                "data": {
+                    "answer": f"Legacy says: {question}",
+                    "found": True,
+                    "docs": [
+                        {
+                            "meta": {"source": "manuals/pump-x200.pdf", "page": "12"},
+                            "content": "warranty is 24 months",
+                            "score": 0.91,
+                        },
+                        {
+                            "meta": {"source": "manuals/pump-x200.pdf", "page": 13},
+                            "content": "service intervals",
+                            "score": 0.55,
+                        },
+                        "faq/warranty.md",
+                    ],
+                }
             }
-        }).encode()
+        ).encode()
 
     def do_GET(self) -> None:  # noqa: N802
         url = urlparse(self.path)
         qs = parse_qs(url.query)
-        self.server.seen.append({"method": "GET", "path": url.path, "query": qs, "headers": dict(self.headers)})
+        self.server.seen.append(
+            {"method": "GET", "path": url.path, "query": qs, "headers": dict(self.headers)}
+        )
         if url.path == "/get":
             self._reply(200, self._answer(qs.get("q", [""])[0]))
         else:
@@ -71,7 +83,15 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw or b"{}")
         except json.JSONDecodeError:
             body = {"_raw": raw.decode("utf-8", "replace")}
-        self.server.seen.append({"method": "POST", "path": url.path, "query": qs, "headers": dict(self.headers), "body": body})
+        self.server.seen.append(
+            {
+                "method": "POST",
+                "path": url.path,
+                "query": qs,
+                "headers": dict(self.headers),
+                "body": body,
+            }
+        )
         self._dispatch(url.path, qs, body)
 
     def _dispatch(self, path: str, qs: dict[str, list[str]], body: dict[str, Any]) -> None:
@@ -87,7 +107,9 @@ class _Handler(BaseHTTPRequestHandler):
         elif path == "/shape":
             self._reply(200, json.dumps({"data": {"text": "answer under another key"}}).encode())
         elif path == "/badsources":
-            self._reply(200, json.dumps({"data": {"answer": "ok", "found": True, "docs": "a.pdf"}}).encode())
+            self._reply(
+                200, json.dumps({"data": {"answer": "ok", "found": True, "docs": "a.pdf"}}).encode()
+            )
         elif path == "/drip":
             n = int(qs.get("n", ["20"])[0])
             self.send_response(200)

@@ -1,4 +1,5 @@
-"""Legacy-RAG adapter against a real HTTP server on loopback (well-formed, slow, failing, malformed)."""
+"""Legacy-RAG adapter against a real HTTP server on loopback: well-formed, slow, failing and
+malformed replies."""
 
 from __future__ import annotations
 
@@ -30,7 +31,12 @@ def service() -> Iterator[LegacyService]:
 def _config(service: LegacyService, path: str = "/ask", **kw: object) -> LegacyRagConfig:
     base: dict[str, object] = dict(
         url=service.url + path,
-        body={"query": "{question}", "index": "{collection}", "user": "{user}", "opts": {"k": 5, "tag": "lg-{trace_id}"}},
+        body={
+            "query": "{question}",
+            "index": "{collection}",
+            "user": "{user}",
+            "opts": {"k": 5, "tag": "lg-{trace_id}"},
+        },
         answer_path="data.answer",
         sources_path="data.docs",
         source_fields=FIELDS,
@@ -50,17 +56,28 @@ async def test_well_formed_reply_is_mapped(service: LegacyService) -> None:
     assert res.answer == f"Legacy says: {question}"
     assert res.found is True and res.status_code == 200 and res.latency_ms > 0
     assert [(s.path, s.page) for s in res.sources] == [
-        ("manuals/pump-x200.pdf", 12), ("manuals/pump-x200.pdf", 13), ("faq/warranty.md", None)
+        ("manuals/pump-x200.pdf", 12),
+        ("manuals/pump-x200.pdf", 13),
+        ("faq/warranty.md", None),
     ]
-    assert res.sources[0].quote == "warranty is 24 months" and res.sources[0].score == pytest.approx(0.91)
+    assert res.sources[0].quote == "warranty is 24 months" and res.sources[
+        0
+    ].score == pytest.approx(0.91)
     sent = service.seen[-1]
     # placeholders substituted after parsing: quotes and braces in the question stay intact
-    assert sent["body"] == {"query": question, "index": "manuals", "user": None, "opts": {"k": 5, "tag": "lg-t-1"}}
+    assert sent["body"] == {
+        "query": question,
+        "index": "manuals",
+        "user": None,
+        "opts": {"k": 5, "tag": "lg-t-1"},
+    }
     assert sent["headers"]["X-Team"] == "docs"
 
 
 async def test_get_method_sends_query_parameters(service: LegacyService) -> None:
-    client = LegacyRagClient(_config(service, "/get", method="GET", body={"q": "{question}", "k": 3}))
+    client = LegacyRagClient(
+        _config(service, "/get", method="GET", body={"q": "{question}", "k": 3})
+    )
     res = await client.ask("pump pressure", collection="c")
     await client.aclose()
     assert res.ok and res.answer == "Legacy says: pump pressure"
@@ -81,7 +98,9 @@ async def test_get_method_sends_query_parameters(service: LegacyService) -> None
         ("/close", "connect", "RemoteProtocolError"),
     ],
 )
-async def test_failures_become_flagged_answers(service: LegacyService, path: str, kind: str, needle: str) -> None:
+async def test_failures_become_flagged_answers(
+    service: LegacyService, path: str, kind: str, needle: str
+) -> None:
     client = LegacyRagClient(_config(service, path, timeout_s=0.5))
     res = await client.ask("anything", collection="c")
     await client.aclose()
