@@ -1,9 +1,8 @@
 """Build the evaluation's answerer for a mode from :class:`gateway.settings.Settings`.
 
-Composition (the same public constructors the gateway uses): ``QdrantChunkStore`` (embedded
-engine under ``<data_dir>/qdrant``, or the server at ``qdrant_url``), ``corpus.tokenizer.Tokenizer``,
-``rag.embedder.FastEmbedEmbedder`` (keyword-only when no local model folder is configured and
-the model cannot be fetched), ``rag.retriever.HybridRetriever`` with a ``RetrievalConfig`` from
+Composition (the gateway's own factories, ``gateway.components``): the chunk store (embedded
+engine under ``<data_dir>/qdrant``, or the server at ``qdrant_url``), the shared tokenizer, the
+dense embedder (``get_embedder``, else ``rag.embedder.FastEmbedEmbedder`` from settings), ``rag.retriever.HybridRetriever`` with a ``RetrievalConfig`` from
 settings, ``rag.pipeline.RagPipeline``, ``loop.agent.LoopAgent`` (LLM when ``llm_base_url`` is
 set, else the offline policy) and, for ``auto``, ``gateway.router.Router`` over
 ``gateway.engines`` with no answer cache and no route sink.
@@ -63,13 +62,23 @@ class BuiltAnswerer:
 
 
 def open_store(settings: Settings) -> Any:
-    """The chunk store named by settings (server URL, else embedded under ``data_dir/qdrant``)."""
-    from corpus.qdrant_store import QdrantChunkStore
+    """The chunk store the settings name (``gateway.components.open_store``)."""
+    from gateway.components import open_store as _open
 
-    if settings.qdrant_url:
-        key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
-        return QdrantChunkStore.server(settings.qdrant_url, key)
-    return QdrantChunkStore.embedded(settings.data_dir / "qdrant")
+    return _open(settings)
+
+
+def _embedder(settings: Settings) -> Any:
+    """``gateway.components.get_embedder`` when it exists, else a ``FastEmbedEmbedder``."""
+    from gateway import components
+
+    factory = getattr(components, "get_embedder", None)
+    if factory is not None:
+        return factory(settings)
+    from rag.embedder import FastEmbedEmbedder
+
+    return FastEmbedEmbedder(settings.embed_model, settings.embed_model_path,
+                             threads=settings.embed_threads)
 
 
 def _llm_config(settings: Settings) -> Any:
@@ -95,19 +104,17 @@ def build_answerer(mode: str, settings: Settings, *, offline: bool = False,
     """
     if mode not in ("rag", "loop", "auto"):
         raise ValueError(f"mode must be rag, loop or auto, got {mode!r}")
-    from corpus.tokenizer import Tokenizer
+    from gateway.components import get_tokenizer
     from loop.agent import LoopAgent
     from loop.types import LoopConfig
-    from rag.embedder import FastEmbedEmbedder
     from rag.pipeline import RagPipeline
     from rag.retriever import HybridRetriever
     from rag.types import RetrievalConfig
 
     store = store if store is not None else open_store(settings)
-    tokenizer = Tokenizer()
+    tokenizer = get_tokenizer()
     if embedder is None:
-        embedder = FastEmbedEmbedder(settings.embed_model, settings.embed_model_path,
-                                     threads=settings.embed_threads)
+        embedder = _embedder(settings)
     config = RetrievalConfig(
         top_k=settings.rag_top_k, prefetch_k=settings.rag_prefetch_k, rrf_k=settings.rag_rrf_k,
         dense_weight=settings.rag_dense_weight, keyword_weight=settings.rag_keyword_weight,
