@@ -42,7 +42,7 @@ class Components:
     agent: Any = None
     retriever: Any = None
     cache: Any = None
-    routelog: Any = None
+    route_log: Any = None
     metrics: Any = None
     router: Any = None
     ingest: Any = None
@@ -87,7 +87,7 @@ class Components:
 
     async def aclose(self) -> None:
         """Close what was opened (ingest jobs, LLM client, cache, route log, store)."""
-        for name in ("ingest", "agent", "llm", "cache", "routelog"):
+        for name in ("ingest", "agent", "llm", "cache", "route_log"):
             obj = getattr(self, name)
             close = getattr(obj, "aclose", None)
             if close is not None:

@@ -39,13 +39,6 @@ def retrieval_config(settings: Any) -> Any:
     )
 
 
-def _sink(c: Any) -> Any:
-    """The router's route sink: route log and metrics (whichever exist)."""
-    from gateway.sinks import RouteRecordSink
-
-    return RouteRecordSink(c.routelog, c.metrics)
-
-
 def assemble(c: Any) -> None:
     """Fill ``c`` (a :class:`gateway.app_state.Components`) with engines, cache and router."""
     from gateway.engines import CacheAdapter, HybridRagEngine, LoopAgentEngine, RetrieverSearch
@@ -80,26 +73,18 @@ def assemble(c: Any) -> None:
         c.cache = build_answer_cache(s)
     except Exception as exc:  # noqa: BLE001 - serve without cache, flagged in /readyz
         log.error("answer cache unavailable: %s", exc)
-    c.routelog = _optional("gateway.routelog", "build_route_log", s)
-    c.metrics = _optional("gateway.metrics", "build_metrics", s)
+    from gateway.metrics import GatewayMetrics
+    from gateway.routelog import RouteRecorder, build_route_log
+
+    c.route_log = build_route_log(s)
+    c.metrics = GatewayMetrics()
     c.router = Router(s, rag=rag, loop=loop,
                       cache=CacheAdapter(c.cache) if c.cache is not None else None,
-                      sink=_sink(c), corpus_version=c.corpus_version)
+                      sink=RouteRecorder(c.route_log, c.metrics),
+                      corpus_version=c.corpus_version)
     from gateway.ingest_jobs import IngestJobs
 
     c.ingest = IngestJobs(c)
-
-
-def _optional(module: str, factory: str, settings: Any) -> Any:
-    """E1's route log / metrics when their module provides ``factory(settings)``."""
-    import importlib
-
-    try:
-        mod = importlib.import_module(module)
-    except ImportError:
-        return None
-    fn = getattr(mod, factory, None)
-    return fn(settings) if callable(fn) else None
 
 
 class _CatalogueDirectory:

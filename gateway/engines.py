@@ -93,6 +93,11 @@ class HybridRagEngine:
         evidence = extract_answer(r, r.key_terms, make_citation, max_evidence=self.max_evidence,
                                   normalize=self.retriever.tokenizer.normalize)
         found = bool(evidence) and r.confidence.value >= self.answer_floor
+        if found and r.key_terms and res.features.get("coverage", 1.0) <= 0.0:
+            # none of the question's key terms occurs in the retrieved text: the "evidence" is
+            # only the top chunk's first sentence, which answers nothing (case 12, step 9)
+            found = False
+            flags = [*flags, "no_key_term_coverage"]
         if not found:
             return AnswerDraft(NOT_FOUND_TEXT, [], False, "extractive", flags=flags)
         return AnswerDraft("\n".join(e.text for e in evidence), [e.citation for e in evidence],

@@ -233,6 +233,13 @@ class Router:
             rec["flags"].append("store_unavailable")
             rec["errors"].append(f"corpus_version: {exc}")
         rec["corpus_version"] = version or ""
+        if version == "" and self.corpus_version is not None:
+            rec.update(final_path="empty_collection", brain="none")
+            rec["decision"] = {"route": "none", "reason": f"collection {q.collection!r} holds "
+                               "no documents yet"}
+            await self._emit(ctx, {"type": "route", **rec["decision"]})
+            return QueryResult(f"Not found: collection {q.collection!r} holds no documents yet.",
+                               [], False, {}, cached=False)
         # 1. cache
         if self.cache is not None and version is not None and q.use_cache:
             cache = self.cache
