@@ -92,9 +92,17 @@ class CacheStore(Protocol):
         """Values of ``keys`` (None where missing or expired)."""
 
     async def store(
-        self, key: str, value: str, ttl: int, *, alias_key: str | None,
-        doc_index_keys: Sequence[str], tombstone_keys: Sequence[str],
-        version_key: str | None, versions_key: str, version: str,
+        self,
+        key: str,
+        value: str,
+        ttl: int,
+        *,
+        alias_key: str | None,
+        doc_index_keys: Sequence[str],
+        tombstone_keys: Sequence[str],
+        version_key: str | None,
+        versions_key: str,
+        version: str,
     ) -> bool:
         """Write an entry and its index memberships; False when a tombstone refuses it."""
 
@@ -133,15 +141,35 @@ class RedisCacheStore:
         return await call_redis(self.breaker, "cache", lambda: self.client.mget(list(keys)))
 
     async def store(
-        self, key: str, value: str, ttl: int, *, alias_key: str | None,
-        doc_index_keys: Sequence[str], tombstone_keys: Sequence[str],
-        version_key: str | None, versions_key: str, version: str,
+        self,
+        key: str,
+        value: str,
+        ttl: int,
+        *,
+        alias_key: str | None,
+        doc_index_keys: Sequence[str],
+        tombstone_keys: Sequence[str],
+        version_key: str | None,
+        versions_key: str,
+        version: str,
     ) -> bool:
         """Lua ``_STORE_LUA``."""
-        keys = [key, alias_key or key, version_key or key, versions_key,
-                *doc_index_keys, *tombstone_keys]
-        args = [value, ttl, len(doc_index_keys), "1" if alias_key else "0",
-                "1" if version_key else "0", version]
+        keys = [
+            key,
+            alias_key or key,
+            version_key or key,
+            versions_key,
+            *doc_index_keys,
+            *tombstone_keys,
+        ]
+        args = [
+            value,
+            ttl,
+            len(doc_index_keys),
+            "1" if alias_key else "0",
+            "1" if version_key else "0",
+            version,
+        ]
         res = await call_redis(self.breaker, "cache", lambda: self._store(keys=keys, args=args))
         return bool(int(res))
 
@@ -150,12 +178,17 @@ class RedisCacheStore:
     ) -> int:
         """Lua ``_INVALIDATE_LUA``."""
         keys, args = [*doc_index_keys, *tombstone_keys], [len(doc_index_keys), ttl]
-        return int(await call_redis(self.breaker, "cache", lambda: self._invalidate(keys=keys, args=args)))
+        return int(
+            await call_redis(self.breaker, "cache", lambda: self._invalidate(keys=keys, args=args))
+        )
 
     async def retire(self, versions_key: str, keep: str) -> int:
         """Lua ``_RETIRE_LUA``."""
-        return int(await call_redis(
-            self.breaker, "cache", lambda: self._retire(keys=[versions_key], args=[keep])))
+        return int(
+            await call_redis(
+                self.breaker, "cache", lambda: self._retire(keys=[versions_key], args=[keep])
+            )
+        )
 
     async def ping(self) -> bool:
         """``PING`` through the breaker; False instead of raising."""
@@ -216,9 +249,17 @@ class MemoryCacheStore:
         return [self._get(k) for k in keys]
 
     async def store(
-        self, key: str, value: str, ttl: int, *, alias_key: str | None,
-        doc_index_keys: Sequence[str], tombstone_keys: Sequence[str],
-        version_key: str | None, versions_key: str, version: str,
+        self,
+        key: str,
+        value: str,
+        ttl: int,
+        *,
+        alias_key: str | None,
+        doc_index_keys: Sequence[str],
+        tombstone_keys: Sequence[str],
+        version_key: str | None,
+        versions_key: str,
+        version: str,
     ) -> bool:
         """Same steps as ``_STORE_LUA``; then evicts least-recently-used keys over capacity."""
         now = self._clock()

@@ -82,7 +82,9 @@ class CacheConfig:
         if self.ttl_s < 1 or self.negative_ttl_s < 1 or self.max_entries < 1:
             raise ValueError("ttl_s, negative_ttl_s and max_entries must be >= 1")
         if self.version_scope not in ("corpus", "document"):
-            raise ValueError(f"version_scope must be 'corpus' or 'document', not {self.version_scope!r}")
+            raise ValueError(
+                f"version_scope must be 'corpus' or 'document', not {self.version_scope!r}"
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,8 +115,20 @@ class CacheEntry:
 
     def to_json(self) -> str:
         """Serialised form stored under the entry key."""
-        data = {k: getattr(self, k) for k in ("answer", "found", "question", "normalized", "collection",
-                                              "mode", "corpus_version", "created_at", "alias")}
+        data = {
+            k: getattr(self, k)
+            for k in (
+                "answer",
+                "found",
+                "question",
+                "normalized",
+                "collection",
+                "mode",
+                "corpus_version",
+                "created_at",
+                "alias",
+            )
+        }
         data["doc_ids"] = list(self.doc_ids)
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
@@ -152,7 +166,8 @@ class AnswerCache:
         cache = MemoryAnswerCache(CacheConfig(ttl_s=600))
         await cache.put("退货期限是几天？", {"answer": "7 天"}, collection="c", mode="auto",
                         corpus_version="v1", found=True, doc_ids=["<sha256>"])
-        entry = await cache.get("退货期限是几天 ?", collection="c", mode="auto", corpus_version="v1")
+        entry = await cache.get("退货期限是几天 ?", collection="c", mode="auto",
+                                corpus_version="v1")
 
     Redis failures raise :class:`gateway.redis_support.RedisUnavailableError` (fast, through a
     circuit breaker); the caller serves without cache and flags the route record.
@@ -258,25 +273,42 @@ class AnswerCache:
         :raises RedisUnavailableError: Redis down (Redis backend only).
         """
         summary, ns = self._summary(question), self._ns(collection)
-        ttl = ttl_s if ttl_s is not None else (self.config.ttl_s if found else self.config.negative_ttl_s)
+        ttl = (
+            ttl_s
+            if ttl_s is not None
+            else (self.config.ttl_s if found else self.config.negative_ttl_s)
+        )
         if ttl < 1:
             raise ValueError("ttl_s must be >= 1")
         docs = tuple(dict.fromkeys(d for d in doc_ids if d))
         (token,) = self._tokens(corpus_version, found)
-        entry = CacheEntry(answer=answer, found=found, doc_ids=docs, question=question,
-                           normalized=summary, collection=collection, mode=mode,
-                           corpus_version=corpus_version, created_at=time.time(), alias=alias)
+        entry = CacheEntry(
+            answer=answer,
+            found=found,
+            doc_ids=docs,
+            question=question,
+            normalized=summary,
+            collection=collection,
+            mode=mode,
+            corpus_version=corpus_version,
+            created_at=time.time(),
+            alias=alias,
+        )
         key = self._entry_key(ns, mode, token, summary)
         alias_key = None
         if alias:
             alias_key = self._alias_key(ns, mode, token, self._summary(alias, "alias"))
         version_key = None if token == _ANY_VERSION else f"{ns}v:{_digest(token)}"
         stored = await self._store.store(
-            key, entry.to_json(), ttl,
+            key,
+            entry.to_json(),
+            ttl,
             alias_key=alias_key,
             doc_index_keys=[f"{ns}d:{d}" for d in docs],
             tombstone_keys=[f"{ns}x:{d}" for d in docs],
-            version_key=version_key, versions_key=f"{ns}vs", version=token,
+            version_key=version_key,
+            versions_key=f"{ns}vs",
+            version=token,
         )
         if stored:
             self.counters.stores += 1
@@ -349,14 +381,22 @@ class RedisAnswerCache(AnswerCache):
     backend = "redis"
 
     def __init__(
-        self, client: redis.asyncio.Redis, config: CacheConfig | None = None,
-        *, breaker: CircuitBreaker | None = None,
+        self,
+        client: redis.asyncio.Redis,
+        config: CacheConfig | None = None,
+        *,
+        breaker: CircuitBreaker | None = None,
     ) -> None:
-        super().__init__(RedisCacheStore(client, breaker or CircuitBreaker(15.0)), config or CacheConfig())
+        super().__init__(
+            RedisCacheStore(client, breaker or CircuitBreaker(15.0)), config or CacheConfig()
+        )
 
 
-def build_answer_cache(settings: Settings, client: redis.asyncio.Redis | None = None,
-                       breaker: CircuitBreaker | None = None) -> AnswerCache:
+def build_answer_cache(
+    settings: Settings,
+    client: redis.asyncio.Redis | None = None,
+    breaker: CircuitBreaker | None = None,
+) -> AnswerCache:
     """The cache the settings ask for: Redis when ``redis_url`` (or ``client``) is given, else
     the in-process LRU."""
     config = CacheConfig(
@@ -372,4 +412,6 @@ def build_answer_cache(settings: Settings, client: redis.asyncio.Redis | None = 
         from gateway.redis_support import open_redis
 
         client = open_redis(settings.redis_url, timeout_s=settings.timeout_cache_s)
-    return RedisAnswerCache(client, config, breaker=breaker or CircuitBreaker(settings.redis_retry_s))
+    return RedisAnswerCache(
+        client, config, breaker=breaker or CircuitBreaker(settings.redis_retry_s)
+    )

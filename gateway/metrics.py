@@ -1,26 +1,26 @@
-"""Prometheus metrics of the gateway, all updated from route records by :meth:`GatewayMetrics.observe`.
+"""Prometheus metrics of the gateway, all updated from route records (``GatewayMetrics.observe``).
 
 Each app instance owns a dedicated ``CollectorRegistry`` (tests build several apps in one
 process; the default global registry would refuse duplicate metric names). ``/metrics`` renders
 ``metrics.registry``; ``deploy/grafana/loopgate-dashboard.json`` charts these names:
 
-=========================================  =========  ===============================================
-metric                                     type       labels
-=========================================  =========  ===============================================
-``loopgate_requests_total``                counter    ``path`` (final path), ``mode``
-``loopgate_escalations_total``             counter    ``reason`` (first signal or ``low_confidence``)
-``loopgate_fallbacks_total``               counter    —
-``loopgate_cache_lookups_total``           counter    ``result`` hit|miss|unavailable|skipped
-``loopgate_tool_calls_total``              counter    ``tool``, ``status``
-``loopgate_tool_timeouts_total``           counter    ``tool`` (LoopAgent tool or router stage)
-``loopgate_degraded_total``                counter    ``flag``
-``loopgate_not_found_total``               counter    ``path``
-``loopgate_tokens_total``                  counter    ``brain``
-``loopgate_request_latency_seconds``       histogram  ``path``
-``loopgate_stage_latency_seconds``         histogram  ``stage``
-``loopgate_loop_steps``                    histogram  — (requests where the LoopAgent ran)
-``loopgate_rag_confidence``                histogram  — (requests with a RAG confidence)
-=========================================  =========  ===============================================
+=====================================  =========  =============================================
+metric                                 type       labels
+=====================================  =========  =============================================
+``loopgate_requests_total``            counter    ``path`` (final path), ``mode``
+``loopgate_escalations_total``         counter    ``reason``: first signal / ``low_confidence``
+``loopgate_fallbacks_total``           counter    —
+``loopgate_cache_lookups_total``       counter    ``result`` hit|miss|unavailable|skipped
+``loopgate_tool_calls_total``          counter    ``tool``, ``status``
+``loopgate_tool_timeouts_total``       counter    ``tool`` (LoopAgent tool or router stage)
+``loopgate_degraded_total``            counter    ``flag``
+``loopgate_not_found_total``           counter    ``path``
+``loopgate_tokens_total``              counter    ``brain``
+``loopgate_request_latency_seconds``   histogram  ``path``
+``loopgate_stage_latency_seconds``     histogram  ``stage``
+``loopgate_loop_steps``                histogram  — (requests where the LoopAgent ran)
+``loopgate_rag_confidence``            histogram  — (requests with a RAG confidence)
+=====================================  =========  =============================================
 
 Label values are bounded: paths, stages, tools and flags come from small fixed vocabularies
 (unknown or long values are cut to 40 characters), never from questions.
@@ -36,16 +36,40 @@ from gateway.route_record import RouteRecord
 __all__ = ["GatewayMetrics", "LATENCY_BUCKETS_S", "METRIC_NAMES"]
 
 # Seconds: cache hits take ~1 ms, RAG 10-300 ms, the LoopAgent with an LLM up to tens of seconds.
-LATENCY_BUCKETS_S = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
-                     10.0, 20.0, 30.0, 60.0)
+LATENCY_BUCKETS_S = (
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
+    20.0,
+    30.0,
+    60.0,
+)
 _STEP_BUCKETS = (1, 2, 3, 4, 5, 6, 7, 8, 10)
 _CONF_BUCKETS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 METRIC_NAMES = (
-    "loopgate_requests_total", "loopgate_escalations_total", "loopgate_fallbacks_total",
-    "loopgate_cache_lookups_total", "loopgate_tool_calls_total", "loopgate_tool_timeouts_total",
-    "loopgate_degraded_total", "loopgate_not_found_total", "loopgate_tokens_total",
-    "loopgate_request_latency_seconds", "loopgate_stage_latency_seconds", "loopgate_loop_steps",
+    "loopgate_requests_total",
+    "loopgate_escalations_total",
+    "loopgate_fallbacks_total",
+    "loopgate_cache_lookups_total",
+    "loopgate_tool_calls_total",
+    "loopgate_tool_timeouts_total",
+    "loopgate_degraded_total",
+    "loopgate_not_found_total",
+    "loopgate_tokens_total",
+    "loopgate_request_latency_seconds",
+    "loopgate_stage_latency_seconds",
+    "loopgate_loop_steps",
     "loopgate_rag_confidence",
 )
 
@@ -70,33 +94,71 @@ class GatewayMetrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry or CollectorRegistry(auto_describe=True)
         r = self.registry
-        self.requests = Counter("loopgate_requests", "Requests by final path and requested mode.",
-                                ["path", "mode"], registry=r)
-        self.escalations = Counter("loopgate_escalations",
-                                   "Requests the router escalated to the LoopAgent.", ["reason"], registry=r)
-        self.fallbacks = Counter("loopgate_fallbacks",
-                                 "LoopAgent runs that handed the question back to RAG.", registry=r)
-        self.cache_lookups = Counter("loopgate_cache_lookups", "Answer-cache lookups by result.",
-                                     ["result"], registry=r)
-        self.tool_calls = Counter("loopgate_tool_calls", "LoopAgent tool calls by tool and status.",
-                                  ["tool", "status"], registry=r)
-        self.tool_timeouts = Counter("loopgate_tool_timeouts",
-                                     "Timeouts by LoopAgent tool or router stage.", ["tool"], registry=r)
-        self.degraded = Counter("loopgate_degraded", "Requests carrying a degradation flag.",
-                                ["flag"], registry=r)
-        self.not_found = Counter("loopgate_not_found", "Answers that said \"not found\".",
-                                 ["path"], registry=r)
-        self.tokens = Counter("loopgate_tokens", "LLM tokens spent, by brain.", ["brain"], registry=r)
-        self.request_latency = Histogram("loopgate_request_latency_seconds",
-                                         "Whole-request latency by final path.", ["path"],
-                                         buckets=LATENCY_BUCKETS_S, registry=r)
-        self.stage_latency = Histogram("loopgate_stage_latency_seconds",
-                                       "Latency of each router stage.", ["stage"],
-                                       buckets=LATENCY_BUCKETS_S, registry=r)
-        self.loop_steps = Histogram("loopgate_loop_steps", "LoopAgent turns per request that ran it.",
-                                    buckets=_STEP_BUCKETS, registry=r)
-        self.confidence = Histogram("loopgate_rag_confidence", "RAG confidence of scored requests.",
-                                    buckets=_CONF_BUCKETS, registry=r)
+        self.requests = Counter(
+            "loopgate_requests",
+            "Requests by final path and requested mode.",
+            ["path", "mode"],
+            registry=r,
+        )
+        self.escalations = Counter(
+            "loopgate_escalations",
+            "Requests the router escalated to the LoopAgent.",
+            ["reason"],
+            registry=r,
+        )
+        self.fallbacks = Counter(
+            "loopgate_fallbacks", "LoopAgent runs that handed the question back to RAG.", registry=r
+        )
+        self.cache_lookups = Counter(
+            "loopgate_cache_lookups", "Answer-cache lookups by result.", ["result"], registry=r
+        )
+        self.tool_calls = Counter(
+            "loopgate_tool_calls",
+            "LoopAgent tool calls by tool and status.",
+            ["tool", "status"],
+            registry=r,
+        )
+        self.tool_timeouts = Counter(
+            "loopgate_tool_timeouts",
+            "Timeouts by LoopAgent tool or router stage.",
+            ["tool"],
+            registry=r,
+        )
+        self.degraded = Counter(
+            "loopgate_degraded", "Requests carrying a degradation flag.", ["flag"], registry=r
+        )
+        self.not_found = Counter(
+            "loopgate_not_found", 'Answers that said "not found".', ["path"], registry=r
+        )
+        self.tokens = Counter(
+            "loopgate_tokens", "LLM tokens spent, by brain.", ["brain"], registry=r
+        )
+        self.request_latency = Histogram(
+            "loopgate_request_latency_seconds",
+            "Whole-request latency by final path.",
+            ["path"],
+            buckets=LATENCY_BUCKETS_S,
+            registry=r,
+        )
+        self.stage_latency = Histogram(
+            "loopgate_stage_latency_seconds",
+            "Latency of each router stage.",
+            ["stage"],
+            buckets=LATENCY_BUCKETS_S,
+            registry=r,
+        )
+        self.loop_steps = Histogram(
+            "loopgate_loop_steps",
+            "LoopAgent turns per request that ran it.",
+            buckets=_STEP_BUCKETS,
+            registry=r,
+        )
+        self.confidence = Histogram(
+            "loopgate_rag_confidence",
+            "RAG confidence of scored requests.",
+            buckets=_CONF_BUCKETS,
+            registry=r,
+        )
 
     def observe(self, record: RouteRecord) -> None:
         """Update every metric from one route record (see the module table)."""

@@ -42,11 +42,15 @@ __all__ = [
 ]
 
 _KEEP_PUNCT = frozenset("%‰‱#&@*")
-_CURLY = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "‐": "-", "‑": "-", "–": "-", "—": "-"})
+_CURLY = str.maketrans(
+    {"‘": "'", "’": "'", "“": '"', "”": '"', "‐": "-", "‑": "-", "–": "-", "—": "-"}
+)
 _ASCII_ALNUM = re.compile(r"[0-9a-z]")
 _CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _SPACE_NEAR_CJK = re.compile(rf"(?<=[{_CJK}]) | (?=[{_CJK}])")
-_UNITS = "kwh|kw|mw|w|kv|mv|v|ma|a|ghz|mhz|khz|hz|tb|gb|mb|kb|kg|mg|g|t|km|cm|mm|m|ml|l|ms|min|s|h|°c|°f"
+_UNITS = (
+    "kwh|kw|mw|w|kv|mv|v|ma|a|ghz|mhz|khz|hz|tb|gb|mb|kb|kg|mg|g|t|km|cm|mm|m|ml|l|ms|min|s|h|°c|°f"
+)
 _SPACE_DIGIT_UNIT = re.compile(rf"(?<=[0-9]) (?=(?:{_UNITS})(?![a-z]))")
 _WS = re.compile(r"\s+")
 
@@ -91,8 +95,20 @@ def normalize_question(question: str) -> str:
 
 # --- guard ----------------------------------------------------------------------------------
 
-_CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6,
-              "七": 7, "八": 8, "九": 9}
+_CN_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
 _CN_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10_000, "亿": 100_000_000}
 _CN_NUMBER = re.compile("[零〇一二两三四五六七八九十百千万亿]+")
 _CODE = re.compile(r"(?<![0-9a-z])[a-z][a-z0-9]*(?:[-_/.][a-z0-9]+)*(?![0-9a-z])")
@@ -105,21 +121,75 @@ _EN_NEGATIONS = frozenset({"not", "no", "never", "none", "nor", "cannot", "witho
 # Opposite-meaning word classes: each class maps a pole to the words that express it.
 # Multi-character Chinese words only (前/后 alone occur inside too many unrelated words).
 _POLARITY: dict[str, dict[str, tuple[str, ...]]] = {
-    "switch": {"on": ("开启", "打开", "启用", "开通", "激活", "enable", "activate", "turn on", "switch on"),
-               "off": ("关闭", "关掉", "禁用", "停用", "关停", "disable", "deactivate", "turn off",
-                       "switch off")},
-    "extreme": {"min": ("最少", "最小", "至少", "最低", "下限", "min", "minimum", "least", "lowest"),
-                "max": ("最多", "最大", "至多", "最高", "上限", "max", "maximum", "most", "highest")},
-    "change": {"up": ("增加", "提高", "上调", "增大", "升高", "increase", "raise"),
-               "down": ("减少", "降低", "下调", "减小", "decrease", "reduce", "lower")},
+    "switch": {
+        "on": (
+            "开启",
+            "打开",
+            "启用",
+            "开通",
+            "激活",
+            "enable",
+            "activate",
+            "turn on",
+            "switch on",
+        ),
+        "off": (
+            "关闭",
+            "关掉",
+            "禁用",
+            "停用",
+            "关停",
+            "disable",
+            "deactivate",
+            "turn off",
+            "switch off",
+        ),
+    },
+    "extreme": {
+        "min": ("最少", "最小", "至少", "最低", "下限", "min", "minimum", "least", "lowest"),
+        "max": ("最多", "最大", "至多", "最高", "上限", "max", "maximum", "most", "highest"),
+    },
+    "change": {
+        "up": ("增加", "提高", "上调", "增大", "升高", "increase", "raise"),
+        "down": ("减少", "降低", "下调", "减小", "decrease", "reduce", "lower"),
+    },
     "time": {"before": ("之前", "以前", "before", "prior to"), "after": ("之后", "以后", "after")},
-    "permission": {"allow": ("允许", "准许", "allow", "permit"), "deny": ("禁止", "forbid", "prohibit", "deny")},
-    "compare": {"above": ("高于", "大于", "超过", "above", "greater than", "more than"),
-                "below": ("低于", "小于", "不足", "below", "less than", "fewer than")},
-    "direction": {"in": ("进口", "入库", "上传", "登录", "安装", "加密", "import", "upload", "login",
-                         "install", "encrypt"),
-                  "out": ("出口", "出库", "下载", "退出", "卸载", "解密", "export", "download", "logout",
-                          "uninstall", "decrypt")},
+    "permission": {
+        "allow": ("允许", "准许", "allow", "permit"),
+        "deny": ("禁止", "forbid", "prohibit", "deny"),
+    },
+    "compare": {
+        "above": ("高于", "大于", "超过", "above", "greater than", "more than"),
+        "below": ("低于", "小于", "不足", "below", "less than", "fewer than"),
+    },
+    "direction": {
+        "in": (
+            "进口",
+            "入库",
+            "上传",
+            "登录",
+            "安装",
+            "加密",
+            "import",
+            "upload",
+            "login",
+            "install",
+            "encrypt",
+        ),
+        "out": (
+            "出口",
+            "出库",
+            "下载",
+            "退出",
+            "卸载",
+            "解密",
+            "export",
+            "download",
+            "logout",
+            "uninstall",
+            "decrypt",
+        ),
+    },
 }
 
 
@@ -168,11 +238,17 @@ class GuardResult:
 
 def question_signature(question: str) -> QuestionSignature:
     """Extract the guard's signature from a raw question (normalised internally)."""
-    acronyms = {m.group(0).casefold() for m in _ACRONYM.finditer(unicodedata.normalize("NFKC", question))}
+    acronyms = {
+        m.group(0).casefold() for m in _ACRONYM.finditer(unicodedata.normalize("NFKC", question))
+    }
     text = normalize_question(question)
     codes = [m.group(0) for m in _CODE.finditer(text) if any(c.isdigit() for c in m.group(0))]
     rest = _CODE.sub(" ", text)
-    rest = _CN_NUMBER.sub(lambda m: f" {_cn_to_int(m.group(0))}", rest) if _CN_NUMBER.search(rest) else rest
+    rest = (
+        _CN_NUMBER.sub(lambda m: f" {_cn_to_int(m.group(0))}", rest)
+        if _CN_NUMBER.search(rest)
+        else rest
+    )
     numbers = [m.group(0).replace(" ", "") for m in _NUMBER.finditer(rest)]
     negations = Counter(ch for ch in text.replace("是否", "") if ch in _CN_NEGATIONS)
     words = _EN_WORD.findall(text)

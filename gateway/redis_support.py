@@ -114,9 +114,7 @@ class CircuitBreaker:
             self._opened_at = self._clock()
 
 
-async def call_redis(
-    breaker: CircuitBreaker, backend: str, call: Callable[[], Awaitable[T]]
-) -> T:
+async def call_redis(breaker: CircuitBreaker, backend: str, call: Callable[[], Awaitable[T]]) -> T:
     """Run one Redis call under ``breaker``; translate Redis/socket errors.
 
     :raises RedisUnavailableError: when the breaker is open or the call fails (original error
@@ -132,8 +130,12 @@ async def call_redis(
         )
     try:
         result = await call()
-    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError,
-            TimeoutError) as exc:
+    except (
+        redis.exceptions.ConnectionError,
+        redis.exceptions.TimeoutError,
+        OSError,
+        TimeoutError,
+    ) as exc:
         breaker.record_failure(f"{type(exc).__name__}: {exc}")
         raise RedisUnavailableError(
             f"Redis unavailable for the {backend}: {type(exc).__name__}: {exc}",

@@ -97,9 +97,14 @@ class RouteRecord:
     def tool_calls(self) -> list[ToolCallRecord]:
         """The LoopAgent's tool calls, in order."""
         return [
-            ToolCallRecord(str(s.get("tool", "")), str(s.get("status", "ok")),
-                           float(s.get("elapsed_ms") or 0.0), int(s.get("step") or 0))
-            for s in self.steps if s.get("kind", "tool") == "tool" and s.get("tool")
+            ToolCallRecord(
+                str(s.get("tool", "")),
+                str(s.get("status", "ok")),
+                float(s.get("elapsed_ms") or 0.0),
+                int(s.get("step") or 0),
+            )
+            for s in self.steps
+            if s.get("kind", "tool") == "tool" and s.get("tool")
         ]
 
     @property
@@ -134,8 +139,13 @@ class RouteRecord:
         names = {f.name for f in fields(cls)}
         kw: dict[str, Any] = {k: v for k, v in data.items() if k in names}
         extra = dict(data.get("extra") or {})
-        extra.update({k: v for k, v in data.items()
-                      if k not in names and k not in ("tool_calls", "loop_steps", "timed_out", "fallback")})
+        extra.update(
+            {
+                k: v
+                for k, v in data.items()
+                if k not in names and k not in ("tool_calls", "loop_steps", "timed_out", "fallback")
+            }
+        )
         decision = data.get("decision")
         if isinstance(decision, dict):
             kw["decision"] = str(decision.get("route", ""))

@@ -88,8 +88,11 @@ class RouteQuery:
             return False
         if self.until is not None and r.ts > self.until:
             return False
-        if self.collections is not None and "*" not in self.collections \
-                and r.collection not in self.collections:
+        if (
+            self.collections is not None
+            and "*" not in self.collections
+            and r.collection not in self.collections
+        ):
             return False
         if self.cache_hit is not None and r.cache_hit != self.cache_hit:
             return False
@@ -131,8 +134,6 @@ class RouteLog:
 def _select(records: Iterable[RouteRecord], query: RouteQuery) -> list[RouteRecord]:
     out: list[RouteRecord] = []
     for r in records:
-        if query.since is not None and r.ts < query.since:
-            break
         if query.matches(r):
             out.append(r)
             if len(out) >= query.limit:
@@ -179,8 +180,13 @@ class RedisRouteLog(RouteLog):
         """``XADD``; on a Redis failure the record goes to the local ring buffer instead."""
         data = record.to_json()
         try:
-            await call_redis(self.breaker, "route_log", lambda: self.client.xadd(
-                self.key, {"r": data}, maxlen=self.max_records, approximate=True))
+            await call_redis(
+                self.breaker,
+                "route_log",
+                lambda: self.client.xadd(
+                    self.key, {"r": data}, maxlen=self.max_records, approximate=True
+                ),
+            )
         except RedisUnavailableError as exc:
             log.warning("route log kept locally: %s", exc)
             await super().append(record)
@@ -195,8 +201,10 @@ class RedisRouteLog(RouteLog):
             return await super().recent(query)
 
     async def _scan(self, query: RouteQuery) -> list[RouteRecord]:
+        # Stream ids are append times (request end) >= the record's ``ts`` (request start), so
+        # ``since`` bounds the scan safely; ``until`` is checked on ``ts`` only.
         low = f"{int(query.since * 1000)}-0" if query.since is not None else "-"
-        high = "+" if query.until is None else f"{int(query.until * 1000) + 1}-0"
+        high = "+"
         out: list[RouteRecord] = []
         scanned = 0
         while scanned < self.max_records * 2:
@@ -253,8 +261,11 @@ class RouteRecorder:
         return rec
 
 
-def build_route_log(settings: Settings, client: redis.asyncio.Redis | None = None,
-                    breaker: CircuitBreaker | None = None) -> RouteLog:
+def build_route_log(
+    settings: Settings,
+    client: redis.asyncio.Redis | None = None,
+    breaker: CircuitBreaker | None = None,
+) -> RouteLog:
     """The log the settings ask for: a Redis stream when ``redis_url`` (or ``client``) is given,
     else the in-process ring buffer of ``routelog_max_records``."""
     if client is None and not settings.redis_url:
@@ -263,12 +274,14 @@ def build_route_log(settings: Settings, client: redis.asyncio.Redis | None = Non
         from gateway.redis_support import open_redis
 
         client = open_redis(settings.redis_url, timeout_s=settings.timeout_cache_s)
-    return RedisRouteLog(client, key=f"{settings.redis_key_prefix}routes",
-                         max_records=settings.routelog_max_records,
-                         breaker=breaker or CircuitBreaker(settings.redis_retry_s))
+    return RedisRouteLog(
+        client,
+        key=f"{settings.redis_key_prefix}routes",
+        max_records=settings.routelog_max_records,
+        breaker=breaker or CircuitBreaker(settings.redis_retry_s),
+    )
 
 
 def dump_records(records: Iterable[RouteRecord]) -> list[dict[str, Any]]:
     """JSON-safe dicts of ``records`` (API responses)."""
     return [r.to_dict() for r in records]
-

@@ -140,10 +140,16 @@ def compute_stats(
 
     total = len(recs)
     totals = {
-        "requests": total, "by_path": dict(by_path.most_common()),
-        "escalations": sum(esc), "fallbacks": sum(hand), "loop_runs": sum(loops),
-        "cache_hits": sum(hits), "cache_lookups": sum(lookups),
-        "timeouts": n_timeouts, "degraded": degraded, "not_found": not_found,
+        "requests": total,
+        "by_path": dict(by_path.most_common()),
+        "escalations": sum(esc),
+        "fallbacks": sum(hand),
+        "loop_runs": sum(loops),
+        "cache_hits": sum(hits),
+        "cache_lookups": sum(lookups),
+        "timeouts": n_timeouts,
+        "degraded": degraded,
+        "not_found": not_found,
         "escalation_rate": _rate(sum(esc), total),
         "fallback_rate": _rate(sum(hand), sum(loops)),
         "cache_hit_rate": _rate(sum(hits), sum(lookups)),
@@ -153,12 +159,19 @@ def compute_stats(
     low = [r for r in reversed(recs) if r.confidence is not None and r.confidence < low_confidence]
     return {
         "generated_at": round(now, 3),
-        "window": {"since": round(t0, 3), "until": round(t1, 3), "records": total, "bucket_s": width},
+        "window": {
+            "since": round(t0, 3),
+            "until": round(t1, 3),
+            "records": total,
+            "bucket_s": width,
+        },
         "totals": totals,
         "route_mix": {"t": starts, "series": {p: mix[p] for p in by_path}},
         "rates": {
             "t": starts,
-            "escalation": [_rate(e, n) for e, n in zip(esc, _bucket_totals(mix, n_buckets), strict=True)],
+            "escalation": [
+                _rate(e, n) for e, n in zip(esc, _bucket_totals(mix, n_buckets), strict=True)
+            ],
             "fallback": [_rate(h, n) for h, n in zip(hand, loops, strict=True)],
             "cache_hit": [_rate(h, n) for h, n in zip(hits, lookups, strict=True)],
         },
@@ -168,8 +181,10 @@ def compute_stats(
         "loop_steps": {k: steps[k] for k in sorted(steps, key=int)},
         "brains": dict(brains.most_common()),
         "flags": dict(flags.most_common()),
-        "low_confidence": {"threshold": low_confidence,
-                           "records": [r.to_dict() for r in low[:low_limit]]},
+        "low_confidence": {
+            "threshold": low_confidence,
+            "records": [r.to_dict() for r in low[:low_limit]],
+        },
     }
 
 

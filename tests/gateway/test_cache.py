@@ -62,14 +62,25 @@ def _ans(text: str) -> dict:
 async def test_roundtrip_and_normalised_variant(kind: str, redis_url: str, prefix: str) -> None:
     cache = await _make(kind, redis_url, prefix)
     kw = {"collection": "c12", "mode": "auto", "corpus_version": "v1"}
-    key = await cache.put("退货期限是几天？", _ans("7 天"), found=True, doc_ids=[DOC_POLICY_V1], **kw)
+    key = await cache.put(
+        "退货期限是几天？", _ans("7 天"), found=True, doc_ids=[DOC_POLICY_V1], **kw
+    )
     assert key and key.startswith(prefix)
     hit = await cache.get("退货期限是几天 ?", **kw)
     assert hit is not None and hit.answer == _ans("7 天") and hit.found and not hit.via_alias
     assert hit.doc_ids == (DOC_POLICY_V1,) and hit.question == "退货期限是几天？"
-    assert await cache.get("退货期限是几天？", collection="other", mode="auto", corpus_version="v1") is None
-    assert await cache.get("退货期限是几天？", collection="c12", mode="loop", corpus_version="v1") is None
-    assert await cache.get("退货期限是几天？", collection="c12", mode="auto", corpus_version="v2") is None
+    assert (
+        await cache.get("退货期限是几天？", collection="other", mode="auto", corpus_version="v1")
+        is None
+    )
+    assert (
+        await cache.get("退货期限是几天？", collection="c12", mode="loop", corpus_version="v1")
+        is None
+    )
+    assert (
+        await cache.get("退货期限是几天？", collection="c12", mode="auto", corpus_version="v2")
+        is None
+    )
     assert await cache.get("退货期限不是几天？", **kw) is None
     assert await cache.get("退货期限是70天？", **kw) is None
     assert cache.counters.hits == 1 and cache.counters.misses == 5
@@ -90,17 +101,29 @@ async def test_case12_scenario_document_scope(kind: str, redis_url: str, prefix:
     assert await cache.on_corpus_change("c12", "v1") == 1
     assert await cache.get(q_ret, corpus_version="v1", **c) is None
     # steps 3, 4, 10: answers citing documents
-    await cache.put(q_ret, _ans("7 天"), found=True, doc_ids=[DOC_POLICY_V1], corpus_version="v1", **c)
-    await cache.put(q_sat, _ans("周六关闭"), found=True, doc_ids=[DOC_NOTICE], corpus_version="v1", **c)
-    await cache.put(q_ship, _ans("3 个工作日"), found=True, doc_ids=[DOC_SHIPPING], corpus_version="v1", **c)
+    await cache.put(
+        q_ret, _ans("7 天"), found=True, doc_ids=[DOC_POLICY_V1], corpus_version="v1", **c
+    )
+    await cache.put(
+        q_sat, _ans("周六关闭"), found=True, doc_ids=[DOC_NOTICE], corpus_version="v1", **c
+    )
+    await cache.put(
+        q_ship, _ans("3 个工作日"), found=True, doc_ids=[DOC_SHIPPING], corpus_version="v1", **c
+    )
     # step 5: policy.md replaced (old doc id retired), version v2
     assert await cache.on_corpus_change("c12", "v2", [DOC_POLICY_V1]) == 1
     assert await cache.get(q_ret, corpus_version="v2", **c) is None
-    await cache.put(q_ret, _ans("15 天"), found=True, doc_ids=[DOC_POLICY_V2], corpus_version="v2", **c)
+    await cache.put(
+        q_ret, _ans("15 天"), found=True, doc_ids=[DOC_POLICY_V2], corpus_version="v2", **c
+    )
     assert (await cache.get("退货期限是几天 ？", corpus_version="v2", **c)).answer == _ans("15 天")
     # an answer computed on the old policy that arrives late is refused (tombstone)
-    assert await cache.put(q_ret, _ans("7 天"), found=True, doc_ids=[DOC_POLICY_V1],
-                           corpus_version="v2", **c) is None
+    assert (
+        await cache.put(
+            q_ret, _ans("7 天"), found=True, doc_ids=[DOC_POLICY_V1], corpus_version="v2", **c
+        )
+        is None
+    )
     assert (await cache.get(q_ret, corpus_version="v2", **c)).answer == _ans("15 天")
     # step 8/9: old_notice.md deleted
     assert await cache.on_corpus_change("c12", "v3", [DOC_NOTICE]) == 1
@@ -119,24 +142,45 @@ async def test_case12_scenario_document_scope(kind: str, redis_url: str, prefix:
 
 
 @BACKENDS
-async def test_corpus_scope_any_ingest_retires_everything(kind: str, redis_url: str, prefix: str) -> None:
+async def test_corpus_scope_any_ingest_retires_everything(
+    kind: str, redis_url: str, prefix: str
+) -> None:
     cache = await _make(kind, redis_url, prefix)  # version_scope="corpus" is the default
     c = {"collection": "cs", "mode": "rag"}
-    await cache.put("标准配送要几天？", _ans("3 个工作日"), found=True, doc_ids=[DOC_SHIPPING], corpus_version="v1", **c)
-    await cache.put("仓库周六开门吗？", {"answer": "not found"}, found=False, corpus_version="v1", **c)
+    await cache.put(
+        "标准配送要几天？",
+        _ans("3 个工作日"),
+        found=True,
+        doc_ids=[DOC_SHIPPING],
+        corpus_version="v1",
+        **c,
+    )
+    await cache.put(
+        "仓库周六开门吗？", {"answer": "not found"}, found=False, corpus_version="v1", **c
+    )
     assert await cache.on_corpus_change("cs", "v2", []) == 2
-    assert await cache.get("标准配送要几天？", corpus_version="v1", **c) is None  # deleted, not only unreachable
+    assert (
+        await cache.get("标准配送要几天？", corpus_version="v1", **c) is None
+    )  # deleted, not only unreachable
     if kind == "redis":
         assert not [k for k in await _redis_keys(redis_url, prefix) if b":e:" in k]
     await cache.aclose()
 
 
 @BACKENDS
-async def test_alias_is_served_only_when_the_guard_agrees(kind: str, redis_url: str, prefix: str) -> None:
+async def test_alias_is_served_only_when_the_guard_agrees(
+    kind: str, redis_url: str, prefix: str
+) -> None:
     cache = await _make(kind, redis_url, prefix)
     kw = {"collection": "al", "mode": "auto", "corpus_version": "v1"}
-    await cache.put("How long is the warranty?", _ans("three years"), found=True, doc_ids=[DOC_POLICY_V1],
-                    alias="warranty period", **kw)
+    await cache.put(
+        "How long is the warranty?",
+        _ans("three years"),
+        found=True,
+        doc_ids=[DOC_POLICY_V1],
+        alias="warranty period",
+        **kw,
+    )
     hit = await cache.get("What is the warranty period", alias="Warranty period.", **kw)
     assert hit is not None and hit.via_alias and hit.answer == _ans("three years")
     assert await cache.get("How long is the warranty not?", alias="warranty period", **kw) is None

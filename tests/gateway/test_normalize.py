@@ -11,7 +11,9 @@ from gateway.normalize import compare_questions, normalize_question, question_si
 
 
 def _pairs(cases_dir: Path) -> list[dict]:
-    return json.loads((cases_dir / "13-semantic-cache-false-hits" / "pairs.json").read_text("utf-8"))
+    return json.loads(
+        (cases_dir / "13-semantic-cache-false-hits" / "pairs.json").read_text("utf-8")
+    )
 
 
 def test_case13_normalised_keys_share_exactly_when_they_must(cases_dir: Path) -> None:
@@ -21,8 +23,11 @@ def test_case13_normalised_keys_share_exactly_when_they_must(cases_dir: Path) ->
         if p["must_share_cache_entry"] is None:
             continue
         same = normalize_question(p["a"]) == normalize_question(p["b"])
-        assert same == p["must_share_cache_entry"], (p["kind"], normalize_question(p["a"]),
-                                                     normalize_question(p["b"]))
+        assert same == p["must_share_cache_entry"], (
+            p["kind"],
+            normalize_question(p["a"]),
+            normalize_question(p["b"]),
+        )
 
 
 def test_case13_guard_refuses_every_different_pair_and_accepts_the_rest(cases_dir: Path) -> None:
@@ -75,14 +80,18 @@ def test_words_are_not_reordered_and_digits_units_codes_kept() -> None:
 
 
 def test_signature_reads_chinese_numerals_as_numbers() -> None:
-    assert question_signature("保修期是三年吗").numbers == question_signature("保修期是3年吗").numbers
+    assert (
+        question_signature("保修期是三年吗").numbers == question_signature("保修期是3年吗").numbers
+    )
     assert question_signature("二十三天").numbers == ("23天",)
     assert not compare_questions("保修期是三年吗", "保修期是两年吗").compatible
 
 
 def test_guard_accepts_punctuation_and_width_paraphrases() -> None:
     assert compare_questions("FW-301 额定功率？", "ＦＷ－３０１额定功率").compatible
-    assert compare_questions("How long is the warranty?", "how long is the warranty period").compatible
+    assert compare_questions(
+        "How long is the warranty?", "how long is the warranty period"
+    ).compatible
 
 
 def test_bad_input() -> None:

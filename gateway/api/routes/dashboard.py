@@ -40,8 +40,9 @@ def plotly_js_path() -> Path:
 @router.get("", include_in_schema=False)
 async def dashboard_page() -> FileResponse:
     """The dashboard page."""
-    return FileResponse(DASHBOARD_DIR / "index.html", media_type="text/html",
-                        headers={"Cache-Control": "no-cache"})
+    return FileResponse(
+        DASHBOARD_DIR / "index.html", media_type="text/html", headers={"Cache-Control": "no-cache"}
+    )
 
 
 @router.get("/", include_in_schema=False)
@@ -53,8 +54,11 @@ async def dashboard_slash() -> RedirectResponse:
 @router.get("/plotly.min.js", include_in_schema=False)
 async def plotly_js() -> FileResponse:
     """plotly.js from the installed plotly package (no CDN)."""
-    return FileResponse(plotly_js_path(), media_type="text/javascript",
-                        headers={"Cache-Control": "public, max-age=86400"})
+    return FileResponse(
+        plotly_js_path(),
+        media_type="text/javascript",
+        headers={"Cache-Control": "public, max-age=86400"},
+    )
 
 
 @router.get("/assets/{name}", include_in_schema=False)
@@ -63,5 +67,6 @@ async def dashboard_asset(name: str) -> FileResponse:
     media_type = _ASSETS.get(name)
     if media_type is None:
         raise NotFound(f"no dashboard asset {name!r}")
-    return FileResponse(DASHBOARD_DIR / name, media_type=media_type,
-                        headers={"Cache-Control": "no-cache"})
+    return FileResponse(
+        DASHBOARD_DIR / name, media_type=media_type, headers={"Cache-Control": "no-cache"}
+    )

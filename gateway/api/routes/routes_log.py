@@ -47,7 +47,9 @@ def _meta(route_log: RouteLog) -> dict[str, Any]:
 async def list_routes(
     route_log: RouteLogDep,
     principal: PrincipalDep,
-    path: Annotated[list[str] | None, Query(description="Final paths to keep (repeatable).")] = None,
+    path: Annotated[
+        list[str] | None, Query(description="Final paths to keep (repeatable).")
+    ] = None,
     min_confidence: Annotated[float | None, Query(ge=0, le=1)] = None,
     max_confidence: Annotated[float | None, Query(ge=0, le=1)] = None,
     since: Annotated[float | None, Query(description="Unix seconds; newer records only.")] = None,
@@ -60,21 +62,30 @@ async def list_routes(
     """Recent route records, newest first, filtered by path, confidence, time and collection."""
     try:
         query = RouteQuery(
-            paths=tuple(path or ()), min_confidence=min_confidence, max_confidence=max_confidence,
-            since=since, until=until, collections=_scope(principal, collection),
-            cache_hit=cache_hit, escalated=escalated, limit=limit,
+            paths=tuple(path or ()),
+            min_confidence=min_confidence,
+            max_confidence=max_confidence,
+            since=since,
+            until=until,
+            collections=_scope(principal, collection),
+            cache_hit=cache_hit,
+            escalated=escalated,
+            limit=limit,
         )
     except ValueError as exc:
         from gateway.errors import BadRequest
 
         raise BadRequest(str(exc)) from exc
     records = await route_log.recent(query)
-    return OrjsonResponse({"records": [r.to_dict() for r in records], "count": len(records),
-                           **_meta(route_log)})
+    return OrjsonResponse(
+        {"records": [r.to_dict() for r in records], "count": len(records), **_meta(route_log)}
+    )
 
 
 @router.get("/routes/{trace_id}")
-async def get_route(trace_id: str, route_log: RouteLogDep, principal: PrincipalDep) -> OrjsonResponse:
+async def get_route(
+    trace_id: str, route_log: RouteLogDep, principal: PrincipalDep
+) -> OrjsonResponse:
     """One route record by trace id."""
     record = await route_log.get(trace_id)
     if record is None or not principal.allows(record.collection):
@@ -102,8 +113,9 @@ async def stats(
     )
     records = await route_log.recent(query)
     body = await anyio.to_thread.run_sync(
-        lambda: compute_stats(records, now=now, bucket_s=bucket_s,
-                              low_confidence=settings.confidence_threshold)
+        lambda: compute_stats(
+            records, now=now, bucket_s=bucket_s, low_confidence=settings.confidence_threshold
+        )
     )
     body["route_log"] = _meta(route_log)
     return OrjsonResponse(body)
