@@ -45,6 +45,7 @@ __all__ = [
     "Unauthorized",
     "UnsupportedType",
     "error_body",
+    "is_lock_error",
     "install_error_handlers",
     "status_of",
 ]
@@ -123,10 +124,10 @@ class DataDirLocked(ServiceUnavailable):
     code = "data_dir_locked"
 
 
-def _is_lock_error(exc: BaseException) -> bool:
-    """True when a store error says the shard is locked by another process (WAL WouldBlock)."""
+def is_lock_error(exc: BaseException) -> bool:
+    """True when a store error says the embedded shard is held by another process."""
     text = str(exc).lower()
-    return any(s in text for s in ("wouldblock", "would block", "locked", "lock "))
+    return any(s in text for s in ("wouldblock", "would block", "held by another", "locked"))
 
 
 def status_of(exc: BaseException) -> tuple[int, str]:
@@ -140,7 +141,7 @@ def status_of(exc: BaseException) -> tuple[int, str]:
     if isinstance(exc, ValidationError):
         return 400, "bad_request"
     if isinstance(exc, StoreError):
-        return 503, "data_dir_locked" if _is_lock_error(exc) else "store_unavailable"
+        return 503, "data_dir_locked" if is_lock_error(exc) else "store_unavailable"
     try:
         from rag.errors import CollectionMismatchError
     except ImportError:  # pragma: no cover - rag always ships with the gateway
@@ -170,7 +171,7 @@ def install_error_handlers(app: FastAPI) -> None:
         if status >= 500 and code == "internal":
             log.exception("internal error on %s", request.url.path, exc_info=exc)
             message = "internal error (see the gateway log)"
-        elif code == "data_dir_locked":
+        elif code == "data_dir_locked" and "held by another" not in message:
             message = (
                 f"{message} — the embedded Qdrant data directory is held by another process "
                 "(a running `loopgate serve`?); use its HTTP API or stop it"

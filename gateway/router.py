@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from corpus.errors import StoreError
-from gateway.errors import ServiceUnavailable
+from gateway.errors import DataDirLocked, ServiceUnavailable, is_lock_error
 from gateway.router_types import (
     AnswerCache,
     AnswerDraft,
@@ -148,6 +148,8 @@ class Router:
                 self.settings.timeout_retrieve_s,
             )
         except StoreError as exc:
+            if is_lock_error(exc):
+                raise DataDirLocked(str(exc)) from exc
             ctx.record["flags"].append("store_unavailable")
             ctx.record["errors"].append(f"{stage}: {exc}")
             if q.mode == "rag":
@@ -179,12 +181,19 @@ class Router:
         async def on_step(step: dict[str, Any]) -> None:
             await self._emit(ctx, {"type": "step", **step})
 
-        res, _ = await self._stage(
-            ctx, "loop",
-            lambda: loop.run(q.collection, q.question, seeds=seeds.hits if seeds else [],
-                             history=q.history, on_event=on_step),
-            self.settings.loop_deadline_s + 1.0,
-        )
+        try:
+            res, _ = await self._stage(
+                ctx, "loop",
+                lambda: loop.run(q.collection, q.question, seeds=seeds.hits if seeds else [],
+                                 history=q.history, on_event=on_step),
+                self.settings.loop_deadline_s + 1.0,
+            )
+        except (_DeadlineExceeded, ServiceUnavailable):
+            raise
+        except Exception as exc:  # noqa: BLE001 - a LoopAgent failure degrades to the RAG answer
+            ctx.record["flags"].append("loop_error")
+            ctx.record["errors"].append(f"loop: {type(exc).__name__}: {exc}")
+            return None
         return res
 
     # ------------------------------------------------------------------------------- entry
@@ -203,7 +212,8 @@ class Router:
             record["timeouts"].append({"stage": str(exc), "limit_s": 0.0, "request_deadline": True})
             result = _degraded(record, "the request deadline passed before an answer was ready")
         record["latency_ms"] = {**ctx.timings, "total": round((time.perf_counter() - t0) * 1000, 3)}
-        record["degraded"] = bool(record["timeouts"]) and not result.cached
+        cut = bool(record["timeouts"]) or "loop_error" in record["flags"]
+        record["degraded"] = cut and not result.cached
         if record["degraded"] and "degraded" not in record["flags"]:
             record["flags"].append("degraded")
         result.route = record
@@ -221,14 +231,16 @@ class Router:
         rec = ctx.record
         if q.mode == "rag" and self.rag is None:
             raise ServiceUnavailable("the chunk store is unavailable, so mode=rag cannot answer")
-        if q.mode == "loop" and self.loop is None:
-            raise ServiceUnavailable("the LoopAgent cannot run (no chunk store)")
+        if self.loop is None and (q.mode == "loop" or self.rag is None):
+            raise ServiceUnavailable("the chunk store is unavailable: no path can answer")
         try:
             version, _ = await self._stage(
                 ctx, "corpus_version", lambda: self._version(q.collection),
                 self.settings.timeout_cache_s,
             )
         except StoreError as exc:
+            if is_lock_error(exc):
+                raise DataDirLocked(str(exc)) from exc
             version = None
             rec["flags"].append("store_unavailable")
             rec["errors"].append(f"corpus_version: {exc}")
@@ -306,7 +318,7 @@ class Router:
                 else:
                     draft = loop_res.draft
             elif rag_res is not None and rag_res.hits and self.rag is not None:
-                # the LoopAgent timed out: degrade to the RAG answer we already have
+                # the LoopAgent timed out or failed: degrade to the RAG answer we already have
                 rec["final_path"] = "rag_degraded"
                 draft = await self._rag_answer(ctx, q.question, rag_res, broad=False)
         if draft is None:
@@ -317,7 +329,8 @@ class Router:
         rec["flags"].extend(f for f in draft.flags if f not in rec["flags"])
         result = QueryResult(draft.answer, draft.citations, draft.found, {}, cached=False)
         # 3. cache store (never a degraded answer)
-        if self.cache is not None and version is not None and not rec["timeouts"] and q.use_cache:
+        if (self.cache is not None and version is not None and q.use_cache
+                and not rec["timeouts"] and "loop_error" not in rec["flags"]):
             cache = self.cache
             payload = {**result.to_dict(), "brain": draft.brain}
             try:
