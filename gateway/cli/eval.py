@@ -116,9 +116,13 @@ def eval_command(
     out_dir = out or Path("eval-runs") / mode
     from gateway.eval.components import build_answerer
 
-    built = build_answerer(mode, settings, offline=offline)
+    try:
+        built = build_answerer(mode, settings, offline=offline)
+    except RuntimeError as exc:
+        typer.secho(f"error: {exc}", fg="red", err=True)
+        raise typer.Exit(1) from exc
     if collection not in built.store.list_collections():
-        built.store.close()
+        asyncio.run(built.aclose())
         typer.secho(f"error: collection {collection!r} does not exist under "
                     f"{settings.qdrant_url or settings.data_dir}; ingest first (--ingest PATH)",
                     fg="red", err=True)

@@ -52,10 +52,10 @@ def index(eval_dir: Path, embed_model_path: Path, tmp_path_factory: pytest.TempP
 
 
 @pytest.mark.parametrize("mode", ["rag", "loop", "auto"])
-def test_modes_over_real_documents(index, mode: str, eval_dir: Path) -> None:
-    data, qs, _, emb = index
-    settings = Settings(data_dir=data, embed_model_path=None)
-    built = build_answerer(mode, settings, offline=True, embedder=emb)
+def test_modes_over_real_documents(index, mode: str, eval_dir: Path, embed_model_path: Path) -> None:
+    data, qs, _, _ = index
+    settings = Settings(data_dir=data, embed_model_path=embed_model_path)
+    built = build_answerer(mode, settings, offline=True)
 
     async def go():
         try:
