@@ -5,7 +5,7 @@ Collection schema (identical on both backends, DESIGN.md "All retrieval state li
 
 - named dense vector ``dense`` (cosine; absent in a keyword-only collection) and sparse vector
   ``bm25`` (``Modifier.IDF``);
-- chunk points: payload = :meth:`corpus.types.Chunk.to_payload` (plus ``staged: true`` while a
+- chunk points: payload = :meth:`corpus.types.Chunk.to_payload` (plus ``staged: "yes"`` while a
   document is being written, see ``corpus.catalogue``); point id = :func:`point_id` of the
   chunk id;
 - record points (no vectors, so no search ever returns them): the collection metadata
@@ -27,6 +27,7 @@ __all__ = [
     "BM25",
     "DENSE",
     "KIND",
+    "STAGED",
     "Backend",
     "Flt",
     "PointData",
@@ -43,7 +44,10 @@ _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$")
 
 #: Payload fields that get an index (keyword, integer or bool) on both backends.
 INDEXED_FIELDS = {"doc_id": "keyword", "path": "keyword", KIND: "keyword", "ordinal": "integer",
-                  "staged": "bool"}
+                  "staged": "keyword"}
+#: Value of the ``staged`` payload field while a document is being written (a keyword, not a
+#: bool: qdrant-edge-py's ``MatchValue(True)`` does not match a stored ``true``).
+STAGED = "yes"
 
 
 def point_id(chunk_id: str) -> str:

@@ -83,7 +83,8 @@ CJK_STOPWORDS = frozenset(
 QUESTION_WORDS = frozenset(
     """what which who whom whose when where why how does do did is are was were can could should
     would will please tell explain describe list give answer question following
-    什么 哪个 哪些 哪 多少 几 怎么 怎样 如何 为什么 为何 是否 请问 请 吗 呢 是 有 哪里 何时 谁""".split()
+    什么 哪个 哪些 哪 多少 多久 多长 多大 几 几个 怎么 怎样 如何 为什么 为何 是否 请问 请 吗 呢 是 有
+    哪里 哪儿 何时 谁""".split()
 )
 
 

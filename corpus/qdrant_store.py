@@ -19,14 +19,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from corpus._store_common import KIND, Backend, Flt, PointData, check_collection_name, point_id, record_id
+from corpus._store_common import KIND, STAGED, Backend, Flt, PointData, check_collection_name, point_id, record_id
 from corpus.errors import StoreError
 from corpus.types import Chunk, SearchFilter, SearchHit, SparseVector
 
 __all__ = ["QdrantChunkStore"]
 
 _BATCH = 256
-_LIVE = Flt(must_not=(("staged", True),))
+_LIVE = Flt(must_not=(("staged", STAGED),))
 _MAX_DOC_CHUNKS = 100_000
 
 
@@ -195,7 +195,7 @@ class QdrantChunkStore:
         for i, c in enumerate(chunks):
             payload = c.to_payload()
             if staged:
-                payload["staged"] = True
+                payload["staged"] = STAGED
             sv = sparse[i]
             points.append(PointData(
                 point_id(c.chunk_id), payload,
@@ -207,12 +207,12 @@ class QdrantChunkStore:
 
     def publish_document(self, collection: str, doc_id: str) -> None:
         """Make a staged document's chunks visible to search (one update operation)."""
-        self.backend.delete_keys(collection, Flt(must=(("doc_id", doc_id), ("staged", True))),
+        self.backend.delete_keys(collection, Flt(must=(("doc_id", doc_id), ("staged", STAGED))),
                                  ["staged"])
 
     def purge_staged(self, collection: str) -> int:
         """Delete chunks left staged by an interrupted write; returns how many."""
-        flt = Flt(must=(("staged", True),))
+        flt = Flt(must=(("staged", STAGED),))
         n = self.backend.count(collection, flt)
         if n:
             self.backend.delete(collection, flt)
@@ -236,7 +236,7 @@ class QdrantChunkStore:
     def count_chunks(self, collection: str, doc_id: str | None = None) -> int:
         """Number of visible chunks (of one document when ``doc_id`` is given)."""
         must = (("doc_id", doc_id),) if doc_id else ()
-        flt = Flt(must=must, must_not=((KIND, ["meta", "document"]), ("staged", True)))
+        flt = Flt(must=must, must_not=((KIND, ["meta", "document"]), ("staged", STAGED)))
         return self.backend.count(collection, flt)
 
     def document_chunks(self, collection: str, doc_id: str) -> list[Chunk]:

@@ -1,0 +1,131 @@
+"""Catalogue: documents kept in Qdrant record points, the staged-switch replace protocol, removal,
+outlines and the corpus version (issue 2 item 7), on the embedded engine."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from corpus.catalogue import Catalogue, CatalogueEntry, outline_from_chunks
+from corpus.qdrant_store import QdrantChunkStore
+from corpus.tokenizer import Tokenizer
+from corpus.types import Chunk, DocumentInfo, OutlineEntry
+
+pytestmark = pytest.mark.integration
+
+TOK = Tokenizer()
+
+
+def doc(doc_id: str, path: str, texts: list[tuple[tuple[str, ...], str]]) -> list[Chunk]:
+    """Chunks of one document numbered like the chunker's output."""
+    return [
+        Chunk(chunk_id=f"{doc_id[:16]}-{i:05d}", doc_id=doc_id, path=path, title=path,
+              section_path=sec, page_start=i + 1, page_end=i + 1, line_start=1, line_end=1,
+              char_start=0, char_end=len(t), text=t, ordinal=i)
+        for i, (sec, t) in enumerate(texts)
+    ]
+
+
+def entry(chunks: list[Chunk]) -> CatalogueEntry:
+    c = chunks[0]
+    info = DocumentInfo(c.doc_id, c.path, c.title, "markdown", len(chunks), len(chunks))
+    return CatalogueEntry(info, outline_from_chunks(chunks), size=100)
+
+
+V1 = doc("1" * 64, "policy.md", [(("退货政策", "期限"), "购买后 7 天内可无理由退货。")])
+V2 = doc("2" * 64, "policy.md", [(("退货政策", "期限"), "购买后 15 天内可无理由退货。"),
+                                 (("退货政策", "例外"), "定制商品不退。")])
+SHIP = doc("3" * 64, "shipping.md", [(("配送",), "标准配送 3 个工作日。")])
+
+
+@pytest.fixture
+def cat(tmp_path: Path) -> Iterator[Catalogue]:
+    store = QdrantChunkStore.embedded(tmp_path / "qdrant")
+    store.ensure_collection("c", dense_dim=None, embed_model=None)
+    yield Catalogue(store)
+    store.close()
+
+
+def commit(cat: Catalogue, chunks: list[Chunk], previous: CatalogueEntry | None = None) -> int:
+    return cat.commit_document("c", entry(chunks), chunks,
+                               [TOK.sparse(c.context_text()) for c in chunks], None,
+                               previous=previous)
+
+
+def test_commit_and_entries(cat: Catalogue) -> None:
+    assert cat.corpus_version("c") == 0
+    assert commit(cat, V1) == 1
+    assert commit(cat, SHIP) == 2
+    entries = cat.entries("c")
+    assert set(entries) == {"policy.md", "shipping.md"}
+    assert entries["policy.md"].info.doc_id == V1[0].doc_id
+    assert [d.path for d in cat.documents("c")] == ["policy.md", "shipping.md"]
+
+
+def test_replace_leaves_no_stale_chunk(cat: Catalogue) -> None:
+    commit(cat, V1)
+    old = cat.entries("c")["policy.md"]
+    version = commit(cat, V2, previous=old)
+    assert version == 2
+    store = cat.store
+    assert store.document_chunks("c", V1[0].doc_id) == []
+    assert store.document_chunks("c", V2[0].doc_id) == V2
+    hits = store.keyword_search("c", TOK.sparse_query("退货 天内"), 10)
+    assert hits[0].chunk == V2[0] and {h.chunk.doc_id for h in hits} == {V2[0].doc_id}
+    assert cat.entries("c")["policy.md"].info.chunk_count == 2
+
+
+def test_failed_write_keeps_previous_version(cat: Catalogue) -> None:
+    commit(cat, V1)
+    old = cat.entries("c")["policy.md"]
+    with pytest.raises(ValueError):  # one sparse vector short: refused before anything lands
+        cat.commit_document("c", entry(V2), V2, [TOK.sparse(V2[0].text)], None, previous=old)
+    assert cat.entries("c")["policy.md"].info.doc_id == V1[0].doc_id
+    assert cat.store.document_chunks("c", V2[0].doc_id) == []
+    assert cat.store.document_chunks("c", V1[0].doc_id) == V1
+    assert cat.corpus_version("c") == 1
+
+
+def test_remove(cat: Catalogue) -> None:
+    commit(cat, V1)
+    commit(cat, SHIP)
+    removed = cat.remove("c", "policy.md")
+    assert removed is not None and removed.info.doc_id == V1[0].doc_id
+    assert cat.remove("c", "policy.md") is None
+    assert set(cat.entries("c")) == {"shipping.md"}
+    assert cat.store.count_chunks("c") == 1
+    assert cat.corpus_version("c") == 3
+
+
+def test_find_and_outline(cat: Catalogue) -> None:
+    commit(cat, V2)
+    assert cat.find("c", "policy.md") is not None
+    assert cat.find("c", V2[0].doc_id[:12]) is not None
+    assert cat.find("c", "nothing.md") is None
+    assert cat.outline("c", "policy.md") == [
+        OutlineEntry("退货政策", 1, 1, ("退货政策",)),
+        OutlineEntry("期限", 2, 1, ("退货政策", "期限")),
+        OutlineEntry("例外", 2, 2, ("退货政策", "例外")),
+    ]
+    assert cat.outline("c", "unknown") == []
+
+
+def test_catalogue_is_shared_through_the_store(tmp_path: Path) -> None:
+    with QdrantChunkStore.embedded(tmp_path / "q") as store:
+        store.ensure_collection("c", dense_dim=None, embed_model=None)
+        Catalogue(store).commit_document("c", entry(SHIP), SHIP, [TOK.sparse(SHIP[0].text)], None)
+    with QdrantChunkStore.embedded(tmp_path / "q") as again:  # a new process would see the same
+        cat = Catalogue(again)
+        assert set(cat.entries("c")) == {"shipping.md"} and cat.corpus_version("c") == 1
+
+
+def test_local_mode_backend_shares_the_protocol() -> None:
+    with QdrantChunkStore.local() as store:
+        store.ensure_collection("c", dense_dim=None, embed_model=None)
+        cat = Catalogue(store)
+        commit(cat, V1)
+        commit(cat, V2, previous=cat.entries("c")["policy.md"])
+        assert store.document_chunks("c", V1[0].doc_id) == []
+        assert cat.corpus_version("c") == 2
