@@ -92,13 +92,18 @@ class LoopAgentAnswerer:
     :param retriever: the hybrid retriever used for the seeds (``None`` = no seeds).
     :param store: chunk store to resolve read chunk ids into locations.
     :param offline: force the offline reading policy.
+    :param fallback: a ``RagPipeline`` that answers broadly (``top_k=broad_top_k``) when the
+        agent hands the question back (``fallback_to_rag``), as the router does; ``None`` keeps
+        the agent's own answer.
     """
 
     mode = "loop"
 
     def __init__(self, agent: Any, retriever: Any | None, store: ChunkStore, *,
-                 offline: bool = False) -> None:
+                 offline: bool = False, fallback: Any | None = None,
+                 broad_top_k: int = 12) -> None:
         self.agent, self.retriever, self.store, self.offline = agent, retriever, store, offline
+        self.fallback, self.broad_top_k = fallback, broad_top_k
 
     async def answer(self, question: Question, collection: str, *,
                      history: list[dict[str, str]], current_date: str | None) -> AnswerRecord:
@@ -115,15 +120,21 @@ class LoopAgentAnswerer:
             question.question, collection, candidates=seeds, history=history,
             current_date=current_date, offline=self.offline,
         )
+        fallback = res.stop_reason == "fallback_to_rag"
+        answer, found = res.answer, res.found
+        citations = [citation_location(c) for c in res.citations]
+        if fallback and self.fallback is not None:
+            broad = await asyncio.to_thread(self.fallback.run, query, collection,
+                                            top_k=self.broad_top_k)
+            answer, found = broad.answer, broad.found
+            citations = [citation_location(c) for c in broad.citations]
         ms = (time.perf_counter() - t0) * 1000.0
         read = await asyncio.to_thread(self.store.get_chunks, collection, list(res.read_chunk_ids))
         seen = {c.chunk_id for c in read}
         cands = [chunk_location(c) for c in read]
         cands += [chunk_location(h.chunk, h.score) for h in seeds if h.chunk.chunk_id not in seen]
-        fallback = res.stop_reason == "fallback_to_rag"
         return AnswerRecord(
-            answer=res.answer, found=res.found,
-            citations=[citation_location(c) for c in res.citations], candidates=cands,
+            answer=answer, found=found, citations=citations, candidates=cands,
             confidence=confidence, route="fallback_to_rag" if fallback else "loop",
             escalated=False, brain=res.brain, unverified_citations=res.dropped_citations,
             llm_calls=res.llm_calls, tokens=res.tokens, latency_ms=round(ms, 2),

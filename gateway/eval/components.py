@@ -6,7 +6,8 @@ cache and route log), so the evaluation measures what the server runs:
 
 - ``rag``  → ``rag.pipeline.RagPipeline`` over the gateway's retriever (extractive answer);
 - ``loop`` → the gateway's ``LoopAgent`` seeded with the retriever's hits (offline reading
-  policy when no LLM is configured, or with ``offline=True``);
+  policy when no LLM is configured, or with ``offline=True``); a ``fallback_to_rag`` is
+  answered by the pipeline with ``rag_broad_top_k``, as the router does;
 - ``auto`` → the gateway's ``Router`` (answer cache bypassed per request).
 
 Usage example::
@@ -61,11 +62,13 @@ def build_answerer(mode: str, settings: Settings, *, offline: bool = False) -> B
     if c.store is None or c.retriever is None:
         raise RuntimeError(f"the chunk store is unavailable: {c.store_error or 'not configured'}")
     c.retriever.warm_up()
-    if mode == "rag":
-        from rag.pipeline import RagPipeline
+    from rag.pipeline import RagPipeline
 
-        pipeline = RagPipeline(c.retriever, answer_floor=settings.rag_answer_floor)
+    pipeline = RagPipeline(c.retriever, answer_floor=settings.rag_answer_floor)
+    if mode == "rag":
         return BuiltAnswerer(RagPipelineAnswerer(pipeline), c)
     if mode == "loop":
-        return BuiltAnswerer(LoopAgentAnswerer(c.agent, c.retriever, c.store, offline=offline), c)
+        return BuiltAnswerer(LoopAgentAnswerer(c.agent, c.retriever, c.store, offline=offline,
+                                               fallback=pipeline,
+                                               broad_top_k=settings.rag_broad_top_k), c)
     return BuiltAnswerer(RouterAnswerer(c.router, c.store, mode="auto"), c)
