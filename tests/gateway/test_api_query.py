@@ -1,0 +1,130 @@
+"""POST /v1/query and /v1/query/stream through the ASGI app, on real documents (case 12's
+Markdown files) in a real embedded Qdrant under tmp_path, with the local e5 model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from _apphelp import CASE12, ask, make_settings, running, upload
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def v1(cases_dir: Path) -> list[Path]:
+    return sorted((cases_dir / CASE12 / "v1").iterdir())
+
+
+async def test_rag_answer_with_citations_and_route_record(tmp_path, embed_model_path, v1) -> None:
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        await upload(app, client, v1)
+        body = await ask(client, "退货期限是几天？")
+        assert body["found"] and "7 天" in body["answer"] and not body["cached"]
+        assert body["citations"][0]["path"] == "policy.md"
+        assert body["citations"][0]["page"] == 1 and body["citations"][0]["lines"] == [4, 4]
+        route = body["route"]
+        assert route["final_path"] == "rag" and route["brain"] == "extractive"
+        assert route["decision"]["route"] == "rag" and "threshold" in route["decision"]["reason"]
+        assert 0 <= route["confidence"] <= 1 and route["features"]
+        assert {"retrieve", "rag_answer", "total"} <= set(route["latency_ms"])
+        again = await ask(client, "退货期限是几天？")
+        assert again["cached"] and again["answer"] == body["answer"]
+        assert again["route"]["final_path"] == "cache"
+
+
+async def test_bad_input_gets_clear_4xx(tmp_path, embed_model_path, v1) -> None:
+    async with running(make_settings(tmp_path, embed_model_path, max_body_bytes=8192)) as (app, client):
+        await upload(app, client, v1)
+        cases = [
+            ({"question": "   "}, 400, "question is empty"),
+            ({"question": "x", "mode": "fast"}, 400, "mode"),
+            ({"question": "x", "collection": "nope"}, 404, "unknown collection 'nope'"),
+            ({"question": "x", "collection": "../etc"}, 400, "invalid collection name"),
+            ({"question": "x" * 5000}, 400, "question"),
+            ({}, 400, "question"),
+        ]
+        for payload, status, text in cases:
+            r = await client.post("/v1/query", json=payload)
+            assert r.status_code == status, (payload, r.text)
+            assert text in r.json()["error"]["message"], r.json()
+        r = await client.post("/v1/query", content=b"{not json", headers={"content-type": "application/json"})
+        assert r.status_code == 400
+        r = await client.post("/v1/query", json={"question": "y" * 3000, "history": [{"role": "user", "content": "z" * 4000}] * 2})
+        assert r.status_code == 413 and r.json()["error"]["code"] == "too_large"
+
+
+async def test_loop_mode_streams_steps_and_answer(tmp_path, embed_model_path, v1) -> None:
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        await upload(app, client, v1)
+        events: list[tuple[str, dict]] = []
+        async with client.stream("POST", "/v1/query/stream",
+                                 json={"question": "标准配送要几天？", "mode": "loop"}) as resp:
+            assert resp.status_code == 200
+            assert resp.headers["content-type"].startswith("text/event-stream")
+            kind = ""
+            async for line in resp.aiter_lines():
+                if line.startswith("event:"):
+                    kind = line.split(":", 1)[1].strip()
+                elif line.startswith("data:"):
+                    events.append((kind, json.loads(line.split(":", 1)[1])))
+        kinds = [k for k, _ in events]
+        assert kinds[0] == "route" and kinds[-1] == "answer"
+        steps = [e for k, e in events if k == "step"]
+        assert steps and steps[0]["text"].startswith("searching '")
+        assert any(s["text"].startswith("reading ") and " p." in s["text"] for s in steps)
+        final = events[-1][1]
+        assert final["route"]["final_path"] in ("loop", "fallback_rag")
+        assert final["route"]["brain"] in ("loop-offline", "extractive")
+        assert final["route"]["steps"]
+
+
+async def test_escalation_signal_goes_to_loopagent(tmp_path, embed_model_path, v1) -> None:
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        await upload(app, client, v1)
+        body = await ask(client, "Compare the return period with the shipping time")
+        route = body["route"]
+        assert route["escalated"] and route["decision"]["route"] == "loop"
+        assert "comparison" in route["decision"]["signals"]
+        assert route["final_path"] in ("loop", "fallback_rag")
+
+
+async def test_followup_history_resolves_retrieval_query(tmp_path, embed_model_path, v1) -> None:
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        await upload(app, client, v1)
+        body = await ask(client, "那要几天？", mode="rag",
+                         history=[{"role": "user", "content": "标准配送"},
+                                  {"role": "assistant", "content": "…"}])
+        assert body["route"]["retrieval_query"] == "标准配送 那要几天？"
+        assert body["found"] and body["citations"][0]["path"] == "shipping.md"
+
+
+async def test_timeouts_give_degraded_answer_never_500(tmp_path, embed_model_path, v1) -> None:
+    settings = make_settings(tmp_path, embed_model_path, timeout_retrieve_s=1e-6)
+    async with running(settings) as (app, client):
+        await upload(app, client, v1)
+        body = await ask(client, "退货期限是几天？")
+        route = body["route"]
+        assert route["degraded"] and "degraded" in route["flags"]
+        assert route["timeouts"][0]["stage"] == "retrieve"
+        assert body["found"] is False or route["final_path"] != "rag"
+        again = await ask(client, "退货期限是几天？")
+        assert not again["cached"], "a degraded answer must not be cached"
+        metrics = (await client.get("/metrics")).text
+        assert 'loopgate_tool_timeouts_total{tool="retrieve"}' in metrics
+
+
+async def test_request_deadline(tmp_path, embed_model_path, v1) -> None:
+    settings = make_settings(tmp_path, embed_model_path, request_deadline_s=1e-6)
+    async with running(settings) as (app, client):
+        await upload(app, client, v1)
+        body = await ask(client, "退货期限是几天？", mode="loop")
+        assert body["route"]["degraded"] and not body["found"]
+        assert any(t["request_deadline"] for t in body["route"]["timeouts"])
+
+
+async def test_empty_collection_is_not_found(tmp_path, embed_model_path) -> None:
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        body = await ask(client, "退货期限是几天？")
+        assert body["found"] is False and body["route"]["final_path"] == "empty_collection"
