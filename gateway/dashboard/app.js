@@ -11,7 +11,8 @@ const PATH_COLOURS = {
 const PLOT_CONFIG = { displayModeBar: false, responsive: true };
 const BASE_LAYOUT = {
   margin: { l: 48, r: 12, t: 8, b: 40 }, height: 280, paper_bgcolor: "#fff", plot_bgcolor: "#fff",
-  legend: { orientation: "h", y: -0.2 }, font: { size: 12 },
+  legend: { orientation: "h", y: -0.2 },
+  font: { size: 12, family: 'system-ui, "Noto Sans CJK SC", "WenQuanYi Micro Hei", sans-serif' },
 };
 const $ = (id) => document.getElementById(id);
 let apiKey = sessionStorage.getItem("loopgate-key") || "";
@@ -35,7 +36,9 @@ const colour = (path) => PATH_COLOURS[path] || "#5b6475";
 function draw(id, traces, layout, points) {
   const el = $(id);
   const extra = points > 0 ? {} : {
-    annotations: [{ text: "no data yet", showarrow: false, xref: "paper", yref: "paper", x: 0.5, y: 0.5 }],
+    annotations: [{ text: "no data yet", showarrow: false, xref: "paper", yref: "paper", x: 0.5, y: 0.5,
+                    font: { size: 15, color: "#8a93a3" } }],
+    xaxis: { visible: false }, yaxis: { visible: false },
   };
   Plotly.react(el, traces, Object.assign({}, BASE_LAYOUT, layout, extra), PLOT_CONFIG);
   el.dataset.points = String(points);
@@ -114,7 +117,10 @@ function fillTable(id, records) {
       if (i === 2) td.className = "q";
     });
     tr.dataset.trace = r.trace_id;
-    tr.addEventListener("click", () => { $("record").textContent = JSON.stringify(r, null, 2); });
+    tr.addEventListener("click", () => {
+      $("record").textContent = JSON.stringify(r, null, 2);
+      $("record").dataset.shown = "user";
+    });
   }
 }
 
@@ -135,6 +141,10 @@ async function refresh() {
     $("low-threshold").textContent = "(RAG confidence < " + stats.low_confidence.threshold + ")";
     fillTable("low", stats.low_confidence.records);
     fillTable("recent", recent.records);
+    const first = stats.low_confidence.records[0] || recent.records[0];
+    if ($("record").dataset.shown !== "user" && first) {
+      $("record").textContent = JSON.stringify(first, null, 2);
+    }
     const log = stats.route_log || {};
     $("status").textContent = stats.totals.requests + " records · " + (log.backend || "?") +
       (log.available === false ? " (unavailable: local records only)" : "") +
