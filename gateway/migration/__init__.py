@@ -115,7 +115,10 @@ def build_dispatcher(settings: Settings, redis: Any = None) -> MigrationDispatch
         policy,
         LegacyRagClient(config) if config is not None else None,
         MigrationLog(
-            redis, max_records=settings.routelog_max_records, timeout_s=settings.timeout_cache_s
+            redis,
+            prefix=f"{settings.redis_key_prefix}migration",
+            max_records=settings.routelog_max_records,
+            timeout_s=settings.timeout_cache_s,
         ),
         shadow_timeout_s=settings.migration_shadow_timeout_s,
         shadow_max_concurrency=settings.migration_shadow_max_concurrency,
