@@ -3,6 +3,7 @@
     loopgate eval QUESTIONS.jsonl [...] --collection NAME --mode rag|loop|auto
                   [--limit N] [--concurrency N] [--out DIR] [--ingest PATH]
     loopgate eval compare A/summary.json B/summary.json
+    loopgate eval report RUN_DIR [...]      (rewrite report.html, e.g. after sibling runs)
 
 Outputs (``--out``, default ``./eval-runs/<mode>``): ``results.jsonl``, ``summary.json``,
 ``report.html``; a progress bar while running and the summary table at the end.
@@ -14,6 +15,7 @@ import asyncio
 import subprocess
 import sys
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -50,11 +52,40 @@ def _compare(paths: list[str]) -> None:
     render_comparison(compare_summaries(a, b))
 
 
+def _report(dirs: list[str]) -> None:
+    """Rewrite ``report.html`` of run folders from their ``results.jsonl`` and ``summary.json``
+    (after sibling runs finished, so the per-mode chart holds them all)."""
+    import json
+
+    from gateway.eval.compare import load_summary
+    from gateway.eval.report import render_table, write_report
+
+    if not dirs:
+        raise typer.BadParameter("report takes one or more run folders")
+    for d in map(Path, dirs):
+        try:
+            summary = load_summary(d)
+            lines = (d / "results.jsonl").read_text(encoding="utf-8").splitlines()
+            rows = [json.loads(x) for x in lines if x.strip()]
+        except (ValueError, OSError) as exc:
+            typer.secho(f"error: {d}: {exc}", fg="red", err=True)
+            raise typer.Exit(2) from exc
+        render_table(summary)
+        typer.echo(f"wrote {write_report(d, rows, summary)}")
+
+
 def _ingest(path: Path, collection: str) -> None:
     """Run ``loopgate ingest PATH --collection NAME`` to completion before the store opens (the
     embedded engine is single-process, so it must be a finished step, not a concurrent one)."""
-    cmd = [sys.executable, "-c", "from gateway.cli import main; main()", "ingest", str(path),
-           "--collection", collection]
+    cmd = [
+        sys.executable,
+        "-c",
+        "from gateway.cli import main; main()",
+        "ingest",
+        str(path),
+        "--collection",
+        collection,
+    ]
     typer.echo(f"ingesting {path} into {collection!r} …")
     done = subprocess.run(cmd, check=False)
     if done.returncode != 0:
@@ -63,25 +94,51 @@ def _ingest(path: Path, collection: str) -> None:
 
 
 def eval_command(
-    args: list[str] = typer.Argument(..., help="Question files (.jsonl), or: compare A B."),
-    collection: str = typer.Option("", "--collection", "-c",
-                                   help="Collection holding the documents (default: settings)."),
-    mode: str = typer.Option("auto", "--mode", "-m", help="rag, loop or auto."),
-    limit: int | None = typer.Option(None, "--limit", "-n", min=1, help="First N questions only."),
-    concurrency: int = typer.Option(1, "--concurrency", "-j", min=1,
-                                    help="Questions in flight (asyncio tasks, one process)."),
-    out: Path | None = typer.Option(None, "--out", "-o", help="Output folder (default eval-runs/MODE)."),
-    ingest: Path | None = typer.Option(None, "--ingest", help="Ingest this folder/file first."),
-    k: int = typer.Option(5, "--k", min=1, help="Candidates counted by evidence hit@k."),
-    dataset: list[str] = typer.Option([], "--dataset", help="Only these source_dataset values."),
-    baseline: Path | None = typer.Option(None, "--baseline",
-                                         help="Per-question baseline (default: eval/baseline/B3.jsonl)."),
-    offline: bool = typer.Option(False, "--offline", help="LoopAgent offline policy even with an LLM."),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    args: Annotated[
+        list[str],
+        typer.Argument(help="Question files (.jsonl); or: compare A B; or: report DIR..."),
+    ],
+    collection: Annotated[
+        str,
+        typer.Option(
+            "--collection", "-c", help="Collection holding the documents (default: settings)."
+        ),
+    ] = "",
+    mode: Annotated[str, typer.Option("--mode", "-m", help="rag, loop or auto.")] = "auto",
+    limit: Annotated[
+        int | None, typer.Option("--limit", "-n", min=1, help="First N questions only.")
+    ] = None,
+    concurrency: Annotated[
+        int,
+        typer.Option("--concurrency", "-j", min=1, help="Questions in flight (asyncio tasks)."),
+    ] = 1,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Output folder (default eval-runs/MODE).")
+    ] = None,
+    ingest: Annotated[
+        Path | None, typer.Option("--ingest", help="Ingest this folder/file first.")
+    ] = None,
+    k: Annotated[int, typer.Option("--k", min=1, help="Candidates counted by evidence hit@k.")] = 5,
+    dataset: Annotated[
+        list[str] | None, typer.Option("--dataset", help="Only these source_dataset values.")
+    ] = None,
+    baseline: Annotated[
+        Path | None,
+        typer.Option("--baseline", help="Per-question baseline (default: eval/baseline/B3.jsonl)."),
+    ] = None,
+    offline: Annotated[
+        bool, typer.Option("--offline", help="LoopAgent offline policy even with an LLM.")
+    ] = False,
+    progress: Annotated[
+        bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")
+    ] = True,
 ) -> None:
     """Run the evaluation harness (see the module docstring)."""
     if args and args[0] == "compare":
         _compare(args[1:])
+        return
+    if args and args[0] == "report":
+        _report(args[1:])
         return
     from gateway.eval.harness import run_eval
     from gateway.eval.questions import QuestionFormatError, load_questions
@@ -123,19 +180,32 @@ def eval_command(
         raise typer.Exit(1) from exc
     if collection not in built.store.list_collections():
         asyncio.run(built.aclose())
-        typer.secho(f"error: collection {collection!r} does not exist under "
-                    f"{settings.qdrant_url or settings.data_dir}; ingest first (--ingest PATH)",
-                    fg="red", err=True)
+        typer.secho(
+            f"error: collection {collection!r} does not exist under "
+            f"{settings.qdrant_url or settings.data_dir}; ingest first (--ingest PATH)",
+            fg="red",
+            err=True,
+        )
         raise typer.Exit(2)
 
     async def go() -> dict:
         try:
-            run = await run_eval(questions, built.answerer, collection=collection, mode=mode, k=k,
-                                 concurrency=concurrency, out_dir=out_dir, baseline_path=base,
-                                 progress=progress,
-                                 meta={"question_files": [str(f) for f in files],
-                                       "offline": offline or not settings.llm_base_url,
-                                       "llm_model": settings.llm_model if settings.llm_base_url else ""})
+            run = await run_eval(
+                questions,
+                built.answerer,
+                collection=collection,
+                mode=mode,
+                k=k,
+                concurrency=concurrency,
+                out_dir=out_dir,
+                baseline_path=base,
+                progress=progress,
+                meta={
+                    "question_files": [str(f) for f in files],
+                    "offline": offline or not settings.llm_base_url,
+                    "llm_model": settings.llm_model if settings.llm_base_url else "",
+                },
+            )
         finally:
             await built.aclose()
         return run.summary

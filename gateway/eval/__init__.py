@@ -1,6 +1,7 @@
 """Evaluation harness (issue 4): question loading, gold-location matching, scoring, runs,
 reports. ``from gateway.eval import chunk_hits_gold, doc_matches, load_questions``."""
 
+from gateway.eval.compare import compare_summaries, load_summary, render_comparison
 from gateway.eval.gold import (
     GoldLevel,
     chunk_hits_gold,
@@ -11,7 +12,6 @@ from gateway.eval.gold import (
     path_key,
     section_hits_gold,
 )
-from gateway.eval.compare import compare_summaries, load_summary, render_comparison
 from gateway.eval.harness import EvalRun, run_eval, write_outputs
 from gateway.eval.questions import (
     GoldPage,
@@ -22,40 +22,38 @@ from gateway.eval.questions import (
 )
 from gateway.eval.scoring import answer_contains, is_refusal, normalise_answer, score_question
 from gateway.eval.summary import auroc, compare_with_baseline, load_baseline, summarise
-from gateway.eval.types import AnswerRecord, Answerer, EvalMode, Location
+from gateway.eval.types import Answerer, AnswerRecord, EvalMode, Location
 
-__all__ = sorted(
-    [
-        "AnswerRecord",
-        "Answerer",
-        "EvalMode",
-        "EvalRun",
-        "GoldLevel",
-        "Location",
-        "answer_contains",
-        "auroc",
-        "compare_summaries",
-        "compare_with_baseline",
-        "is_refusal",
-        "load_baseline",
-        "load_summary",
-        "normalise_answer",
-        "render_comparison",
-        "run_eval",
-        "score_question",
-        "summarise",
-        "write_outputs",
-        "GoldPage",
-        "Question",
-        "QuestionFormatError",
-        "chunk_hits_gold",
-        "doc_matches",
-        "gold_level",
-        "heading_key",
-        "load_questions",
-        "location_hits_gold",
-        "parse_question",
-        "path_key",
-        "section_hits_gold",
-    ]
-)
+__all__ = [
+    "AnswerRecord",
+    "Answerer",
+    "EvalMode",
+    "EvalRun",
+    "GoldLevel",
+    "GoldPage",
+    "Location",
+    "Question",
+    "QuestionFormatError",
+    "answer_contains",
+    "auroc",
+    "chunk_hits_gold",
+    "compare_summaries",
+    "compare_with_baseline",
+    "doc_matches",
+    "gold_level",
+    "heading_key",
+    "is_refusal",
+    "load_baseline",
+    "load_questions",
+    "load_summary",
+    "location_hits_gold",
+    "normalise_answer",
+    "parse_question",
+    "path_key",
+    "render_comparison",
+    "run_eval",
+    "score_question",
+    "section_hits_gold",
+    "summarise",
+    "write_outputs",
+]

@@ -19,7 +19,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from corpus.types import Chunk, Citation, ChunkStore, SearchHit
+from corpus.types import Chunk, ChunkStore, Citation, SearchHit
 from gateway.eval.questions import Question
 from gateway.eval.types import AnswerRecord, Location
 
@@ -36,14 +36,21 @@ _PATHS = {"fallback_rag": "fallback_to_rag", "fallback_to_rag": "fallback_to_rag
 
 def citation_location(c: Citation) -> Location:
     """A citation as a scored location (page span ``page..page_end``)."""
-    return Location(c.path, c.page, c.page_end or c.page, tuple(c.section_path), c.chunk_id,
-                    None, c.quote)
+    return Location(
+        c.path, c.page, c.page_end or c.page, tuple(c.section_path), c.chunk_id, None, c.quote
+    )
 
 
 def chunk_location(chunk: Chunk, score: float | None = None, page_end: int = 0) -> Location:
     """A chunk as a scored location."""
-    return Location(chunk.path, chunk.page_start, max(page_end, chunk.page_end),
-                    tuple(chunk.section_path), chunk.chunk_id, score)
+    return Location(
+        chunk.path,
+        chunk.page_start,
+        max(page_end, chunk.page_end),
+        tuple(chunk.section_path),
+        chunk.chunk_id,
+        score,
+    )
 
 
 def _query(question: Question, history: list[dict[str, str]]) -> str:
@@ -64,8 +71,14 @@ class RagPipelineAnswerer:
     def __init__(self, pipeline: Any, *, top_k: int | None = None) -> None:
         self.pipeline, self.top_k = pipeline, top_k
 
-    async def answer(self, question: Question, collection: str, *,
-                     history: list[dict[str, str]], current_date: str | None) -> AnswerRecord:
+    async def answer(
+        self,
+        question: Question,
+        collection: str,
+        *,
+        history: list[dict[str, str]],
+        current_date: str | None,
+    ) -> AnswerRecord:
         """Answer from the top-k retrieval extractively (no LLM)."""
         query = _query(question, history)
         t0 = time.perf_counter()
@@ -73,15 +86,24 @@ class RagPipelineAnswerer:
         ms = (time.perf_counter() - t0) * 1000.0
         r = ans.retrieval
         return AnswerRecord(
-            answer=ans.answer, found=ans.found,
+            answer=ans.answer,
+            found=ans.found,
             citations=[citation_location(c) for c in ans.citations],
             candidates=[chunk_location(it.chunk, it.score, it.pages[1]) for it in r.items],
-            confidence=float(ans.confidence), route="rag", escalated=False, brain="extractive",
+            confidence=float(ans.confidence),
+            route="rag",
+            escalated=False,
+            brain="extractive",
             latency_ms=round(ms, 2),
-            route_record={"final_path": "rag", "retrieval_query": query, "mode": r.mode,
-                          "confidence": ans.confidence,
-                          "features": r.confidence.features.to_dict(), "flags": list(r.flags),
-                          "timings_ms": {k: round(v, 2) for k, v in ans.timings_ms.items()}},
+            route_record={
+                "final_path": "rag",
+                "retrieval_query": query,
+                "mode": r.mode,
+                "confidence": ans.confidence,
+                "features": r.confidence.features.to_dict(),
+                "flags": list(r.flags),
+                "timings_ms": {k: round(v, 2) for k, v in ans.timings_ms.items()},
+            },
         )
 
 
@@ -99,14 +121,27 @@ class LoopAgentAnswerer:
 
     mode = "loop"
 
-    def __init__(self, agent: Any, retriever: Any | None, store: ChunkStore, *,
-                 offline: bool = False, fallback: Any | None = None,
-                 broad_top_k: int = 12) -> None:
+    def __init__(
+        self,
+        agent: Any,
+        retriever: Any | None,
+        store: ChunkStore,
+        *,
+        offline: bool = False,
+        fallback: Any | None = None,
+        broad_top_k: int = 12,
+    ) -> None:
         self.agent, self.retriever, self.store, self.offline = agent, retriever, store, offline
         self.fallback, self.broad_top_k = fallback, broad_top_k
 
-    async def answer(self, question: Question, collection: str, *,
-                     history: list[dict[str, str]], current_date: str | None) -> AnswerRecord:
+    async def answer(
+        self,
+        question: Question,
+        collection: str,
+        *,
+        history: list[dict[str, str]],
+        current_date: str | None,
+    ) -> AnswerRecord:
         """Seed, read, answer; the record carries the loop's steps as its route record."""
         query = _query(question, history)
         t0 = time.perf_counter()
@@ -117,15 +152,20 @@ class LoopAgentAnswerer:
             seeds = [SearchHit(c, it.score) for it in r.items for c in it.chunks]
             confidence = float(r.confidence.value)
         res = await self.agent.run_async(
-            question.question, collection, candidates=seeds, history=history,
-            current_date=current_date, offline=self.offline,
+            question.question,
+            collection,
+            candidates=seeds,
+            history=history,
+            current_date=current_date,
+            offline=self.offline,
         )
         fallback = res.stop_reason == "fallback_to_rag"
         answer, found = res.answer, res.found
         citations = [citation_location(c) for c in res.citations]
         if fallback and self.fallback is not None:
-            broad = await asyncio.to_thread(self.fallback.run, query, collection,
-                                            top_k=self.broad_top_k)
+            broad = await asyncio.to_thread(
+                self.fallback.run, query, collection, top_k=self.broad_top_k
+            )
             answer, found = broad.answer, broad.found
             citations = [citation_location(c) for c in broad.citations]
         ms = (time.perf_counter() - t0) * 1000.0
@@ -134,12 +174,24 @@ class LoopAgentAnswerer:
         cands = [chunk_location(c) for c in read]
         cands += [chunk_location(h.chunk, h.score) for h in seeds if h.chunk.chunk_id not in seen]
         return AnswerRecord(
-            answer=answer, found=found, citations=citations, candidates=cands,
-            confidence=confidence, route="fallback_to_rag" if fallback else "loop",
-            escalated=False, brain=res.brain, unverified_citations=res.dropped_citations,
-            llm_calls=res.llm_calls, tokens=res.tokens, latency_ms=round(ms, 2),
-            route_record={"final_path": "loop", "retrieval_query": query,
-                          "seed_confidence": confidence, **res.to_dict()},
+            answer=answer,
+            found=found,
+            citations=citations,
+            candidates=cands,
+            confidence=confidence,
+            route="fallback_to_rag" if fallback else "loop",
+            escalated=False,
+            brain=res.brain,
+            unverified_citations=res.dropped_citations,
+            llm_calls=res.llm_calls,
+            tokens=res.tokens,
+            latency_ms=round(ms, 2),
+            route_record={
+                "final_path": "loop",
+                "retrieval_query": query,
+                "seed_confidence": confidence,
+                **res.to_dict(),
+            },
         )
 
 
@@ -155,13 +207,24 @@ class RouterAnswerer:
     def __init__(self, router: Any, store: ChunkStore | None, *, mode: str = "auto") -> None:
         self.router, self.store, self.mode = router, store, mode
 
-    async def answer(self, question: Question, collection: str, *,
-                     history: list[dict[str, str]], current_date: str | None) -> AnswerRecord:
+    async def answer(
+        self,
+        question: Question,
+        collection: str,
+        *,
+        history: list[dict[str, str]],
+        current_date: str | None,
+    ) -> AnswerRecord:
         """Ask the router; map its route record onto the scored record."""
         from gateway.router_types import QueryInput
 
-        kw: dict[str, Any] = {"question": question.question, "collection": collection,
-                              "mode": self.mode, "history": tuple(history), "use_cache": False}
+        kw: dict[str, Any] = {
+            "question": question.question,
+            "collection": collection,
+            "mode": self.mode,
+            "history": tuple(history),
+            "use_cache": False,
+        }
         if current_date and "current_date" in getattr(QueryInput, "__dataclass_fields__", {}):
             kw["current_date"] = current_date
         t0 = time.perf_counter()
@@ -169,7 +232,9 @@ class RouterAnswerer:
         ms = (time.perf_counter() - t0) * 1000.0
         route: dict[str, Any] = dict(res.route or {})
         if current_date and "current_date" not in kw:
-            route.setdefault("eval_notes", []).append("current_date not passed: router has no field")
+            route.setdefault("eval_notes", []).append(
+                "current_date not passed: router has no field"
+            )
         ids = [str(i) for i in route.get("candidates") or []]
         chunks: Sequence[Chunk] = []
         if ids and self.store is not None:
@@ -181,13 +246,17 @@ class RouterAnswerer:
         path = str(route.get("final_path") or "")
         conf = route.get("confidence")
         return AnswerRecord(
-            answer=res.answer, found=res.found,
+            answer=res.answer,
+            found=res.found,
             citations=[citation_location(c) for c in res.citations],
             candidates=[chunk_location(c) for c in chunks],
             confidence=None if conf is None else float(conf),
-            route=_PATHS.get(path, path or "unknown"), escalated=bool(route.get("escalated")),
+            route=_PATHS.get(path, path or "unknown"),
+            escalated=bool(route.get("escalated")),
             brain=str(route.get("brain") or ""),
             unverified_citations=int(route.get("dropped_citations") or 0),
-            llm_calls=llm_calls, tokens=int(route.get("tokens") or 0), latency_ms=round(ms, 2),
+            llm_calls=llm_calls,
+            tokens=int(route.get("tokens") or 0),
+            latency_ms=round(ms, 2),
             route_record=route,
         )

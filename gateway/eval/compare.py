@@ -14,10 +14,18 @@ __all__ = ["FIGURES", "compare_summaries", "load_summary", "render_comparison"]
 
 # (key, kind): "rate" fractions shown in points, "value" numbers; latency via latency_ms.
 FIGURES: list[tuple[str, str]] = [
-    ("n", "value"), ("evidence_hit", "rate"), ("evidence_hit_at_k", "rate"),
-    ("answer_contains", "rate"), ("refusal_accuracy", "rate"), ("escalation_rate", "rate"),
-    ("unverified_citations", "value"), ("llm_calls", "value"), ("tokens", "value"),
-    ("latency_p50", "value"), ("latency_p95", "value"), ("confidence_auroc", "value"),
+    ("n", "value"),
+    ("evidence_hit", "rate"),
+    ("evidence_hit_at_k", "rate"),
+    ("answer_contains", "rate"),
+    ("refusal_accuracy", "rate"),
+    ("escalation_rate", "rate"),
+    ("unverified_citations", "value"),
+    ("llm_calls", "value"),
+    ("tokens", "value"),
+    ("latency_p50", "value"),
+    ("latency_p95", "value"),
+    ("confidence_auroc", "value"),
 ]
 
 
@@ -48,7 +56,11 @@ def _diff_group(a: dict[str, Any], b: dict[str, Any]) -> dict[str, dict[str, Any
     out = {}
     for key, kind in FIGURES:
         va, vb = _get(a, key), _get(b, key)
-        delta = None if va is None or vb is None else round((vb - va) * (100 if kind == "rate" else 1), 4)
+        delta = (
+            None
+            if va is None or vb is None
+            else round((vb - va) * (100 if kind == "rate" else 1), 4)
+        )
         out[key] = {"a": va, "b": vb, "delta": delta, "kind": kind}
     return out
 
@@ -56,7 +68,11 @@ def _diff_group(a: dict[str, Any], b: dict[str, Any]) -> dict[str, dict[str, Any
 def compare_summaries(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     """``{"all": {figure: {a, b, delta, kind}}, "by_dataset": {...}, "by_lang": {...}}``;
     ``delta`` = B − A (points for rates). Groups present in only one run are skipped."""
-    out: dict[str, Any] = {"a_mode": a.get("mode"), "b_mode": b.get("mode"), "all": _diff_group(a, b)}
+    out: dict[str, Any] = {
+        "a_mode": a.get("mode"),
+        "b_mode": b.get("mode"),
+        "all": _diff_group(a, b),
+    }
     for key in ("by_dataset", "by_lang"):
         ga, gb = a.get(key) or {}, b.get(key) or {}
         out[key] = {name: _diff_group(ga[name], gb[name]) for name in ga if name in gb}
@@ -77,7 +93,9 @@ def render_comparison(diff: dict[str, Any], console: Any = None) -> None:
         v = value * 100 if kind == "rate" and not signed else value
         return f"{v:+,.1f}" if signed else f"{v:,.1f}"
 
-    top = Table(title=f"ALL: A={diff['a_mode']} → B={diff['b_mode']} (Δ = B − A; rates in %, Δ in points)")
+    top = Table(
+        title=f"ALL: A={diff['a_mode']} → B={diff['b_mode']} (Δ = B − A; rates in %, Δ in points)"
+    )
     for col in ("figure", "A", "B", "Δ"):
         top.add_column(col, justify="left" if col == "figure" else "right")
     for key, kind in FIGURES:
@@ -92,5 +110,7 @@ def render_comparison(diff: dict[str, Any], console: Any = None) -> None:
         grid.add_column(key.replace("_", " "), justify="right")
     for level in ("by_dataset", "by_lang"):
         for name, g in diff[level].items():
-            grid.add_row(name, str(g["n"]["b"]), *(fmt(g[k]["delta"], kind, True) for k, kind in keys))
+            grid.add_row(
+                name, str(g["n"]["b"]), *(fmt(g[k]["delta"], kind, True) for k, kind in keys)
+            )
     console.print(grid)

@@ -68,7 +68,15 @@ def build_answerer(mode: str, settings: Settings, *, offline: bool = False) -> B
     if mode == "rag":
         return BuiltAnswerer(RagPipelineAnswerer(pipeline), c)
     if mode == "loop":
-        return BuiltAnswerer(LoopAgentAnswerer(c.agent, c.retriever, c.store, offline=offline,
-                                               fallback=pipeline,
-                                               broad_top_k=settings.rag_broad_top_k), c)
+        return BuiltAnswerer(
+            LoopAgentAnswerer(
+                c.agent,
+                c.retriever,
+                c.store,
+                offline=offline,
+                fallback=pipeline,
+                broad_top_k=settings.rag_broad_top_k,
+            ),
+            c,
+        )
     return BuiltAnswerer(RouterAnswerer(c.router, c.store, mode="auto"), c)

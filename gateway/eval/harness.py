@@ -25,7 +25,7 @@ from typing import Any
 from gateway.eval.questions import Question
 from gateway.eval.scoring import score_question
 from gateway.eval.summary import compare_with_baseline, load_baseline, summarise
-from gateway.eval.types import AnswerRecord, Answerer
+from gateway.eval.types import Answerer, AnswerRecord
 
 __all__ = ["EvalRun", "ask_one", "history_for", "result_row", "run_eval", "write_outputs"]
 
@@ -47,15 +47,15 @@ def history_for(question: Question) -> list[dict[str, str]]:
     return [{"role": "user", "content": question.context}] if question.context else []
 
 
-async def ask_one(
-    answerer: Answerer, question: Question, collection: str
-) -> AnswerRecord:
+async def ask_one(answerer: Answerer, question: Question, collection: str) -> AnswerRecord:
     """Ask one question; measures latency when the answerer did not, and turns any exception
     into a record with ``error`` (route ``error``, ``found`` False)."""
     t0 = time.perf_counter()
     try:
         record = await answerer.answer(
-            question, collection, history=history_for(question),
+            question,
+            collection,
+            history=history_for(question),
             current_date=question.current_date,
         )
     except Exception as exc:  # noqa: BLE001 - one failing question must not end the run
@@ -119,7 +119,7 @@ async def run_eval(
     started = time.time()
     partial = None
     if out_dir is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
+        out_dir.mkdir(parents=True, exist_ok=True)  # noqa: ASYNC240 - once per run, before any task
         partial = (out_dir / "results.jsonl").open("w", encoding="utf-8")
     rows: dict[int, dict[str, Any]] = {}
     sem = asyncio.Semaphore(concurrency)
@@ -144,10 +144,17 @@ async def run_eval(
         if partial is not None:
             partial.close()
     ordered = [rows[i] for i in sorted(rows)]
-    info = {"mode": mode, "collection": collection, "k": k, "concurrency": concurrency,
-            "started_at": started, "elapsed_s": round(time.time() - started, 2), **(meta or {})}
+    info = {
+        "mode": mode,
+        "collection": collection,
+        "k": k,
+        "concurrency": concurrency,
+        "started_at": started,
+        "elapsed_s": round(time.time() - started, 2),
+        **(meta or {}),
+    }
     summary = summarise(ordered, **info)
-    if baseline_path is not None and Path(baseline_path).exists():
+    if baseline_path is not None and Path(baseline_path).exists():  # noqa: ASYNC240
         summary["baseline"] = compare_with_baseline(
             ordered, load_baseline(baseline_path), name=Path(baseline_path).stem
         )
@@ -157,7 +164,9 @@ async def run_eval(
     return run
 
 
-def write_outputs(out_dir: Path, rows: list[dict[str, Any]], summary: dict[str, Any]) -> dict[str, Path]:
+def write_outputs(
+    out_dir: Path, rows: list[dict[str, Any]], summary: dict[str, Any]
+) -> dict[str, Path]:
     """Write ``results.jsonl`` (question order), ``summary.json`` and ``report.html``."""
     from gateway.eval.report import write_report
 
@@ -183,12 +192,22 @@ class _Bar:
 
     def __enter__(self) -> _Bar:
         if self.enabled:
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                       TimeElapsedColumn, TimeRemainingColumn)
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
 
             self._progress = Progress(
-                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                TextColumn("{task.fields[hit]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[hit]}"),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
                 transient=False,
             )
             self._progress.__enter__()

@@ -48,7 +48,8 @@ class Question:
     :param id: ``<dataset>:<original id>``.
     :param question: the question text as asked.
     :param answer: gold answer (always a string; numbers are kept as written).
-    :param doc: gold document relative to the eval folder (``en/docs/financebench/3M_2018_10K.pdf``);
+    :param doc: gold document relative to the eval folder
+        (``en/docs/financebench/3M_2018_10K.pdf``);
         ``""`` when the dataset names none.
     :param page: 1-based gold page for PDFs, else ``None``.
     :param pages: every gold page (1-based) when known, else ``()``.
@@ -120,7 +121,7 @@ class Question:
 
     @property
     def gold_pages(self) -> tuple[GoldPage, ...]:
-        """Every gold ``(doc, page)``: ``pages`` (or ``page``) on ``doc``, plus ``evidence_pages``."""
+        """Every gold ``(doc, page)``: ``pages`` (else ``page``) of ``doc``; ``evidence_pages``."""
         out: list[GoldPage] = []
         nums = self.pages or ((self.page,) if self.page is not None else ())
         if self.doc:
@@ -152,7 +153,9 @@ def _str_tuple(value: Any, name: str, where: str) -> tuple[str, ...]:
     if isinstance(value, str):
         return (value,)
     if not isinstance(value, list):
-        raise QuestionFormatError(f"field {name!r} must be a list, got {type(value).__name__}", where)
+        raise QuestionFormatError(
+            f"field {name!r} must be a list, got {type(value).__name__}", where
+        )
     return tuple(str(v) for v in value if v is not None)
 
 
@@ -162,7 +165,9 @@ def _page(value: Any, name: str, where: str) -> int | None:
     try:
         page = int(value)
     except (TypeError, ValueError) as exc:
-        raise QuestionFormatError(f"field {name!r} must be a page number, got {value!r}", where) from exc
+        raise QuestionFormatError(
+            f"field {name!r} must be a page number, got {value!r}", where
+        ) from exc
     if page < 1:
         raise QuestionFormatError(f"field {name!r} must be 1-based, got {page}", where)
     return page
@@ -191,7 +196,9 @@ def parse_question(record: dict[str, Any], where: str = "") -> Question:
         if p is not None:
             ev_pages.append(GoldPage(str(item.get("doc") or record.get("doc") or ""), p))
     evidence = record.get("evidence")
-    evidence_t = tuple(evidence) if isinstance(evidence, list) else (() if evidence is None else (evidence,))
+    evidence_t = (
+        tuple(evidence) if isinstance(evidence, list) else (() if evidence is None else (evidence,))
+    )
     section = record.get("section")
     return Question(
         id=str(record["id"]),

@@ -34,11 +34,33 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _NUMBER = re.compile(r"(?<![\w.])[-−–]?\d[\d,]*(?:\.\d+)?|(?<![\w\d])\.\d+")
 _NUM_NOISE = re.compile(r"[$€£¥%‰~～\-−–/()（）,.:：、\s]")
 _REFUSALS = (
-    "not found", "no answer", "cannot find", "can't find", "could not find", "couldn't find",
-    "not answerable", "unanswerable", "no relevant", "not mentioned", "not in the documents",
-    "does not contain", "doesn't contain", "no information", "not available", "unable to find",
-    "未找到", "找不到", "没有找到", "无法回答", "无法找到", "未提及", "没有提及", "没有相关",
-    "文档中没有", "无相关", "不包含",
+    "not found",
+    "no answer",
+    "cannot find",
+    "can't find",
+    "could not find",
+    "couldn't find",
+    "not answerable",
+    "unanswerable",
+    "no relevant",
+    "not mentioned",
+    "not in the documents",
+    "does not contain",
+    "doesn't contain",
+    "no information",
+    "not available",
+    "unable to find",
+    "未找到",
+    "找不到",
+    "没有找到",
+    "无法回答",
+    "无法找到",
+    "未提及",
+    "没有提及",
+    "没有相关",
+    "文档中没有",
+    "无相关",
+    "不包含",
 )
 # Golds whose text, numbers removed, is at most this long are compared numerically.
 _MAX_NUMERIC_RESIDUE = 12
@@ -151,8 +173,13 @@ def score_question(question: Question, record: AnswerRecord, *, k: int = 5) -> d
     refused = is_refusal(record.answer, record.found) or record.error is not None
     out: dict[str, Any] = {"gold_level": level, "refused": refused}
     if level == "none":
-        out.update(evidence_hit=None, evidence_hit_at_k=None, evidence_rank=None,
-                   doc_hit=None, section_hit=None)
+        out.update(
+            evidence_hit=None,
+            evidence_hit_at_k=None,
+            evidence_rank=None,
+            doc_hit=None,
+            section_hit=None,
+        )
     else:
         cites = [] if refused else record.citations
         out["evidence_hit"] = any(location_hits_gold(question, c) for c in cites)
@@ -173,7 +200,9 @@ def score_question(question: Question, record: AnswerRecord, *, k: int = 5) -> d
         out["refusal_correct"] = refused
         out["false_refusal"] = None
     else:
-        out["answer_contains"] = (not refused) and answer_contains(question.gold_answers, record.answer)
+        out["answer_contains"] = (not refused) and answer_contains(
+            question.gold_answers, record.answer
+        )
         out["refusal_correct"] = None
         out["false_refusal"] = refused
     return out

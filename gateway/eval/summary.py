@@ -172,8 +172,12 @@ def _cmp(pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
         "evidence_hit_at_k": mean(o_k),
     }
     if pairs:
-        out["diff_evidence_hit_vs_hit_at_1"] = round(out["evidence_hit"] - out["baseline_hit_at_1"], 4)
-        out["diff_hit_at_k_vs_hit_at_5"] = round(out["evidence_hit_at_k"] - out["baseline_hit_at_5"], 4)
+        out["diff_evidence_hit_vs_hit_at_1"] = round(
+            out["evidence_hit"] - out["baseline_hit_at_1"], 4
+        )
+        out["diff_hit_at_k_vs_hit_at_5"] = round(
+            out["evidence_hit_at_k"] - out["baseline_hit_at_5"], 4
+        )
     return out
 
 

@@ -39,28 +39,38 @@ def index(eval_dir: Path, embed_model_path: Path, tmp_path_factory: pytest.TempP
     emb = FastEmbedEmbedder(model_path=embed_model_path, threads=1, batch_size=16)
     try:
         report = Ingestor(store, get_tokenizer(), emb, workers=1).ingest_paths(
-            [eval_dir / d for d in DOCS], "t", root=eval_dir / "zh" / "docs")
+            [eval_dir / d for d in DOCS], "t", root=eval_dir / "zh" / "docs"
+        )
     finally:
         store.close()
     assert report.counts["failed"] == 0, report.to_dict()
     qs = load_questions([eval_dir / "zh/questions.jsonl", eval_dir / "zh/questions_pdf.jsonl"])
     qs = [q for q in qs if q.doc in DOCS]
     qfile = data / "questions.jsonl"
-    qfile.write_text("".join(json.dumps(q.to_dict(), ensure_ascii=False) + "\n" for q in qs),
-                     encoding="utf-8")
+    qfile.write_text(
+        "".join(json.dumps(q.to_dict(), ensure_ascii=False) + "\n" for q in qs), encoding="utf-8"
+    )
     return data, qs, qfile, emb
 
 
 @pytest.mark.parametrize("mode", ["rag", "loop", "auto"])
-def test_modes_over_real_documents(index, mode: str, eval_dir: Path, embed_model_path: Path) -> None:
+def test_modes_over_real_documents(
+    index, mode: str, eval_dir: Path, embed_model_path: Path
+) -> None:
     data, qs, _, _ = index
     settings = Settings(data_dir=data, embed_model_path=embed_model_path)
     built = build_answerer(mode, settings, offline=True)
 
     async def go():
         try:
-            return await run_eval(qs, built.answerer, collection="t", mode=mode, progress=False,
-                                  baseline_path=eval_dir / "baseline/B3.jsonl")
+            return await run_eval(
+                qs,
+                built.answerer,
+                collection="t",
+                mode=mode,
+                progress=False,
+                baseline_path=eval_dir / "baseline/B3.jsonl",
+            )
         finally:
             await built.aclose()
 
@@ -72,38 +82,67 @@ def test_modes_over_real_documents(index, mode: str, eval_dir: Path, embed_model
     assert s["by_dataset"]["CMRC2018"]["evidence_hit_at_k"] == 1.0
     assert s["evidence_hit_at_k"] > 0.3 and s["evidence_hit"] is not None
     assert s["baseline"]["all"]["n"] > 0
-    assert s["llm_calls"] == 0                                   # offline: no LLM at all
+    assert s["llm_calls"] == 0  # offline: no LLM at all
     routes = set(s["route_mix"])
     if mode == "rag":
         assert routes == {"rag"} and s["confidence_n"] == s["n"] - s["n_unanswerable"]
     if mode == "loop":
         assert routes <= {"loop", "fallback_to_rag"}
     for row in run.rows:
-        assert row["record"]["route_record"], row["id"]          # every row carries its route
+        assert row["record"]["route_record"], row["id"]  # every row carries its route
 
 
-def test_cli_run_and_compare(index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                             eval_dir: Path, embed_model_path: Path) -> None:
+def test_cli_run_and_compare(
+    index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, eval_dir: Path, embed_model_path: Path
+) -> None:
     data, qs, qfile, _ = index
     monkeypatch.setenv("LOOPGATE_DATA_DIR", str(data))
     monkeypatch.setenv("LOOPGATE_EMBED_MODEL_PATH", str(embed_model_path))
     runner = CliRunner()
     out = tmp_path / "runs"
-    res = runner.invoke(app, ["eval", str(qfile), "--collection", "t", "--mode", "rag",
-                              "--limit", "4", "--out", str(out / "rag"), "--no-progress",
-                              "--baseline", str(eval_dir / "baseline/B3.jsonl")])
+    res = runner.invoke(
+        app,
+        [
+            "eval",
+            str(qfile),
+            "--collection",
+            "t",
+            "--mode",
+            "rag",
+            "--limit",
+            "4",
+            "--out",
+            str(out / "rag"),
+            "--no-progress",
+            "--baseline",
+            str(eval_dir / "baseline/B3.jsonl"),
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert "LoopGate eval" in res.output and "vs baseline" in res.output
     summary = json.loads((out / "rag" / "summary.json").read_text(encoding="utf-8"))
     assert summary["n"] == 4 and summary["mode"] == "rag"
-    assert (out / "rag" / "report.html").stat().st_size > 1_000_000   # plotly.js inline
+    assert (out / "rag" / "report.html").stat().st_size > 1_000_000  # plotly.js inline
     assert len((out / "rag" / "results.jsonl").read_text(encoding="utf-8").splitlines()) == 4
-    res = runner.invoke(app, ["eval", "compare", str(out / "rag" / "summary.json"),
-                              str(out / "rag")])
+    res = runner.invoke(
+        app, ["eval", "compare", str(out / "rag" / "summary.json"), str(out / "rag")]
+    )
     assert res.exit_code == 0, res.output
     assert "evidence_hit" in res.output
     bad = runner.invoke(app, ["eval", str(tmp_path / "none.jsonl"), "--collection", "t"])
     assert bad.exit_code == 2 and "not found" in bad.output
-    missing = runner.invoke(app, ["eval", str(qfile), "--collection", "nope", "--mode", "rag",
-                                  "--no-progress", "--out", str(out / "x")])
+    missing = runner.invoke(
+        app,
+        [
+            "eval",
+            str(qfile),
+            "--collection",
+            "nope",
+            "--mode",
+            "rag",
+            "--no-progress",
+            "--out",
+            str(out / "x"),
+        ],
+    )
     assert missing.exit_code == 2 and "does not exist" in missing.output

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from corpus.types import Chunk, Citation, SearchHit
 from gateway.eval import (
     QuestionFormatError,
     chunk_hits_gold,
@@ -17,32 +18,58 @@ from gateway.eval import (
     parse_question,
     section_hits_gold,
 )
-from corpus.types import Chunk, Citation, SearchHit
 
 PDF_Q = {
-    "id": "financebench:1", "question": "net PPNE?", "answer": "$8.70",
-    "doc": "en/docs/financebench/3M_2018_10K.pdf", "page": 58, "pages": [58, 60],
-    "section": None, "source_dataset": "FinanceBench", "lang": "en", "tags": [],
+    "id": "financebench:1",
+    "question": "net PPNE?",
+    "answer": "$8.70",
+    "doc": "en/docs/financebench/3M_2018_10K.pdf",
+    "page": 58,
+    "pages": [58, 60],
+    "section": None,
+    "source_dataset": "FinanceBench",
+    "lang": "en",
+    "tags": [],
 }
 DRCD_Q = {
-    "id": "drcd:1147-2-1", "question": "哪一門語言？", "answer": "梵語",
-    "doc": "zh/docs/drcd/drcd_1147_梵文.md", "page": None, "section": "1147-2",
-    "source_dataset": "DRCD", "lang": "zh-Hant", "answer_aliases": ["梵語", "梵文"],
+    "id": "drcd:1147-2-1",
+    "question": "哪一門語言？",
+    "answer": "梵語",
+    "doc": "zh/docs/drcd/drcd_1147_梵文.md",
+    "page": None,
+    "section": "1147-2",
+    "source_dataset": "DRCD",
+    "lang": "zh-Hant",
+    "answer_aliases": ["梵語", "梵文"],
     "tags": ["wikipedia"],
 }
 GITLAB_Q = {
-    "id": "deep-rag-benchmark:x:0", "question": "And for the next one?", "answer": "loc_",
-    "doc": "en/docs/gitlab-handbook/content/handbook/communication/chat.md", "page": None,
+    "id": "deep-rag-benchmark:x:0",
+    "question": "And for the next one?",
+    "answer": "loc_",
+    "doc": "en/docs/gitlab-handbook/content/handbook/communication/chat.md",
+    "page": None,
     "section": "Channels > Channel Categories > Location Channels (loc_)",
-    "source_dataset": "deep-rag-benchmark (GitLab Handbook)", "lang": "en",
+    "source_dataset": "deep-rag-benchmark (GitLab Handbook)",
+    "lang": "en",
     "tags": ["multi_doc", "assumes_current_date:2025-11-11"],
     "context": "What is the prefix for Group Channels in Slack?",
 }
 ZHPDF_Q = {
-    "id": "zhpdf:1", "question": "两处？", "answer": "x", "doc": "zh/docs/pdf/a.pdf", "page": 3,
-    "pages": [3], "section": None, "source_dataset": "zh-pdf-authored", "lang": "zh-Hans",
+    "id": "zhpdf:1",
+    "question": "两处？",
+    "answer": "x",
+    "doc": "zh/docs/pdf/a.pdf",
+    "page": 3,
+    "pages": [3],
+    "section": None,
+    "source_dataset": "zh-pdf-authored",
+    "lang": "zh-Hans",
     "tags": ["multi_hop"],
-    "evidence_pages": [{"doc": "zh/docs/pdf/a.pdf", "page": 3}, {"doc": "zh/docs/pdf/b.pdf", "page": 9}],
+    "evidence_pages": [
+        {"doc": "zh/docs/pdf/a.pdf", "page": 3},
+        {"doc": "zh/docs/pdf/b.pdf", "page": 9},
+    ],
 }
 UNANS_Q = {**PDF_Q, "id": "mm:1", "page": None, "pages": [], "tags": ["unanswerable"]}
 
@@ -50,8 +77,12 @@ UNANS_Q = {**PDF_Q, "id": "mm:1", "page": None, "pages": [], "tags": ["unanswera
 def test_pdf_page_span_and_path_roots() -> None:
     q = parse_question(PDF_Q)
     assert gold_level(q) == "page"
-    for root_path in ("en/docs/financebench/3M_2018_10K.pdf", "financebench/3M_2018_10K.pdf",
-                      "3M_2018_10K.pdf", "/abs/eval/en/docs/financebench/3M_2018_10K.pdf"):
+    for root_path in (
+        "en/docs/financebench/3M_2018_10K.pdf",
+        "financebench/3M_2018_10K.pdf",
+        "3M_2018_10K.pdf",
+        "/abs/eval/en/docs/financebench/3M_2018_10K.pdf",
+    ):
         assert chunk_hits_gold(q, root_path, 57, 58, ())
     assert chunk_hits_gold(q, "financebench/3M_2018_10K.pdf", 60, 0, ())  # page_end 0 = start
     assert not chunk_hits_gold(q, "financebench/3M_2018_10K.pdf", 59, 59, ())
@@ -76,8 +107,13 @@ def test_gitlab_document_and_section() -> None:
     assert chunk_hits_gold(q, path, 1, 1, ["Introduction"])
     assert doc_matches(q, "content/handbook/communication/chat.md")
     assert not doc_matches(q, "content/handbook/chat.md")
-    deeper = ["GitLab Communication Chat", "Channels", "Channel Categories",
-              "Location Channels (loc_) {#loc}", "Sub"]
+    deeper = [
+        "GitLab Communication Chat",
+        "Channels",
+        "Channel Categories",
+        "Location Channels (loc_) {#loc}",
+        "Sub",
+    ]
     assert section_hits_gold(q, path, deeper)
     assert not section_hits_gold(q, path, ["Channels", "Channel Categories", "Group Channels (g_)"])
 
@@ -94,7 +130,9 @@ def test_evidence_pages_other_document_and_unanswerable() -> None:
 
 def test_location_objects() -> None:
     q = parse_question(PDF_Q)
-    chunk = Chunk("c1", "d", "financebench/3M_2018_10K.pdf", "t", ("Balance",), 58, 58, 1, 9, 0, 9, "x")
+    chunk = Chunk(
+        "c1", "d", "financebench/3M_2018_10K.pdf", "t", ("Balance",), 58, 58, 1, 9, 0, 9, "x"
+    )
     cit = Citation("c1", "financebench/3M_2018_10K.pdf", (), 60, (1, 2), "x")
     assert location_hits_gold(q, chunk)
     assert location_hits_gold(q, SearchHit(chunk, 0.5))

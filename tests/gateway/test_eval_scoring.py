@@ -22,22 +22,71 @@ from gateway.eval import (
 from gateway.eval.harness import history_for
 
 Q = [
-    {"id": "fb:1", "question": "capex?", "answer": "$1,577", "doc": "en/docs/financebench/a.pdf",
-     "page": 58, "pages": [58], "source_dataset": "FinanceBench", "lang": "en", "tags": []},
-    {"id": "fb:2", "question": "ppne?", "answer": "$8.70", "doc": "en/docs/financebench/a.pdf",
-     "page": 10, "pages": [10], "source_dataset": "FinanceBench", "lang": "en", "tags": []},
-    {"id": "drcd:1-2-1", "question": "哪一門語言？", "answer": "梵語", "answer_aliases": ["梵文"],
-     "doc": "zh/docs/drcd/d_1.md", "section": "1-2", "source_dataset": "DRCD", "lang": "zh-Hant",
-     "tags": []},
-    {"id": "fb:3", "question": "CEO's cat?", "answer": "Not answerable", "doc": "en/docs/financebench/a.pdf",
-     "page": None, "source_dataset": "FinanceBench", "lang": "en", "tags": ["unanswerable"]},
-    {"id": "gl:1", "question": "And the next one?", "answer": "loc_",
-     "doc": "en/docs/gitlab-handbook/content/chat.md", "section": "Channels > Location Channels (loc_)",
-     "source_dataset": "GitLab", "lang": "en", "context": "Prefix of group channels?",
-     "tags": ["assumes_current_date:2025-11-11"]},
-    {"id": "mm:1", "question": "colour of the logo?", "answer": "blue", "doc": "en/docs/mm/b.pdf",
-     "page": 2, "pages": [2], "source_dataset": "MMLongBench-Doc", "lang": "en",
-     "tags": ["answer_needs_image"]},
+    {
+        "id": "fb:1",
+        "question": "capex?",
+        "answer": "$1,577",
+        "doc": "en/docs/financebench/a.pdf",
+        "page": 58,
+        "pages": [58],
+        "source_dataset": "FinanceBench",
+        "lang": "en",
+        "tags": [],
+    },
+    {
+        "id": "fb:2",
+        "question": "ppne?",
+        "answer": "$8.70",
+        "doc": "en/docs/financebench/a.pdf",
+        "page": 10,
+        "pages": [10],
+        "source_dataset": "FinanceBench",
+        "lang": "en",
+        "tags": [],
+    },
+    {
+        "id": "drcd:1-2-1",
+        "question": "哪一門語言？",
+        "answer": "梵語",
+        "answer_aliases": ["梵文"],
+        "doc": "zh/docs/drcd/d_1.md",
+        "section": "1-2",
+        "source_dataset": "DRCD",
+        "lang": "zh-Hant",
+        "tags": [],
+    },
+    {
+        "id": "fb:3",
+        "question": "CEO's cat?",
+        "answer": "Not answerable",
+        "doc": "en/docs/financebench/a.pdf",
+        "page": None,
+        "source_dataset": "FinanceBench",
+        "lang": "en",
+        "tags": ["unanswerable"],
+    },
+    {
+        "id": "gl:1",
+        "question": "And the next one?",
+        "answer": "loc_",
+        "doc": "en/docs/gitlab-handbook/content/chat.md",
+        "section": "Channels > Location Channels (loc_)",
+        "source_dataset": "GitLab",
+        "lang": "en",
+        "context": "Prefix of group channels?",
+        "tags": ["assumes_current_date:2025-11-11"],
+    },
+    {
+        "id": "mm:1",
+        "question": "colour of the logo?",
+        "answer": "blue",
+        "doc": "en/docs/mm/b.pdf",
+        "page": 2,
+        "pages": [2],
+        "source_dataset": "MMLongBench-Doc",
+        "lang": "en",
+        "tags": ["answer_needs_image"],
+    },
 ]
 QUESTIONS = [parse_question(q) for q in Q]
 PDF = "financebench/a.pdf"
@@ -49,22 +98,56 @@ def loc(path: str, page: int = 1, section: tuple[str, ...] = ()) -> Location:
 
 RECORDS = {
     # evidence hit (p58), hit@k at rank 2, "1577.00" contains "$1,577" numerically
-    "fb:1": AnswerRecord("Capex was 1577.00 million", True, [loc(PDF, 58)],
-                         [loc(PDF, 3), loc(PDF, 58)], 0.9, "rag", latency_ms=100),
+    "fb:1": AnswerRecord(
+        "Capex was 1577.00 million",
+        True,
+        [loc(PDF, 58)],
+        [loc(PDF, 3), loc(PDF, 58)],
+        0.9,
+        "rag",
+        latency_ms=100,
+    ),
     # wrong page everywhere, wrong number; escalated with 2 LLM calls
-    "fb:2": AnswerRecord("8.1 billion", True, [loc(PDF, 11)], [loc(PDF, 11)], 0.2, "loop",
-                         escalated=True, llm_calls=2, tokens=500, latency_ms=200),
+    "fb:2": AnswerRecord(
+        "8.1 billion",
+        True,
+        [loc(PDF, 11)],
+        [loc(PDF, 11)],
+        0.2,
+        "loop",
+        escalated=True,
+        llm_calls=2,
+        tokens=500,
+        latency_ms=200,
+    ),
     # Simplified answer for a Traditional gold; citation in section 1-2
-    "drcd:1-2-1": AnswerRecord("是梵语", True, [loc("drcd/d_1.md", 1, ("D", "1-2"))],
-                               [loc("drcd/d_1.md", 1, ("D", "1-2"))], 0.8, "rag", latency_ms=300),
+    "drcd:1-2-1": AnswerRecord(
+        "是梵语",
+        True,
+        [loc("drcd/d_1.md", 1, ("D", "1-2"))],
+        [loc("drcd/d_1.md", 1, ("D", "1-2"))],
+        0.8,
+        "rag",
+        latency_ms=300,
+    ),
     # explicit not found on an unanswerable question
-    "fb:3": AnswerRecord("Not found in the documents.", False, [], [loc(PDF, 5)], 0.1, "rag",
-                         latency_ms=400),
+    "fb:3": AnswerRecord(
+        "Not found in the documents.", False, [], [loc(PDF, 5)], 0.1, "rag", latency_ms=400
+    ),
     # right document (doc-level hit), wrong section; gold candidate only at rank 6 (> k=5)
-    "gl:1": AnswerRecord("The prefix is loc_", True, [loc("gitlab-handbook/content/chat.md", 1, ("Intro",))],
-                         [loc("x.md")] * 5 + [loc("content/chat.md")], 0.85, "fallback_to_rag",
-                         escalated=True, unverified_citations=1, llm_calls=1, tokens=100,
-                         latency_ms=500),
+    "gl:1": AnswerRecord(
+        "The prefix is loc_",
+        True,
+        [loc("gitlab-handbook/content/chat.md", 1, ("Intro",))],
+        [loc("x.md")] * 5 + [loc("content/chat.md")],
+        0.85,
+        "fallback_to_rag",
+        escalated=True,
+        unverified_citations=1,
+        llm_calls=1,
+        tokens=100,
+        latency_ms=500,
+    ),
     "mm:1": AnswerRecord("no idea", None, [], [], None, "rag", latency_ms=50),
 }
 BASELINE = [
@@ -116,18 +199,31 @@ def test_run_scores_and_summary(tmp_path: Path) -> None:
     base.write_text("".join(json.dumps(b) + "\n" for b in BASELINE), encoding="utf-8")
     answerer = ScriptedAnswerer()
     out = tmp_path / "runs" / "rag"
-    run = asyncio.run(run_eval(QUESTIONS, answerer, collection="c", mode="rag", k=5,
-                               concurrency=3, out_dir=out, baseline_path=base, progress=False))
+    run = asyncio.run(
+        run_eval(
+            QUESTIONS,
+            answerer,
+            collection="c",
+            mode="rag",
+            k=5,
+            concurrency=3,
+            out_dir=out,
+            baseline_path=base,
+            progress=False,
+        )
+    )
     # follow-up asked with its previous turn; the assumed date passed through
-    assert answerer.calls["gl:1"] == ([{"role": "user", "content": "Prefix of group channels?"}],
-                                      "2025-11-11")
+    assert answerer.calls["gl:1"] == (
+        [{"role": "user", "content": "Prefix of group channels?"}],
+        "2025-11-11",
+    )
     assert history_for(QUESTIONS[0]) == []
     s = run.summary
-    assert s["n"] == 5 and s["n_total"] == 6                       # image question apart
-    assert s["evidence_hit"] == 0.75                               # fb1, drcd, gl1 of 4
-    assert s["evidence_hit_at_k"] == 0.5                           # fb1, drcd of 4
-    assert s["section_hit"] == 0.5                                 # drcd yes, gl1 no
-    assert s["answer_contains"] == 0.75                            # fb1, drcd, gl1 of 4
+    assert s["n"] == 5 and s["n_total"] == 6  # image question apart
+    assert s["evidence_hit"] == 0.75  # fb1, drcd, gl1 of 4
+    assert s["evidence_hit_at_k"] == 0.5  # fb1, drcd of 4
+    assert s["section_hit"] == 0.5  # drcd yes, gl1 no
+    assert s["answer_contains"] == 0.75  # fb1, drcd, gl1 of 4
     assert s["refusal_accuracy"] == 1.0 and s["false_refusal_rate"] == 0.0
     assert s["unverified_citations"] == 1
     assert s["latency_ms"] == {"p50": 300.0, "p95": 480.0, "max": 500.0, "mean": 300.0}
@@ -138,7 +234,7 @@ def test_run_scores_and_summary(tmp_path: Path) -> None:
     fb = s["by_dataset"]["FinanceBench"]
     assert (fb["n"], fb["evidence_hit"], fb["refusal_accuracy"]) == (3, 0.5, 1.0)
     assert s["by_lang"]["zh-Hant"]["answer_contains"] == 1.0
-    assert s["image"]["n"] == 1 and s["image"]["errors"] == 1      # the answerer raised
+    assert s["image"]["n"] == 1 and s["image"]["errors"] == 1  # the answerer raised
     b = s["baseline"]
     assert b["all"]["n"] == 4
     assert b["all"]["baseline_hit_at_1"] == 0.25 and b["all"]["baseline_hit_at_5"] == 0.75
@@ -147,7 +243,7 @@ def test_run_scores_and_summary(tmp_path: Path) -> None:
     assert [m["id"] for m in b["missed"]] == ["fb:2"]
     # files
     rows = [json.loads(x) for x in (out / "results.jsonl").read_text(encoding="utf-8").splitlines()]
-    assert [r["id"] for r in rows] == [q.id for q in QUESTIONS]     # question order
+    assert [r["id"] for r in rows] == [q.id for q in QUESTIONS]  # question order
     assert rows[4]["score"]["evidence_rank"] == 6
     assert rows[5]["record"]["error"].startswith("RuntimeError")
     saved = json.loads((out / "summary.json").read_text(encoding="utf-8"))
@@ -158,10 +254,22 @@ def test_run_scores_and_summary(tmp_path: Path) -> None:
 
 
 def test_compare_summaries() -> None:
-    a = {"mode": "rag", "n": 4, "evidence_hit": 0.5, "latency_ms": {"p50": 10.0},
-         "by_dataset": {"X": {"n": 4, "evidence_hit": 0.5}}, "by_lang": {}}
-    b = {"mode": "auto", "n": 4, "evidence_hit": 0.75, "latency_ms": {"p50": 25.0},
-         "by_dataset": {"X": {"n": 4, "evidence_hit": 0.25}, "Y": {"n": 1}}, "by_lang": {}}
+    a = {
+        "mode": "rag",
+        "n": 4,
+        "evidence_hit": 0.5,
+        "latency_ms": {"p50": 10.0},
+        "by_dataset": {"X": {"n": 4, "evidence_hit": 0.5}},
+        "by_lang": {},
+    }
+    b = {
+        "mode": "auto",
+        "n": 4,
+        "evidence_hit": 0.75,
+        "latency_ms": {"p50": 25.0},
+        "by_dataset": {"X": {"n": 4, "evidence_hit": 0.25}, "Y": {"n": 1}},
+        "by_lang": {},
+    }
     d = compare_summaries(a, b)
     assert d["all"]["evidence_hit"]["delta"] == 25.0
     assert d["all"]["latency_p50"]["delta"] == 15.0
@@ -170,7 +278,15 @@ def test_compare_summaries() -> None:
 
 def test_bad_arguments() -> None:
     with pytest.raises(ValueError, match="concurrency"):
-        asyncio.run(run_eval(QUESTIONS, ScriptedAnswerer(), collection="c", mode="rag",
-                             concurrency=0, progress=False))
+        asyncio.run(
+            run_eval(
+                QUESTIONS,
+                ScriptedAnswerer(),
+                collection="c",
+                mode="rag",
+                concurrency=0,
+                progress=False,
+            )
+        )
     with pytest.raises(ValueError, match="no questions"):
         asyncio.run(run_eval([], ScriptedAnswerer(), collection="c", mode="rag", progress=False))
