@@ -26,21 +26,21 @@ one TTL): since a ``doc_id`` is the sha256 of the document's bytes, a document t
 deleted never comes back under the same id, and :meth:`put` refuses answers citing a tombstoned
 document (an answer computed just before an ingest finished is not stored). ``…:v:<version>``
 sets list version-bound keys, and :meth:`retire_versions` deletes those of other versions, so
-Redis holds no unreachable entries after an ingest.
+Redis holds no unreachable entries after an ingest. An invalidation that fails because Redis is
+down is kept and replayed before the next cache operation once Redis answers again.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from gateway._cache_backends import MemoryCacheStore, RedisCacheStore
+from gateway._cache_types import CacheConfig, CacheCounters, CacheEntry, VersionScope
 from gateway.normalize import compare_questions, normalize_question
-from gateway.redis_support import CircuitBreaker
+from gateway.redis_support import CircuitBreaker, RedisUnavailableError
 
 if TYPE_CHECKING:
     import redis.asyncio
@@ -51,107 +51,15 @@ if TYPE_CHECKING:
 __all__ = [
     "AnswerCache",
     "CacheConfig",
+    "CacheCounters",
     "CacheEntry",
     "MemoryAnswerCache",
     "RedisAnswerCache",
+    "VersionScope",
     "build_answer_cache",
 ]
 
-VersionScope = Literal["corpus", "document"]
 _ANY_VERSION = "*"
-
-
-@dataclass(frozen=True, slots=True)
-class CacheConfig:
-    """Answer-cache configuration (built from settings by :func:`build_answer_cache`).
-
-    :param ttl_s: lifetime of an entry whose answer was found, seconds (>= 1).
-    :param negative_ttl_s: lifetime of a "not found" entry, seconds (>= 1).
-    :param max_entries: LRU capacity of :class:`MemoryAnswerCache` (>= 1).
-    :param version_scope: ``corpus`` or ``document`` (module docstring).
-    :param key_prefix: prefix of every Redis key (``loopgate:``).
-    """
-
-    ttl_s: int = 86400
-    negative_ttl_s: int = 3600
-    max_entries: int = 10000
-    version_scope: VersionScope = "corpus"
-    key_prefix: str = "loopgate:"
-
-    def __post_init__(self) -> None:
-        if self.ttl_s < 1 or self.negative_ttl_s < 1 or self.max_entries < 1:
-            raise ValueError("ttl_s, negative_ttl_s and max_entries must be >= 1")
-        if self.version_scope not in ("corpus", "document"):
-            raise ValueError(
-                f"version_scope must be 'corpus' or 'document', not {self.version_scope!r}"
-            )
-
-
-@dataclass(frozen=True, slots=True)
-class CacheEntry:
-    """One cached answer as returned by :meth:`AnswerCache.get`.
-
-    :param answer: the JSON-safe answer payload the caller stored (answer text, citations, …).
-    :param found: False for a cached "not found".
-    :param doc_ids: documents the answer cites.
-    :param question: the question as first asked; ``normalized`` its normalised form.
-    :param corpus_version: corpus version the answer was computed on.
-    :param created_at: Unix time of :meth:`AnswerCache.put`.
-    :param key: the entry's storage key; ``via_alias`` True when found through an alias summary.
-    """
-
-    answer: dict[str, Any]
-    found: bool
-    doc_ids: tuple[str, ...]
-    question: str
-    normalized: str
-    collection: str
-    mode: str
-    corpus_version: str
-    created_at: float
-    key: str = ""
-    via_alias: bool = False
-    alias: str | None = None
-
-    def to_json(self) -> str:
-        """Serialised form stored under the entry key."""
-        data = {
-            k: getattr(self, k)
-            for k in (
-                "answer",
-                "found",
-                "question",
-                "normalized",
-                "collection",
-                "mode",
-                "corpus_version",
-                "created_at",
-                "alias",
-            )
-        }
-        data["doc_ids"] = list(self.doc_ids)
-        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-
-    @classmethod
-    def from_json(cls, raw: str | bytes, key: str, via_alias: bool = False) -> CacheEntry:
-        """Rebuild an entry read from the store."""
-        data = json.loads(raw)
-        data["doc_ids"] = tuple(data.get("doc_ids") or ())
-        return cls(**data, key=key, via_alias=via_alias)
-
-
-@dataclass(slots=True)
-class CacheCounters:
-    """Per-instance counters (the route record carries the per-request facts)."""
-
-    hits: int = 0
-    misses: int = 0
-    alias_hits: int = 0
-    guard_rejections: int = 0
-    stores: int = 0
-    refused_stores: int = 0
-    invalidated: int = 0
-    extra: dict[str, int] = field(default_factory=dict)
 
 
 def _digest(*parts: str) -> str:
@@ -178,6 +86,7 @@ class AnswerCache:
     def __init__(self, store: CacheStore, config: CacheConfig) -> None:
         self.config = config
         self.counters = CacheCounters()
+        self._pending: list[tuple[str, str, Any]] = []
         self._store = store
 
     # --- keys -----------------------------------------------------------------------------
@@ -223,6 +132,7 @@ class AnswerCache:
         :raises RedisUnavailableError: Redis down (Redis backend only).
         """
         summary, ns = self._summary(question), self._ns(collection)
+        await self._flush_pending()
         tokens = self._tokens(corpus_version, None)
         keys = [self._entry_key(ns, mode, t, summary) for t in tokens]
         for key, raw in zip(keys, await self._store.mget(keys), strict=True):
@@ -273,6 +183,7 @@ class AnswerCache:
         :raises RedisUnavailableError: Redis down (Redis backend only).
         """
         summary, ns = self._summary(question), self._ns(collection)
+        await self._flush_pending()
         ttl = (
             ttl_s
             if ttl_s is not None
@@ -323,9 +234,14 @@ class AnswerCache:
         docs = [d for d in dict.fromkeys(doc_ids) if d]
         if not docs:
             return 0
-        n = await self._store.invalidate(
-            [f"{ns}d:{d}" for d in docs], [f"{ns}x:{d}" for d in docs], self.config.ttl_s
-        )
+        await self._flush_pending()
+        try:
+            n = await self._store.invalidate(
+                [f"{ns}d:{d}" for d in docs], [f"{ns}x:{d}" for d in docs], self.config.ttl_s
+            )
+        except RedisUnavailableError:
+            self._pending.append(("docs", collection, docs))
+            raise
         self.counters.invalidated += n
         return n
 
@@ -333,16 +249,42 @@ class AnswerCache:
         """Delete version-bound entries of ``collection`` from any version but ``keep_version``;
         returns the number of entries deleted."""
         ns = self._ns(collection)
-        n = await self._store.retire(f"{ns}vs", keep_version)
+        await self._flush_pending()
+        try:
+            n = await self._store.retire(f"{ns}vs", keep_version)
+        except RedisUnavailableError:
+            self._pending.append(("retire", collection, keep_version))
+            raise
         self.counters.invalidated += n
         return n
+
+    async def _flush_pending(self) -> None:
+        """Replay invalidations that failed while Redis was down, oldest first, before any
+        other operation (so no entry citing a changed document is served once Redis is back).
+        Pending invalidations live in this process only: they are lost if it restarts."""
+        while self._pending:
+            kind, collection, arg = self._pending[0]
+            ns = self._ns(collection)
+            if kind == "docs":
+                docs = list(arg)
+                n = await self._store.invalidate(
+                    [f"{ns}d:{d}" for d in docs], [f"{ns}x:{d}" for d in docs], self.config.ttl_s
+                )
+            else:
+                n = await self._store.retire(f"{ns}vs", str(arg))
+            self._pending.pop(0)
+            self.counters.invalidated += n
 
     async def on_corpus_change(
         self, collection: str, corpus_version: str, changed_doc_ids: Sequence[str] = ()
     ) -> int:
         """Call after an ingest/replace/delete: retires entries citing ``changed_doc_ids`` (old
         ids of replaced documents, ids of deleted ones) and those of other corpus versions."""
-        n = await self.invalidate_documents(collection, changed_doc_ids)
+        try:
+            n = await self.invalidate_documents(collection, changed_doc_ids)
+        except RedisUnavailableError:
+            self._pending.append(("retire", collection, corpus_version))
+            raise
         return n + await self.retire_versions(collection, corpus_version)
 
     async def ping(self) -> bool:

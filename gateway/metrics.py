@@ -10,7 +10,7 @@ metric                                 type       labels
 ``loopgate_requests_total``            counter    ``path`` (final path), ``mode``
 ``loopgate_escalations_total``         counter    ``reason``: first signal / ``low_confidence``
 ``loopgate_fallbacks_total``           counter    —
-``loopgate_cache_lookups_total``       counter    ``result`` hit|miss|unavailable|skipped
+``loopgate_cache_lookups_total``       counter    ``result``: hit|miss|unavailable|timeout|skipped
 ``loopgate_tool_calls_total``          counter    ``tool``, ``status``
 ``loopgate_tool_timeouts_total``       counter    ``tool`` (LoopAgent tool or router stage)
 ``loopgate_degraded_total``            counter    ``flag``
@@ -174,6 +174,8 @@ class GatewayMetrics:
             result = "hit"
         elif "cache_unavailable" in flags:
             result = "unavailable"
+        elif "cache_timeout" in flags:
+            result = "timeout"
         elif "cache_get" in record.latency_ms:
             result = "miss"
         else:

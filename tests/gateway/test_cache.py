@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 import uuid
 from collections.abc import AsyncIterator
+from urllib.parse import urlparse
 
 import pytest
 
@@ -254,3 +256,89 @@ def test_breaker_half_open_probe_and_recovery() -> None:
     assert breaker.allow()
     breaker.record_success()
     assert breaker.state == "closed" and breaker.allow()
+
+
+class _TcpProxy:
+    """A loopback TCP forwarder to Redis that can be cut and restored (a real outage)."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self.port = 0
+        self._server: asyncio.Server | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def stop(self) -> None:
+        assert self._server is not None
+        self._server.close()
+        for w in list(self._writers):
+            w.close()
+        await self._server.wait_closed()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+        self._writers |= {writer, up_writer}
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+            try:
+                while data := await src.read(65536):
+                    dst.write(data)
+                    await dst.drain()
+            except (ConnectionError, OSError):
+                pass
+            finally:
+                dst.close()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+
+async def test_invalidation_missed_during_an_outage_is_replayed(
+    redis_url: str, prefix: str
+) -> None:
+    url = urlparse(redis_url)
+    proxy = _TcpProxy(url.port or 6379)
+    await proxy.start()
+    client = open_redis(f"redis://127.0.0.1:{proxy.port}{url.path or '/0'}", timeout_s=0.3)
+    cache = RedisAnswerCache(
+        client,
+        CacheConfig(key_prefix=prefix, version_scope="document"),
+        breaker=CircuitBreaker(0.2),
+    )
+    kw = {"collection": "o", "mode": "auto"}
+    await cache.put(
+        "标准配送要几天？",
+        _ans("3 天"),
+        found=True,
+        doc_ids=[DOC_SHIPPING],
+        corpus_version="v1",
+        **kw,
+    )
+    assert await cache.get("标准配送要几天？", corpus_version="v1", **kw) is not None
+    await proxy.stop()  # Redis unreachable: the document changes meanwhile
+    with pytest.raises(RedisUnavailableError):
+        await cache.on_corpus_change("o", "v2", [DOC_SHIPPING])
+    t0 = time.perf_counter()
+    with pytest.raises(RedisUnavailableError):
+        await cache.get("标准配送要几天？", corpus_version="v2", **kw)  # breaker open: fails fast
+    assert time.perf_counter() - t0 < 0.1 and not cache.available
+    await proxy.start()  # Redis is back on the same port
+    await asyncio.sleep(0.25)
+    # the missed invalidation is replayed first: the stale answer is never served
+    assert await cache.get("标准配送要几天？", corpus_version="v2", **kw) is None
+    assert cache.available and cache.counters.invalidated == 1
+    assert (
+        await cache.put(
+            "标准配送要几天？",
+            _ans("3 天"),
+            found=True,
+            doc_ids=[DOC_SHIPPING],
+            corpus_version="v2",
+            **kw,
+        )
+        is None
+    )  # tombstoned document
+    await cache.aclose()
+    await proxy.stop()
