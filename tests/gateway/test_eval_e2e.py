@@ -129,6 +129,9 @@ def test_cli_run_and_compare(
     )
     assert res.exit_code == 0, res.output
     assert "evidence_hit" in res.output
+    res = runner.invoke(app, ["eval", "report", str(out / "rag")])
+    assert res.exit_code == 0, res.output
+    assert "report.html" in res.output
     bad = runner.invoke(app, ["eval", str(tmp_path / "none.jsonl"), "--collection", "t"])
     assert bad.exit_code == 2 and "not found" in bad.output
     missing = runner.invoke(
