@@ -82,6 +82,14 @@ def _warm() -> None:
     Tokenizer().warm_up()
 
 
+def _kill(pool: ProcessPoolExecutor) -> None:
+    """Cancel queued jobs and stop the workers now (interrupted run)."""
+    procs = list(getattr(pool, "_processes", {}).values())  # no public API for this
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        proc.terminate()
+
+
 def _pool(workers: int) -> ProcessPoolExecutor:
     # spawn, not fork: the parent holds engine threads (Qdrant, ONNX) that fork would copy badly
     ctx = multiprocessing.get_context("spawn")
@@ -103,7 +111,8 @@ def run_prepare(
             yield i, prepare(path, rel, parse)
         return
     retry: list[int] = []
-    with _pool(workers) as pool:
+    pool = _pool(workers)
+    try:
         pending: dict[Future[Prepared | Failure], int] = {
             pool.submit(prepare, path, rel, parse): i for i, (path, rel) in enumerate(jobs)
         }
@@ -112,9 +121,15 @@ def run_prepare(
             for fut in done:
                 i = pending.pop(fut)
                 try:
-                    yield i, fut.result()
+                    result = fut.result()
                 except BrokenProcessPool:
                     retry.append(i)
+                    continue
+                yield i, result
+    except BaseException:  # Ctrl-C or the consumer stopped: do not wait for queued files
+        _kill(pool)
+        raise
+    pool.shutdown(wait=True)
     for i in sorted(retry):
         path, rel = jobs[i]
         with _pool(1) as solo:
