@@ -188,7 +188,8 @@ class RedisRouteLog(RouteLog):
                 ),
             )
         except RedisUnavailableError as exc:
-            log.warning("route log kept locally: %s", exc)
+            if exc.__cause__ is not None:  # a real failure, not the open breaker: say it once
+                log.warning("route log kept locally until Redis answers: %s", exc)
             await super().append(record)
 
     async def recent(self, query: RouteQuery | None = None) -> list[RouteRecord]:

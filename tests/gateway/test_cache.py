@@ -342,3 +342,52 @@ async def test_invalidation_missed_during_an_outage_is_replayed(
     )  # tombstoned document
     await cache.aclose()
     await proxy.stop()
+
+
+async def test_app_serves_without_redis_flagged_and_fast(cases_dir, tmp_path) -> None:
+    """Issue 6 item 8 (Redis side): Redis unreachable → answers still come, flagged
+    ``cache_unavailable``, without per-request hangs; route records kept locally."""
+    import httpx
+
+    from gateway.main import create_app
+    from gateway.settings import Settings
+
+    settings = Settings(
+        data_dir=tmp_path,
+        redis_url="redis://127.0.0.1:1/0",
+        timeout_cache_s=0.3,
+        redis_retry_s=30,
+        embed_model_path=None,
+        default_collection="nr",
+    )
+    doc = cases_dir / "12-stale-index-and-cache" / "v1" / "shipping.md"
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://gw") as client:
+            r = await client.post(
+                "/v1/documents",
+                files=[("files", (doc.name, doc.read_bytes()))],
+                data={"collection": "nr"},
+            )
+            assert r.status_code == 202, r.text
+            deadline = time.monotonic() + 60
+            while (await client.get(r.json()["status_url"])).json()["status"] not in (
+                "done",
+                "failed",
+            ):
+                assert time.monotonic() < deadline
+                await asyncio.sleep(0.1)
+            t0 = time.perf_counter()
+            answers = [
+                (await client.post("/v1/query", json={"question": "标准配送要几天？"})).json()
+                for _ in range(5)
+            ]
+            elapsed = time.perf_counter() - t0
+            for a in answers:
+                assert "3" in a["answer"] and not a["cached"], a
+                assert "cache_unavailable" in a["route"]["flags"], a["route"]
+            assert elapsed < 5.0  # one short socket timeout, then the breaker answers at once
+            routes = (await client.get("/v1/routes")).json()
+            assert routes["backend"] == "redis" and routes["available"] is False
+            assert routes["count"] == 5
