@@ -1,0 +1,90 @@
+"""``loopgate ingest`` through Typer's CliRunner: summary table, ``--json``, exit codes, and the
+clear error when another process holds the embedded engine's data directory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from corpus.qdrant_store import QdrantChunkStore
+from gateway.cli import app
+from gateway.settings import get_settings
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    d = tmp_path / "data"
+    monkeypatch.setenv("LOOPGATE_DATA_DIR", str(d))
+    get_settings.cache_clear()
+    return d
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    d = tmp_path / "docs"
+    (d / "sub").mkdir(parents=True)
+    (d / "spec_zh.md").write_text("# 参数\n\n## 功率\n型号FW-301的额定功率为8kW。\n", encoding="utf-8")
+    (d / "sub" / "faq.txt").write_text("The warranty period is three years.\n", encoding="utf-8")
+    (d / "empty.txt").write_bytes(b"")
+    (d / "image.png").write_bytes(b"\x89PNG\r\n")
+    return d
+
+
+def run(*args: str) -> object:
+    return CliRunner().invoke(app, ["ingest", *args])
+
+
+def test_ingest_prints_summary_and_skips_unchanged(data_dir: Path, docs: Path) -> None:
+    result = run(str(docs), "--collection", "t", "--no-embed")
+    assert result.exit_code == 0, result.output
+    assert "ingested" in result.output and "empty_file" in result.output
+    assert "keyword-only" in result.output
+    again = run(str(docs), "--collection", "t", "--no-embed")
+    assert again.exit_code == 0, again.output
+    assert "nothing changed" in again.output
+    assert (data_dir / "qdrant" / "t" / "edge_config.json").exists()
+
+
+def test_ingest_json(data_dir: Path, docs: Path) -> None:
+    result = run(str(docs), "--collection", "t", "--json", "--no-embed")
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["counts"]["ingested"] == 2 and summary["counts"]["failed"] == 1
+    assert summary["ignored"] == 1 and summary["keyword_only"] is True
+    by_path = {f["path"]: f for f in summary["files"]}
+    assert by_path["sub/faq.txt"]["status"] == "ingested" and by_path["sub/faq.txt"]["chunks"] == 1
+    assert by_path["empty.txt"]["error_code"] == "empty_file"
+    assert by_path["empty.txt"]["error_message"]
+
+
+def test_nothing_ingestable_exits_1(data_dir: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "zero.md").write_bytes(b"")
+    result = run(str(bad), "--collection", "t")
+    assert result.exit_code == 1, result.output
+    empty = tmp_path / "nothing"
+    empty.mkdir()
+    assert run(str(empty), "--collection", "t").exit_code == 1
+
+
+def test_usage_errors_exit_2(data_dir: Path, docs: Path, tmp_path: Path) -> None:
+    assert run(str(tmp_path / "missing"), "--collection", "t").exit_code == 2
+    assert run(str(docs), "--collection", "../bad").exit_code == 2
+    assert run(str(docs)).exit_code == 2  # --collection is required
+
+
+def test_held_data_directory_is_a_clear_error(data_dir: Path, docs: Path) -> None:
+    holder = QdrantChunkStore.embedded(data_dir / "qdrant")  # e.g. a running `loopgate serve`
+    holder.ensure_collection("t", dense_dim=None, embed_model=None)
+    try:
+        result = run(str(docs), "--collection", "t", "--no-embed")
+    finally:
+        holder.close()
+    assert result.exit_code == 1
+    assert "held by another LoopGate process" in result.output
