@@ -6,13 +6,15 @@
   (CJK golds as substrings with spaces removed; others on word boundaries), or — for golds
   that are mostly a number ("$1,577", "15m", "约1138公顷", "3.0 V ~ 3.6 V") — every number of
   the gold occurs numerically in the answer ("$1,577" = "1577.00"; an answer value rounded to
-  the gold's decimals also matches: 8.704 ~ "8.70").
+  the gold's decimals also matches: 8.704 ~ "8.70"). A list-valued gold
+  (``"['$35,000', '$40,684']"``, MMLongBench-Doc) needs every item.
 - :func:`is_refusal` – ``found is False``, else a "not found" phrase in the answer.
 - :func:`score_question` – one ``results.jsonl`` row's ``score`` block.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 import unicodedata
 from functools import lru_cache
@@ -131,13 +133,32 @@ def _text_contains(gold: str, answer: str) -> bool:
     return re.search(r"(?<!\w)" + re.escape(g) + r"(?!\w)", a) is not None
 
 
+def _list_gold(gold: str) -> list[str] | None:
+    """The items of a list-valued gold (MMLongBench-Doc writes ``"['$35,000', '$40,684']"``)."""
+    text = gold.strip()
+    if not (text.startswith("[") and text.endswith("]")):
+        return None
+    try:
+        items = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return None
+    if not isinstance(items, list) or not items:
+        return None
+    return [str(i) for i in items]
+
+
 def answer_contains(golds: tuple[str, ...] | list[str], answer: str) -> bool:
     """True when any gold answer/alias is contained in ``answer`` (rules in the module
-    docstring). An empty answer contains nothing."""
+    docstring; a list-valued gold needs every item). An empty answer contains nothing."""
     if not answer or not answer.strip():
         return False
     have: list[tuple[float, int]] | None = None
     for gold in golds:
+        items = _list_gold(gold)
+        if items is not None:
+            if all(answer_contains([i], answer) for i in items):
+                return True
+            continue
         if _text_contains(gold, answer):
             return True
         if _is_numeric_gold(gold):

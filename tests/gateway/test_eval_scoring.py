@@ -184,6 +184,8 @@ def test_answer_contains_rules() -> None:
     assert not answer_contains(["no"], "not at all")
     assert not answer_contains(["8"], "地址为18")
     assert not answer_contains(["x"], "")
+    assert answer_contains(["['$35,000', '$40,684']"], "35000 and then 40,684")
+    assert not answer_contains(["['$35,000', '$40,684']"], "only 35,000")
     assert is_refusal("anything", False) and not is_refusal("", True)
     assert is_refusal("未找到相关内容", None) and not is_refusal("It is 5", None)
 
