@@ -58,7 +58,8 @@ def assemble(c: Any) -> None:
 
         retriever = HybridRetriever(c.store, c.tokenizer, c.embedder,
                                     config=retrieval_config(s))
-        rag = HybridRagEngine(retriever, llm=c.llm, answer_floor=s.rag_answer_floor)
+        rag = HybridRagEngine(retriever, llm=c.llm, answer_floor=s.rag_answer_floor,
+                              llm_retry_s=s.llm_retry_s)
         c.agent = LoopAgent(
             c.store, RetrieverSearch(retriever), llm=c.llm, key_terms=c.tokenizer,
             documents=_directory(c.store),

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -62,11 +63,16 @@ class HybridRagEngine:
     :param answer_floor: confidence below which the extractive answer is "not found".
     :param max_evidence: evidence units in an extractive answer.
     :param llm_max_chars: characters of each chunk shown to the LLM.
+    :param llm_retry_s: after the LLM failed, seconds during which answers are extractive
+        (flagged ``llm_unavailable``) before the LLM is tried again.
     """
 
     def __init__(self, retriever: Any, *, llm: Any = None, answer_floor: float = 0.2,
-                 max_evidence: int = 3, llm_max_chars: int = 1500) -> None:
+                 max_evidence: int = 3, llm_max_chars: int = 1500,
+                 llm_retry_s: float = 15.0) -> None:
         self.retriever = retriever
+        self.llm_retry_s = llm_retry_s
+        self._llm_down_until = 0.0
         self.llm = llm
         self.answer_floor = answer_floor
         self.max_evidence = max_evidence
@@ -103,14 +109,18 @@ class HybridRagEngine:
         return AnswerDraft("\n".join(e.text for e in evidence), [e.citation for e in evidence],
                            True, "extractive", flags=flags)
 
-    async def answer(self, question: str, retrieval: RagResult, *, broad: bool) -> AnswerDraft:
-        """Extractive answer, or one grounded LLM call when an LLM is configured."""
+    async def answer(self, question: str, retrieval: RagResult, *, broad: bool,
+                     allow_llm: bool = True) -> AnswerDraft:
+        """Extractive answer, or one grounded LLM call when an LLM is configured (and was not
+        found unreachable in the last ``llm_retry_s`` seconds)."""
         if retrieval.raw is None or not retrieval.hits:
             from rag.extractive import NOT_FOUND_TEXT
 
             return AnswerDraft(NOT_FOUND_TEXT, [], False, "extractive")
-        if self.llm is None:
+        if self.llm is None or not allow_llm:
             return await asyncio.to_thread(self._extractive, retrieval, [])
+        if time.monotonic() < self._llm_down_until:
+            return await asyncio.to_thread(self._extractive, retrieval, ["llm_unavailable"])
         return await self._grounded(question, retrieval)
 
     async def _grounded(self, question: str, res: RagResult) -> AnswerDraft:
@@ -132,6 +142,7 @@ class HybridRagEngine:
         try:
             reply = await self.llm.chat(messages, json_schema=_GROUNDED_SCHEMA)
         except LLMError:
+            self._llm_down_until = time.monotonic() + self.llm_retry_s
             return await asyncio.to_thread(self._extractive, res, ["llm_unavailable"])
         tokens = reply.prompt_tokens + reply.completion_tokens
         try:
@@ -198,8 +209,12 @@ class LoopAgentEngine:
         pages: dict[str, str] = {h.chunk.chunk_id: f"{h.chunk.path} p.{h.chunk.page_start}"
                                  for h in seeds}
 
+        offline_switch: list[str] = []
+
         async def forward(step: Any) -> None:
             ev = step.to_dict()
+            if ev.get("kind") == "llm" and ev.get("status") == "error":
+                offline_switch.append(str(ev.get("note", "")))
             ref = str((ev.get("arguments") or {}).get("chunk_id", ""))
             if ref and ref not in pages and self.store is not None:
                 try:
@@ -216,8 +231,9 @@ class LoopAgentEngine:
                                          history=list(history), on_event=forward)
         steps = [s.to_dict() for s in res.steps]
         flags = []
-        if any(s.get("kind") == "llm" and s.get("status") == "error"
-               and "offline" in str(s.get("note", "")) for s in steps):
+        if any("offline" in n for n in offline_switch) or any(
+                s.get("kind") == "llm" and s.get("status") == "error"
+                and "offline" in str(s.get("note", "")) for s in steps):
             flags.append("llm_unavailable")
         if res.stop_reason not in ("answer", "fallback_to_rag"):
             flags.append(f"loop_stop:{res.stop_reason}")

@@ -167,9 +167,19 @@ class Router:
         assert self.rag is not None
         rag = self.rag
         stage = "rag_answer_broad" if broad else "rag_answer"
-        draft, _ = await self._stage(
-            ctx, stage, lambda: rag.answer(question, res, broad=broad), self.settings.llm_timeout_s
+        # an LLM call may be retried once by the client: allow two calls plus back-off
+        limit = self.settings.llm_timeout_s * 2 + 1.0
+        draft, timed_out = await self._stage(
+            ctx, stage, lambda: rag.answer(question, res, broad=broad), limit
         )
+        if timed_out:
+            # the grounded LLM call was too slow: answer extractively (pure CPU, bounded)
+            ctx.record["flags"].append("llm_timeout")
+            draft, _ = await self._stage(
+                ctx, stage + "_extractive",
+                lambda: rag.answer(question, res, broad=broad, allow_llm=False),
+                self.settings.timeout_retrieve_s,
+            )
         return draft
 
     async def _loop_run(

@@ -125,8 +125,11 @@ class RagBackend(Protocol):
     ) -> RagResult:
         """Hybrid retrieval; raises ``corpus.errors.StoreError`` when the store is down."""
 
-    async def answer(self, question: str, retrieval: RagResult, *, broad: bool) -> AnswerDraft:
-        """Extractive answer, or one grounded LLM call over the hits (citations verified)."""
+    async def answer(
+        self, question: str, retrieval: RagResult, *, broad: bool, allow_llm: bool = True
+    ) -> AnswerDraft:
+        """Extractive answer, or one grounded LLM call over the hits (citations verified);
+        ``allow_llm=False`` forces the extractive answer."""
 
 
 class LoopBackend(Protocol):

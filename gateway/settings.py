@@ -91,6 +91,7 @@ class Settings(BaseSettings):
     timeout_cache_s: float = Field(0.5, gt=0, description="Timeout of one answer-cache or route-log operation, seconds.")
     timeout_health_s: float = Field(2.0, gt=0, description="Timeout of each /readyz probe (Qdrant, Redis, LLM), seconds.")
     redis_retry_s: float = Field(15.0, gt=0, description="After Redis fails, seconds before it is tried again (meanwhile: no cache).")
+    llm_retry_s: float = Field(15.0, gt=0, description="After the LLM fails, seconds of extractive RAG answers before it is tried again.")
 
     # --- answer cache and route log --------------------------------------------------------
     cache_ttl_s: int = Field(86400, ge=1, description="Answer-cache entry lifetime, seconds.")

@@ -37,7 +37,13 @@ async def probe_all(components: Any) -> dict[str, dict[str, Any]]:
     async def qdrant() -> str:
         if components.store is None:
             raise RuntimeError(components.store_error or "chunk store not opened")
-        names = await asyncio.to_thread(components.store.list_collections)
+        def probe() -> list[str]:
+            names = components.store.list_collections()
+            for name in names[:20]:  # opens each shard: a locked one raises StoreError
+                components.store.collection_meta(name)
+            return names
+
+        names = await asyncio.to_thread(probe)
         return f"{len(names)} collections ({'server' if s.qdrant_url else 'embedded'})"
 
     async def redis_() -> str:

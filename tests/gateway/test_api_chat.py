@@ -1,0 +1,74 @@
+"""The OpenAI-compatible facade: POST /v1/chat/completions (plain and ``stream: true``) and
+GET /v1/models, on real documents."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from _apphelp import CASE12, make_settings, running, upload
+
+from gateway.api.routes.chat import format_footnotes
+
+pytestmark = pytest.mark.integration
+
+
+def test_footnotes_format() -> None:
+    cites = [{"path": "a.pdf", "section_path": ["1 Scope", "1.2 Terms"], "page": 3,
+              "lines": [4, 6], "quote": "The  warranty\nis two years."}]
+    text = format_footnotes("Two years.", cites)
+    assert text.splitlines()[0] == "Two years. [1]"
+    assert text.splitlines()[-1] == '[1] a.pdf › 1 Scope › 1.2 Terms, p. 3, lines 4–6: "The warranty is two years."'
+    assert format_footnotes("Not found.", []) == "Not found."
+
+
+async def test_chat_completion_plain_and_stream(tmp_path, embed_model_path, cases_dir: Path) -> None:
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        await upload(app, client, sorted((cases_dir / CASE12 / "v1").iterdir()))
+        models = (await client.get("/v1/models")).json()
+        assert {m["id"] for m in models["data"]} == {"loopgate-auto", "loopgate-rag", "loopgate-loop"}
+        req = {"model": "loopgate-rag", "messages": [
+            {"role": "system", "content": "be brief"},
+            {"role": "user", "content": "标准配送"},
+            {"role": "assistant", "content": "…"},
+            {"role": "user", "content": [{"type": "text", "text": "那要几天？"}]}]}
+        r = await client.post("/v1/chat/completions", json=req)
+        assert r.status_code == 200, r.text
+        body = r.json()
+        assert body["object"] == "chat.completion" and body["model"] == "loopgate-rag"
+        content = body["choices"][0]["message"]["content"]
+        assert "3 个工作日" in content and "[1]" in content and "\n[1] shipping.md" in content
+        assert body["citations"][0]["path"] == "shipping.md"
+        route = body["loopgate"]["route"]
+        assert route["mode"] == "rag" and route["retrieval_query"] == "标准配送 那要几天？"
+
+        chunks, done = [], False
+        async with client.stream("POST", "/v1/chat/completions", json={**req, "stream": True}) as resp:
+            assert resp.status_code == 200
+            async for line in resp.aiter_lines():
+                if not line.startswith("data:"):
+                    continue
+                data = line.split(":", 1)[1].strip()
+                if data == "[DONE]":
+                    done = True
+                    continue
+                chunks.append(json.loads(data))
+        assert done and chunks[0]["choices"][0]["delta"]["role"] == "assistant"
+        text = "".join(c["choices"][0]["delta"].get("content", "") for c in chunks)
+        assert text == content
+        assert chunks[-1]["choices"][0]["finish_reason"] == "stop"
+        assert chunks[-1]["citations"] == body["citations"]
+        assert all(c["object"] == "chat.completion.chunk" for c in chunks)
+
+
+async def test_chat_bad_requests(tmp_path, embed_model_path) -> None:
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        r = await client.post("/v1/chat/completions", json={"model": "gpt-4", "messages": [
+            {"role": "user", "content": "hi"}]})
+        assert r.status_code == 404 and "loopgate-auto" in r.json()["error"]["message"]
+        r = await client.post("/v1/chat/completions", json={"model": "loopgate-auto", "messages": [
+            {"role": "assistant", "content": "hi"}]})
+        assert r.status_code == 400 and "user message" in r.json()["error"]["message"]
+        r = await client.post("/v1/chat/completions", json={"model": "loopgate-auto", "messages": []})
+        assert r.status_code == 400

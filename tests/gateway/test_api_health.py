@@ -1,0 +1,85 @@
+"""Health, readiness and degraded operation: Redis unreachable (served without cache,
+flagged), LLM unreachable (offline policy / extractive, flagged), embedded data directory held
+by another process (clear 503), /metrics."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+from _apphelp import CASE12, ask, make_settings, running, upload
+
+pytestmark = pytest.mark.integration
+
+
+def _dead_port() -> int:
+    """A loopback port nothing listens on."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def test_healthz_readyz_metrics(tmp_path, embed_model_path) -> None:
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        assert (await client.get("/healthz")).json() == {"status": "ok"}
+        r = await client.get("/readyz")
+        assert r.status_code == 200 and r.json()["checks"]["qdrant"]["status"] == "ok"
+        assert r.json()["checks"]["redis"]["status"] == "disabled"
+        await ask(client, "anything?")
+        r = await client.get("/metrics")
+        assert r.status_code == 200 and "loopgate_requests_total" in r.text
+        assert (await client.get("/openapi.json")).json()["paths"]["/v1/query"]
+
+
+async def test_redis_and_llm_unreachable(tmp_path, embed_model_path, cases_dir: Path) -> None:
+    port = _dead_port()
+    settings = make_settings(tmp_path, embed_model_path,
+                             redis_url=f"redis://127.0.0.1:{port}/15", timeout_cache_s=0.2,
+                             llm_base_url=f"http://127.0.0.1:{port}/v1", llm_timeout_s=1.0)
+    async with running(settings) as (app, client):
+        r = await client.get("/readyz")
+        checks = r.json()["checks"]
+        assert r.status_code == 200 and set(r.json()["degraded"]) == {"redis", "llm"}
+        assert checks["redis"]["status"] == "down" and checks["llm"]["status"] == "down"
+        await upload(app, client, sorted((cases_dir / CASE12 / "v1").iterdir()))
+        body = await ask(client, "退货期限是几天？", mode="rag")
+        assert body["found"] and "7 天" in body["answer"]
+        flags = body["route"]["flags"]
+        assert "cache_unavailable" in flags and "llm_unavailable" in flags
+        assert body["route"]["brain"] == "extractive"
+        loop = await ask(client, "退货期限是几天？", mode="loop")
+        assert "llm_unavailable" in loop["route"]["flags"]
+        assert loop["route"]["brain"] == "loop-offline"
+
+
+async def test_data_dir_held_by_another_process(tmp_path, embed_model_path, cases_dir: Path) -> None:
+    import subprocess
+    import sys
+    import textwrap
+
+    settings = make_settings(tmp_path, embed_model_path)
+    async with running(settings) as (app, client):
+        await upload(app, client, sorted((cases_dir / CASE12 / "v1").iterdir()))
+        code = textwrap.dedent(f"""
+            import asyncio, httpx, sys
+            sys.path.insert(0, {str(Path(__file__).parent)!r})
+            from _apphelp import make_settings, running
+            from pathlib import Path
+            async def main():
+                s = make_settings(Path({str(tmp_path)!r}), None)
+                async with running(s) as (app, c):
+                    r = await c.post("/v1/query", json={{"question": "退货期限是几天？"}})
+                    print(r.status_code, r.json()["error"]["code"], r.json()["error"]["message"])
+                    r = await c.get("/readyz")
+                    print(r.status_code)
+            asyncio.run(main())
+        """)
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             timeout=60)
+        assert out.returncode == 0, out.stderr
+        lines = out.stdout.strip().splitlines()
+        status, code_, *message = lines[0].split(" ")
+        assert status == "503" and code_ == "data_dir_locked"
+        assert "held by another" in " ".join(message) and "loopgate serve" in " ".join(message)
+        assert lines[1] == "503"
