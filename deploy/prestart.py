@@ -70,7 +70,9 @@ def check_qdrant(url: str, api_key: str | None, timeout_s: float) -> None:
     """List collections on the Qdrant server at ``url``; raises on any failure."""
     from qdrant_client import QdrantClient
 
-    client = QdrantClient(url=url, api_key=api_key, timeout=max(1, int(timeout_s)))
+    client = QdrantClient(
+        url=url, api_key=api_key, timeout=max(1, int(timeout_s)), check_compatibility=False
+    )
     try:
         client.get_collections()
     finally:
