@@ -46,6 +46,7 @@ class Components:
     metrics: Any = None
     router: Any = None
     ingest: Any = None
+    migration: Any = None  # gateway.migration.MigrationDispatcher, built on first use (issue 7)
     _versions: dict[str, tuple[float, str]] = field(default_factory=dict)
     _collections: tuple[float, frozenset[str]] | None = None
 
@@ -87,7 +88,7 @@ class Components:
 
     async def aclose(self) -> None:
         """Close what was opened (ingest jobs, LLM client, cache, route log, store)."""
-        for name in ("ingest", "agent", "llm", "cache", "route_log"):
+        for name in ("migration", "ingest", "agent", "llm", "cache", "route_log"):
             obj = getattr(self, name)
             close = getattr(obj, "aclose", None)
             if close is not None:

@@ -37,6 +37,7 @@ _ROUTES = [
 _OPTIONAL_ROUTES = [
     "gateway.api.routes.routes_log",
     "gateway.api.routes.dashboard",
+    "gateway.api.routes.migration",
 ]
 
 

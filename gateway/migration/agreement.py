@@ -188,6 +188,7 @@ class MigrationLog:
         self.max_records = max_records
         self.timeout_s = timeout_s
         self.dropped = 0
+        self.owns_redis = False
         self._stats: dict[str, Counter[str]] = {}
         self._events: deque[dict[str, Any]] = deque(maxlen=max_records)
 
@@ -236,6 +237,11 @@ class MigrationLog:
                 await pipe.execute()
         except Exception:  # noqa: BLE001 - a log write must never fail a request
             self.dropped += 1
+
+    async def aclose(self) -> None:
+        """Close the Redis client when this log opened it (``owns_redis``)."""
+        if self.redis is not None and self.owns_redis:
+            await self.redis.aclose()
 
     async def _raw_stats(self) -> dict[str, dict[str, float]]:
         """Counters per collection, from Redis or memory."""

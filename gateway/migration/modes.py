@@ -435,3 +435,4 @@ class MigrationDispatcher:
         await self.drain()
         if self.legacy is not None:
             await self.legacy.aclose()
+        await self.log.aclose()

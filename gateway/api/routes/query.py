@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
 import orjson
-from fastapi import APIRouter
+from fastapi import APIRouter, Header
 from pydantic import BaseModel, Field, StringConstraints, field_validator
 from sse_starlette import EventSourceResponse
 
@@ -104,10 +104,17 @@ def result_body(result: Any) -> dict[str, Any]:
 
 @router.post("", response_model=QueryResponse, response_class=OrjsonResponse)
 async def query(
-    req: QueryRequest, router_: RouterDep, components: ComponentsDep, principal: PrincipalDep
+    req: QueryRequest, router_: RouterDep, components: ComponentsDep, principal: PrincipalDep,
+    x_loopgate_user: Annotated[str | None, Header(max_length=200)] = None,
 ) -> OrjsonResponse:
     """Answer a question through the router (cache → RAG → LoopAgent)."""
     q = await to_query_input(components, principal, req)
+    # migration hook (issue 7): proxy / shadow / canary per collection; None = migration off
+    from gateway.api.routes.migration import dispatch_query
+
+    migrated = await dispatch_query(components, q, lambda: router_.ask(q), user=x_loopgate_user)
+    if migrated is not None:
+        return OrjsonResponse(migrated)
     result = await router_.ask(q)
     return OrjsonResponse(result_body(result))
 
