@@ -20,8 +20,11 @@ from corpus.errors import StoreError
 
 __all__ = ["ClientBackend"]
 
-_INDEX_TYPES = {"keyword": qm.PayloadSchemaType.KEYWORD, "integer": qm.PayloadSchemaType.INTEGER,
-                "bool": qm.PayloadSchemaType.BOOL}
+_INDEX_TYPES = {
+    "keyword": qm.PayloadSchemaType.KEYWORD,
+    "integer": qm.PayloadSchemaType.INTEGER,
+    "bool": qm.PayloadSchemaType.BOOL,
+}
 
 
 def _cond(key: str, value: Any) -> qm.FieldCondition:
@@ -37,6 +40,14 @@ def _filter(flt: Flt | None) -> qm.Filter | None:
         must=[_cond(k, v) for k, v in flt.must] or None,
         must_not=[_cond(k, v) for k, v in flt.must_not] or None,
     )
+
+
+def _required(flt: Flt) -> qm.Filter:
+    """The filter of a delete/update: an empty one is refused (it would touch every point)."""
+    f = _filter(flt)
+    if f is None:
+        raise StoreError("refusing a delete/update without a filter (it would touch every point)")
+    return f
 
 
 class ClientBackend:
@@ -65,7 +76,9 @@ class ClientBackend:
 
     def create(self, collection: str, dense_dim: int | None) -> None:
         vectors = (
-            {DENSE: qm.VectorParams(size=dense_dim, distance=qm.Distance.COSINE)} if dense_dim else {}
+            {DENSE: qm.VectorParams(size=dense_dim, distance=qm.Distance.COSINE)}
+            if dense_dim
+            else {}
         )
         with self._errors(f"create collection {collection!r}"):
             self.client.create_collection(
@@ -90,7 +103,7 @@ class ClientBackend:
             "'dense' vector to it: re-create the collection (re-ingest) with the embedder set"
         )
 
-    def list(self) -> list[str]:
+    def names(self) -> list[str]:
         with self._errors("list collections"):
             return sorted(c.name for c in self.client.get_collections().collections)
 
@@ -115,15 +128,17 @@ class ClientBackend:
             if ids:
                 self.client.delete(collection, qm.PointIdsList(points=list(ids)), wait=True)
             if flt is not None and not flt.is_empty():
-                self.client.delete(collection, qm.FilterSelector(filter=_filter(flt)), wait=True)
+                self.client.delete(collection, qm.FilterSelector(filter=_required(flt)), wait=True)
 
     def delete_keys(self, collection: str, flt: Flt, keys: Sequence[str]) -> None:
         with self._errors(f"update {collection!r}"):
-            self.client.delete_payload(collection, list(keys), points=_filter(flt), wait=True)
+            self.client.delete_payload(collection, list(keys), points=_required(flt), wait=True)
 
     def retrieve(self, collection: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         with self._errors(f"read {collection!r}"):
-            recs = self.client.retrieve(collection, list(ids), with_payload=True, with_vectors=False)
+            recs = self.client.retrieve(
+                collection, list(ids), with_payload=True, with_vectors=False
+            )
         return {str(r.id): dict(r.payload or {}) for r in recs}
 
     def scroll(
@@ -134,8 +149,12 @@ class ClientBackend:
         with self._errors(f"read {collection!r}"):
             while len(out) < limit:
                 recs, offset = self.client.scroll(
-                    collection, scroll_filter=_filter(flt), limit=min(1000, limit - len(out)),
-                    offset=offset, with_payload=True, with_vectors=False,
+                    collection,
+                    scroll_filter=_filter(flt),
+                    limit=min(1000, limit - len(out)),
+                    offset=offset,
+                    with_payload=True,
+                    with_vectors=False,
                     order_by=qm.OrderBy(key=order_by) if order_by else None,
                 )
                 out.extend(dict(r.payload or {}) for r in recs)
@@ -170,15 +189,25 @@ class ClientBackend:
         with self._errors(f"search {collection!r}"):
             if len(queries) == 1:
                 res = self.client.query_points(
-                    collection, query=queries[0][0], using=queries[0][1], limit=limit,
-                    query_filter=f, with_payload=True,
+                    collection,
+                    query=queries[0][0],
+                    using=queries[0][1],
+                    limit=limit,
+                    query_filter=f,
+                    with_payload=True,
                 )
             else:
-                pre = [qm.Prefetch(query=q, using=u, limit=max(prefetch_k, limit), filter=f)
-                       for q, u in queries]
+                pre = [
+                    qm.Prefetch(query=q, using=u, limit=max(prefetch_k, limit), filter=f)
+                    for q, u in queries
+                ]
                 rrf = qm.RrfQuery(rrf=qm.Rrf(k=rrf_k, weights=list(weights) if weights else None))
                 res = self.client.query_points(
-                    collection, prefetch=pre, query=rrf, limit=limit, query_filter=f,
+                    collection,
+                    prefetch=pre,
+                    query=rrf,
+                    limit=limit,
+                    query_filter=f,
                     with_payload=True,
                 )
         return [(dict(h.payload or {}), float(h.score)) for h in res.points]

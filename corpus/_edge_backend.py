@@ -26,8 +26,11 @@ _LOCKED = (
     "the data directory {path} is held by another LoopGate process (e.g. `loopgate serve`); "
     "use its HTTP API, stop it, or configure a Qdrant server (LOOPGATE_QDRANT_URL)"
 )
-_INDEX_TYPES = {"keyword": qe.PayloadSchemaType.Keyword, "integer": qe.PayloadSchemaType.Integer,
-                "bool": qe.PayloadSchemaType.Bool}
+_INDEX_TYPES = {
+    "keyword": qe.PayloadSchemaType.Keyword,
+    "integer": qe.PayloadSchemaType.Integer,
+    "bool": qe.PayloadSchemaType.Bool,
+}
 
 
 def _cond(key: str, value: Any) -> qe.FieldCondition:
@@ -42,6 +45,14 @@ def _filter(flt: Flt | None) -> qe.Filter | None:
         must=[_cond(k, v) for k, v in flt.must] or None,
         must_not=[_cond(k, v) for k, v in flt.must_not] or None,
     )
+
+
+def _required(flt: Flt) -> qe.Filter:
+    """The filter of a delete/update: an empty one is refused (it would touch every point)."""
+    f = _filter(flt)
+    if f is None:
+        raise StoreError("refusing a delete/update without a filter (it would touch every point)")
+    return f
 
 
 class EdgeBackend:
@@ -86,7 +97,8 @@ class EdgeBackend:
     def create(self, collection: str, dense_dim: int | None) -> None:
         vectors = {DENSE: qe.EdgeVectorParams(dense_dim, qe.Distance.Cosine)} if dense_dim else {}
         cfg = qe.EdgeConfig(
-            vectors=vectors, sparse_vectors={BM25: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)}
+            vectors=vectors,
+            sparse_vectors={BM25: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
         )
         with self._lock, self._errors(f"create collection {collection!r}"):
             self.root.mkdir(parents=True, exist_ok=True)
@@ -108,7 +120,7 @@ class EdgeBackend:
                 qe.UpdateOperation.create_dense_vector(DENSE, dim, qe.Distance.Cosine)
             )
 
-    def list(self) -> list[str]:
+    def names(self) -> list[str]:
         if not self.root.is_dir():
             return []
         return sorted(p.name for p in self.root.iterdir() if (p / "edge_config.json").exists())
@@ -139,12 +151,12 @@ class EdgeBackend:
             if ids:
                 shard.update(qe.UpdateOperation.delete_points(list(ids)))
             if flt is not None and not flt.is_empty():
-                shard.update(qe.UpdateOperation.delete_points_by_filter(_filter(flt)))
+                shard.update(qe.UpdateOperation.delete_points_by_filter(_required(flt)))
 
     def delete_keys(self, collection: str, flt: Flt, keys: Sequence[str]) -> None:
         with self._errors(f"update {collection!r}"):
             self._shard(collection).update(
-                qe.UpdateOperation.delete_payload_by_filter(_filter(flt), list(keys))
+                qe.UpdateOperation.delete_payload_by_filter(_required(flt), list(keys))
             )
 
     def retrieve(self, collection: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -161,8 +173,11 @@ class EdgeBackend:
             shard = self._shard(collection)
             while len(out) < limit:
                 req = qe.ScrollRequest(
-                    offset=offset, limit=min(1000, limit - len(out)), filter=_filter(flt),
-                    with_payload=True, with_vector=False,
+                    offset=offset,
+                    limit=min(1000, limit - len(out)),
+                    filter=_filter(flt),
+                    with_payload=True,
+                    with_vector=False,
                     order_by=qe.OrderBy(key=order_by) if order_by else None,
                 )
                 recs, offset = shard.scroll(req)
@@ -173,7 +188,9 @@ class EdgeBackend:
 
     def count(self, collection: str, flt: Flt) -> int:
         with self._errors(f"count {collection!r}"):
-            return int(self._shard(collection).count(qe.CountRequest(filter=_filter(flt), exact=True)))
+            return int(
+                self._shard(collection).count(qe.CountRequest(filter=_filter(flt), exact=True))
+            )
 
     def search(
         self,
@@ -191,7 +208,9 @@ class EdgeBackend:
         if dense is not None:
             queries.append(qe.Query.Nearest([float(x) for x in dense], using=DENSE))
         if sparse is not None:
-            queries.append(qe.Query.Nearest(qe.SparseVector(list(sparse[0]), list(sparse[1])), using=BM25))
+            queries.append(
+                qe.Query.Nearest(qe.SparseVector(list(sparse[0]), list(sparse[1])), using=BM25)
+            )
         if not queries:
             return []
         f = _filter(flt)
@@ -200,7 +219,13 @@ class EdgeBackend:
         else:
             pre = [qe.Prefetch(limit=max(prefetch_k, limit), query=q, filter=f) for q in queries]
             fusion = qe.Fusion.Rrf(k=rrf_k, weights=list(weights) if weights else None)
-            req = qe.QueryRequest(limit=limit, prefetches=pre, query=fusion, filter=f, with_payload=True)
+            req = qe.QueryRequest(
+                limit=limit,
+                prefetches=pre,
+                query=fusion,  # type: ignore[arg-type]
+                filter=f,
+                with_payload=True,
+            )
         with self._errors(f"search {collection!r}"):
             hits = self._shard(collection).query(req)
         return [(dict(h.payload or {}), float(h.score)) for h in hits]

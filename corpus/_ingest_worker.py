@@ -72,8 +72,16 @@ def prepare(path: str, rel_path: str, parse: ParseFn | None = None) -> Prepared 
         return Failure("no_text", f"{path}: the document holds no extractable text")
     tok = Tokenizer()
     sparse = [tok.sparse(c.context_text()) for c in chunks]
-    return Prepared(doc.doc_id, doc.title, doc.media_type, doc.page_count, chunks, sparse,
-                    list(doc.outline), list(doc.warnings))
+    return Prepared(
+        doc.doc_id,
+        doc.title,
+        doc.media_type,
+        doc.page_count,
+        chunks,
+        sparse,
+        list(doc.outline),
+        list(doc.warnings),
+    )
 
 
 def _warm() -> None:

@@ -30,10 +30,29 @@ _LATIN_UNITS = (
 _SPACED_SINGLE = "v|w"
 _ATTACHED_SINGLE = "a|g|m|s|h|l|t|k|%"
 _CJK_UNITS = {
-    "千瓦时": "kwh", "千瓦": "kw", "兆瓦": "mw", "瓦": "w", "千伏": "kv", "伏": "v", "毫安": "ma",
-    "千克": "kg", "公斤": "kg", "毫克": "mg", "吨": "t", "公里": "km", "千米": "km", "厘米": "cm",
-    "毫米": "mm", "米": "m", "毫升": "ml", "赫兹": "hz", "兆赫": "mhz", "摄氏度": "°c",
-    "分钟": "min", "小时": "h", "毫秒": "ms",
+    "千瓦时": "kwh",
+    "千瓦": "kw",
+    "兆瓦": "mw",
+    "瓦": "w",
+    "千伏": "kv",
+    "伏": "v",
+    "毫安": "ma",
+    "千克": "kg",
+    "公斤": "kg",
+    "毫克": "mg",
+    "吨": "t",
+    "公里": "km",
+    "千米": "km",
+    "厘米": "cm",
+    "毫米": "mm",
+    "米": "m",
+    "毫升": "ml",
+    "赫兹": "hz",
+    "兆赫": "mhz",
+    "摄氏度": "°c",
+    "分钟": "min",
+    "小时": "h",
+    "毫秒": "ms",
 }
 _CJK_UNIT_RE = "|".join(sorted(_CJK_UNITS, key=len, reverse=True))
 
@@ -74,17 +93,18 @@ EN_STOPWORDS = frozenset(
 )
 
 CJK_STOPWORDS = frozenset(
-    """的 了 和 与 及 或 在 是 为 对 从 把 被 将 向 由 于 以 之 其 等 也 就 都 而 并 且 但 则 即 着 过
-    这 那 此 个 各 该 上 下 中 内 一 不 没 有 又 很 更 最 还 所 到 给 让 会 能 可 要 应 得 地 呢 吗 吧 啊
-    么 如 若 因 因为 所以 如果 虽然 但是 而且 以及 或者 并且 这个 那个 这些 那些 我们 你们 他们 它""".split()
+    """的 了 和 与 及 或 在 是 为 对 从 把 被 将 向 由 于 以 之 其 等 也 就 都
+    而 并 且 但 则 即 着 过 这 那 此 个 各 该 上 下 中 内 一 不 没 有 又 很
+    更 最 还 所 到 给 让 会 能 可 要 应 得 地 呢 吗 吧 啊 么 如 若 因 因为
+    所以 如果 虽然 但是 而且 以及 或者 并且 这个 那个 这些 那些 我们 你们 他们 它""".split()
 )
 
 #: Words that only make a question a question (dropped from key terms, kept in query terms).
 QUESTION_WORDS = frozenset(
     """what which who whom whose when where why how does do did is are was were can could should
     would will please tell explain describe list give answer question following
-    什么 哪个 哪些 哪 多少 多久 多长 多大 几 几个 怎么 怎样 如何 为什么 为何 是否 请问 请 吗 呢 是 有
-    哪里 哪儿 何时 谁""".split()
+    什么 哪个 哪些 哪 多少 多久 多长 多大 几 几个 怎么 怎样 如何
+    为什么 为何 是否 请问 请 吗 呢 是 有 哪里 哪儿 何时 谁""".split()
 )
 
 

@@ -41,7 +41,10 @@ class CatalogueEntry:
     __slots__ = ("info", "outline", "size", "warnings")
 
     def __init__(
-        self, info: DocumentInfo, outline: Sequence[OutlineEntry] = (), size: int = 0,
+        self,
+        info: DocumentInfo,
+        outline: Sequence[OutlineEntry] = (),
+        size: int = 0,
         warnings: Sequence[str] = (),
     ) -> None:
         self.info, self.outline, self.size = info, list(outline), size
@@ -49,15 +52,25 @@ class CatalogueEntry:
 
     def to_data(self) -> dict[str, Any]:
         """JSON-safe form stored in the record point."""
-        return {"info": asdict(self.info), "size": self.size, "warnings": self.warnings,
-                "outline": [[e.title, e.level, e.page, list(e.section_path)] for e in self.outline]}
+        return {
+            "info": asdict(self.info),
+            "size": self.size,
+            "warnings": self.warnings,
+            "outline": [[e.title, e.level, e.page, list(e.section_path)] for e in self.outline],
+        }
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> CatalogueEntry:
         """Inverse of :meth:`to_data`."""
-        outline = [OutlineEntry(t, int(lv), int(p), tuple(sp)) for t, lv, p, sp in data.get("outline", [])]
-        return cls(DocumentInfo(**data["info"]), outline, int(data.get("size", 0)),
-                   data.get("warnings", []))
+        outline = [
+            OutlineEntry(t, int(lv), int(p), tuple(sp)) for t, lv, p, sp in data.get("outline", [])
+        ]
+        return cls(
+            DocumentInfo(**data["info"]),
+            outline,
+            int(data.get("size", 0)),
+            data.get("warnings", []),
+        )
 
 
 def outline_from_chunks(chunks: Sequence[Chunk]) -> list[OutlineEntry]:
@@ -104,14 +117,17 @@ class Catalogue:
         entries = self.entries(collection)
         if doc in entries:
             return entries[doc]
-        found = [e for e in entries.values()
-                 if e.info.doc_id == doc or (len(doc) >= 8 and e.info.doc_id.startswith(doc))]
+        found = [
+            e
+            for e in entries.values()
+            if e.info.doc_id == doc or (len(doc) >= 8 and e.info.doc_id.startswith(doc))
+        ]
         if not found:
             found = [e for p, e in entries.items() if p.endswith("/" + doc.lstrip("/"))]
         return found[0] if len(found) == 1 else None
 
     def outline(self, collection: str, doc: str) -> list[OutlineEntry]:
-        """Section tree of a document (by path or ``doc_id``, as :meth:`find`); ``[]`` if unknown."""
+        """Section tree of a document (path or ``doc_id``, as :meth:`find`); ``[]`` if unknown."""
         entry = self.find(collection, doc)
         return list(entry.outline) if entry else []
 
@@ -156,8 +172,12 @@ class Catalogue:
     def set_has_dense(self, collection: str, entry: CatalogueEntry) -> int:
         """Record that a document's chunks now carry dense vectors; returns the corpus version."""
         info = DocumentInfo(**{**asdict(entry.info), "has_dense": True, "ingested_at": time.time()})
-        self.store.put_record(collection, _KIND, info.path,
-                              CatalogueEntry(info, entry.outline, entry.size, entry.warnings).to_data())
+        self.store.put_record(
+            collection,
+            _KIND,
+            info.path,
+            CatalogueEntry(info, entry.outline, entry.size, entry.warnings).to_data(),
+        )
         return self.store.bump_corpus_version(collection)
 
     def remove(self, collection: str, path: str) -> CatalogueEntry | None:
@@ -171,7 +191,10 @@ class Catalogue:
         return entry
 
     def _delete_unshared(self, collection: str, doc_id: str, *, keep_path: str) -> None:
-        others = [p for p, e in self.entries(collection).items()
-                  if e.info.doc_id == doc_id and p != keep_path]
+        others = [
+            p
+            for p, e in self.entries(collection).items()
+            if e.info.doc_id == doc_id and p != keep_path
+        ]
         if not others:
             self.store.delete_document(collection, doc_id)

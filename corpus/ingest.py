@@ -33,9 +33,18 @@ from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
 from corpus.types import DocumentInfo, PassageEmbedder
 
-__all__ = ["FileResult", "FileStatus", "IngestProgress", "IngestReport", "Ingestor", "collect_files"]
+__all__ = [
+    "FileResult",
+    "FileStatus",
+    "IngestProgress",
+    "IngestReport",
+    "Ingestor",
+    "collect_files",
+]
 
-FileStatus = Literal["ingested", "replaced", "unchanged", "embedded", "removed", "skipped", "failed"]
+FileStatus = Literal[
+    "ingested", "replaced", "unchanged", "embedded", "removed", "skipped", "failed"
+]
 
 
 @dataclass(slots=True)
@@ -101,14 +110,24 @@ class IngestReport:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe summary: counts, totals and one entry per file."""
-        return {"collection": self.collection, "root": self.root, "counts": self.counts,
-                "pages": self.pages, "chunks": self.chunks, "ignored": self.ignored,
-                "keyword_only": self.keyword_only, "corpus_version": self.corpus_version,
-                "changed": self.changed, "elapsed_s": round(self.elapsed_s, 3),
-                "files": [asdict(f) for f in self.files]}
+        return {
+            "collection": self.collection,
+            "root": self.root,
+            "counts": self.counts,
+            "pages": self.pages,
+            "chunks": self.chunks,
+            "ignored": self.ignored,
+            "keyword_only": self.keyword_only,
+            "corpus_version": self.corpus_version,
+            "changed": self.changed,
+            "elapsed_s": round(self.elapsed_s, 3),
+            "files": [asdict(f) for f in self.files],
+        }
 
 
-def collect_files(paths: Sequence[Path], suffixes: Sequence[str]) -> tuple[list[Path], list[Path], int]:
+def collect_files(
+    paths: Sequence[Path], suffixes: Sequence[str]
+) -> tuple[list[Path], list[Path], int]:
     """Files to ingest: explicit files as given, folders walked recursively for ``suffixes``
     (hidden files and folders skipped). Returns ``(files, folders, ignored_count)``; a path that
     does not exist is returned among the files (it becomes a ``vanished`` result)."""
@@ -192,11 +211,15 @@ class Ingestor:
         base = Path(root).absolute() if root is not None else _default_root(given)
         files, dirs, ignored = collect_files(given, list(SUPPORTED_SUFFIXES))
         rels = [_rel(f, base) for f in files]  # ValueError before anything is written
-        report = IngestReport(collection, str(base), ignored=ignored,
-                              keyword_only=self.embedder is None)
+        report = IngestReport(
+            collection, str(base), ignored=ignored, keyword_only=self.embedder is None
+        )
         emb = self.embedder
-        self.store.ensure_collection(collection, dense_dim=emb.dim if emb else None,
-                                     embed_model=emb.model_name if emb else None)
+        self.store.ensure_collection(
+            collection,
+            dense_dim=emb.dim if emb else None,
+            embed_model=emb.model_name if emb else None,
+        )
         self.store.purge_staged(collection)
         entries = self.catalogue.entries(collection)
         by_doc = {e.info.doc_id: p for p, e in entries.items()}
@@ -206,26 +229,46 @@ class Ingestor:
         def done(res: FileResult) -> None:
             report.files.append(res)
             if progress is not None:
-                progress(IngestProgress(len(report.files), total, report.pages, report.chunks,
-                                        res.path, res.status))
+                progress(
+                    IngestProgress(
+                        len(report.files), total, report.pages, report.chunks, res.path, res.status
+                    )
+                )
 
         for f, rel in zip(files, rels, strict=True):
             seen.add(rel)
             try:
                 digest, _ = _sha256(f)
             except OSError as exc:
-                done(FileResult(rel, "failed", error_code="vanished",
-                                error_message=f"{f}: cannot read ({exc.strerror or exc})"))
+                done(
+                    FileResult(
+                        rel,
+                        "failed",
+                        error_code="vanished",
+                        error_message=f"{f}: cannot read ({exc.strerror or exc})",
+                    )
+                )
                 continue
             old = entries.get(rel)
             if old is not None and old.info.doc_id == digest:
                 if emb is not None and not old.info.has_dense:
                     done(self._embed_existing(collection, old))
                 else:
-                    done(FileResult(rel, "unchanged", old.info.page_count, old.info.chunk_count, digest))
+                    done(
+                        FileResult(
+                            rel, "unchanged", old.info.page_count, old.info.chunk_count, digest
+                        )
+                    )
             elif digest in by_doc and by_doc[digest] != rel:
-                done(FileResult(rel, "skipped", doc_id=digest, error_code="duplicate",
-                                error_message=f"same bytes as {by_doc[digest]!r}, indexed once"))
+                done(
+                    FileResult(
+                        rel,
+                        "skipped",
+                        doc_id=digest,
+                        error_code="duplicate",
+                        error_message=f"same bytes as {by_doc[digest]!r}, indexed once",
+                    )
+                )
             else:
                 by_doc[digest] = rel
                 jobs.append((str(f), rel))
@@ -233,15 +276,24 @@ class Ingestor:
         for i, result in run_prepare(jobs, workers=workers, parse=self.parse):
             rel = jobs[i][1]
             if isinstance(result, Failure):
-                done(FileResult(rel, "failed", error_code=result.code, error_message=result.message))
+                done(
+                    FileResult(rel, "failed", error_code=result.code, error_message=result.message)
+                )
             else:
                 done(self._write(collection, rel, result, entries.get(rel), Path(jobs[i][0])))
         for rel in sorted(set(entries) - seen):
             if any(_under(rel, _rel(d, base)) for d in dirs):
                 removed = self.catalogue.remove(collection, rel)
                 if removed is not None:
-                    done(FileResult(rel, "removed", removed.info.page_count,
-                                    removed.info.chunk_count, removed.info.doc_id))
+                    done(
+                        FileResult(
+                            rel,
+                            "removed",
+                            removed.info.page_count,
+                            removed.info.chunk_count,
+                            removed.info.doc_id,
+                        )
+                    )
         self.store.flush()
         report.corpus_version = self.catalogue.corpus_version(collection)
         report.elapsed_s = time.perf_counter() - t0
@@ -255,8 +307,13 @@ class Ingestor:
             return None
         self.catalogue.remove(collection, entry.info.path)
         self.store.flush()
-        return FileResult(entry.info.path, "removed", entry.info.page_count,
-                          entry.info.chunk_count, entry.info.doc_id)
+        return FileResult(
+            entry.info.path,
+            "removed",
+            entry.info.page_count,
+            entry.info.chunk_count,
+            entry.info.doc_id,
+        )
 
     def _write(
         self, collection: str, rel: str, prep: Prepared, previous: CatalogueEntry | None, path: Path
@@ -264,14 +321,26 @@ class Ingestor:
         try:
             dense = self._embed([c.context_text() for c in prep.chunks])
             size = path.stat().st_size if path.exists() else 0
-            info = DocumentInfo(prep.doc_id, rel, prep.title, prep.media_type, prep.page_count,
-                                len(prep.chunks), time.time(), dense is not None)
-            entry = CatalogueEntry(info, prep.outline or outline_from_chunks(prep.chunks), size,
-                                   prep.warnings)
-            self.catalogue.commit_document(collection, entry, prep.chunks, prep.sparse, dense,
-                                           previous=previous)
+            info = DocumentInfo(
+                prep.doc_id,
+                rel,
+                prep.title,
+                prep.media_type,
+                prep.page_count,
+                len(prep.chunks),
+                time.time(),
+                dense is not None,
+            )
+            entry = CatalogueEntry(
+                info, prep.outline or outline_from_chunks(prep.chunks), size, prep.warnings
+            )
+            self.catalogue.commit_document(
+                collection, entry, prep.chunks, prep.sparse, dense, previous=previous
+            )
         except StoreError as exc:
-            return FileResult(rel, "failed", error_code="store_error", error_message=f"{rel}: {exc}")
+            return FileResult(
+                rel, "failed", error_code="store_error", error_message=f"{rel}: {exc}"
+            )
         status: FileStatus = "replaced" if previous is not None else "ingested"
         return FileResult(rel, status, prep.page_count, len(prep.chunks), prep.doc_id)
 
@@ -288,8 +357,9 @@ class Ingestor:
             self.store.upsert_chunks(collection, chunks, sparse, dense)
             self.catalogue.set_has_dense(collection, entry)
         except StoreError as exc:
-            return FileResult(info.path, "failed", error_code="store_error",
-                              error_message=f"{info.path}: {exc}")
+            return FileResult(
+                info.path, "failed", error_code="store_error", error_message=f"{info.path}: {exc}"
+            )
         return FileResult(info.path, "embedded", info.page_count, len(chunks), info.doc_id)
 
 

@@ -19,7 +19,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from corpus._store_common import KIND, STAGED, Backend, Flt, PointData, check_collection_name, point_id, record_id
+from corpus._store_common import (
+    KIND,
+    STAGED,
+    Backend,
+    Flt,
+    PointData,
+    check_collection_name,
+    point_id,
+    record_id,
+)
 from corpus.errors import StoreError
 from corpus.types import Chunk, SearchFilter, SearchHit, SparseVector
 
@@ -53,7 +62,9 @@ class QdrantChunkStore:
         return cls(EdgeBackend(Path(root)))
 
     @classmethod
-    def server(cls, url: str, api_key: str | None = None, *, timeout: float = 10.0) -> QdrantChunkStore:
+    def server(
+        cls, url: str, api_key: str | None = None, *, timeout: float = 10.0
+    ) -> QdrantChunkStore:
         """Qdrant server or cluster at ``url`` (``http(s)://host:6333``), optional API key."""
         from qdrant_client import QdrantClient
 
@@ -104,9 +115,16 @@ class QdrantChunkStore:
         if not self.backend.exists(collection):
             self.backend.create(collection, dense_dim)
             now = time.time()
-            self._write_meta(collection, {"embed_model": embed_model if dense_dim else None,
-                                          "dense_dim": dense_dim, "corpus_version": 0,
-                                          "created_at": now, "updated_at": now})
+            self._write_meta(
+                collection,
+                {
+                    "embed_model": embed_model if dense_dim else None,
+                    "dense_dim": dense_dim,
+                    "corpus_version": 0,
+                    "created_at": now,
+                    "updated_at": now,
+                },
+            )
             return
         meta = self.collection_meta(collection)
         if dense_dim is None:
@@ -148,7 +166,7 @@ class QdrantChunkStore:
 
     def list_collections(self) -> list[str]:
         """Names of the collections that exist."""
-        return self.backend.list()
+        return self.backend.names()
 
     def drop_collection(self, collection: str) -> None:
         """Delete a collection with everything in it (no-op when missing)."""
@@ -169,8 +187,9 @@ class QdrantChunkStore:
         """All records of ``kind`` as ``{key: data}`` (``{}`` when the collection is missing)."""
         if not self.backend.exists(check_collection_name(collection)):
             return {}
-        rows = self.backend.scroll(collection, Flt(must=((KIND, kind),)), order_by=None,
-                                   limit=10_000_000)
+        rows = self.backend.scroll(
+            collection, Flt(must=((KIND, kind),)), order_by=None, limit=10_000_000
+        )
         return {r["key"]: dict(r.get("data") or {}) for r in rows}
 
     # --- writing chunks ---------------------------------------------------------------------
@@ -197,18 +216,22 @@ class QdrantChunkStore:
             if staged:
                 payload["staged"] = STAGED
             sv = sparse[i]
-            points.append(PointData(
-                point_id(c.chunk_id), payload,
-                None if sv.is_empty() else (sv.indices, sv.values),
-                None if dense is None else dense[i],
-            ))
+            points.append(
+                PointData(
+                    point_id(c.chunk_id),
+                    payload,
+                    None if sv.is_empty() else (sv.indices, sv.values),
+                    None if dense is None else dense[i],
+                )
+            )
         for start in range(0, len(points), _BATCH):
-            self.backend.upsert(collection, points[start:start + _BATCH])
+            self.backend.upsert(collection, points[start : start + _BATCH])
 
     def publish_document(self, collection: str, doc_id: str) -> None:
         """Make a staged document's chunks visible to search (one update operation)."""
-        self.backend.delete_keys(collection, Flt(must=(("doc_id", doc_id), ("staged", STAGED))),
-                                 ["staged"])
+        self.backend.delete_keys(
+            collection, Flt(must=(("doc_id", doc_id), ("staged", STAGED))), ["staged"]
+        )
 
     def purge_staged(self, collection: str) -> int:
         """Delete chunks left staged by an interrupted write; returns how many."""
@@ -241,8 +264,9 @@ class QdrantChunkStore:
 
     def document_chunks(self, collection: str, doc_id: str) -> list[Chunk]:
         """All chunks of a document in order (by ``ordinal``)."""
-        rows = self.backend.scroll(collection, Flt(must=(("doc_id", doc_id),)),
-                                   order_by="ordinal", limit=_MAX_DOC_CHUNKS)
+        rows = self.backend.scroll(
+            collection, Flt(must=(("doc_id", doc_id),)), order_by="ordinal", limit=_MAX_DOC_CHUNKS
+        )
         return sorted((Chunk.from_payload(r) for r in rows), key=lambda c: c.ordinal)
 
     def neighbour(self, collection: str, chunk_id: str, step: int) -> Chunk | None:
@@ -257,8 +281,10 @@ class QdrantChunkStore:
         if target < 0:
             return None
         rows = self.backend.scroll(
-            collection, Flt(must=(("doc_id", base[0].doc_id), ("ordinal", target))),
-            order_by=None, limit=1,
+            collection,
+            Flt(must=(("doc_id", base[0].doc_id), ("ordinal", target))),
+            order_by=None,
+            limit=1,
         )
         return Chunk.from_payload(rows[0]) if rows else None
 
@@ -300,8 +326,16 @@ class QdrantChunkStore:
         sparse = None if query.is_empty() else query
         if vector is None and sparse is None:
             return []
-        return self._search(collection, vector, sparse, top_k, flt, prefetch_k=prefetch_k,
-                            rrf_k=rrf_k, weights=weights)
+        return self._search(
+            collection,
+            vector,
+            sparse,
+            top_k,
+            flt,
+            prefetch_k=prefetch_k,
+            rrf_k=rrf_k,
+            weights=weights,
+        )
 
     def prefetch_lists(
         self,
@@ -338,9 +372,12 @@ class QdrantChunkStore:
             must.extend(("section_path", p) for p in prefix)
         limit = top_k * 4 if prefix else top_k
         rows = self.backend.search(
-            collection, dense=vector,
+            collection,
+            dense=vector,
             sparse=None if sparse is None else (sparse.indices, sparse.values),
-            limit=limit, flt=Flt(must=tuple(must), must_not=_LIVE.must_not), **kw,
+            limit=limit,
+            flt=Flt(must=tuple(must), must_not=_LIVE.must_not),
+            **kw,
         )
         hits = [SearchHit(Chunk.from_payload(p), s) for p, s in rows]
         if prefix:

@@ -57,7 +57,9 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 BM25_AVGDL = 256.0
 
-_QUOTED_RE = re.compile(r'"([^"]{2,80})"|“([^”]{2,80})”|「([^」]{1,80})」|『([^』]{1,80})』|\'([^\']{2,80})\'')
+_QUOTED_RE = re.compile(
+    r'"([^"]{2,80})"|“([^”]{2,80})”|「([^」]{1,80})」|『([^』]{1,80})』|\'([^\']{2,80})\''
+)
 _PROPER_RE = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][A-Za-z0-9]*(?:[-][A-Z0-9][A-Za-z0-9]*)*)")
 
 
@@ -147,7 +149,9 @@ class Tokenizer:
         """
         norm = self.normalize(question)
         special, names, other = [], [], []
-        proper = {self.normalize(w) for w in _PROPER_RE.findall(unicodedata.normalize("NFKC", question))}
+        proper = {
+            self.normalize(w) for w in _PROPER_RE.findall(unicodedata.normalize("NFKC", question))
+        }
         for kind, term in self._iter_kinds(norm, stop=True, search_mode=False, tag=True):
             if term in QUESTION_WORDS or (kind == "han" and len(term) < 2):
                 continue
@@ -186,7 +190,10 @@ class Tokenizer:
                 run = m.group()
                 if tag:
                     pairs = jieba.tag(run)  # type: ignore[attr-defined]
-                    words = [(w, "name" if f[:2] in ("nr", "ns", "nt", "nz") else "han") for w, f in pairs]
+                    words = [
+                        (w, "name" if f[:2] in ("nr", "ns", "nt", "nz") else "han")
+                        for w, f in pairs
+                    ]
                 else:
                     cut = jieba.cut_for_search(run) if search_mode else jieba.cut(run)  # type: ignore[attr-defined]
                     words = [(w, "han") for w in cut]

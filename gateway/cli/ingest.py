@@ -39,8 +39,20 @@ def _summary(report: Any, console: Any) -> None:
     table = Table(title=f"ingest into {report.collection!r}", show_edge=False)
     for col in ("ingested", "replaced", "unchanged", "embedded", "removed", "skipped", "failed"):
         table.add_column(col, justify="right")
-    table.add_row(*(str(counts[c]) for c in ("ingested", "replaced", "unchanged", "embedded",
-                                              "removed", "skipped", "failed")))
+    table.add_row(
+        *(
+            str(counts[c])
+            for c in (
+                "ingested",
+                "replaced",
+                "unchanged",
+                "embedded",
+                "removed",
+                "skipped",
+                "failed",
+            )
+        )
+    )
     console.print(table)
     bad = [f for f in report.files if f.status in ("failed", "skipped")]
     if bad:
@@ -99,16 +111,27 @@ def ingest_command(
         err.print(f"[yellow]embedding model unavailable ({exc}); ingesting keyword-only[/]")
         embedder = None
     store = open_store(settings)
-    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("{task.fields[detail]}"), TimeElapsedColumn(), console=err,
-                        disable=as_json, transient=False)
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[detail]}"),
+        TimeElapsedColumn(),
+        console=err,
+        disable=as_json,
+        transient=False,
+    )
     try:
         with progress:
             task = progress.add_task("files", total=None, detail="scanning …")
 
             def on_progress(ev: Any) -> None:
-                progress.update(task, total=ev.files_total, completed=ev.files_done,
-                                detail=f"{ev.pages} pages · {ev.chunks} chunks · {ev.path[-40:]}")
+                progress.update(
+                    task,
+                    total=ev.files_total,
+                    completed=ev.files_done,
+                    detail=f"{ev.pages} pages · {ev.chunks} chunks · {ev.path[-40:]}",
+                )
 
             ingestor = Ingestor(store, get_tokenizer(), embedder, workers=workers)
             report = ingestor.ingest_paths(paths, collection, root=root, progress=on_progress)

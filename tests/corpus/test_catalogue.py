@@ -21,9 +21,21 @@ TOK = Tokenizer()
 def doc(doc_id: str, path: str, texts: list[tuple[tuple[str, ...], str]]) -> list[Chunk]:
     """Chunks of one document numbered like the chunker's output."""
     return [
-        Chunk(chunk_id=f"{doc_id[:16]}-{i:05d}", doc_id=doc_id, path=path, title=path,
-              section_path=sec, page_start=i + 1, page_end=i + 1, line_start=1, line_end=1,
-              char_start=0, char_end=len(t), text=t, ordinal=i)
+        Chunk(
+            chunk_id=f"{doc_id[:16]}-{i:05d}",
+            doc_id=doc_id,
+            path=path,
+            title=path,
+            section_path=sec,
+            page_start=i + 1,
+            page_end=i + 1,
+            line_start=1,
+            line_end=1,
+            char_start=0,
+            char_end=len(t),
+            text=t,
+            ordinal=i,
+        )
         for i, (sec, t) in enumerate(texts)
     ]
 
@@ -35,8 +47,14 @@ def entry(chunks: list[Chunk]) -> CatalogueEntry:
 
 
 V1 = doc("1" * 64, "policy.md", [(("退货政策", "期限"), "购买后 7 天内可无理由退货。")])
-V2 = doc("2" * 64, "policy.md", [(("退货政策", "期限"), "购买后 15 天内可无理由退货。"),
-                                 (("退货政策", "例外"), "定制商品不退。")])
+V2 = doc(
+    "2" * 64,
+    "policy.md",
+    [
+        (("退货政策", "期限"), "购买后 15 天内可无理由退货。"),
+        (("退货政策", "例外"), "定制商品不退。"),
+    ],
+)
 SHIP = doc("3" * 64, "shipping.md", [(("配送",), "标准配送 3 个工作日。")])
 
 
@@ -49,9 +67,14 @@ def cat(tmp_path: Path) -> Iterator[Catalogue]:
 
 
 def commit(cat: Catalogue, chunks: list[Chunk], previous: CatalogueEntry | None = None) -> int:
-    return cat.commit_document("c", entry(chunks), chunks,
-                               [TOK.sparse(c.context_text()) for c in chunks], None,
-                               previous=previous)
+    return cat.commit_document(
+        "c",
+        entry(chunks),
+        chunks,
+        [TOK.sparse(c.context_text()) for c in chunks],
+        None,
+        previous=previous,
+    )
 
 
 def test_commit_and_entries(cat: Catalogue) -> None:

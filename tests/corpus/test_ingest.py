@@ -17,7 +17,7 @@ import pymupdf
 import pytest
 
 from corpus.catalogue import Catalogue
-from corpus.ingest import IngestProgress, Ingestor
+from corpus.ingest import Ingestor, IngestProgress
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
 from corpus.types import ParsedDocument
@@ -46,8 +46,13 @@ def write_pdf(path: Path, pages: list[str], **save: object) -> Path:
 def bad_files(folder: Path) -> dict[str, str]:
     """Create one file per failure kind; returns ``{name: expected error code}``."""
     folder.mkdir(parents=True, exist_ok=True)
-    write_pdf(folder / "encrypted.pdf", ["secret text"], encryption=pymupdf.PDF_ENCRYPT_AES_256,
-              user_pw="user", owner_pw="owner")
+    write_pdf(
+        folder / "encrypted.pdf",
+        ["secret text"],
+        encryption=pymupdf.PDF_ENCRYPT_AES_256,
+        user_pw="user",
+        owner_pw="owner",
+    )
     (folder / "corrupt.pdf").write_bytes(b"%PDF-1.7\n1 0 obj <<>> garbage without xref\n")
     (folder / "zero.txt").write_bytes(b"")
     scan = pymupdf.open()
@@ -63,23 +68,38 @@ def bad_files(folder: Path) -> dict[str, str]:
         zf.writestr("word/document.xml", "<w:document>" + " " * 3_000_000 + "</w:document>")
     (folder / "bomb.docx").write_bytes(buf.getvalue())
     (folder / "binary.txt").write_bytes(bytes(range(256)) * 8 + b"\x00" * 3000)
-    return {"encrypted.pdf": "password_protected", "corrupt.pdf": "corrupt",
-            "zero.txt": "empty_file", "scanned.pdf": "needs_ocr",
-            "bomb.docx": "decompression_limit", "binary.txt": "undecodable"}
+    return {
+        "encrypted.pdf": "password_protected",
+        "corrupt.pdf": "corrupt",
+        "zero.txt": "empty_file",
+        "scanned.pdf": "needs_ocr",
+        "bomb.docx": "decompression_limit",
+        "binary.txt": "undecodable",
+    }
 
 
 def good_files(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "spec_zh.md").write_text(
         "# 产品参数表\n\n## 型号与功率\n型号FW-301的额定功率为8kW。\n\n"
-        "## 其他型号\n型号FW-3010的额定功率为10.5kW，峰值功率12 kW。\n", encoding="utf-8")
+        "## 其他型号\n型号FW-3010的额定功率为10.5kW，峰值功率12 kW。\n",
+        encoding="utf-8",
+    )
     (folder / "manual_hant.md").write_text(
-        "# 運維手冊\n\n## 保修條款\n設備保修期為三年，自驗收之日起計算。\n", encoding="utf-8")
-    write_pdf(folder / "report.pdf", ["Quarterly report. Revenue grew 12% to 8.7 billion USD.",
-                                      "Outlook. The warranty reserve was unchanged."])
+        "# 運維手冊\n\n## 保修條款\n設備保修期為三年，自驗收之日起計算。\n", encoding="utf-8"
+    )
+    write_pdf(
+        folder / "report.pdf",
+        [
+            "Quarterly report. Revenue grew 12% to 8.7 billion USD.",
+            "Outlook. The warranty reserve was unchanged.",
+        ],
+    )
 
 
-def test_bad_files_fail_alone_and_the_batch_goes_on(store: QdrantChunkStore, tmp_path: Path) -> None:
+def test_bad_files_fail_alone_and_the_batch_goes_on(
+    store: QdrantChunkStore, tmp_path: Path
+) -> None:
     docs = tmp_path / "docs"
     good_files(docs)
     expected = bad_files(docs)
@@ -102,13 +122,21 @@ def test_bad_files_fail_alone_and_the_batch_goes_on(store: QdrantChunkStore, tmp
     assert status["zz_vanish.md"] == ("failed", "vanished")
     assert all(f.error_message for f in report.files if f.status == "failed")
     assert {p for p, s in status.items() if s[0] == "ingested"} == {
-        "spec_zh.md", "manual_hant.md", "report.pdf", "a_first.md"}
+        "spec_zh.md",
+        "manual_hant.md",
+        "report.pdf",
+        "a_first.md",
+    }
     assert report.ignored == 2 and report.counts["failed"] == 8  # notes.xyz, explicit.xyz
     # nothing half-written: exactly the good documents' chunks, none staged
     assert store.count_chunks("c") == report.chunks
     assert store.purge_staged("c") == 0
-    assert set(Catalogue(store).entries("c")) == {"spec_zh.md", "manual_hant.md", "report.pdf",
-                                                  "a_first.md"}
+    assert set(Catalogue(store).entries("c")) == {
+        "spec_zh.md",
+        "manual_hant.md",
+        "report.pdf",
+        "a_first.md",
+    }
     assert report.to_dict()["counts"]["ingested"] == 4
 
 
@@ -145,13 +173,20 @@ def test_reingest_unchanged_replace_remove_case12(
     (docs / "old_notice.md").unlink()
     third = ing.ingest_paths([docs], "c")
     status = {f.path: f.status for f in third.files}
-    assert status == {"policy.md": "replaced", "shipping.md": "unchanged", "old_notice.md": "removed"}
+    assert status == {
+        "policy.md": "replaced",
+        "shipping.md": "unchanged",
+        "old_notice.md": "removed",
+    }
     assert third.corpus_version == first.corpus_version + 2
-    texts = [h.chunk.text for h in store.keyword_search("c", TOK.sparse_query("退货期限是几天"), 10)]
+    texts = [
+        h.chunk.text for h in store.keyword_search("c", TOK.sparse_query("退货期限是几天"), 10)
+    ]
     assert texts and all("7 天" not in t for t in texts) and any("15 天" in t for t in texts)
     assert store.keyword_search("c", TOK.sparse_query("仓库周六开门吗"), 10) == [] or all(
-        h.chunk.path != "old_notice.md" for h in store.keyword_search(
-            "c", TOK.sparse_query("仓库周六开门吗"), 10))
+        h.chunk.path != "old_notice.md"
+        for h in store.keyword_search("c", TOK.sparse_query("仓库周六开门吗"), 10)
+    )
     assert set(Catalogue(store).entries("c")) == {"policy.md", "shipping.md"}
 
     removed = ing.remove_document("c", "shipping.md")
@@ -160,7 +195,9 @@ def test_reingest_unchanged_replace_remove_case12(
     assert store.count_chunks("c") == Catalogue(store).entries("c")["policy.md"].info.chunk_count
 
 
-def test_explicit_file_outside_a_walk_is_not_removed(store: QdrantChunkStore, tmp_path: Path) -> None:
+def test_explicit_file_outside_a_walk_is_not_removed(
+    store: QdrantChunkStore, tmp_path: Path
+) -> None:
     good_files(tmp_path / "docs")
     ing = Ingestor(store, TOK, workers=1)
     ing.ingest_paths([tmp_path / "docs"], "c")

@@ -25,10 +25,23 @@ def make_doc(doc_id: str, path: str, texts: list[tuple[tuple[str, ...], str]]) -
     """Chunks of one document, linked and numbered like the chunker's output."""
     ids = [f"{doc_id[:16]}-{i:05d}" for i in range(len(texts))]
     return [
-        Chunk(chunk_id=ids[i], doc_id=doc_id, path=path, title=path, section_path=sec,
-              page_start=i + 1, page_end=i + 1, line_start=1, line_end=2, char_start=0,
-              char_end=len(text), text=text, ordinal=i,
-              prev_id=ids[i - 1] if i else None, next_id=ids[i + 1] if i + 1 < len(ids) else None)
+        Chunk(
+            chunk_id=ids[i],
+            doc_id=doc_id,
+            path=path,
+            title=path,
+            section_path=sec,
+            page_start=i + 1,
+            page_end=i + 1,
+            line_start=1,
+            line_end=2,
+            char_start=0,
+            char_end=len(text),
+            text=text,
+            ordinal=i,
+            prev_id=ids[i - 1] if i else None,
+            next_id=ids[i + 1] if i + 1 < len(ids) else None,
+        )
         for i, (sec, text) in enumerate(texts)
     ]
 
@@ -38,15 +51,23 @@ def vec(seed: int) -> list[float]:
     return [1.0 if j == seed % 4 else 0.1 for j in range(4)]
 
 
-SPEC = make_doc("a" * 64, "spec_zh.md", [
-    (("产品参数表", "型号与功率"), "型号FW-301的额定功率为8kW，峰值功率10kW。"),
-    (("产品参数表", "型号与功率"), "型号FW-3010的额定功率为10.5kW，峰值功率12 kW。"),
-    (("产品参数表", "固件"), "当前固件版本v2.3.1，回滚版本v2.3.0。"),
-])
-FAQ = make_doc("b" * 64, "faq_en.md", [
-    (("FAQ", "Warranty"), "The warranty period is three years from acceptance."),
-    (("FAQ", "Health check"), "Health checks run monthly; an alert fires below 60."),
-])
+SPEC = make_doc(
+    "a" * 64,
+    "spec_zh.md",
+    [
+        (("产品参数表", "型号与功率"), "型号FW-301的额定功率为8kW，峰值功率10kW。"),
+        (("产品参数表", "型号与功率"), "型号FW-3010的额定功率为10.5kW，峰值功率12 kW。"),
+        (("产品参数表", "固件"), "当前固件版本v2.3.1，回滚版本v2.3.0。"),
+    ],
+)
+FAQ = make_doc(
+    "b" * 64,
+    "faq_en.md",
+    [
+        (("FAQ", "Warranty"), "The warranty period is three years from acceptance."),
+        (("FAQ", "Health check"), "Health checks run monthly; an alert fires below 60."),
+    ],
+)
 
 
 class ChunkStoreContract:
@@ -65,8 +86,12 @@ class ChunkStoreContract:
     def filled(self, store: QdrantChunkStore) -> QdrantChunkStore:
         store.ensure_collection("c", dense_dim=4, embed_model="test-model")
         for doc in (SPEC, FAQ):
-            store.upsert_chunks("c", doc, [TOK.sparse(c.context_text()) for c in doc],
-                                [vec(c.ordinal + (3 if c.path == "faq_en.md" else 0)) for c in doc])
+            store.upsert_chunks(
+                "c",
+                doc,
+                [TOK.sparse(c.context_text()) for c in doc],
+                [vec(c.ordinal + (3 if c.path == "faq_en.md" else 0)) for c in doc],
+            )
         return store
 
     def test_is_a_chunk_store(self, store: QdrantChunkStore) -> None:
@@ -203,8 +228,7 @@ class TestEdgeBackend(ChunkStoreContract):
         store.upsert_chunks("k", FAQ, [TOK.sparse(c.context_text()) for c in FAQ])
         store.ensure_collection("k", dense_dim=4, embed_model="m")
         assert store.collection_meta("k")["dense_dim"] == 4
-        store.upsert_chunks("k", FAQ, [TOK.sparse(c.context_text()) for c in FAQ],
-                            [vec(0), vec(1)])
+        store.upsert_chunks("k", FAQ, [TOK.sparse(c.context_text()) for c in FAQ], [vec(0), vec(1)])
         assert store.dense_search("k", vec(1), 1)[0].chunk == FAQ[1]
 
     def test_locked_by_another_process(self, tmp_path: Path) -> None:
@@ -218,8 +242,13 @@ class TestEdgeBackend(ChunkStoreContract):
             "    print(e); sys.exit(3)\n"
         )
         try:
-            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                 timeout=60, cwd=Path(__file__).resolve().parents[2])
+            out = subprocess.run(
+                [sys.executable, "-c", code],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                cwd=Path(__file__).resolve().parents[2],
+            )
         finally:
             s.close()
         assert out.returncode == 3, out.stderr

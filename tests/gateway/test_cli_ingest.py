@@ -28,7 +28,9 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def docs(tmp_path: Path) -> Path:
     d = tmp_path / "docs"
     (d / "sub").mkdir(parents=True)
-    (d / "spec_zh.md").write_text("# 参数\n\n## 功率\n型号FW-301的额定功率为8kW。\n", encoding="utf-8")
+    (d / "spec_zh.md").write_text(
+        "# 参数\n\n## 功率\n型号FW-301的额定功率为8kW。\n", encoding="utf-8"
+    )
     (d / "sub" / "faq.txt").write_text("The warranty period is three years.\n", encoding="utf-8")
     (d / "empty.txt").write_bytes(b"")
     (d / "image.png").write_bytes(b"\x89PNG\r\n")
