@@ -4,18 +4,23 @@
   else the embedded engine under ``<data_dir>/qdrant/<collection>/``.
 - :func:`get_tokenizer` – the process-wide keyword tokenizer (engines loaded once).
 
-Engineer C adds ``get_embedder(settings)`` here.
+- :func:`get_embedder` – the dense embedder (``rag.embedder.FastEmbedEmbedder``), loaded and
+  warm, or ``None`` when no model is configured (keyword-only).
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
 from gateway.settings import Settings
 
-__all__ = ["get_tokenizer", "open_store"]
+if TYPE_CHECKING:
+    from rag.embedder import FastEmbedEmbedder
+
+__all__ = ["get_embedder", "get_tokenizer", "open_store"]
 
 
 def open_store(settings: Settings) -> QdrantChunkStore:
@@ -36,3 +41,26 @@ def get_tokenizer() -> Tokenizer:
     tok = Tokenizer()
     tok.warm_up()
     return tok
+
+
+def get_embedder(settings: Settings) -> FastEmbedEmbedder | None:
+    """The dense embedder the settings name, loaded (shared per process) and warm.
+
+    :returns: ``None`` when no model folder is configured and downloading is not allowed
+        (``embed_model_path`` empty, ``embed_allow_download`` false): keyword-only.
+    :raises rag.errors.EmbedderError: the configured model cannot be loaded (callers then go
+        keyword-only and say so once).
+    """
+    from rag.embedder import FastEmbedEmbedder
+
+    if settings.embed_model_path is None and not settings.embed_allow_download:
+        return None
+    emb = FastEmbedEmbedder(
+        model=settings.embed_model,
+        model_path=settings.embed_model_path,
+        threads=settings.embed_threads,
+        batch_size=settings.embed_batch_size,
+        max_length=settings.embed_max_tokens,
+    )
+    emb.warm_up()
+    return emb

@@ -50,6 +50,8 @@ class Settings(BaseSettings):
     embed_model_path: Path | None = Field(None, description="Local folder holding the embedding model (no network); empty = let fastembed fetch it.")
     embed_threads: int = Field(1, ge=1, description="ONNX runtime threads for embedding.")
     embed_batch_size: int = Field(32, ge=1, description="Texts per embedding batch at ingest.")
+    embed_max_tokens: int = Field(256, ge=16, le=512, description="Tokens of a chunk (title + section + text) that are embedded; the rest is still keyword-indexed. Ingest time grows with it.")
+    embed_allow_download: bool = Field(False, description="With no embed_model_path, let fastembed download the model (needs network); false = keyword-only.")
 
     # --- LLM (empty base URL = no LLM: extractive RAG answers, offline LoopAgent policy) ----
     llm_base_url: str = Field("", description="OpenAI-compatible base URL (…/v1); empty = no LLM (offline policy).")

@@ -158,7 +158,7 @@ class FastEmbedEmbedder:
         if self._emb is None:
             emb = load_text_embedding(self.model_name, self.model_path, self.threads)
             tok = getattr(getattr(emb, "model", None), "tokenizer", None)
-            if tok is not None and self.max_length < 512:
+            if tok is not None:  # shared model: the last embedder warmed up sets the limit
                 tok.enable_truncation(max_length=self.max_length)
             self._emb = emb
             if not self.dim:
