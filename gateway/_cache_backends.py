@@ -86,7 +86,9 @@ return removed
 class CacheStore(Protocol):
     """The storage operations the answer cache needs (module docstring)."""
 
-    available: bool
+    @property
+    def available(self) -> bool:
+        """False while the backend is considered down."""
 
     async def mget(self, keys: Sequence[str]) -> list[str | bytes | None]:
         """Values of ``keys`` (None where missing or expired)."""
@@ -162,7 +164,7 @@ class RedisCacheStore:
             *doc_index_keys,
             *tombstone_keys,
         ]
-        args = [
+        args: list[str | int] = [
             value,
             ttl,
             len(doc_index_keys),

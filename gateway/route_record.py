@@ -172,7 +172,8 @@ class RouteRecord:
         data["loop_steps"] = self.loop_steps
         data["tool_calls"] = [asdict(c) for c in self.tool_calls]
         data["timed_out"] = self.timed_out
-        return json.loads(self.to_json_of(data))
+        out: dict[str, Any] = json.loads(self.to_json_of(data))
+        return out
 
     @staticmethod
     def to_json_of(data: dict[str, Any]) -> str:

@@ -214,14 +214,16 @@ class RedisRouteLog(RouteLog):
                 break
             scanned += len(page)
             for _id, fields in page:
-                raw = fields.get(b"r") or fields.get("r")
+                raw = (fields or {}).get(b"r") or (fields or {}).get("r")
+                if not raw:
+                    continue  # an entry this code did not write
                 rec = RouteRecord.from_json(raw)
                 if query.matches(rec):
                     out.append(rec)
                     if len(out) >= query.limit:
                         return out
             last = page[-1][0]
-            high = "(" + (last.decode() if isinstance(last, bytes) else last)
+            high = "(" + (last.decode() if isinstance(last, bytes) else str(last))
             if len(page) < self._PAGE:
                 break
         return out

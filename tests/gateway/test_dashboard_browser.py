@@ -198,7 +198,7 @@ def _chromium_run(browser: str, tmp: Path, *args: str) -> subprocess.CompletedPr
         "--disable-dev-shm-usage",
         "--hide-scrollbars",
         f"--user-data-dir={tmp}",
-        "--virtual-time-budget=15000",
+        "--virtual-time-budget=8000",
         "--window-size=1400,2200",
         *args,
     ]
