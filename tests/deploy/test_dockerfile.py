@@ -7,18 +7,12 @@ import fnmatch
 import shutil
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 
-import httpx
 import pytest
 from gateway_process import (
     REPO,
-    free_port,
     image_command,
-    start_gateway,
-    stop_gateway,
-    wait_healthy,
 )
 
 dockerfile = pytest.importorskip("dockerfile", reason="dockerfile (dev extra) is not installed")
@@ -88,28 +82,5 @@ def test_copied_sources_exist_and_are_not_ignored() -> None:
                 )
 
 
-@pytest.mark.integration
-def test_entrypoint_and_cmd_serve_healthz(tmp_path: Path, redis_url: str) -> None:
-    """prestart.py waits for the (real) Redis, then execs uvicorn on the app factory."""
-    port = free_port()
-    log = tmp_path / "gateway.log"
-    proc = start_gateway(
-        port,
-        {
-            "LOOPGATE_DATA_DIR": str(tmp_path / "data"),
-            "LOOPGATE_REDIS_URL": redis_url,
-            "LOOPGATE_REDIS_KEY_PREFIX": f"lgtest:{uuid.uuid4().hex}:",
-        },
-        log,
-    )
-    try:
-        wait_healthy(proc, port, log)
-        ready = httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=5).json()
-        assert ready["checks"]["redis"]["status"] == "ok", ready
-        text = log.read_text(errors="replace")
-        assert "waiting for Redis at" in text and "/15 answers" in text  # prestart ran first
-    finally:
-        code = stop_gateway(proc)
-    # graceful shutdown on SIGTERM (uvicorn re-raises the signal once it has shut down)
-    assert code in (0, -15), log.read_text(errors="replace")
-    assert "Application shutdown complete" in log.read_text(errors="replace")
+# The exact ENTRYPOINT + CMD is run as two plain processes on loopback in test_scaleout.py
+# (prestart waits for Redis, uvicorn serves /healthz and /readyz, SIGTERM shuts down cleanly).
