@@ -19,10 +19,11 @@ Vocabulary (what the router writes):
 
 from __future__ import annotations
 
-import json
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 from gateway.normalize import normalize_question
 
@@ -38,6 +39,9 @@ class ToolCallRecord:
     status: str
     elapsed_ms: float
     step: int
+
+
+_ORJSON_OPTS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
 
 
 def _json_default(value: Any) -> Any:
@@ -136,16 +140,13 @@ class RouteRecord:
         """
         if not isinstance(data, dict) or "question" not in data:
             raise ValueError("a route record needs at least a 'question'")
-        names = {f.name for f in fields(cls)}
-        kw: dict[str, Any] = {k: v for k, v in data.items() if k in names}
+        kw: dict[str, Any] = {}
         extra = dict(data.get("extra") or {})
-        extra.update(
-            {
-                k: v
-                for k, v in data.items()
-                if k not in names and k not in ("tool_calls", "loop_steps", "timed_out", "fallback")
-            }
-        )
+        for k, v in data.items():
+            if k in _FIELDS:
+                kw[k] = v
+            elif k not in _DERIVED:
+                extra[k] = v
         decision = data.get("decision")
         if isinstance(decision, dict):
             kw["decision"] = str(decision.get("route", ""))
@@ -168,23 +169,25 @@ class RouteRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict, with the derived ``loop_steps``, ``tool_calls`` and ``timed_out``."""
-        data = asdict(self)
+        data: dict[str, Any] = orjson.loads(self.to_json())
         data["loop_steps"] = self.loop_steps
-        data["tool_calls"] = [asdict(c) for c in self.tool_calls]
+        data["tool_calls"] = [
+            {"tool": c.tool, "status": c.status, "elapsed_ms": c.elapsed_ms, "step": c.step}
+            for c in self.tool_calls
+        ]
         data["timed_out"] = self.timed_out
-        out: dict[str, Any] = json.loads(self.to_json_of(data))
-        return out
-
-    @staticmethod
-    def to_json_of(data: dict[str, Any]) -> str:
-        """Compact JSON of ``data`` (numpy scalars and tuples handled)."""
-        return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=_json_default)
+        return data
 
     def to_json(self) -> str:
-        """Compact JSON of the stored fields (what the Redis stream holds)."""
-        return self.to_json_of(asdict(self))
+        """Compact JSON of the stored fields (what the Redis stream holds); orjson serialises
+        the dataclass directly (numpy scalars and tuples included)."""
+        return orjson.dumps(self, option=_ORJSON_OPTS, default=_json_default).decode()
 
     @classmethod
     def from_json(cls, raw: str | bytes) -> RouteRecord:
         """Inverse of :meth:`to_json`."""
-        return cls.from_dict(json.loads(raw))
+        return cls.from_dict(orjson.loads(raw))
+
+
+_FIELDS = frozenset(RouteRecord.__dataclass_fields__) - {"extra"}
+_DERIVED = frozenset({"tool_calls", "loop_steps", "timed_out", "fallback", "extra"})

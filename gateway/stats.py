@@ -56,10 +56,11 @@ def pick_bucket(span_s: float, max_buckets: int = 60) -> int:
 
 def _summary(values: Sequence[float]) -> dict[str, float | int]:
     arr = np.asarray(values, dtype=float)
+    p50, p95 = np.percentile(arr, [50, 95])
     return {
         "count": int(arr.size),
-        "p50": round(float(np.percentile(arr, 50)), 3),
-        "p95": round(float(np.percentile(arr, 95)), 3),
+        "p50": round(float(p50), 3),
+        "p95": round(float(p95), 3),
         "max": round(float(arr.max()), 3),
     }
 
