@@ -26,7 +26,7 @@ from rag.errors import (
 from rag.extractive import NOT_FOUND_TEXT, evidence_units, extract_answer, score_unit
 from rag.fusion import document_priors, fuse, merge_adjacent, title_match
 from rag.pipeline import RagPipeline
-from rag.retriever import HybridRetriever
+from rag.retriever import HybridRetriever, resolve_filter
 from rag.steps import Outcome, Step, drive_async, drive_sync
 from rag.types import (
     FLAG_KEYWORD_ONLY,
@@ -85,6 +85,7 @@ __all__ = [
     "load_text_embedding",
     "merge_adjacent",
     "refit_calibration",
+    "resolve_filter",
     "score_unit",
     "title_match",
 ]

@@ -20,6 +20,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import partial
+from typing import Any
 
 from corpus.types import ChunkStore, SearchFilter, SearchHit
 from rag.confidence import LogisticConfidence, compute_features
@@ -36,7 +37,7 @@ from rag.types import (
     RetrievalMode,
 )
 
-__all__ = ["HybridRetriever"]
+__all__ = ["HybridRetriever", "resolve_filter"]
 
 
 class HybridRetriever:
@@ -172,6 +173,7 @@ class HybridRetriever:
                         prefetch,
                         prefetch_k=prefetch,
                         flt=flt,
+                        **_fusion_kwargs(self.store, cfg),
                     ),
                     cfg.search_timeout_s,
                 )
@@ -235,6 +237,20 @@ class HybridRetriever:
         )
 
 
+def _fusion_kwargs(store: ChunkStore, cfg: RetrievalConfig) -> dict[str, Any]:
+    """RRF ``k`` and weights for stores whose ``hybrid_search`` accepts them (``QdrantChunkStore``
+    does; the ``ChunkStore`` protocol does not require it)."""
+    import inspect
+
+    params = inspect.signature(store.hybrid_search).parameters
+    out: dict[str, Any] = {}
+    if "rrf_k" in params:
+        out["rrf_k"] = cfg.rrf_k
+    if "weights" in params:
+        out["weights"] = (cfg.dense_weight, cfg.keyword_weight)
+    return out
+
+
 def _ms(t0: float) -> float:
     return (time.perf_counter() - t0) * 1000.0
 
@@ -252,3 +268,42 @@ def _by_name(
 
 def _hits(outcome: Outcome | None) -> list[SearchHit]:
     return list(outcome.value) if outcome is not None and outcome.ok and outcome.value else []
+
+
+def resolve_filter(
+    store: ChunkStore,
+    collection: str,
+    *,
+    documents: Sequence[str] = (),
+    path_prefix: str = "",
+    section_prefix: Sequence[str] = (),
+) -> SearchFilter | None:
+    """Build a :class:`SearchFilter` from user-facing names via the collection's catalogue.
+
+    :param documents: document paths, file names (unique path suffixes) or ``doc_id`` s.
+    :param path_prefix: keep documents whose path starts with this (``"financebench/"``).
+    :param section_prefix: keep chunks under these headings (top level first).
+    :returns: the filter, or ``None`` when nothing restricts.
+    :raises RetrievalError: a named document, or the prefix, matches no document.
+    """
+    from corpus.catalogue import Catalogue
+    from rag.errors import RetrievalError
+
+    if not documents and not path_prefix and not section_prefix:
+        return None
+    cat = Catalogue(store)  # type: ignore[arg-type]
+    doc_ids: list[str] = []
+    for name in documents:
+        entry = cat.find(collection, name)
+        if entry is None:
+            raise RetrievalError(f"no single document of {collection!r} matches {name!r}")
+        doc_ids.append(entry.info.doc_id)
+    if path_prefix:
+        pref = path_prefix.lstrip("./")
+        found = [d.doc_id for d in cat.documents(collection) if d.path.startswith(pref)]
+        if not found:
+            raise RetrievalError(f"no document of {collection!r} has a path under {pref!r}")
+        doc_ids = [d for d in doc_ids if d in found] if documents else found
+        if not doc_ids:
+            raise RetrievalError("the named documents are not under the path prefix")
+    return SearchFilter(doc_ids=tuple(dict.fromkeys(doc_ids)), section_prefix=tuple(section_prefix))
