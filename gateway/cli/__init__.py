@@ -19,6 +19,8 @@ app = typer.Typer(
 # Command modules; each defines ``register(app)``. Listed in the order shown in --help.
 _COMMAND_MODULES: list[str] = [
     "gateway.cli.ingest",
+    "gateway.cli.ask",
+    "gateway.cli.calibrate",
     "gateway.cli.eval",
 ]
 

@@ -1,0 +1,229 @@
+"""``loopgate ask "question" --collection NAME [--mode rag|loop|auto]``: answer one question.
+
+``--mode rag`` (default) runs the RAG fast path alone (:class:`rag.pipeline.RagPipeline`: hybrid
+retrieval, calibrated confidence, extractive answer with verified citations, no LLM) and prints
+the answer, the citations (file, section path, page, lines, quote), the confidence with its
+features, the retrieved items and the time of each stage — or all of it as JSON with ``--json``.
+``--mode loop`` dispatches to ``gateway.cli.ask_loop.ask_loop`` (the LoopAgent alone) and
+``--mode auto`` to ``gateway.cli.ask_auto.ask_auto`` (the router) when that module exists.
+Exit code 0 on an answer or an explicit "not found", 1 when the store is unavailable or the
+collection does not exist, 2 on usage errors.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from enum import StrEnum
+from typing import Annotated, Any
+
+import typer
+
+__all__ = ["AskMode", "answer_to_dict", "ask_command", "ask_rag", "print_rag_answer", "register"]
+
+
+class AskMode(StrEnum):
+    """Which path answers: the RAG fast path, the LoopAgent, or the router deciding."""
+
+    rag = "rag"
+    loop = "loop"
+    auto = "auto"
+
+
+def answer_to_dict(ans: Any) -> dict[str, Any]:
+    """JSON-safe form of a :class:`rag.types.RagAnswer`."""
+    r = ans.retrieval
+    return {
+        "answer": ans.answer,
+        "found": ans.found,
+        "citations": [c.to_dict() for c in ans.citations],
+        "evidence": [{"text": e.text, "score": e.score} for e in ans.evidence],
+        "confidence": round(r.confidence.value, 4),
+        "features": {k: round(v, 4) for k, v in r.confidence.features.to_dict().items()},
+        "mode": r.mode,
+        "flags": list(r.flags),
+        "items": [
+            {
+                "chunk_ids": list(it.chunk_ids),
+                "path": it.chunk.path,
+                "section": it.chunk.section,
+                "pages": list(it.pages),
+                "score": round(it.score, 5),
+                "dense_score": it.dense_score,
+                "keyword_score": it.keyword_score,
+                "dense_rank": it.dense_rank,
+                "keyword_rank": it.keyword_rank,
+            }
+            for it in r.items
+        ],
+        "timings_ms": {k: round(v, 2) for k, v in ans.timings_ms.items()},
+    }
+
+
+def print_rag_answer(ans: Any, *, console: Any = None) -> None:
+    """Human-readable report of a :class:`rag.types.RagAnswer` (rich)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    con = console or Console()
+    r = ans.retrieval
+    con.print(f"[bold]answer[/bold] ({'found' if ans.found else 'not found'}):\n{ans.answer}")
+    for i, c in enumerate(ans.citations, 1):
+        lines = f"{c.lines[0]}-{c.lines[1]}" if c.lines[1] != c.lines[0] else str(c.lines[0])
+        page = f"p.{c.page}" + (f"-{c.page_end}" if c.page_end and c.page_end != c.page else "")
+        con.print(
+            f"  [{i}] {c.path} | {' > '.join(c.section_path) or '(top)'} | {page} | "
+            f'lines {lines}\n      "{c.quote}"',
+            markup=False,
+        )
+    feats = "  ".join(f"{k}={v:.3f}" for k, v in r.confidence.features.to_dict().items())
+    con.print(
+        f"[bold]confidence[/bold] {r.confidence.value:.3f} ({r.mode}"
+        f"{'; flags: ' + ', '.join(r.flags) if r.flags else ''})\n  {feats}"
+    )
+    table = Table(title="retrieved", show_edge=False)
+    for col in ("#", "path", "section", "pages", "rrf", "dense", "bm25"):
+        table.add_column(col, overflow="fold")
+    for i, it in enumerate(r.items, 1):
+        p0, p1 = it.pages
+        table.add_row(
+            str(i),
+            it.chunk.path,
+            it.chunk.section[:50],
+            f"{p0}" if p0 == p1 else f"{p0}-{p1}",
+            f"{it.score:.4f}",
+            _num(it.dense_score),
+            _num(it.keyword_score),
+        )
+    con.print(table)
+    con.print(
+        "[bold]timings[/bold] " + "  ".join(f"{k} {v:.1f} ms" for k, v in ans.timings_ms.items())
+    )
+
+
+def _num(v: float | None) -> str:
+    return "-" if v is None else f"{v:.3f}"
+
+
+def ask_rag(
+    question: str,
+    collection: str,
+    *,
+    settings: Any = None,
+    top_k: int | None = None,
+    documents: tuple[str, ...] = (),
+    path_prefix: str = "",
+    as_json: bool = False,
+) -> int:
+    """Run the RAG path for one question and print the report; returns the exit code."""
+    from rich.console import Console
+
+    from corpus.errors import StoreError
+    from gateway.assembly import retrieval_config
+    from gateway.components import get_embedder, get_tokenizer, open_store
+    from gateway.settings import get_settings
+    from rag.embedder import check_collection
+    from rag.errors import RetrievalError
+    from rag.pipeline import RagPipeline
+    from rag.retriever import HybridRetriever, resolve_filter
+
+    s = settings or get_settings()
+    err = Console(stderr=True)
+    try:
+        embedder = get_embedder(s)
+    except RetrievalError as exc:
+        err.print(f"[yellow]embedding model unavailable ({exc}); answering keyword-only[/]")
+        embedder = None
+    if embedder is None:
+        err.print(
+            "[yellow]no embedding model configured (LOOPGATE_EMBED_MODEL_PATH): keyword-only[/]"
+        )
+    store = open_store(s)
+    try:
+        if collection not in store.list_collections():
+            err.print(
+                f"[red]collection {collection!r} does not exist[/] (loopgate ingest DIR "
+                f"--collection {collection})"
+            )
+            return 1
+        state = check_collection(store, collection, embedder)
+        if state == "no_dense":
+            err.print("[yellow]the collection has no dense vectors yet: keyword-only[/]")
+            embedder = None
+        flt = resolve_filter(store, collection, documents=documents, path_prefix=path_prefix)
+        pipeline = RagPipeline(
+            HybridRetriever(store, get_tokenizer(), embedder, config=retrieval_config(s)),
+            answer_floor=s.rag_answer_floor,
+        )
+        ans = pipeline.run(question, collection, top_k=top_k, flt=flt)
+    except (StoreError, RetrievalError) as exc:
+        err.print(f"[red]error:[/] {exc}")
+        return 1
+    finally:
+        close = getattr(store, "close", None)
+        if callable(close):
+            close()
+    if as_json:
+        sys.stdout.write(json.dumps(answer_to_dict(ans), ensure_ascii=False, indent=2) + "\n")
+    else:
+        print_rag_answer(ans)
+    return 0
+
+
+def ask_command(
+    question: Annotated[str, typer.Argument(help="The question (any language).")],
+    collection: Annotated[
+        str | None, typer.Option("--collection", "-c", help="Collection (default: setting).")
+    ] = None,
+    mode: Annotated[
+        AskMode, typer.Option(help="rag = fast path, loop = LoopAgent, auto = router.")
+    ] = AskMode.rag,
+    top_k: Annotated[
+        int | None, typer.Option("--top-k", min=1, max=100, help="Items retrieved.")
+    ] = None,
+    doc: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--doc", help="Restrict to this document (path, file name or id); repeatable."
+        ),
+    ] = None,
+    path_prefix: Annotated[
+        str, typer.Option("--path-prefix", help="Restrict to documents under this path.")
+    ] = "",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Answer one question from a collection and show citations, confidence and timings."""
+    from gateway.settings import get_settings
+
+    if not question.strip():
+        raise typer.BadParameter("the question is empty", param_hint="QUESTION")
+    s = get_settings()
+    coll = collection or s.default_collection
+    if mode is AskMode.rag:
+        code = ask_rag(
+            question,
+            coll,
+            settings=s,
+            top_k=top_k,
+            documents=tuple(doc or ()),
+            path_prefix=path_prefix,
+            as_json=as_json,
+        )
+    elif mode is AskMode.loop:
+        from gateway.cli.ask_loop import ask_loop
+
+        code = ask_loop(question, coll, settings=s, as_json=as_json)
+    else:
+        try:
+            auto = importlib.import_module("gateway.cli.ask_auto")
+        except ImportError:
+            typer.echo("error: --mode auto is not available in this build", err=True)
+            raise typer.Exit(2) from None
+        code = auto.ask_auto(question, coll, settings=s, as_json=as_json)
+    raise typer.Exit(code)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``ask`` to the ``loopgate`` command line."""
+    app.command("ask")(ask_command)
