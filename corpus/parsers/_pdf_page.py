@@ -13,9 +13,16 @@ centre), not ``Table.extract()``, which mangles ``FW-304`` into ``FW 304\\n-`` (
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
-import pymupdf
+# PyMuPDF 2 imports its optional ONNX layout analyser (``pymupdf.layout``) at import time:
+# ~5 s and a model in memory per worker process, for a feature we do not use (get_layout).
+# Blocking that sub-import makes ``import pymupdf`` skip it (it catches the ImportError).
+if "pymupdf" not in sys.modules:
+    sys.modules.setdefault("pymupdf.layout", None)  # type: ignore[arg-type]
+
+import pymupdf  # noqa: E402
 
 from corpus.parsers._common import expand_ligatures
 

@@ -1,0 +1,115 @@
+"""Text decoding and the TXT parser: case 19 encodings, bad input errors, line numbers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from corpus.errors import ParseError
+from corpus.parsers import parse_file
+from corpus.parsers.text import decode_text
+
+TXT = (
+    "设备巡检记录\n"
+    "巡检人（虚构）：林喆、周堃、吴镕（姓名含 GB2312 之外的 GBK 字）。\n"
+    "结论：主变压器油温 65℃，正常。下次巡检日期：2024年3月15日。\n"
+    "备注：“引号”、——破折号、…省略号都要保留。\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("encoding", "suffix"),
+    [
+        ("gbk", ".txt"),
+        ("gb18030", ".txt"),
+        ("utf-8-sig", ".txt"),
+        ("utf-16", ".txt"),
+        ("utf-16-be", ".text"),
+        ("utf-8", ".txt"),
+    ],
+)
+def test_every_encoding_decodes_exactly(tmp_path: Path, encoding: str, suffix: str) -> None:
+    data = TXT.encode(encoding)
+    if encoding == "utf-16-be":
+        data = b"\xfe\xff" + data
+    f = tmp_path / f"inspection{suffix}"
+    f.write_bytes(data)
+    doc = parse_file(f)
+    assert doc.warnings == []
+    assert "\n".join(b.text for b in doc.blocks) + "\n" == TXT
+    # citations count lines of the decoded text: 油温 is on line 3 whatever the encoding
+    (block,) = doc.blocks
+    starts = {block.text[o : o + 2]: line for o, _page, line in block.line_map}
+    assert starts == {"设备": 1, "巡检": 2, "结论": 3, "备注": 4}
+
+
+def test_big5_is_not_read_as_gb18030_mojibake(tmp_path: Path) -> None:
+    tw = "設備巡檢記錄\n結論：主變壓器油溫 65℃，正常。\n"
+    f = tmp_path / "big5.txt"
+    f.write_bytes(tw.encode("big5"))
+    text, enc, warnings = decode_text(f.read_bytes(), f)
+    assert (text, enc, warnings) == (tw, "big5", [])
+
+
+def test_one_bad_byte_gives_one_replacement_and_a_warning(tmp_path: Path) -> None:
+    raw = TXT.encode("utf-8")
+    f = tmp_path / "bad.txt"
+    f.write_bytes(raw[:40] + b"\xff" + raw[40:])
+    doc = parse_file(f)
+    text = "\n".join(b.text for b in doc.blocks)
+    assert text.count("\ufffd") == 1
+    assert text.replace("\ufffd", "") + "\n" == TXT
+    assert doc.warnings and "replacement" in doc.warnings[0]
+
+
+def test_case19_files_decode_to_true_text(cases_dir: Path) -> None:
+    case = cases_dir / "19-malformed-text-encodings"
+    exp = json.loads((case / "expected.json").read_text(encoding="utf-8"))
+    true = exp["true_text"]
+    for name in exp["inputs"]:
+        doc = parse_file(case / name)
+        text = "\n".join(b.text if b.kind != "heading" else "# " + b.text for b in doc.blocks)
+        if "big5" in name:
+            assert text + "\n" == true["big5"]
+        elif "gb18030" in name:
+            assert text + "\n" == "# " + true["gbk/utf-8/utf-16 files"] + true["gb18030 extra line"]
+        elif "bad_byte" in name:
+            assert text.count("\ufffd") == 1 and doc.warnings
+        else:
+            assert text + "\n" == true["gbk/utf-8/utf-16 files"], name
+            assert doc.warnings == []
+
+
+def test_paragraphs_and_line_numbers(tmp_path: Path) -> None:
+    f = tmp_path / "notes.txt"
+    f.write_text("first para line 1\nline 2\n\n\nsecond para\r\nends here\n", encoding="utf-8")
+    doc = parse_file(f)
+    assert [(b.line_start, b.line_end) for b in doc.blocks] == [(1, 2), (5, 6)]
+    assert doc.blocks[1].line_map == ((0, 1, 5), (12, 1, 6))
+    assert doc.title == "notes" and doc.media_type == "text" and doc.page_count == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "code"),
+    [
+        ("empty.txt", b"", "empty_file"),
+        ("blank.txt", b"  \n\n \t\n", "no_text"),
+        ("binary.txt", bytes(range(256)) * 4 + b"\x00" * 512, "undecodable"),
+        ("table.xlsx", b"PK\x03\x04", "unsupported_type"),
+    ],
+)
+def test_bad_input_gives_one_clear_error(tmp_path: Path, name: str, data: bytes, code: str) -> None:
+    f = tmp_path / name
+    f.write_bytes(data)
+    with pytest.raises(ParseError) as err:
+        parse_file(f)
+    assert err.value.code == code
+    assert name in err.value.message
+
+
+def test_vanished_file(tmp_path: Path) -> None:
+    with pytest.raises(ParseError) as err:
+        parse_file(tmp_path / "gone.md")
+    assert err.value.code == "vanished"
