@@ -18,14 +18,19 @@ Usage example::
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
 
+from corpus._ingest_report import (
+    FileResult,
+    FileStatus,
+    IngestProgress,
+    IngestReport,
+    collect_files,
+    sha256_file,
+)
 from corpus._ingest_worker import Failure, ParseFn, Prepared, run_prepare
 from corpus.catalogue import Catalogue, CatalogueEntry, outline_from_chunks
 from corpus.errors import StoreError
@@ -41,125 +46,6 @@ __all__ = [
     "Ingestor",
     "collect_files",
 ]
-
-FileStatus = Literal[
-    "ingested", "replaced", "unchanged", "embedded", "removed", "skipped", "failed"
-]
-
-
-@dataclass(slots=True)
-class FileResult:
-    """Outcome for one file: ``path`` relative to the ingest root, ``status``, page and chunk
-    counts, and for ``failed``/``skipped`` an ``error_code`` and ``error_message``."""
-
-    path: str
-    status: FileStatus
-    pages: int = 0
-    chunks: int = 0
-    doc_id: str = ""
-    error_code: str = ""
-    error_message: str = ""
-
-
-@dataclass(slots=True)
-class IngestProgress:
-    """Progress after each file: files done of total, pages and chunks so far, the last file."""
-
-    files_done: int
-    files_total: int
-    pages: int
-    chunks: int
-    path: str
-    status: FileStatus
-
-
-@dataclass(slots=True)
-class IngestReport:
-    """The summary of one run (``to_dict`` is the CLI's ``--json`` output)."""
-
-    collection: str
-    root: str
-    files: list[FileResult] = field(default_factory=list)
-    ignored: int = 0
-    keyword_only: bool = True
-    corpus_version: int = 0
-    elapsed_s: float = 0.0
-
-    @property
-    def counts(self) -> dict[str, int]:
-        """Number of files per status (every status present, zeros included)."""
-        out = dict.fromkeys(FileStatus.__args__, 0)  # type: ignore[attr-defined]
-        for f in self.files:
-            out[f.status] += 1
-        return out
-
-    @property
-    def pages(self) -> int:
-        """Pages of the documents the collection holds from this run's files."""
-        return sum(f.pages for f in self.files if f.status not in ("failed", "removed", "skipped"))
-
-    @property
-    def chunks(self) -> int:
-        """Chunks of the documents the collection holds from this run's files."""
-        return sum(f.chunks for f in self.files if f.status not in ("failed", "removed", "skipped"))
-
-    @property
-    def changed(self) -> bool:
-        """True when the run changed the collection's content."""
-        return any(f.status in ("ingested", "replaced", "removed", "embedded") for f in self.files)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe summary: counts, totals and one entry per file."""
-        return {
-            "collection": self.collection,
-            "root": self.root,
-            "counts": self.counts,
-            "pages": self.pages,
-            "chunks": self.chunks,
-            "ignored": self.ignored,
-            "keyword_only": self.keyword_only,
-            "corpus_version": self.corpus_version,
-            "changed": self.changed,
-            "elapsed_s": round(self.elapsed_s, 3),
-            "files": [asdict(f) for f in self.files],
-        }
-
-
-def collect_files(
-    paths: Sequence[Path], suffixes: Sequence[str]
-) -> tuple[list[Path], list[Path], int]:
-    """Files to ingest: explicit files as given, folders walked recursively for ``suffixes``
-    (hidden files and folders skipped). Returns ``(files, folders, ignored_count)``; a path that
-    does not exist is returned among the files (it becomes a ``vanished`` result)."""
-    files: list[Path] = []
-    dirs: list[Path] = []
-    ignored = 0
-    wanted = {s.lower() for s in suffixes}
-    for p in paths:
-        if not p.is_dir():
-            files.append(p)
-            continue
-        dirs.append(p)
-        for base, subdirs, names in os.walk(p):
-            subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
-            for name in sorted(names):
-                if name.startswith("."):
-                    continue
-                if Path(name).suffix.lower() in wanted:
-                    files.append(Path(base) / name)
-                else:
-                    ignored += 1
-    return list(dict.fromkeys(files)), dirs, ignored
-
-
-def _sha256(path: Path) -> tuple[str, int]:
-    h = hashlib.sha256()
-    size = 0
-    with path.open("rb") as fh:
-        while block := fh.read(1 << 20):
-            h.update(block)
-            size += len(block)
-    return h.hexdigest(), size
 
 
 class Ingestor:
@@ -238,7 +124,7 @@ class Ingestor:
         for f, rel in zip(files, rels, strict=True):
             seen.add(rel)
             try:
-                digest, _ = _sha256(f)
+                digest, _ = sha256_file(f)
             except OSError as exc:
                 done(
                     FileResult(

@@ -29,17 +29,17 @@ from corpus._store_common import (
     point_id,
     record_id,
 )
+from corpus._store_search import StoreSearchMixin
 from corpus.errors import StoreError
-from corpus.types import Chunk, SearchFilter, SearchHit, SparseVector
+from corpus.types import Chunk, SparseVector
 
 __all__ = ["QdrantChunkStore"]
 
 _BATCH = 256
-_LIVE = Flt(must_not=(("staged", STAGED),))
 _MAX_DOC_CHUNKS = 100_000
 
 
-class QdrantChunkStore:
+class QdrantChunkStore(StoreSearchMixin):
     """Chunk storage and dense / keyword / hybrid search on Qdrant (``ChunkStore`` protocol).
 
     Build one with :meth:`embedded`, :meth:`server` or :meth:`local`. Search never returns
@@ -287,99 +287,3 @@ class QdrantChunkStore:
             limit=1,
         )
         return Chunk.from_payload(rows[0]) if rows else None
-
-    # --- search --------------------------------------------------------------------------
-    def keyword_search(
-        self, collection: str, query: SparseVector, top_k: int, flt: SearchFilter | None = None
-    ) -> list[SearchHit]:
-        """Sparse BM25 search (IDF applied by Qdrant); ``[]`` for an empty query vector."""
-        if query.is_empty():
-            return []
-        return self._search(collection, None, query, top_k, flt)
-
-    def dense_search(
-        self, collection: str, vector: Sequence[float], top_k: int, flt: SearchFilter | None = None
-    ) -> list[SearchHit]:
-        """Dense cosine search (``[]`` when the collection has no dense vectors)."""
-        if not self.collection_meta(collection).get("dense_dim"):
-            return []
-        return self._search(collection, vector, None, top_k, flt)
-
-    def hybrid_search(
-        self,
-        collection: str,
-        vector: Sequence[float] | None,
-        query: SparseVector,
-        top_k: int,
-        *,
-        prefetch_k: int = 50,
-        flt: SearchFilter | None = None,
-        rrf_k: int = 60,
-        weights: tuple[float, float] | None = None,
-    ) -> list[SearchHit]:
-        """Dense and ``bm25`` prefetches (``prefetch_k`` each) fused by reciprocal rank fusion
-        in one Qdrant query; score = Σ weight/(rrf_k + rank). ``weights`` = (dense, bm25),
-        default equal. Falls back to the one search that has a query when the other is
-        missing (no vector, no dense index, or an empty sparse query)."""
-        if vector is not None and not self.collection_meta(collection).get("dense_dim"):
-            vector = None
-        sparse = None if query.is_empty() else query
-        if vector is None and sparse is None:
-            return []
-        return self._search(
-            collection,
-            vector,
-            sparse,
-            top_k,
-            flt,
-            prefetch_k=prefetch_k,
-            rrf_k=rrf_k,
-            weights=weights,
-        )
-
-    def prefetch_lists(
-        self,
-        collection: str,
-        vector: Sequence[float] | None,
-        query: SparseVector,
-        prefetch_k: int = 50,
-        flt: SearchFilter | None = None,
-    ) -> tuple[list[SearchHit], list[SearchHit]]:
-        """The raw ``(dense, bm25)`` candidate lists behind :meth:`hybrid_search`, for fusion
-        done by the caller (each list ``[]`` when its query is missing)."""
-        dense = self.dense_search(collection, vector, prefetch_k, flt) if vector is not None else []
-        return dense, self.keyword_search(collection, query, prefetch_k, flt)
-
-    def _search(
-        self,
-        collection: str,
-        vector: Sequence[float] | None,
-        sparse: SparseVector | None,
-        top_k: int,
-        flt: SearchFilter | None,
-        **kw: Any,
-    ) -> list[SearchHit]:
-        if top_k <= 0:
-            return []
-        must: list[tuple[str, Any]] = []
-        prefix: tuple[str, ...] = ()
-        if flt is not None:
-            if flt.doc_ids:
-                must.append(("doc_id", list(flt.doc_ids)))
-            if flt.paths:
-                must.append(("path", list(flt.paths)))
-            prefix = tuple(flt.section_prefix)
-            must.extend(("section_path", p) for p in prefix)
-        limit = top_k * 4 if prefix else top_k
-        rows = self.backend.search(
-            collection,
-            dense=vector,
-            sparse=None if sparse is None else (sparse.indices, sparse.values),
-            limit=limit,
-            flt=Flt(must=tuple(must), must_not=_LIVE.must_not),
-            **kw,
-        )
-        hits = [SearchHit(Chunk.from_payload(p), s) for p, s in rows]
-        if prefix:
-            hits = [h for h in hits if h.chunk.section_path[: len(prefix)] == prefix]
-        return hits[:top_k]
