@@ -152,6 +152,13 @@ def build_components(settings: Settings) -> Components:
     c = Components(settings)
     try:
         c.store = _open_store(settings)
+        if settings.existing_collections:  # issue 7: read collections another pipeline built
+            from gateway.migration.store_overlay import with_existing_collections
+
+            try:
+                c.store = with_existing_collections(settings, c.store)
+            except Exception as exc:  # noqa: BLE001 - serve LoopGate's own collections
+                log.error("existing collections not mapped: %s: %s", type(exc).__name__, exc)
     except Exception as exc:  # noqa: BLE001 - serve degraded, /readyz says why
         c.store_error = f"{type(exc).__name__}: {exc}"
         log.error("chunk store unavailable: %s", c.store_error)
