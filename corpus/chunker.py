@@ -38,18 +38,24 @@ __all__ = ["chunk_document", "document_text", "is_junk_line"]
 
 _SEP = "\n\n"
 _SENT_RE = re.compile(r"[。！？；][”’」』）)]*|[.!?;][\"'”’)\]]*(?=\s)")
+_ROMAN = r"(?=[ivxlc])(?:l?x{0,3})(?:ix|iv|v?i{0,3})"
 _JUNK_RE = re.compile(
-    r"^\s*(?:[-–—•·|\s]*(?:page|p\.|第)?\s*[0-9ivxlcdm]{1,6}\s*(?:页|/|of)?\s*"
-    r"(?:共?\s*[0-9]{1,5}\s*页?)?[-–—|\s]*|.{0,120}?(?:\.{4,}|…{2,}|·{4,})\s*[0-9ivxlc]{1,5}"
-    r"|</?[a-z][^>]*>|[\W_]*)\s*$",
+    "|".join(
+        (
+            rf"[-–—\s]*(?:page\s*)?(?:\d{{1,5}}|{_ROMAN})(?:\s*(?:of|/)\s*\d{{1,5}})?[-–—\s]*",
+            r"第\s*\d{1,5}\s*页(?:\s*[/／]?\s*共\s*\d{1,5}\s*页)?",
+            r".{0,120}?(?:\.{4,}|…{2,}|·{4,})\s*(?:\d{1,5}|" + _ROMAN + ")",
+            r"</?[a-z][^>]*>",
+            r"[\W_]*",
+        )
+    ),
     re.IGNORECASE,
 )
-_WORD_RE = re.compile(r"[^\W\d_]", re.UNICODE)
 
 
 def is_junk_line(text: str) -> bool:
     """True for lines that carry no content: page numbers, TOC leader lines, bare tags, rules."""
-    return len(text) < 200 and bool(_JUNK_RE.match(text))
+    return len(text) < 200 and bool(_JUNK_RE.fullmatch(text.strip()))
 
 
 def document_text(doc: ParsedDocument) -> tuple[str, list[int]]:

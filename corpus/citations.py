@@ -39,24 +39,32 @@ def _is_cjk(ch: str) -> bool:
 
 
 def _normal_form(text: str) -> tuple[str, list[int]]:
-    """Normalised text and, for each of its characters, the index of the source character."""
+    """Normalised text and, for each of its characters, the index of the source character.
+
+    CJK-ness is judged on the source character too, so a full-width comma (NFKC ``，`` → ``,``)
+    still absorbs the line break after it.
+    """
     chars: list[str] = []
     src: list[int] = []
+    last_cjk = False
     pending_space = -1  # source index of a whitespace run not yet emitted
     for i, ch in enumerate(text):
         norm = unicodedata.normalize("NFKC", ch) if ord(ch) > 0x7F else ch
+        src_cjk = ord(ch) > 0x7F and _is_cjk(ch)
         for n in norm:
             if n.isspace():
                 if pending_space < 0:
                     pending_space = i
                 continue
+            cjk = src_cjk or (ord(n) > 0x7F and _is_cjk(n))
             if pending_space >= 0:
-                if chars and not _is_cjk(chars[-1]) and not _is_cjk(n):
+                if chars and not last_cjk and not cjk:
                     chars.append(" ")
                     src.append(pending_space)
                 pending_space = -1
             chars.append(n)
             src.append(i)
+            last_cjk = cjk
     return "".join(chars), src
 
 
