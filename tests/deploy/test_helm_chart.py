@@ -207,7 +207,11 @@ def test_ingest_job() -> None:
             "maxReplicas must be >= replicaCount",
         ),
         ({"ingest": {"enabled": True}}, "ingest.docsClaim"),
-        ({"settings": {"RAG_TOP_K": "5"}}, "must start with LOOPGATE_"),
+        ({"settings": {"RAG_TOP_K": "5"}}, "RAG_TOP_K"),
+        ({"migration": {"modes": {"manuals": "mirror"}}}, "mirror"),
+        ({"migration": {"canaryPercent": 150}}, "canaryPercent"),
+        ({"qdrant": {"url": "qdrant:6333"}}, "qdrant"),
+        ({"ingest": {"collection": "bad name!"}}, "collection"),
     ],
 )
 def test_bad_values_fail_with_a_clear_message(values: dict[str, Any], needle: str) -> None:
