@@ -20,9 +20,20 @@ class StoreSearchMixin:
     """Keyword / dense / hybrid search over ``self.backend`` (see ``QdrantChunkStore``)."""
 
     backend: Backend
+    _dense_ready: set[str]
 
     def collection_meta(self, collection: str) -> dict[str, Any]:
         raise NotImplementedError
+
+    def has_dense(self, collection: str) -> bool:
+        """True when the collection holds dense vectors (remembered once seen: a collection
+        never loses its ``dense`` vector, so only the "not yet" answer is asked again)."""
+        if collection in self._dense_ready:
+            return True
+        if self.collection_meta(collection).get("dense_dim"):
+            self._dense_ready.add(collection)
+            return True
+        return False
 
     def keyword_search(
         self, collection: str, query: SparseVector, top_k: int, flt: SearchFilter | None = None
@@ -36,7 +47,7 @@ class StoreSearchMixin:
         self, collection: str, vector: Sequence[float], top_k: int, flt: SearchFilter | None = None
     ) -> list[SearchHit]:
         """Dense cosine search (``[]`` when the collection has no dense vectors)."""
-        if not self.collection_meta(collection).get("dense_dim"):
+        if not self.has_dense(collection):
             return []
         return self._search(collection, vector, None, top_k, flt)
 
@@ -56,7 +67,7 @@ class StoreSearchMixin:
         in one Qdrant query; score = Σ weight/(rrf_k + rank). ``weights`` = (dense, bm25),
         default equal. Falls back to the one search that has a query when the other is
         missing (no vector, no dense index, or an empty sparse query)."""
-        if vector is not None and not self.collection_meta(collection).get("dense_dim"):
+        if vector is not None and not self.has_dense(collection):
             vector = None
         sparse = None if query.is_empty() else query
         if vector is None and sparse is None:

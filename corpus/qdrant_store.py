@@ -52,6 +52,7 @@ class QdrantChunkStore(StoreSearchMixin):
 
     def __init__(self, backend: Backend) -> None:
         self.backend = backend
+        self._dense_ready: set[str] = set()
 
     # --- construction ---------------------------------------------------------------------
     @classmethod
@@ -172,6 +173,7 @@ class QdrantChunkStore(StoreSearchMixin):
         """Delete a collection with everything in it (no-op when missing)."""
         if self.backend.exists(check_collection_name(collection)):
             self.backend.drop(collection)
+        self._dense_ready.discard(collection)
 
     # --- record points (catalogue entries, metadata) ---------------------------------------
     def put_record(self, collection: str, kind: str, key: str, data: dict[str, Any]) -> None:

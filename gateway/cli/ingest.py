@@ -93,7 +93,8 @@ def ingest_command(
     from corpus._store_common import check_collection_name
     from corpus.errors import StoreError
     from corpus.ingest import Ingestor
-    from gateway.components import get_tokenizer, open_store
+    from corpus.tokenizer import Tokenizer
+    from gateway.components import open_store
     from gateway.settings import get_settings
 
     missing = [str(p) for p in paths if not p.exists()]
@@ -133,7 +134,7 @@ def ingest_command(
                     detail=f"{ev.pages} pages · {ev.chunks} chunks · {ev.path[-40:]}",
                 )
 
-            ingestor = Ingestor(store, get_tokenizer(), embedder, workers=workers)
+            ingestor = Ingestor(store, Tokenizer(), embedder, workers=workers)  # lazy engines
             report = ingestor.ingest_paths(paths, collection, root=root, progress=on_progress)
     except StoreError as exc:
         err.print(f"[red]error:[/] {exc}")
