@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import json
 import os
 import shutil
 import zipfile
@@ -245,3 +246,23 @@ def test_dense_vectors_with_the_real_model(
     assert store.dense_search("c", q, 1)[0].chunk.path == "manual_hant.md"
     hits = store.hybrid_search("c", q, TOK.sparse_query("保修期"), 1)
     assert hits[0].chunk.path == "manual_hant.md"
+
+
+@pytest.mark.parametrize("case", ["06-zh-keyword-segmentation", "08-zh-numbers-units-codes"])
+def test_case_queries_hit_their_file_in_keyword_top3(
+    store: QdrantChunkStore, tmp_path: Path, cases_dir: Path, case: str
+) -> None:
+    """Every query of cases 06 and 08 finds its file in the sparse (BM25) top-3 on its own."""
+    src = cases_dir / case
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for f in src.iterdir():
+        if f.suffix in (".md", ".txt"):
+            shutil.copy(f, docs / f.name)
+    Ingestor(store, TOK, workers=1).ingest_paths([docs], "c")
+    for q in json.loads((src / "queries.json").read_text(encoding="utf-8")):
+        want = q.get("must_hit") or q["cite"]["file"]
+        vec = TOK.sparse_query(q["q"])
+        assert not vec.is_empty(), q["q"]
+        top = [h.chunk.path for h in store.keyword_search("c", vec, 3)]
+        assert want in top, (q["q"], top)
