@@ -56,6 +56,7 @@ __all__ = ["BM25_AVGDL", "BM25_B", "BM25_K1", "Tokenizer", "term_index"]
 BM25_K1 = 1.2
 BM25_B = 0.75
 BM25_AVGDL = 256.0
+_STEM_CACHE: dict[str, str] = {}  # word → Snowball stem, capped at 200k words
 
 _QUOTED_RE = re.compile(
     r'"([^"]{2,80})"|“([^”]{2,80})”|「([^」]{1,80})」|『([^』]{1,80})』|\'([^\']{2,80})\''
@@ -94,7 +95,7 @@ class Tokenizer:
         self, *, k1: float = BM25_K1, b: float = BM25_B, avgdl: float = BM25_AVGDL
     ) -> None:
         self.k1, self.b, self.avgdl = k1, b, avgdl
-        self._stems: dict[str, str] = {}
+        self._stems = _STEM_CACHE  # shared by all instances of the process
 
     def warm_up(self) -> None:
         """Load OpenCC, the jieba dictionary and the stemmer now (about 0.3 s, once)."""
