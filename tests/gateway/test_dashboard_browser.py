@@ -229,3 +229,26 @@ def test_dashboard_charts_show_data(
     shot.unlink(missing_ok=True)
     res = _chromium_run(browser, tmp_path / "profile-shot", f"--screenshot={shot}", url)
     assert shot.exists() and shot.stat().st_size > 20_000, res.stderr[-2000:]
+
+
+async def test_dashboard_static_routes_need_no_key_and_serve_plotly_offline() -> None:
+    from fastapi import FastAPI
+
+    from gateway.api.routes.dashboard import plotly_js_path
+    from gateway.api.routes.dashboard import router as dashboard_router
+    from gateway.errors import install_error_handlers
+
+    app = FastAPI()
+    install_error_handlers(app)
+    app.include_router(dashboard_router)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+        page = await client.get("/dashboard")
+        assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+        for src in re.findall(r'(?:src|href)="(/dashboard[^"]+)"', page.text):
+            assert (await client.get(src)).status_code == 200, src
+        js = await client.get("/dashboard/plotly.min.js")
+        assert js.status_code == 200 and len(js.content) == plotly_js_path().stat().st_size
+        assert "cdn" not in page.text.lower()
+        assert (await client.get("/dashboard/assets/../../settings.py")).status_code == 404
+        assert (await client.get("/dashboard/assets/index.html")).status_code == 404
