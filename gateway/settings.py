@@ -102,7 +102,7 @@ class Settings(BaseSettings):
     cache_negative_ttl_s: int = Field(3600, ge=1, description="Lifetime of a cached \"not found\" answer, seconds (any ingest retires it sooner).")
     cache_version_scope: Literal["corpus", "document"] = Field("corpus", description="corpus = any ingest retires every cached answer of the collection; document = found answers are retired only when a document they cite changes or is deleted (not-found answers still by corpus version).")
     redis_key_prefix: str = Field("loopgate:", min_length=1, description="Prefix of every Redis key (answer cache, route-log stream).")
-    stats_max_records: int = Field(2000, ge=10, description="Most recent route records /v1/stats and the dashboard aggregate.")
+    stats_max_records: int = Field(2000, ge=10, le=10000, description="Most recent route records /v1/stats and the dashboard aggregate.")
 
     # --- HTTP server and security -------------------------------------------------------------
     host: str = Field("127.0.0.1", description="Address `loopgate serve` binds.")

@@ -391,3 +391,29 @@ async def test_app_serves_without_redis_flagged_and_fast(cases_dir, tmp_path) ->
             routes = (await client.get("/v1/routes")).json()
             assert routes["backend"] == "redis" and routes["available"] is False
             assert routes["count"] == 5
+
+
+async def test_builders_follow_the_settings(redis_url: str, prefix: str) -> None:
+    from gateway.cache import build_answer_cache
+    from gateway.routelog import MemoryRouteLog, RedisRouteLog, build_route_log
+    from gateway.settings import Settings
+
+    assert isinstance(build_answer_cache(Settings()), MemoryAnswerCache)
+    assert isinstance(build_route_log(Settings()), MemoryRouteLog)
+    s = Settings(
+        redis_url=redis_url,
+        redis_key_prefix=prefix,
+        cache_version_scope="document",
+        cache_negative_ttl_s=30,
+        routelog_max_records=123,
+    )
+    cache, log = build_answer_cache(s), build_route_log(s)
+    assert isinstance(cache, RedisAnswerCache) and isinstance(log, RedisRouteLog)
+    assert cache.config.version_scope == "document" and cache.config.negative_ttl_s == 30
+    assert log.key == f"{prefix}routes" and log.max_records == 123
+    key = await cache.put(
+        "q", {"a": 1}, found=True, collection="b", mode="auto", corpus_version="1"
+    )
+    assert key.startswith(prefix) and await cache.ping()
+    await cache.aclose()
+    await log.aclose()
