@@ -87,6 +87,8 @@ class HybridRagEngine:
         if errors and not r.items and any("search" in f for f in errors):
             from corpus.errors import StoreError
 
+            # surface the store's own error (e.g. "held by another LoopGate process")
+            await asyncio.to_thread(self.retriever.store.collection_meta, collection)
             raise StoreError(f"index queries failed: {', '.join(errors)}")
         return RagResult(_to_hits(r), float(r.confidence.value) if r.items else None,
                          r.confidence.features.to_dict(), flags, raw=r)

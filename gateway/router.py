@@ -246,7 +246,7 @@ class Router:
         try:
             version, _ = await self._stage(
                 ctx, "corpus_version", lambda: self._version(q.collection),
-                self.settings.timeout_cache_s,
+                self.settings.timeout_search_s,
             )
         except StoreError as exc:
             if is_lock_error(exc):
