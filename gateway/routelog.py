@@ -283,8 +283,3 @@ def build_route_log(
         max_records=settings.routelog_max_records,
         breaker=breaker or CircuitBreaker(settings.redis_retry_s),
     )
-
-
-def dump_records(records: Iterable[RouteRecord]) -> list[dict[str, Any]]:
-    """JSON-safe dicts of ``records`` (API responses)."""
-    return [r.to_dict() for r in records]
