@@ -7,17 +7,20 @@ Setup (all on loopback, nothing mocked on LoopGate's side):
   ingested from real documents (default: 10 Markdown files of ../shared/eval's GitLab handbook)
   with the local e5 model when present, so each shadow run does real retrieval work (embedding
   in a worker thread, hybrid search, extractive answer or LoopAgent offline policy);
-- the same questions in both runs, each made unique (``… (#i)``) so the answer cache never
-  short-circuits the shadow LoopGate run.
+- one gateway, two collections: ``proxyc`` in ``proxy`` mode and ``bench`` (the documents) in
+  ``shadow`` mode; each question is asked in both, in alternating order, so the two modes see
+  the same background load (this machine is shared); questions are made unique (``… (#i)``)
+  so the answer cache never short-circuits a shadow run.
 
-It prints, per mode, the served latency (client side: p50 / p95 / p99 / mean in ms), the
-direct legacy latency for reference, and in shadow mode the shadow outcomes and LoopGate's
-own latency from the migration log.
+It prints the served latency per mode (client side: p50 / p95 / p99 / mean in ms), the median
+of the paired differences, the direct legacy latency for reference, the shadow outcomes and
+LoopGate's own latency in the shadow runs (from the migration log).
 
 Usage::
 
     nice .venv/bin/python benchmarks/shadow_latency.py [--requests 100] [--concurrency 1]
         [--legacy-delay-ms 50] [--docs DIR] [--max-docs 10] [--model PATH]
+        [--query-mode auto|rag|loop] [--shadow-concurrency 4]
 """
 
 from __future__ import annotations
@@ -140,19 +143,37 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
-def _run(url: str, n: int, concurrency: int, tag: str) -> list[float]:
-    def one(i: int) -> float:
-        q = f"{QUESTIONS[i % len(QUESTIONS)]} ({tag} #{i})"
+def _interleaved(url: str, n: int, concurrency: int, query_mode: str) -> dict[str, list[float]]:
+    """Ask each question once in the proxy collection and once in the shadow collection, in
+    alternating order, so both see the same background load; returns served ms per mode."""
+
+    def one(i: int, collection: str) -> float:
+        q = f"{QUESTIONS[i % len(QUESTIONS)]} (#{i})"
         t0 = time.perf_counter()
-        r = httpx.post(f"{url}/v1/query", json={"question": q, "collection": "bench"}, timeout=120)
+        r = httpx.post(
+            f"{url}/v1/query",
+            json={"question": q, "collection": collection, "mode": query_mode},
+            timeout=120,
+        )
         ms = (time.perf_counter() - t0) * 1000
         r.raise_for_status()
+        assert r.json()["migration"]["served_by"] == "legacy", r.json()
         return ms
 
-    for i in range(3):  # warm-up (connection, first embedding)
-        one(10_000 + i)
+    def pair(i: int) -> tuple[float, float]:
+        if i % 2:
+            shadow = one(i, "bench")
+            proxy = one(i, "proxyc")
+        else:
+            proxy = one(i, "proxyc")
+            shadow = one(i, "bench")
+        return proxy, shadow
+
+    for i in range(3):  # warm-up (connections, first embedding)
+        pair(10_000 + i)
     with ThreadPoolExecutor(concurrency) as pool:
-        return list(pool.map(one, range(n)))
+        pairs = list(pool.map(pair, range(n)))
+    return {"proxy": [p for p, _ in pairs], "shadow": [s for _, s in pairs]}
 
 
 def main() -> None:
@@ -165,6 +186,19 @@ def main() -> None:
     )
     ap.add_argument("--max-docs", type=int, default=10)
     ap.add_argument("--model", type=Path, default=SHARED / "models/multilingual-e5-small")
+    ap.add_argument(
+        "--query-mode",
+        choices=["auto", "rag", "loop"],
+        default="auto",
+        help="LoopGate path of the shadow runs (loop = LoopAgent, heavier)",
+    )
+    ap.add_argument("--shadow-concurrency", type=int, default=4)
+    ap.add_argument(
+        "--work",
+        type=Path,
+        default=None,
+        help="keep data here (ingested once, reused by later runs); default: a temp dir",
+    )
     args = ap.parse_args()
 
     _Legacy.delay_s = args.legacy_delay_ms / 1000
@@ -173,79 +207,78 @@ def main() -> None:
     threading.Thread(target=legacy.serve_forever, daemon=True).start()
     legacy_url = f"http://127.0.0.1:{legacy.server_address[1]}/ask"
 
-    work = Path(tempfile.mkdtemp(prefix="lg-shadow-bench-"))
+    work = args.work or Path(tempfile.mkdtemp(prefix="lg-shadow-bench-"))
+    reuse = args.work is not None and (work / "data").exists()
     docs = work / "docs"
-    docs.mkdir()
+    docs.mkdir(parents=True, exist_ok=True)
     files = sorted(args.docs.rglob("*.md"))[: args.max_docs] if args.docs.exists() else []
-    if not files:
-        (docs / "note.md").write_text("# Hiring\n\nThe hiring process has four interview steps.\n")
-    for i, f in enumerate(files):
-        shutil.copy(f, docs / f"{i:02d}-{f.name}")
+    if not reuse:
+        if not files:
+            (docs / "note.md").write_text(
+                "# Hiring\n\nThe hiring process has four interview steps.\n"
+            )
+        for i, f in enumerate(files):
+            shutil.copy(f, docs / f"{i:02d}-{f.name}")
     model = args.model if (args.model / "model_int8.onnx").exists() else None
     env = {"LOOPGATE_DATA_DIR": str(work / "data"), "LOOPGATE_LEGACY_RAG_URL": legacy_url}
     if model is not None:
         env["LOOPGATE_EMBED_MODEL_PATH"] = str(model)
     print(
-        f"documents: {len(list(docs.iterdir()))} from {args.docs if files else 'built-in note'}; "
+        f"documents: {len(list(docs.iterdir()))} in {docs}; "
         f"embedding model: {model or 'none (keyword-only)'}; "
         f"legacy delay {args.legacy_delay_ms:g} ms; "
-        f"{args.requests} requests, concurrency {args.concurrency}"
+        f"{args.requests} question pairs, concurrency {args.concurrency}, "
+        f"query mode {args.query_mode}"
     )
-    t0 = time.perf_counter()
-    loopgate = shutil.which("loopgate") or str(Path(sys.executable).parent / "loopgate")
-    subprocess.run(
-        [loopgate, "ingest", str(docs), "--collection", "bench"],
-        env={**{k: v for k, v in os.environ.items() if not k.startswith("LOOPGATE_")}, **env},
-        check=True,
-        capture_output=True,
-    )
-    print(f"ingest: {time.perf_counter() - t0:.1f} s")
+    if not reuse:
+        t0 = time.perf_counter()
+        loopgate = shutil.which("loopgate") or str(Path(sys.executable).parent / "loopgate")
+        subprocess.run(
+            [loopgate, "ingest", str(docs), "--collection", "bench"],
+            env={**{k: v for k, v in os.environ.items() if not k.startswith("LOOPGATE_")}, **env},
+            check=True,
+            capture_output=True,
+        )
+        print(f"ingest: {time.perf_counter() - t0:.1f} s")
 
-    direct = []
+    direct: list[float] = []
     for i in range(min(50, args.requests)):
         t = time.perf_counter()
         httpx.post(legacy_url, json={"question": f"q{i}"}, timeout=30)
         direct.append((time.perf_counter() - t) * 1000)
     print(f"legacy direct      {_summary(direct)}")
 
+    env_run = {
+        **env,
+        "LOOPGATE_DEFAULT_COLLECTION": "proxyc",
+        "LOOPGATE_MIGRATION_MODES": json.dumps({"proxyc": "proxy", "bench": "shadow"}),
+        "LOOPGATE_MIGRATION_SHADOW_MAX_CONCURRENCY": str(args.shadow_concurrency),
+    }
+    proc, url = _start_gateway(env_run, work / "gateway.log")
+    try:
+        served = _interleaved(url, args.requests, args.concurrency, args.query_mode)
+        for _ in range(600):  # let the shadow runs finish before reading their latency
+            if httpx.get(f"{url}/v1/migration", timeout=10).json()["shadow_in_flight"] == 0:
+                break
+            time.sleep(0.1)
+        status = httpx.get(f"{url}/v1/migration", timeout=10).json()["collections"].get("bench", {})
+        recent = httpx.get(
+            f"{url}/v1/migration/recent", params={"collection": "bench", "limit": 500}, timeout=10
+        ).json()["records"]
+    finally:
+        _stop(proc)
     for mode in ("proxy", "shadow"):
-        env_mode = {
-            **env,
-            "LOOPGATE_MIGRATION_MODES": json.dumps({"bench": mode}),
-            "LOOPGATE_MIGRATION_SHADOW_MAX_CONCURRENCY": "4",
-        }
-        proc, url = _start_gateway(env_mode, work / f"{mode}.log")
-        try:
-            ms = _run(url, args.requests, args.concurrency, mode)
-            time.sleep(0.5)
-            status = (
-                httpx.get(f"{url}/v1/migration", timeout=10).json()["collections"].get("bench", {})
-            )
-            for _ in range(600):  # let the shadow runs finish before reading their latency
-                if httpx.get(f"{url}/v1/migration", timeout=10).json()["shadow_in_flight"] == 0:
-                    break
-                time.sleep(0.1)
-            recent = httpx.get(
-                f"{url}/v1/migration/recent", params={"limit": 500}, timeout=10
-            ).json()["records"]
-        finally:
-            _stop(proc)
-        print(f"served [{mode:6s}]    {_summary(ms)}")
-        if mode == "shadow":
-            lg = [r["loopgate"]["latency_ms"] for r in recent if r.get("shadow") == "ok"]
-            final = {}
-            for r in recent:
-                final[r.get("shadow", "?")] = final.get(r.get("shadow", "?"), 0) + 1
-            print(f"shadow outcomes    {final} (status at end of load: {status.get('shadow')})")
-            if lg:
-                print(f"shadow LoopGate    {_summary(lg)}")
-            sims = [r["agreement"]["answer_similarity"] for r in recent if r.get("agreement")]
-            if sims:
-                print(
-                    f"answer similarity  mean {statistics.fmean(sims):.3f} "
-                    "(the legacy stand-in's answers are canned)"
-                )
-    shutil.rmtree(work, ignore_errors=True)
+        print(f"served [{mode:6s}]    {_summary(served[mode])}")
+    diffs = [s_ - p_ for p_, s_ in zip(served["proxy"], served["shadow"], strict=True)]
+    print(f"shadow - proxy     median of paired differences {statistics.median(diffs):+.1f} ms")
+    print(f"shadow outcomes    {status.get('shadow')}")
+    lg = [r["loopgate"]["latency_ms"] for r in recent if r.get("shadow") == "ok"]
+    if lg:
+        print(f"shadow LoopGate    {_summary(lg)}")
+    routes = [r.get("loopgate", {}).get("found") for r in recent if r.get("shadow") == "ok"]
+    print(f"shadow found       {sum(bool(x) for x in routes)}/{len(routes)}")
+    if args.work is None:
+        shutil.rmtree(work, ignore_errors=True)
     legacy.shutdown()
 
 
