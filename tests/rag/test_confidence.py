@@ -23,9 +23,21 @@ from rag.types import ConfidenceFeatures
 
 
 def _chunk(doc: str, ordinal: int, text: str) -> Chunk:
-    return Chunk(chunk_id=f"{doc}-{ordinal}", doc_id=doc, path=f"{doc}.md", title=doc,
-                 section_path=(), page_start=1, page_end=1, line_start=1, line_end=1,
-                 char_start=0, char_end=len(text), text=text, ordinal=ordinal)
+    return Chunk(
+        chunk_id=f"{doc}-{ordinal}",
+        doc_id=doc,
+        path=f"{doc}.md",
+        title=doc,
+        section_path=(),
+        page_start=1,
+        page_end=1,
+        line_start=1,
+        line_end=1,
+        char_start=0,
+        char_end=len(text),
+        text=text,
+        ordinal=ordinal,
+    )
 
 
 def test_auroc_known_values() -> None:
@@ -78,8 +90,9 @@ def test_packaged_calibration_loads_and_bad_data_is_refused(tmp_path: Path) -> N
     model = LogisticConfidence.load()
     assert 0.0 <= model.score(ConfidenceFeatures()) <= 1.0
     with pytest.raises(CalibrationError):
-        LogisticConfidence.from_dict({"features": ["nope"], "weights": [1], "means": [0],
-                                      "stds": [1], "bias": 0})
+        LogisticConfidence.from_dict(
+            {"features": ["nope"], "weights": [1], "means": [0], "stds": [1], "bias": 0}
+        )
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     with pytest.raises(CalibrationError):

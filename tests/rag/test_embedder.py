@@ -29,14 +29,19 @@ def test_vectors_are_unit_length_and_multilingual(embedder: FastEmbedEmbedder) -
     assert len(q) == 384
     assert math.isclose(math.sqrt(_cos(q, q)), 1.0, abs_tol=1e-3)
     en, zh, off = embedder.embed_passages(
-        ["The warranty period is two years from delivery.", "保修期为自交货之日起两年。",
-         "The cafeteria opens at 8 am."]
+        [
+            "The warranty period is two years from delivery.",
+            "保修期为自交货之日起两年。",
+            "The cafeteria opens at 8 am.",
+        ]
     )
     assert _cos(q, en) > _cos(q, off)
     assert _cos(q, zh) > _cos(q, off)  # cross-lingual match
 
 
-def test_passages_keep_input_order_across_length_sorted_batches(embedder: FastEmbedEmbedder) -> None:
+def test_passages_keep_input_order_across_length_sorted_batches(
+    embedder: FastEmbedEmbedder,
+) -> None:
     texts = ["long " * 60, "short one", "medium length passage " * 5, "x"]
     together = embedder.embed_passages(texts)
     alone = [embedder.embed_passages([t])[0] for t in texts]

@@ -8,13 +8,26 @@ from corpus.types import Chunk, SearchHit
 from rag.fusion import document_priors, fuse, merge_adjacent, title_match
 
 
-def _chunk(doc: str, ordinal: int, section: tuple[str, ...] = ("S",), title: str = "", path: str = "") -> Chunk:
+def _chunk(
+    doc: str, ordinal: int, section: tuple[str, ...] = ("S",), title: str = "", path: str = ""
+) -> Chunk:
     cid = f"{doc}-{ordinal:05d}"
     return Chunk(
-        chunk_id=cid, doc_id=doc, path=path or f"{doc}.md", title=title or doc,
-        section_path=section, page_start=1, page_end=1, line_start=1, line_end=2, char_start=0,
-        char_end=10, text=f"text of {cid}", ordinal=ordinal,
-        prev_id=f"{doc}-{ordinal - 1:05d}" if ordinal else None, next_id=f"{doc}-{ordinal + 1:05d}",
+        chunk_id=cid,
+        doc_id=doc,
+        path=path or f"{doc}.md",
+        title=title or doc,
+        section_path=section,
+        page_start=1,
+        page_end=1,
+        line_start=1,
+        line_end=2,
+        char_start=0,
+        char_end=10,
+        text=f"text of {cid}",
+        ordinal=ordinal,
+        prev_id=f"{doc}-{ordinal - 1:05d}" if ordinal else None,
+        next_id=f"{doc}-{ordinal + 1:05d}",
     )
 
 
@@ -42,22 +55,37 @@ def test_dense_only_and_keyword_only_keep_source_order() -> None:
 
 
 def test_adjacent_chunks_of_one_section_merge_and_free_a_slot() -> None:
-    a0, a1, a3, b0, c0 = _chunk("a", 0), _chunk("a", 1), _chunk("a", 3), _chunk("b", 0), _chunk("c", 0)
+    a0, a1, a3, b0, c0 = (
+        _chunk("a", 0),
+        _chunk("a", 1),
+        _chunk("a", 3),
+        _chunk("b", 0),
+        _chunk("c", 0),
+    )
     items = fuse(_hits(a1, b0, a0, a3, c0), [], top_k=3)
-    assert [i.chunk_ids for i in items] == [(a0.chunk_id, a1.chunk_id), (b0.chunk_id,), (a3.chunk_id,)]
+    assert [i.chunk_ids for i in items] == [
+        (a0.chunk_id, a1.chunk_id),
+        (b0.chunk_id,),
+        (a3.chunk_id,),
+    ]
     assert items[0].dense_rank == 1 and "text of a-00000\ntext of a-00001" == items[0].text
     other_section = _chunk("a", 2, section=("T",))
     assert len(merge_adjacent(fuse(_hits(a1, other_section), [], top_k=5, merge=False), 5)) == 2
 
 
 def test_title_match_and_document_step() -> None:
-    assert title_match(["3m", "2018", "capex"], "", "financebench/3M_2018_10K.pdf") == pytest.approx(2 / 3)
+    assert title_match(
+        ["3m", "2018", "capex"], "", "financebench/3M_2018_10K.pdf"
+    ) == pytest.approx(2 / 3)
     assert title_match(["公司法"], "中华人民共和国公司法", "zh/pdf/law.pdf") == 1.0
     assert title_match([], "x", "y") == 0.0
     right = _chunk("r", 0, title="3M 2018 10-K", path="financebench/3M_2018_10K.pdf")
     wrong = _chunk("w", 0, title="Pepsico 2022 10-K", path="financebench/PEPSICO_2022_10K.pdf")
-    priors = document_priors({wrong.chunk_id: 0.02, right.chunk_id: 0.01},
-                             {wrong.chunk_id: wrong, right.chunk_id: right}, ["3m", "2018"])
+    priors = document_priors(
+        {wrong.chunk_id: 0.02, right.chunk_id: 0.01},
+        {wrong.chunk_id: wrong, right.chunk_id: right},
+        ["3m", "2018"],
+    )
     assert priors["r"] == pytest.approx(1.5) and priors["w"] == pytest.approx(1.0)
     plain = fuse(_hits(wrong, right), [], top_k=2, key_terms=["3m", "2018"])
     boosted = fuse(_hits(wrong, right), [], top_k=2, key_terms=["3m", "2018"], doc_weight=2.0)

@@ -27,7 +27,9 @@ def _check(outcomes: list[Outcome]) -> None:
     fast, slow, broken = outcomes
     assert fast.ok and fast.value == 42 and fast.flag == ""
     assert slow.status == "timeout" and slow.flag == "slow_timeout" and slow.ms < 400
-    assert broken.status == "error" and "index down" in broken.error and broken.flag == "broken_error"
+    assert (
+        broken.status == "error" and "index down" in broken.error and broken.flag == "broken_error"
+    )
 
 
 def test_sync_driver() -> None:
