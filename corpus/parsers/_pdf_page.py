@@ -13,18 +13,10 @@ centre), not ``Table.extract()``, which mangles ``FW-304`` into ``FW 304\\n-`` (
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 
-# PyMuPDF 2 imports its optional ONNX layout analyser (``pymupdf.layout``) at import time:
-# ~5 s and a model in memory per worker process, for a feature we do not use (get_layout).
-# Blocking that sub-import makes ``import pymupdf`` skip it (it catches the ImportError).
-if "pymupdf" not in sys.modules:
-    sys.modules.setdefault("pymupdf.layout", None)  # type: ignore[arg-type]
-
-import pymupdf  # noqa: E402
-
 from corpus.parsers._common import expand_ligatures
+from corpus.parsers._pymupdf import pymupdf
 
 __all__ = ["MIN_RULES", "PageTable", "VLine", "find_ruled_tables", "has_ruling_grid", "page_lines"]
 
@@ -40,6 +32,28 @@ class _Span:
     y0: float
     x1: float
     y1: float
+
+
+_GAP = 1.0  # points: spans closer than this are one word (a font switch, not a space)
+
+
+def join_spans(spans: list[_Span]) -> str:
+    """Join spans of one visual line left to right: a space only where there is a gap."""
+    out = ""
+    prev: _Span | None = None
+    for s in spans:
+        text = " ".join(s.text.split())
+        if not text:
+            continue
+        if (
+            prev is not None
+            and out
+            and (s.x0 - prev.x1 > _GAP or s.text[:1].isspace() or prev.text[-1:].isspace())
+        ):
+            out += " "
+        out += text
+        prev = s
+    return out
 
 
 @dataclass(slots=True)
@@ -89,17 +103,17 @@ def page_lines(page: pymupdf.Page) -> list[VLine]:
             boxes.append([x0, y0, x1, y1])
         for spans, box in zip(rows, boxes, strict=True):
             spans.sort(key=lambda s: s["bbox"][0])
-            text = " ".join(" ".join(s["text"].split()) for s in spans)
+            objs = [_Span(expand_ligatures(s["text"]), *s["bbox"]) for s in spans]
             sizes = [s["size"] for s in spans]
             out.append(
                 VLine(
-                    text=expand_ligatures(text),
+                    text=join_spans(objs),
                     bbox=(box[0], box[1], box[2], box[3]),
                     size=max(sizes),
                     min_size=min(sizes),
                     bold=all(s["flags"] & _BOLD or "Bold" in s["font"] for s in spans),
                     block=bno,
-                    spans=[_Span(expand_ligatures(s["text"]), *s["bbox"]) for s in spans],
+                    spans=objs,
                 )
             )
     for i, v in enumerate(out, start=1):
@@ -141,16 +155,14 @@ class PageTable:
     bbox: tuple[float, float, float, float]
     rows: list[list[str]]
     row_boxes: list[tuple[float, float, float, float]]
-    header_external: list[str] | None = None
 
 
 def find_ruled_tables(page: pymupdf.Page, lines: list[VLine]) -> list[PageTable]:
     """Ruled tables of ``page`` (``find_tables(strategy="lines")``), cell text from ``lines``."""
     try:
-        found = page.find_tables(strategy="lines").tables
+        found = page.find_tables(strategy="lines", use_layout=False).tables
     except Exception:  # PyMuPDF's table finder fails on odd drawings: treat as no table
         return []
-    spans = [s for v in lines for s in v.spans]
     tables: list[PageTable] = []
     for t in found:
         if t.row_count < 2 or t.col_count < 2:
@@ -164,19 +176,21 @@ def find_ruled_tables(page: pymupdf.Page, lines: list[VLine]) -> list[PageTable]
                     cells.append("")
                     continue
                 cx0, cy0, cx1, cy1 = cell
-                inside = [
-                    s
-                    for s in spans
-                    if cx0 <= (s.x0 + s.x1) / 2 <= cx1 and cy0 <= (s.y0 + s.y1) / 2 <= cy1
-                ]
-                inside.sort(key=lambda s: (round(s.y0), s.x0))
-                cells.append(" ".join(" ".join(s.text.split()) for s in inside))
+                parts = []
+                for v in lines:  # reading order; spans left to right within a line
+                    if v.bbox[3] < cy0 or v.bbox[1] > cy1:
+                        continue
+                    inside = [
+                        s
+                        for s in v.spans
+                        if cx0 <= (s.x0 + s.x1) / 2 <= cx1 and cy0 <= (s.y0 + s.y1) / 2 <= cy1
+                    ]
+                    if inside:
+                        parts.append(join_spans(inside))
+                cells.append(" ".join(parts))
             rows.append(cells)
             boxes.append(tuple(row.bbox))  # type: ignore[arg-type]
         if sum(1 for r in rows for c in r if c) < 2:
             continue
-        ext = None
-        if t.header.external:
-            ext = [expand_ligatures(" ".join((n or "").split())) for n in t.header.names]
-        tables.append(PageTable(tuple(t.bbox), rows, boxes, ext))  # type: ignore[arg-type]
+        tables.append(PageTable(tuple(t.bbox), rows, boxes))  # type: ignore[arg-type]
     return tables

@@ -32,8 +32,6 @@ import re
 from collections import Counter
 from pathlib import Path
 
-import pymupdf
-
 from corpus.errors import ParseError
 from corpus.parsers._common import render_table, sha256_hex
 from corpus.parsers._pdf_page import (
@@ -43,6 +41,7 @@ from corpus.parsers._pdf_page import (
     has_ruling_grid,
     page_lines,
 )
+from corpus.parsers._pymupdf import pymupdf
 from corpus.parsers.markdown import outline_from_blocks
 from corpus.types import Block, OutlineEntry, ParsedDocument
 
