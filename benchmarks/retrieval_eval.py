@@ -13,7 +13,8 @@ disagreement. ``--out`` writes per-question records that ``loopgate calibrate`` 
 
 Usage::
 
-    LOOPGATE_DATA_DIR=/work/data/c-eval LOOPGATE_EMBED_MODEL_PATH=../shared/models/multilingual-e5-small \\
+    LOOPGATE_DATA_DIR=/work/data/c-eval \\
+    LOOPGATE_EMBED_MODEL_PATH=../shared/models/multilingual-e5-small \\
         .venv/bin/python benchmarks/retrieval_eval.py --collection eval --out /tmp/rag-eval.jsonl
 """
 
@@ -24,7 +25,6 @@ import itertools
 import json
 import sys
 import time
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +68,8 @@ def load_scored(eval_dir: Path, with_pdf: bool) -> tuple[list[Question], dict[st
 def fetch(args: argparse.Namespace, qs: list[Question]) -> tuple[list[dict[str, Any]], Any]:
     """Dense and keyword lists per question (plus timings), through the real store."""
     from corpus.tokenizer import Tokenizer
-    from gateway.components import get_embedder, open_store, retrieval_config
+    from gateway.assembly import retrieval_config
+    from gateway.components import get_embedder, open_store
     from gateway.settings import get_settings
     from rag.retriever import HybridRetriever
 
@@ -87,7 +88,11 @@ def fetch(args: argparse.Namespace, qs: list[Question]) -> tuple[list[dict[str, 
         terms = tok.key_terms(text)
         vec = embedder.embed_query(text) if embedder is not None else None
         dense = store.dense_search(args.collection, vec, args.prefetch) if vec is not None else []
-        kw = store.keyword_search(args.collection, sparse, args.prefetch) if not sparse.is_empty() else []
+        kw = (
+            store.keyword_search(args.collection, sparse, args.prefetch)
+            if not sparse.is_empty()
+            else []
+        )
         out.append({"q": q, "text": text, "dense": dense, "keyword": kw, "terms": terms})
     return out, (retriever, tok)
 
@@ -101,17 +106,30 @@ def evaluate(rows: list[dict[str, Any]], mode: str, cfg: dict[str, Any], tok: An
         dense: list[SearchHit] = r["dense"] if mode != "keyword" else []
         kw: list[SearchHit] = r["keyword"] if mode != "dense" else []
         items = fuse(
-            dense, kw, top_k=cfg.get("top_k", 5), rrf_k=cfg.get("rrf_k", 60),
-            dense_weight=cfg.get("dense_weight", 1.0), keyword_weight=cfg.get("keyword_weight", 1.0),
-            doc_weight=cfg.get("doc_weight", 0.0), key_terms=r["terms"], merge=cfg.get("merge", True),
+            dense,
+            kw,
+            top_k=cfg.get("top_k", 5),
+            rrf_k=cfg.get("rrf_k", 60),
+            dense_weight=cfg.get("dense_weight", 1.0),
+            keyword_weight=cfg.get("keyword_weight", 1.0),
+            doc_weight=cfg.get("doc_weight", 0.0),
+            key_terms=r["terms"],
+            merge=cfg.get("merge", True),
         )
         hit_rank = next(
-            (i for i, it in enumerate(items, 1) if any(location_hits_gold(q, c) for c in it.chunks)),
+            (
+                i
+                for i, it in enumerate(items, 1)
+                if any(location_hits_gold(q, c) for c in it.chunks)
+            ),
             None,
         )
         row: dict[str, Any] = {
-            "id": q.id, "dataset": q.source_dataset, "lang": _lang(q),
-            "hit@1": hit_rank == 1, "hit@5": hit_rank is not None,
+            "id": q.id,
+            "dataset": q.source_dataset,
+            "lang": _lang(q),
+            "hit@1": hit_rank == 1,
+            "hit@5": hit_rank is not None,
             "doc@5": any(doc_matches(q, it.chunk.path) for it in items),
         }
         if mode == "hybrid":
@@ -130,8 +148,11 @@ def table(results: dict[str, list[dict]], base: dict[str, dict]) -> str:
     head = "| dataset | n | " + " | ".join(f"{m} hit@1 | {m} hit@5 | {m} doc@5" for m in modes)
     lines = [head + " | B3 hit@5 |", "|" + "---|" * (2 + 3 * len(modes) + 1)]
     groups = [(d, lambda r, d=d: r["dataset"] == d) for d in DATASETS]
-    groups += [("ALL en", lambda r: r["lang"] == "en"), ("ALL zh", lambda r: r["lang"] == "zh"),
-               ("ALL", lambda r: True)]
+    groups += [
+        ("ALL en", lambda r: r["lang"] == "en"),
+        ("ALL zh", lambda r: r["lang"] == "zh"),
+        ("ALL", lambda r: True),
+    ]
     for name, pred in groups:
         cells = []
         n = 0
@@ -159,19 +180,25 @@ def main() -> None:
     ap.add_argument("--keyword-weight", type=float, default=None)
     ap.add_argument("--doc-weight", type=float, default=None)
     ap.add_argument("--sweep", action="store_true", help="grid over rrf-k, weights, doc-weight")
-    ap.add_argument("--check", action="store_true", help="also run HybridRetriever.run per question")
+    ap.add_argument(
+        "--check", action="store_true", help="also run HybridRetriever.run per question"
+    )
     ap.add_argument("--out", type=Path, help="per-question hybrid records (for loopgate calibrate)")
     args = ap.parse_args()
 
-    from gateway.components import retrieval_config
+    from gateway.assembly import retrieval_config
     from gateway.settings import get_settings
 
     s = retrieval_config(get_settings())
-    cfg = {"rrf_k": args.rrf_k or s.rrf_k, "top_k": s.top_k,
-           "dense_weight": s.dense_weight if args.dense_weight is None else args.dense_weight,
-           "keyword_weight": s.keyword_weight if args.keyword_weight is None else args.keyword_weight,
-           "doc_weight": s.doc_weight if args.doc_weight is None else args.doc_weight,
-           "merge": s.merge_adjacent, "scorer": LogisticConfidence.load()}
+    cfg = {
+        "rrf_k": args.rrf_k or s.rrf_k,
+        "top_k": s.top_k,
+        "dense_weight": s.dense_weight if args.dense_weight is None else args.dense_weight,
+        "keyword_weight": s.keyword_weight if args.keyword_weight is None else args.keyword_weight,
+        "doc_weight": s.doc_weight if args.doc_weight is None else args.doc_weight,
+        "merge": s.merge_adjacent,
+        "scorer": LogisticConfidence.load(),
+    }
     qs, base = load_scored(args.eval_dir, not args.no_pdf)
     t0 = time.perf_counter()
     rows, (retriever, tok) = fetch(args, qs)
@@ -187,8 +214,10 @@ def main() -> None:
             en = [r for r in res if r["lang"] == "en"]
             zh = [r for r in res if r["lang"] == "zh"]
             pct = lambda sel, key="hit@5": 100 * sum(r[key] for r in sel) / max(1, len(sel))  # noqa: E731
-            print(f"| {k} | {dw} | {kw} | {docw} | {pct(res):.1f} | {pct(en):.1f} | {pct(zh):.1f} "
-                  f"| {pct(res, 'doc@5'):.1f} |")
+            print(
+                f"| {k} | {dw} | {kw} | {docw} | {pct(res):.1f} | {pct(en):.1f} | {pct(zh):.1f} "
+                f"| {pct(res, 'doc@5'):.1f} |"
+            )
 
     results = {m: evaluate(rows, m, cfg, tok) for m in ("dense", "keyword", "hybrid")}
     print(table(results, base))
