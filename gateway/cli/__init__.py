@@ -22,6 +22,7 @@ _COMMAND_MODULES: list[str] = [
     "gateway.cli.ask",
     "gateway.cli.calibrate",
     "gateway.cli.eval",
+    "gateway.cli.serve",
 ]
 
 

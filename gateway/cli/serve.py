@@ -1,0 +1,78 @@
+"""``loopgate serve``: run the HTTP gateway (FastAPI app from ``gateway.main.create_app``) under
+uvicorn, with httptools and uvloop when installed.
+
+The embedded Qdrant engine belongs to one process: with no ``LOOPGATE_QDRANT_URL`` the server
+runs one worker and first checks that no other process holds the data directory (it exits
+with a clear message when one does). With a Qdrant server, ``--workers N`` runs N processes.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Annotated
+
+import typer
+
+__all__ = ["register", "serve_command"]
+
+
+def _check_data_dir(settings: object) -> str | None:
+    """The store's error when the embedded data directory cannot be used, else ``None``."""
+    from corpus.errors import StoreError
+    from gateway.components import open_store
+
+    try:
+        store = open_store(settings)  # type: ignore[arg-type]
+    except StoreError as exc:
+        return str(exc)
+    try:
+        for name in store.list_collections():
+            store.collection_meta(name)  # opens the shard: a held one raises
+    except StoreError as exc:
+        return str(exc)
+    finally:
+        store.close()
+    return None
+
+
+def serve_command(
+    host: Annotated[str | None, typer.Option(help="Bind address (default: LOOPGATE_HOST).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default: LOOPGATE_PORT).")] = None,
+    workers: Annotated[int, typer.Option(min=1, help="Processes (needs a Qdrant server).")] = 1,
+    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+    access_log: Annotated[bool, typer.Option(help="Log every request.")] = False,
+) -> None:
+    """Serve the LoopGate HTTP API (query, chat completions, documents, routes, metrics)."""
+    import uvicorn
+
+    from gateway.settings import get_settings
+
+    s = get_settings()
+    if workers > 1 and not s.qdrant_url:
+        typer.echo("error: the embedded Qdrant engine is single-process; set LOOPGATE_QDRANT_URL "
+                   "to a Qdrant server to run several workers", err=True)
+        raise typer.Exit(2)
+    if not s.qdrant_url:
+        problem = _check_data_dir(s)
+        if problem:
+            typer.echo(f"error: {problem}", err=True)
+            raise typer.Exit(1)
+    options = {
+        "host": host or s.host,
+        "port": port or s.port,
+        "log_level": log_level,
+        "access_log": access_log,
+        "http": "httptools" if importlib.util.find_spec("httptools") else "auto",
+        "loop": "uvloop" if importlib.util.find_spec("uvloop") else "auto",
+    }
+    if workers > 1:
+        uvicorn.run("gateway.main:create_app", factory=True, workers=workers, **options)
+    else:
+        from gateway.main import create_app
+
+        uvicorn.run(create_app(s), **options)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``serve`` to the ``loopgate`` command line."""
+    app.command("serve")(serve_command)

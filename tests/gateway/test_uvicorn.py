@@ -1,0 +1,120 @@
+"""One real server: ``loopgate serve`` (uvicorn) on loopback in its own process, driven over
+HTTP; the CLI facing a data directory that server holds says so clearly."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from _apphelp import CASE12
+
+pytestmark = pytest.mark.integration
+
+LOOPGATE = [sys.executable, "-c", "from gateway.cli import main; main()"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
+    """``loopgate serve`` on a free loopback port; yields its base URL and environment.
+
+    Keyword-only (no embedding model) so the server process starts in a few seconds; the
+    in-process API tests cover dense retrieval."""
+    port = _free_port()
+    env = {**os.environ, "LOOPGATE_DATA_DIR": str(tmp_path / "data"),
+           "LOOPGATE_DEFAULT_COLLECTION": "docs"}
+    proc = subprocess.Popen([*LOOPGATE, "serve", "--host", "127.0.0.1", "--port", str(port),
+                             "--log-level", "warning"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"loopgate serve did not start: {proc.stdout.read() if proc.stdout else ''}")
+            time.sleep(0.2)
+        yield base, env
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def test_real_server_end_to_end(server, cases_dir: Path) -> None:
+    base, env = server
+    with httpx.Client(base_url=base, timeout=60) as client:
+        files = [("files", (p.name, p.read_bytes(), "text/markdown"))
+                 for p in sorted((cases_dir / CASE12 / "v1").iterdir())]
+        job = client.post("/v1/documents", files=files).json()
+        for _ in range(300):
+            job = client.get(f"/v1/documents/jobs/{job['job_id']}").json()
+            if job["status"] in ("done", "failed"):
+                break
+            time.sleep(0.1)
+        assert job["status"] == "done", job
+        first = client.post("/v1/query", json={"question": "标准配送要几天？"}).json()
+        assert first["found"] and "3 个工作日" in first["answer"]
+        second = client.post("/v1/query", json={"question": "标准配送要几天？"}).json()
+        assert second["cached"] and second["answer"] == first["answer"]
+        with client.stream("POST", "/v1/query/stream",
+                           json={"question": "仓库周六开门吗？", "mode": "loop"}) as resp:
+            events = [line.split(":", 1)[1].strip() for line in resp.iter_lines()
+                      if line.startswith("event:")]
+        assert events[0] == "route" and "step" in events and events[-1] == "answer"
+        chat = client.post("/v1/chat/completions", json={
+            "model": "loopgate-auto", "messages": [{"role": "user", "content": "标准配送要几天？"}]})
+        assert chat.status_code == 200
+        assert "3 个工作日" in chat.json()["choices"][0]["message"]["content"]
+        assert client.get("/readyz").status_code == 200
+        assert "loopgate_requests_total" in client.get("/metrics").text
+
+    # the CLI on the data directory the server holds: a clear message, exit code 1
+    out = subprocess.run([*LOOPGATE, "ask", "退货期限是几天？", "--mode", "auto", "--json"],
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "held by another LoopGate process" in out.stderr
+    again = subprocess.run([*LOOPGATE, "serve", "--port", str(_free_port())], env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert again.returncode == 1 and "held by another" in again.stderr
+
+
+def test_ask_auto_cli(tmp_path: Path, embed_model_path: Path, cases_dir: Path,
+                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from gateway.cli import app
+    from gateway.settings import get_settings
+
+    monkeypatch.setenv("LOOPGATE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("LOOPGATE_EMBED_MODEL_PATH", str(embed_model_path))
+    get_settings.cache_clear()
+    runner = CliRunner()
+    result = runner.invoke(app, ["ingest", str(cases_dir / CASE12 / "v1"), "--collection", "c12"])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["ask", "标准配送要几天？", "--collection", "c12", "--mode", "auto",
+                                 "--json"])
+    assert result.exit_code == 0, result.output
+    body = json.loads(result.stdout)
+    assert body["found"] and "3 个工作日" in body["answer"]
+    assert body["route"]["decision"]["route"] in ("rag", "loop") and body["route"]["final_path"]
