@@ -26,7 +26,7 @@ import json
 import re
 import time
 import unicodedata
-from collections import Counter, deque
+from collections import defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -189,7 +189,7 @@ class MigrationLog:
         self.timeout_s = timeout_s
         self.dropped = 0
         self.owns_redis = False
-        self._stats: dict[str, Counter[str]] = {}
+        self._stats: dict[str, defaultdict[str, float]] = {}
         self._events: deque[dict[str, Any]] = deque(maxlen=max_records)
 
     async def record(self, rec: dict[str, Any]) -> None:
@@ -197,7 +197,7 @@ class MigrationLog:
         rec = {"ts": time.time(), **rec}
         collection = str(rec.get("collection", ""))
         mode = str(rec.get("mode", ""))
-        incs: Counter[str] = Counter()
+        incs: dict[str, float] = defaultdict(float)
         if rec.get("served_by"):
             incs[f"served:{rec['served_by']}"] += 1
             MIGRATION_REQUESTS.labels(collection, mode, rec["served_by"]).inc()
@@ -215,7 +215,9 @@ class MigrationLog:
             incs["found_agree"] += int(bool(agreement.get("found_agree")))
             MIGRATION_SIMILARITY.labels(collection).observe(agreement["answer_similarity"])
         if self.redis is None:
-            self._stats.setdefault(collection, Counter()).update(incs)
+            stats = self._stats.setdefault(collection, defaultdict(float))
+            for name, value in incs.items():
+                stats[name] += value
             self._events.append(rec)
             return
         try:
