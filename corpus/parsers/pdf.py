@@ -78,13 +78,21 @@ def _open(path: Path, data: bytes) -> pymupdf.Document:
     return doc
 
 
-def _running_lines(pages: list[list[VLine]], heights: list[float]) -> set[tuple[int, int]]:
-    """``(page_index, line_number)`` of running headers/footers and edge page numbers."""
+def _running_lines(
+    pages: list[list[VLine]], heights: list[float], body: float, toc_titles: dict[str, int]
+) -> set[tuple[int, int]]:
+    """``(page_index, line_number)`` of running headers/footers and edge page numbers.
+
+    Heading candidates (a title of the PDF outline, or a font ≥ 1.15x the body font) are never
+    running headers: ``Chapter 1`` / ``Chapter 2`` atop their pages differ only in digits.
+    """
     cands: list[tuple[int, VLine, str]] = []
     for pi, lines in enumerate(pages):
         h = heights[pi]
         edge = lines[:3] + lines[-3:] if len(lines) > 6 else lines
         for v in edge:
+            if v.min_size >= body * 1.15 or _norm_title(v.text) in toc_titles:
+                continue
             if v.bbox[3] <= h * _MARGIN or v.bbox[1] >= h * (1 - _MARGIN):
                 cands.append((pi, v, _DIGITS.sub("#", " ".join(v.text.lower().split()))))
     pages_with: dict[str, set[int]] = {}
@@ -233,13 +241,13 @@ def _parse(path: Path, data: bytes, doc: pymupdf.Document) -> ParsedDocument:
     if no_text:
         warnings.append(f"{len(no_text)} page(s) without a text layer (OCR needed): {no_text[:20]}")
 
-    drop = _running_lines(lines, heights)
     body = _body_size(lines)
     toc = doc.get_toc(simple=True)
     toc_titles: dict[str, int] = {}
     for level, title, _pg in toc:
         toc_titles.setdefault(_norm_title(title), min(max(level, 1), 6))
     toc_titles.pop("", None)
+    drop = _running_lines(lines, heights, body, toc_titles)
     big = sorted(
         {round(v.size, 1) for ls in lines for v in ls if v.min_size >= body * 1.15}, reverse=True
     )

@@ -1,0 +1,138 @@
+"""PDF parser on real pages (FinanceBench 10-K balance sheet, a Chinese manual with a parameter
+table) and on PDFs built here: scanned page, damaged file, page labels, outline, TOC page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus.chunker import chunk_document
+from corpus.citations import make_citation
+from corpus.errors import ParseError
+from corpus.parsers import parse_file
+from corpus.parsers._pymupdf import pymupdf
+
+
+def _pages(src: Path, first: int, last: int, out: Path) -> Path:
+    """Copy 1-based pages first..last of a real PDF into ``out`` (the original stays shared)."""
+    doc = pymupdf.open(src)
+    new = pymupdf.open()
+    new.insert_pdf(doc, from_page=first - 1, to_page=last - 1)
+    new.save(out)
+    return out
+
+
+def test_financebench_balance_sheet_rows(eval_dir: Path, tmp_path: Path) -> None:
+    pdf = _pages(eval_dir / "en/docs/financebench/3M_2018_10K.pdf", 58, 58, tmp_path / "bs.pdf")
+    doc = parse_file(pdf)
+    chunks = chunk_document(doc, rel_path="bs.pdf")
+    text = "\n".join(c.text for c in chunks)
+    # unruled table cells on one baseline are one visual line, in column order
+    assert "Cash and cash equivalents $ 2,853 $ 3,053" in text
+    assert "Property, plant and equipment — net 8,738 8,866" in text
+    assert "Total liabilities and equity $ 36,500 $ 37,987" in text
+    assert "\n58\n" not in text + "\n"  # the page number is page furniture
+    cit = next(
+        c
+        for c in (make_citation(ch, "Property, plant and equipment — net 8,738") for ch in chunks)
+        if c
+    )
+    assert cit.page == 1 and cit.lines[0] == cit.lines[1] > 10
+
+
+def test_zh_manual_parameter_table_and_numbered_headings(eval_dir: Path, tmp_path: Path) -> None:
+    src = eval_dir / "zh/docs/pdf/tonghui_th2817b_manual.pdf"
+    pdf = _pages(src, 15, 16, tmp_path / "th.pdf")
+    chunks = chunk_document(parse_file(pdf), rel_path="th.pdf")
+    accuracy = next(c for c in chunks if c.section_path[-1] == "2.1.10 基本精度")
+    assert "0.1%" in accuracy.text and accuracy.page_start == 1
+    table = next(c for c in chunks if c.kind == "table")
+    assert table.section_path == ("2.2 测试信号", "2.2.5 测量显示范围")
+    lines = table.text.split("\n")
+    first = next(i for i, ln in enumerate(lines) if ln.startswith("|"))
+    assert lines[first : first + 2] == ["| 参数 | 测量显示范围 |", "|---|---|"]
+    assert "| C | 0.001pF～9999.9μF |" in lines
+    cit = make_citation(table, "| R、X、Z | 0.0001Ω～99.999MΩ |")
+    assert cit is not None and cit.page == 2
+
+
+def _scan(path: Path) -> Path:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 40, 40), False)
+    pix.clear_with(200)
+    page.insert_image(page.rect, pixmap=pix)
+    doc.save(path)
+    return path
+
+
+def test_scanned_pdf_needs_ocr(tmp_path: Path) -> None:
+    with pytest.raises(ParseError) as err:
+        parse_file(_scan(tmp_path / "scan.pdf"))
+    assert err.value.code == "needs_ocr"
+
+
+def test_blank_pdf_has_no_text(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    doc.new_page()
+    doc.save(tmp_path / "blank.pdf")
+    with pytest.raises(ParseError) as err:
+        parse_file(tmp_path / "blank.pdf")
+    assert err.value.code == "no_text"
+
+
+@pytest.mark.parametrize("data", [b"%PDF-1.7\n garbage \x00\x01", b"not a pdf at all"])
+def test_damaged_pdf_is_corrupt(tmp_path: Path, data: bytes) -> None:
+    (tmp_path / "bad.pdf").write_bytes(data)
+    with pytest.raises(ParseError) as err:
+        parse_file(tmp_path / "bad.pdf")
+    assert err.value.code == "corrupt"
+
+
+def test_outline_labels_headings_and_toc_page(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    toc = doc.new_page()
+    toc.insert_text((72, 72), "Contents", fontsize=16)
+    for i, (title, pg) in enumerate(
+        [
+            ("Intro", 1),
+            ("Setup", 2),
+            ("Usage", 3),
+            ("Limits", 4),
+            ("Security", 5),
+            ("Backups", 6),
+            ("Glossary", 7),
+        ]
+    ):
+        toc.insert_text((72, 110 + 18 * i), f"{title} ........ {pg}", fontsize=11)
+    for n in range(1, 3):
+        p = doc.new_page()
+        p.insert_text((72, 72), f"Part {n} Heading", fontsize=18)
+        p.insert_text(
+            (72, 110), f"Body text of part {n} explains the gateway in some detail.", fontsize=10
+        )
+        p.insert_text(
+            (72, 126), "More body text follows here, at the same body font size.", fontsize=10
+        )
+    doc.set_page_labels(
+        [
+            {"startpage": 0, "prefix": "", "style": "r", "firstpagenum": 1},
+            {"startpage": 1, "prefix": "", "style": "D", "firstpagenum": 1},
+        ]
+    )
+    doc.set_toc([[1, "Part 1 Heading", 2], [1, "Part 2 Heading", 3]])
+    doc.save(tmp_path / "book.pdf")
+    parsed = parse_file(tmp_path / "book.pdf")
+    assert parsed.page_labels == {1: "i", 2: "1", 3: "2"}
+    assert [(e.title, e.level, e.page) for e in parsed.outline] == [
+        ("Part 1 Heading", 1, 2),
+        ("Part 2 Heading", 1, 3),
+    ]
+    assert any("table-of-contents" in w for w in parsed.warnings)
+    assert all(b.page != 1 for b in parsed.blocks)  # TOC page kept out of the chunks
+    chunks = chunk_document(parsed, rel_path="book.pdf")
+    assert [(c.section_path, c.page_start, c.page_label) for c in chunks] == [
+        (("Part 1 Heading",), 2, "1"),
+        (("Part 2 Heading",), 3, "2"),
+    ]
