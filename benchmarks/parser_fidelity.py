@@ -4,7 +4,8 @@ Criterion (issue 2 acceptance, "parser fidelity"). FinanceBench's ``evidence`` s
 from another PDF extractor (different spacing, ``Shee t``, cell order, page furniture), so an
 exact substring test would measure the extractors' whitespace, not our parser. Instead:
 
-- text → tokens: NFKC, lower case, maximal runs of letters/digits (``$2,853`` → ``2``, ``853``);
+- text → tokens: NFKC, lower case, maximal runs of letters/digits (``$2,853`` → ``2``, ``853``),
+  each CJK ideograph its own token;
 - for an evidence item ``E`` on gold page ``g``, the candidate text ``T`` is the tokens of every
   chunk whose page span covers ``g`` (``page_start <= g <= page_end``), in chunk order;
 - coverage = tokens of ``E`` matched **in order** in ``T`` (``difflib.SequenceMatcher`` matching
@@ -17,7 +18,10 @@ evidence such as a whole balance sheet cannot, by design of 500-1500-character c
 control: the same coverage against the chunks of page ``g + 7`` (should be far below 0.90, to
 show the criterion is not loose).
 
-Run: ``.venv/bin/python benchmarks/parser_fidelity.py [--eval-dir ../shared/eval] [--show-misses]``
+``--zh`` runs the same criterion on the Chinese PDF questions (``zh/questions_pdf.jsonl``,
+every ``evidence_pages`` item; questions tagged ``unanswerable`` have none).
+
+Run: ``.venv/bin/python benchmarks/parser_fidelity.py [--eval-dir ../shared/eval] [--zh]``
 """
 
 from __future__ import annotations
@@ -38,7 +42,8 @@ from corpus.parsers import parse_file  # noqa: E402
 from corpus.types import Chunk  # noqa: E402
 
 THRESHOLD = 0.90
-_TOKEN = re.compile(r"[^\W_]+")
+_CJK = "\u3400-\u9fff\uf900-\ufaff"
+_TOKEN = re.compile(f"[{_CJK}]|[^\\W_{_CJK}]+")
 
 
 def tokens(text: str) -> list[str]:
@@ -63,37 +68,51 @@ def page_tokens(chunks: list[Chunk], page: int) -> list[str]:
     return out
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument(
-        "--eval-dir", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "eval"
-    )
-    ap.add_argument("--show-misses", action="store_true")
-    args = ap.parse_args()
-    qfile = args.eval_dir / "en" / "questions.jsonl"
-    if not qfile.exists():
-        print(f"evaluation material not found: {qfile}")
-        return 2
-    qs = [json.loads(x) for x in qfile.open(encoding="utf-8")]
-    qs = [q for q in qs if q["source_dataset"] == "FinanceBench"]
+Item = tuple[list[int], str]  # candidate gold pages, evidence text
+
+
+def financebench_questions(eval_dir: Path) -> list[tuple[str, str, list[Item]]]:
+    """``(id, doc, items)`` for every FinanceBench question (item i on ``pages[i]`` when the
+    counts agree, else on any gold page)."""
+    out = []
+    for line in (eval_dir / "en" / "questions.jsonl").open(encoding="utf-8"):
+        q = json.loads(line)
+        if q["source_dataset"] != "FinanceBench":
+            continue
+        pages = q.get("pages") or [q["page"]]
+        ev = q["evidence"] if isinstance(q["evidence"], list) else [q["evidence"]]
+        items = [([pages[i]] if len(ev) == len(pages) else pages, e) for i, e in enumerate(ev)]
+        out.append((q["id"], q["doc"], items))
+    return out
+
+
+def zh_pdf_questions(eval_dir: Path) -> list[tuple[str, str, list[Item]]]:
+    """``(id, doc, items)`` for the Chinese PDF questions that have evidence pages (one
+    document per question: items on other documents are checked in their own document)."""
+    out = []
+    for line in (eval_dir / "zh" / "questions_pdf.jsonl").open(encoding="utf-8"):
+        q = json.loads(line)
+        for ep in q.get("evidence_pages") or []:
+            if ep.get("evidence"):
+                out.append((q["id"], ep["doc"], [([ep["page"]], ep["evidence"])]))
+    return out
+
+
+def evaluate(eval_dir: Path, questions: list[tuple[str, str, list[Item]]], label: str) -> None:
+    """Print the fidelity figures and misses for ``questions``."""
     cache: dict[str, list[Chunk]] = {}
     hits = single_hits = 0
     control: list[float] = []
     misses: list[str] = []
     t0 = time.perf_counter()
-    for q in qs:
-        doc = q["doc"]
+    for qid, doc, items in questions:
         if doc not in cache:
-            parsed = parse_file(args.eval_dir / doc)
-            cache[doc] = chunk_document(parsed, rel_path=doc)
+            cache[doc] = chunk_document(parse_file(eval_dir / doc), rel_path=doc)
         chunks = cache[doc]
-        pages = q.get("pages") or [q["page"]]
-        items = q["evidence"] if isinstance(q["evidence"], list) else [q["evidence"]]
         ok = single_ok = True
         worst = (1.0, 0, "")
-        for i, ev in enumerate(items):
+        for cand, ev in items:
             etoks = tokens(ev)
-            cand = [pages[i]] if len(items) == len(pages) else pages
             cov = max(coverage(etoks, page_tokens(chunks, g)) for g in cand)
             one = max(
                 (
@@ -113,28 +132,43 @@ def main() -> int:
         hits += ok
         single_hits += single_ok
         if not ok:
-            misses.append(
-                f"{q['id']}  {doc}  page {worst[1]}  coverage {worst[0]:.2f}  «{worst[2]}»"
-            )
-    n = len(qs)
-    print(f"FinanceBench questions: {n} over {len(cache)} PDFs  ({time.perf_counter() - t0:.1f} s)")
+            misses.append(f"{qid}  {doc}  page {worst[1]}  coverage {worst[0]:.2f}  «{worst[2]}»")
+    n = len(questions)
+    secs = time.perf_counter() - t0
+    print(f"{label}: {n} questions over {len(cache)} PDFs ({secs:.1f} s wall)")
     print(
-        f"fidelity (evidence found in the chunks covering the gold page, coverage >= {THRESHOLD}):"
+        f"  fidelity (evidence in the chunks covering the gold page, coverage >= {THRESHOLD}):"
         f" {hits}/{n} = {100 * hits / n:.1f} %"
     )
     print(
-        f"stricter, one chunk alone holds >= {THRESHOLD} of the evidence: "
+        f"  stricter, one chunk alone holds >= {THRESHOLD} of the evidence: "
         f"{single_hits}/{n} = {100 * single_hits / n:.1f} %"
     )
     if control:
+        mean = sum(control) / len(control)
+        found = sum(c >= THRESHOLD for c in control)
         print(
-            f"control, same evidence vs chunks of page+7: mean coverage {sum(control) / len(control):.2f},"
-            f" found {sum(c >= THRESHOLD for c in control)}/{len(control)}"
+            f"  control, evidence vs chunks of page+7: mean coverage {mean:.2f}, "
+            f"found {found}/{len(control)}"
         )
-    if args.show_misses or misses:
-        print("misses:")
+    if misses:
+        print("  misses:")
         for m in misses:
-            print("  " + m)
+            print("    " + m)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    default = Path(__file__).resolve().parents[2] / "shared" / "eval"
+    ap.add_argument("--eval-dir", type=Path, default=default)
+    ap.add_argument("--zh", action="store_true", help="also the Chinese PDF questions")
+    args = ap.parse_args()
+    if not (args.eval_dir / "en" / "questions.jsonl").exists():
+        print(f"evaluation material not found under {args.eval_dir}")
+        return 2
+    evaluate(args.eval_dir, financebench_questions(args.eval_dir), "FinanceBench")
+    if args.zh:
+        evaluate(args.eval_dir, zh_pdf_questions(args.eval_dir), "zh PDFs")
     return 0
 
 
