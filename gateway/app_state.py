@@ -65,6 +65,13 @@ class Components:
         self._versions[collection] = (now, version)
         return version
 
+    def cached_version(self, collection: str) -> str | None:
+        """The corpus version if known without touching the store (the cache-hit fast path)."""
+        hit = self._versions.get(collection)
+        if hit is None or (self.settings.qdrant_url and time.monotonic() - hit[0] >= 1.0):
+            return None
+        return hit[1]
+
     def forget(self, collection: str | None = None) -> None:
         """Drop cached corpus versions and collection names (after an ingest or delete)."""
         if collection is None:

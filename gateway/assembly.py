@@ -82,7 +82,7 @@ def assemble(c: Any) -> None:
     c.router = Router(s, rag=rag, loop=loop,
                       cache=CacheAdapter(c.cache) if c.cache is not None else None,
                       sink=RouteRecorder(c.route_log, c.metrics),
-                      corpus_version=c.corpus_version)
+                      corpus_version=c.corpus_version, cached_version=c.cached_version)
     from gateway.ingest_jobs import IngestJobs
 
     c.ingest = IngestJobs(c)

@@ -73,6 +73,7 @@ class Router:
     :param cache: the answer cache (Redis or in-process), or ``None``.
     :param sink: receives the finished route record (route log + metrics), or ``None``.
     :param corpus_version: ``collection -> version string`` (blocking; run in a thread).
+    :param cached_version: ``collection -> version`` when known without I/O, else ``None``.
     """
 
     def __init__(
@@ -84,6 +85,7 @@ class Router:
         cache: AnswerCache | None = None,
         sink: RouteSink | None = None,
         corpus_version: Callable[[str], str] | None = None,
+        cached_version: Callable[[str], str | None] | None = None,
     ) -> None:
         self.settings = settings
         self.rag = rag
@@ -91,6 +93,7 @@ class Router:
         self.cache = cache
         self.sink = sink
         self.corpus_version = corpus_version
+        self.cached_version = cached_version
         self.rules = RuleConfig(
             confidence_threshold=settings.confidence_threshold,
             on_reference=settings.escalate_on_reference,
@@ -133,6 +136,10 @@ class Router:
     async def _version(self, collection: str) -> str:
         if self.corpus_version is None:
             return ""
+        if self.cached_version is not None:
+            known = self.cached_version(collection)
+            if known is not None:
+                return known
         return await asyncio.to_thread(self.corpus_version, collection)
 
     async def _retrieve(
@@ -229,7 +236,8 @@ class Router:
         result.route = record
         if self.sink is not None:
             try:
-                await asyncio.wait_for(self.sink.record(record), self.settings.timeout_cache_s)
+                async with asyncio.timeout(self.settings.timeout_cache_s):
+                    await self.sink.record(record)
             except Exception as exc:  # noqa: BLE001 - the route log must never fail a request
                 record["errors"].append(f"route log: {exc}")
         await self._emit(
@@ -243,11 +251,15 @@ class Router:
             raise ServiceUnavailable("the chunk store is unavailable, so mode=rag cannot answer")
         if self.loop is None and (q.mode == "loop" or self.rag is None):
             raise ServiceUnavailable("the chunk store is unavailable: no path can answer")
+        known = (self.cached_version(q.collection)
+                 if self.cached_version is not None and self.corpus_version is not None else None)
         try:
-            version, _ = await self._stage(
-                ctx, "corpus_version", lambda: self._version(q.collection),
-                self.settings.timeout_search_s,
-            )
+            version = known
+            if known is None:
+                version, _ = await self._stage(
+                    ctx, "corpus_version", lambda: self._version(q.collection),
+                    self.settings.timeout_search_s,
+                )
         except StoreError as exc:
             if is_lock_error(exc):
                 raise DataDirLocked(str(exc)) from exc

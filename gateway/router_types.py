@@ -93,9 +93,12 @@ class QueryResult:
     found: bool
     route: dict[str, Any]
     cached: bool = False
+    payload: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form without the route record (what the answer cache stores)."""
+        if self.payload is not None:
+            return self.payload
         return {
             "answer": self.answer,
             "citations": [c.to_dict() for c in self.citations],
@@ -114,7 +117,9 @@ class QueryResult:
                 c["bbox"] = tuple(c["bbox"])
             names = Citation.__dataclass_fields__.keys()
             cites.append(Citation(**{k: v for k, v in c.items() if k in names}))
-        return cls(str(data.get("answer", "")), cites, bool(data.get("found")), {}, cached=True)
+        payload = {"answer": str(data.get("answer", "")), "citations": list(data.get("citations") or ()),
+                   "found": bool(data.get("found"))}
+        return cls(payload["answer"], cites, payload["found"], {}, cached=True, payload=payload)
 
 
 class RagBackend(Protocol):
