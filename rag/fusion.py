@@ -7,14 +7,16 @@ individual rank learning methods"; weights as in Qdrant's ``Fusion.Rrf(k, weight
     rrf(c) = Σ_source  w_source / (k + rank_source(c))        rank is 1-based
 
 Document-level step (issue 3, item 2: questions that name a document's subject should find it):
-each document gets a prior in [0, 2] = its share of the total RRF mass of all candidates
-(normalised to the best document) + the share of the question's key terms found in its title and
-path (company names, years, form types such as ``10-K``); every chunk of that document gains
+each candidate document gets a prior in [0, 2] = its share of the candidates' RRF mass (best
+document = 1) + how well the question's key terms match its title and path (company names,
+years, form types such as ``10-K``; each term weighted by its rarity among the candidate
+documents, best document = 1); every chunk of that document gains
 ``doc_weight * prior / (k + 1)``, i.e. ``doc_weight`` is in units of "one rank-1 vote".
 """
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections import defaultdict
@@ -26,38 +28,65 @@ from rag.types import RetrievedChunk
 __all__ = ["document_priors", "fuse", "merge_adjacent", "title_match"]
 
 _SPLIT = re.compile(r"[\s_\-./\\()\[\],;:]+")
+_ALNUM = re.compile(r"^([a-z]+)(\d{2,})$")
 
 
 def _norm(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
+def _title_terms(term: str) -> tuple[str, ...]:
+    """A key term and, for a letters+digits code (``fy2018``, ``q3``), its digit part too."""
+    m = _ALNUM.match(term)
+    return (term, m.group(2)) if m else (term,)
+
+
+def _matches(term: str, hay: str, tokens: set[str]) -> bool:
+    if term.isascii():
+        return term in tokens or (len(term) >= 3 and any(t.startswith(term) for t in tokens))
+    return term in hay
+
+
 def title_match(key_terms: Sequence[str], title: str, path: str) -> float:
     """Share (0..1) of ``key_terms`` found in a document's title or path.
 
-    ASCII terms must match whole tokens of the title/path (split on spaces, ``_ - . /``), or a
-    token that starts with the term followed by digits/letters of another kind (``fy2018`` →
-    ``2018`` does not match; ``3m`` matches ``3m``); CJK terms match as substrings.
+    ASCII terms match whole tokens of the title/path (split on spaces and ``_ - . /``) or, from
+    three characters on, a token's start (``3m`` matches ``3M_2018_10K``; ``fy2018`` also
+    matches through its digits ``2018``); CJK terms match as substrings.
     """
     terms = [t for t in (_norm(k) for k in key_terms) if t]
     if not terms:
         return 0.0
     hay = _norm(f"{title} {path}")
     tokens = {t for t in _SPLIT.split(hay) if t}
-    hits = 0
-    for term in terms:
-        if term.isascii():
-            if term in tokens or any(len(term) >= 3 and tok.startswith(term) for tok in tokens):
-                hits += 1
-        elif term in hay:
-            hits += 1
+    hits = sum(1 for t in terms if any(_matches(v, hay, tokens) for v in _title_terms(t)))
     return hits / len(terms)
+
+
+def _title_scores(docs: dict[str, Chunk], key_terms: Sequence[str]) -> dict[str, float]:
+    """Title/path match per document, each term weighted by its rarity among the candidate
+    documents' titles (``log(1 + n / df)``), the best document scaled to 1 (0 when none)."""
+    terms = list(dict.fromkeys(t for t in (_norm(k) for k in key_terms) if t))
+    if not terms or not docs:
+        return {}
+    per_doc: dict[str, set[str]] = {}
+    for d, ch in docs.items():
+        hay = _norm(f"{ch.title} {ch.path}")
+        tokens = {t for t in _SPLIT.split(hay) if t}
+        per_doc[d] = {t for t in terms if any(_matches(v, hay, tokens) for v in _title_terms(t))}
+    n = len(docs)
+    df = {t: sum(1 for m in per_doc.values() if t in m) for t in terms}
+    raw = {d: sum(math.log1p(n / df[t]) for t in m) for d, m in per_doc.items()}
+    top = max(raw.values())
+    return {d: v / top for d, v in raw.items()} if top > 0 else {}
 
 
 def document_priors(
     scored: dict[str, float], chunks: dict[str, Chunk], key_terms: Sequence[str]
 ) -> dict[str, float]:
-    """Prior in [0, 2] per document id: RRF mass share (best document = 1) + title match."""
+    """Prior in [0, 2] per document id: its share of the candidates' RRF mass (best document =
+    1) + its title/path match with the question's key terms (rarest matches count most, best
+    document = 1)."""
     mass: dict[str, float] = defaultdict(float)
     docs: dict[str, Chunk] = {}
     for cid, s in scored.items():
@@ -67,7 +96,8 @@ def document_priors(
     if not mass:
         return {}
     top = max(mass.values()) or 1.0
-    return {d: mass[d] / top + title_match(key_terms, docs[d].title, docs[d].path) for d in mass}
+    titles = _title_scores(docs, key_terms)
+    return {d: mass[d] / top + titles.get(d, 0.0) for d in mass}
 
 
 def fuse(
