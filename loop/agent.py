@@ -152,8 +152,9 @@ class LoopAgent:
         if self.client is None or offline:
             return await drive(OfflinePolicy(), state, on_event)
         try:
-            protocol = await self.client.resolve_protocol()
-        except LLMError as exc:
+            protocol = await asyncio.wait_for(self.client.resolve_protocol(),
+                                              self.config.deadline_s or None)
+        except (LLMError, TimeoutError) as exc:
             if on_event is not None:
                 maybe = on_event(StepEvent(0, 0, "llm", status="error",
                                            note=f"LLM unavailable, offline policy: {exc}"[:300]))

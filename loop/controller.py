@@ -32,7 +32,6 @@ __all__ = [
 MAX_CALLS_PER_TURN = 3
 # on_event may be sync or async (the gateway streams events from an async sink)
 EventCallback = Callable[[StepEvent], "None | Awaitable[None]"]
-MIN_EVIDENCE_COVERAGE = 0.6
 
 
 def _fold(v: Any) -> Any:
@@ -183,7 +182,7 @@ def evidence_answer(state: LoopState, brain: str, reason: StopReason) -> LoopRes
     """Answer from the best verified evidence read (else shown) so far, or "not found"."""
     pool = list(state.ctx.read.values()) or list(state.ctx.seen.values())
     ev = best_evidence(pool, state.matcher, limit=1)
-    if ev and ev[0].coverage >= MIN_EVIDENCE_COVERAGE:
+    if ev and ev[0].coverage >= state.ctx.config.min_coverage:
         state.ctx.read.setdefault(ev[0].chunk.chunk_id, ev[0].chunk)
         chk = check_citations([{"chunk_id": ev[0].chunk.chunk_id, "quote": ev[0].text}],
                               state.ctx.read, state.ctx.resolve)

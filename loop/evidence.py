@@ -20,6 +20,10 @@ _SENT = re.compile(r"[^。！？；!?;\n]+(?:[。！？；!?;]|$)|[^\n]+", re.M)
 _EN_SENT = re.compile(r"(?<=[a-z0-9\)][.!?])\s+(?=[A-Z])")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _NUM = re.compile(r"\d")
+# share of a term's weight credited when it is not in the unit but in the chunk's title /
+# section path / table header (CONTEXT) or elsewhere in the chunk text (CHUNK)
+CONTEXT_CREDIT = 0.6
+CHUNK_CREDIT = 0.35
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,22 +44,39 @@ def term_weight(term: str) -> float:
     return float(min(8, max(1, w)))
 
 
+def _join_lines(lines: list[str]) -> str:
+    """Join a paragraph's lines: no space where either side is CJK (PDF line breaks inside
+    Chinese sentences), one space otherwise — equal to the chunk text under the citation
+    check's whitespace normal form (``corpus.citations``)."""
+    out = ""
+    for ln in lines:
+        if out and not (_CJK.match(out[-1]) or _CJK.match(ln[0])):
+            out += " "
+        out += ln
+    return out
+
+
 def split_units(chunk: Chunk, max_len: int = 300) -> list[str]:
-    """Sentences and table rows of ``chunk`` (each a verbatim substring, stripped, ≥ 4 chars)."""
+    """Sentences and table rows of ``chunk``, ≥ 4 characters each. Paragraph lines are joined
+    (a sentence may span PDF lines); every unit is a quote the citation check verifies."""
     units: list[str] = []
-    for line in chunk.text.split("\n"):
-        s = line.strip()
-        if not s or set(s) <= set("|-: "):
-            continue
-        if s.startswith("|") or chunk.kind == "table":
-            units.append(s)
-            continue
-        for m in _SENT.finditer(s):
-            part = m.group(0).strip()
-            for piece in _EN_SENT.split(part):
-                piece = piece.strip()
-                if len(piece) >= 4:
-                    units.append(piece[:max_len] if len(piece) > max_len else piece)
+    for para in re.split(r"\n\s*\n", chunk.text):
+        lines = [ln.strip() for ln in para.split("\n") if ln.strip()]
+        text_lines: list[str] = []
+        for ln in [*lines, ""]:
+            if ln.startswith("|") or not ln:
+                if text_lines:
+                    joined = _join_lines(text_lines)
+                    for m in _SENT.finditer(joined):
+                        for piece in _EN_SENT.split(m.group(0)):
+                            piece = piece.strip()
+                            if len(piece) >= 4:
+                                units.append(piece[:max_len])
+                    text_lines = []
+                if ln and not set(ln) <= set("|-: "):
+                    units.append(ln)
+            else:
+                text_lines.append(ln)
     return units
 
 
@@ -105,7 +126,8 @@ class TermMatcher:
 def best_evidence(chunks: Sequence[Chunk], matcher: TermMatcher, limit: int = 5) -> list[Evidence]:
     """Units of ``chunks`` ranked by key-term coverage (ties: earlier chunk, shorter unit).
 
-    A term found only in the chunk's title / section path / path / table header counts half.
+    A term not in the unit but in the chunk's title / section path / path / table header counts
+    ``CONTEXT_CREDIT`` of its weight, elsewhere in the chunk ``CHUNK_CREDIT``.
     :returns: at most ``limit`` evidence units with at least one term in the unit itself.
     """
     if not matcher.terms:
@@ -114,11 +136,13 @@ def best_evidence(chunks: Sequence[Chunk], matcher: TermMatcher, limit: int = 5)
     for rank, chunk in enumerate(chunks):
         ctx = set(matcher.matched(" ".join((chunk.title, *chunk.section_path, chunk.path,
                                             _table_header(chunk)))))
+        body = set(matcher.matched(chunk.text))
         for unit in split_units(chunk):
             matched = set(matcher.matched(unit))
             if not matched:
                 continue
-            got = sum(w if t in matched else (w / 2 if t in ctx else 0.0)
+            got = sum(w if t in matched else (w * CONTEXT_CREDIT if t in ctx else
+                                              (w * CHUNK_CREDIT if t in body else 0.0))
                       for t, w in zip(matcher.terms, matcher.weights, strict=True))
             cov = got / matcher.total
             bonus = 0.02 if _NUM.search(unit) else 0.0

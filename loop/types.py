@@ -88,6 +88,8 @@ class LoopConfig:
     :param read_max_chars: a longer chunk is shown as head + tail.
     :param snippet_chars: characters of a search snippet.
     :param directory_max_docs: documents listed in the first prompt's directory.
+    :param min_coverage: share (0..1) of the question's key-term weight the best evidence must
+        cover for the offline policy (and a budget stop) to answer rather than say not found.
     """
 
     max_loops: int = 6
@@ -99,6 +101,7 @@ class LoopConfig:
     read_max_chars: int = 1_800
     snippet_chars: int = 160
     directory_max_docs: int = 20
+    min_coverage: float = 0.3
 
     def __post_init__(self) -> None:
         if not 1 <= self.max_loops <= MAX_LOOPS_LIMIT:

@@ -9,7 +9,7 @@ best sentence / table row by key-term coverage (verified citation), or ``found=f
 
 from __future__ import annotations
 
-from loop.controller import MIN_EVIDENCE_COVERAGE, LoopState
+from loop.controller import LoopState
 from loop.evidence import best_evidence
 from loop.policies.base import Turn
 from loop.types import NOT_FOUND, ToolCall, ToolResult
@@ -23,7 +23,10 @@ class OfflinePolicy:
     """Deterministic reading without an LLM.
 
     :param max_reads: chunks to read before answering (bounded by the loop's ``max_loops``).
-    :param min_coverage: share of key-term weight the best evidence must cover to answer.
+    :param max_citations: evidence units cited (from distinct chunks) when they cover nearly
+        as much as the best one (within ``close``).
+    :param min_coverage: share of key-term weight the best evidence must cover to answer
+        (default: the loop's ``LoopConfig.min_coverage``).
 
     Usage example::
 
@@ -32,8 +35,11 @@ class OfflinePolicy:
 
     brain = "offline"
 
-    def __init__(self, max_reads: int = 3, min_coverage: float = MIN_EVIDENCE_COVERAGE) -> None:
+    def __init__(self, max_reads: int = 4, min_coverage: float | None = None,
+                 max_citations: int = 3, close: float = 0.15) -> None:
         self.max_reads = max_reads
+        self.max_citations = max_citations
+        self.close = close
         self.min_coverage = min_coverage
         self.searches: list[str] = []
         self.reads = 0
@@ -48,17 +54,18 @@ class OfflinePolicy:
         return any(state.matcher.matched(c.context_text()) for c in state.ctx.seen.values())
 
     def _answer(self, state: LoopState) -> ToolCall:
-        ev = best_evidence(list(state.ctx.read.values()), state.matcher, limit=3)
-        if not ev or ev[0].coverage < self.min_coverage:
+        ev = best_evidence(list(state.ctx.read.values()), state.matcher, limit=12)
+        floor = state.ctx.config.min_coverage if self.min_coverage is None else self.min_coverage
+        if not ev or ev[0].coverage < floor:
             return ToolCall("answer", {"response": NOT_FOUND, "found": False, "citations": []})
         picked = [ev[0]]
         for e in ev[1:]:
-            if (e.chunk.chunk_id != ev[0].chunk.chunk_id
-                    and e.coverage >= max(self.min_coverage, ev[0].coverage - 0.1)):
+            if (len(picked) < self.max_citations
+                    and all(e.chunk.chunk_id != p.chunk.chunk_id for p in picked)
+                    and e.coverage >= max(floor, ev[0].coverage - self.close)):
                 picked.append(e)
-                break
         return ToolCall("answer", {
-            "response": " ".join(e.text for e in picked), "found": True,
+            "response": "\n".join(e.text for e in picked), "found": True,
             "citations": [{"chunk_id": e.chunk.chunk_id, "quote": e.text} for e in picked]})
 
     async def propose(self, state: LoopState) -> Turn:

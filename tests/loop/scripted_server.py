@@ -53,7 +53,8 @@ class ScriptedChatServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+            def _send(self, status: int, payload: Any,
+                      headers: dict[str, str] | None = None) -> None:
                 data = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -64,7 +65,8 @@ class ScriptedChatServer:
                 self.wfile.write(data)
 
             def do_GET(self) -> None:  # noqa: N802
-                self._send(200 if self.path.rstrip("/").endswith("health") else 404, {"status": "ok"})
+                ok = self.path.rstrip("/").endswith("health")
+                self._send(200 if ok else 404, {"status": "ok"})
 
             def do_POST(self) -> None:  # noqa: N802
                 n = int(self.headers.get("Content-Length") or 0)
@@ -81,7 +83,8 @@ class ScriptedChatServer:
                 if reply.get("delay"):
                     time.sleep(float(reply["delay"]))
                 if "status" in reply:
-                    self._send(int(reply["status"]), reply.get("body", "error"), reply.get("headers"))
+                    self._send(int(reply["status"]), reply.get("body", "error"),
+                               reply.get("headers"))
                     return
                 self._send(200, outer._completion(body, reply))
 

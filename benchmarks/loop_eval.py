@@ -1,0 +1,181 @@
+"""LoopAgent evaluation on the development questions (issue 5 acceptance).
+
+Per dataset: evidence hit of the verified citations (a verified citation at the gold location,
+``gateway.eval.gold.location_hits_gold`` — the team's one definition), "not found" rate on
+questions tagged ``unanswerable``, answer-contains rate (``gateway.eval.scoring``), mean steps,
+and with an LLM: mean LLM calls and tokens per question and the share of loops ended by
+``answer`` / a budget / ``fallback_to_rag``. Zero unverifiable citations is re-checked here:
+every printed citation's quote is verified again against its chunk.
+
+usage:
+  .venv/bin/python benchmarks/loop_eval.py --data-dir /work/data/<me>-eval --collection eval \
+      ../shared/eval/zh/questions_pdf.jsonl [--llm http://127.0.0.1:8089/v1] [--limit N] \
+      [--search hybrid|keyword] [--ids a,b] [--out results.jsonl]
+  .venv/bin/python benchmarks/loop_eval.py --build DIR --data-dir D --collection C  # keyword-only
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from corpus.citations import make_citation
+from corpus.qdrant_store import QdrantChunkStore
+from corpus.tokenizer import Tokenizer
+from gateway.eval.gold import location_hits_gold
+from gateway.eval.questions import load_questions
+from gateway.eval.scoring import answer_contains
+from loop import LLMConfig, LoopAgent, LoopConfig, StoreKeywordSearch
+
+
+def _search(kind: str, store: QdrantChunkStore, tok: Tokenizer, data_dir: Path,
+            model_path: str | None) -> Any:
+    if kind == "keyword":
+        return StoreKeywordSearch(store, tok.sparse_query)
+    from gateway.assembly import retrieval_config
+    from gateway.engines import RetrieverSearch
+    from gateway.settings import Settings
+    from rag.retriever import HybridRetriever
+
+    settings = Settings(data_dir=data_dir, embed_model_path=model_path)
+    from gateway.app_state import _embedder  # the gateway's own embedder factory
+
+    emb = _embedder(settings)
+    emb = emb[0] if isinstance(emb, tuple) else emb
+    r = HybridRetriever(store, tok, emb, config=retrieval_config(settings))
+    r.warm_up()
+    return RetrieverSearch(r)
+
+
+class _Docs:
+    def __init__(self, store: QdrantChunkStore) -> None:
+        from corpus.catalogue import Catalogue
+
+        self.cat = Catalogue(store)
+
+    def list_documents(self, collection: str) -> list[Any]:
+        return list(self.cat.documents(collection))
+
+
+async def _run(args: argparse.Namespace) -> None:
+    tok = Tokenizer()
+    tok.warm_up()
+    store = QdrantChunkStore.embedded(Path(args.data_dir) / "qdrant")
+    search = _search(args.search, store, tok, Path(args.data_dir), args.embed_model_path)
+    llm = LLMConfig(base_url=args.llm, model="local", protocol=args.protocol,
+                    timeout_s=args.llm_timeout, max_tokens=256) if args.llm else None
+    cfg = LoopConfig(max_loops=args.max_loops, deadline_s=args.deadline, token_budget=args.tokens,
+                     min_coverage=args.min_coverage)
+    agent = LoopAgent(store, search, llm=llm, config=cfg, key_terms=tok, documents=_Docs(store))
+    qs = load_questions(args.questions, limit=args.limit,
+                        ids=[i for i in args.ids.split(",") if i] if args.ids else ())
+    rows = []
+    out = open(args.out, "w", encoding="utf-8") if args.out else None  # noqa: ASYNC230
+    for q in qs:
+        hist = [{"role": "user", "content": q.context}] if q.context else []
+        date = next((t.split(":", 1)[1] for t in q.tags if t.startswith("assumes_current_date:")),
+                    None)
+        t0 = time.perf_counter()
+        res = await agent.run_async(q.question, args.collection, history=hist, current_date=date)
+        ms = (time.perf_counter() - t0) * 1000
+        chunks = {c.chunk_id: c for c in store.get_chunks(args.collection,
+                                                          [c.chunk_id for c in res.citations])}
+        unverifiable = sum(make_citation(chunks[c.chunk_id], c.quote) is None
+                           if c.chunk_id in chunks else 1 for c in res.citations)
+        row = {"id": q.id, "dataset": q.source_dataset, "unanswerable": "unanswerable" in q.tags,
+               "found": res.found, "hit": any(location_hits_gold(q, c) for c in res.citations),
+               "contains": answer_contains((q.answer, *q.answer_aliases), res.answer)
+               if res.found else False,
+               "steps": sum(1 for s in res.steps if s.kind == "tool"), "stop": res.stop_reason,
+               "llm_calls": res.llm_calls, "tokens": res.tokens, "ms": round(ms),
+               "unverifiable": unverifiable, "dropped": res.dropped_citations,
+               "answer": res.answer[:200], "citations": [c.to_dict() for c in res.citations]}
+        rows.append(row)
+        if out:
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            out.flush()
+        if args.verbose:
+            print(q.id, row["hit"], row["found"], row["stop"], row["steps"], row["answer"][:60])
+    await agent.aclose()
+    store.close()
+    _report(rows, bool(args.llm))
+
+
+def _report(rows: list[dict[str, Any]], llm: bool) -> None:
+    by: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by[r["dataset"]].append(r)
+    by["ALL"] = rows
+    head = "dataset | n | evidence hit % | ans-contains % | not-found on unanswerable | mean steps"
+    head += " | LLM calls | tokens | end answer/budget/fallback % | mean s" if llm else " | mean ms"
+    print(head)
+    for name, rs in by.items():
+        ans = [r for r in rs if not r["unanswerable"]]
+        una = [r for r in rs if r["unanswerable"]]
+        hit = 100 * sum(r["hit"] for r in ans) / max(1, len(ans))
+        cont = 100 * sum(r["contains"] for r in ans) / max(1, len(ans))
+        nf = f"{sum(not r['found'] for r in una)}/{len(una)}" if una else "-"
+        steps = statistics.mean(r["steps"] for r in rs)
+        line = f"{name} | {len(rs)} | {hit:.1f} | {cont:.1f} | {nf} | {steps:.2f}"
+        if llm:
+            ends = [r["stop"] for r in rs]
+            share = "/".join(f"{100 * sum(e in grp for e in ends) / len(ends):.0f}" for grp in (
+                ("answer",), ("max_loops", "token_budget", "deadline", "repeated_calls",
+                              "no_action", "llm_error"), ("fallback_to_rag",)))
+            line += (f" | {statistics.mean(r['llm_calls'] for r in rs):.2f} | "
+                     f"{statistics.mean(r['tokens'] for r in rs):.0f} | {share} | "
+                     f"{statistics.mean(r['ms'] for r in rs) / 1000:.1f}")
+        else:
+            line += f" | {statistics.mean(r['ms'] for r in rs):.0f}"
+        print(line)
+    print(f"unverifiable citations in output: {sum(r['unverifiable'] for r in rows)}; "
+          f"dropped (model citations refused): {sum(r['dropped'] for r in rows)}")
+
+
+def _build(args: argparse.Namespace) -> None:
+    from corpus.ingest import Ingestor
+
+    tok = Tokenizer()
+    store = QdrantChunkStore.embedded(Path(args.data_dir) / "qdrant")
+    rep = Ingestor(store, tok, None, workers=1).ingest_paths([args.build], args.collection,
+                                                            root=args.root or None)
+    print(rep.counts)
+    store.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="LoopAgent evaluation (issue 5)")
+    ap.add_argument("questions", nargs="*")
+    ap.add_argument("--data-dir", required=True)
+    ap.add_argument("--collection", default="eval")
+    ap.add_argument("--build", help="ingest this folder keyword-only first, then exit")
+    ap.add_argument("--root", help="ingest root (paths are stored relative to it)")
+    ap.add_argument("--search", choices=["hybrid", "keyword"], default="keyword")
+    ap.add_argument("--embed-model-path", default=str(
+        Path(__file__).resolve().parents[2] / "shared" / "models" / "multilingual-e5-small"))
+    ap.add_argument("--llm", help="OpenAI-compatible base URL; absent = offline policy")
+    ap.add_argument("--protocol", default="json", choices=["auto", "tools", "json"])
+    ap.add_argument("--llm-timeout", type=float, default=120.0)
+    ap.add_argument("--max-loops", type=int, default=6)
+    ap.add_argument("--deadline", type=float, default=120.0)
+    ap.add_argument("--tokens", type=int, default=24000)
+    ap.add_argument("--min-coverage", type=float, default=LoopConfig().min_coverage)
+    ap.add_argument("--limit", type=int)
+    ap.add_argument("--ids")
+    ap.add_argument("--out")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args()
+    if args.build:
+        _build(args)
+    else:
+        asyncio.run(_run(args))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,74 @@
+"""``loopgate ask "question" --collection NAME --mode loop``: the LoopAgent path alone.
+
+:func:`ask_loop` builds the gateway components from settings (chunk store, hybrid retriever as
+the ``search`` tool, LLM client when ``LOOPGATE_LLM_BASE_URL`` is set, else the offline
+policy), runs one :class:`loop.agent.LoopAgent` question with ``asyncio.run`` and prints the
+answer, the verified citations, the step trace, tokens and time (or all of it as JSON).
+``gateway.cli.ask`` (engineer C) dispatches ``--mode loop`` here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import Any
+
+__all__ = ["ask_loop", "print_loop_result"]
+
+
+def print_loop_result(res: Any, *, console: Any = None) -> None:
+    """Human-readable report of a :class:`loop.types.LoopResult`."""
+    from rich.console import Console
+    from rich.table import Table
+
+    con = console or Console()
+    con.print(f"[bold]answer[/bold] ({'found' if res.found else 'not found'}): {res.answer}")
+    if res.fallback:
+        con.print(f"handed back to RAG (fallback_to_rag): {res.fallback_reason}")
+    for i, c in enumerate(res.citations, 1):
+        lines = f"{c.lines[0]}-{c.lines[1]}" if c.lines[1] != c.lines[0] else str(c.lines[0])
+        con.print(f"  [{i}] {c.path} | {' > '.join(c.section_path) or '(top)'} | p.{c.page} "
+                  f"| lines {lines}\n      \"{c.quote}\"")
+    trace = Table(title="steps", show_edge=False)
+    for col in ("#", "kind", "tool", "arguments", "status", "chars", "ms"):
+        trace.add_column(col)
+    for s in res.steps:
+        args = json.dumps(s.arguments, ensure_ascii=False)
+        trace.add_row(str(s.step), s.kind, s.tool, args[:60], s.status, str(s.result_chars),
+                      f"{s.elapsed_ms:.0f}")
+    con.print(trace)
+    con.print(f"brain {res.brain} | stop {res.stop_reason} | tool calls {res.tool_calls} | "
+              f"LLM calls {res.llm_calls} | tokens {res.prompt_tokens}+{res.completion_tokens} | "
+              f"dropped citations {res.dropped_citations} | {res.elapsed_ms / 1000:.2f} s")
+
+
+def ask_loop(question: str, collection: str, *, settings: Any = None, offline: bool = False,
+             as_json: bool = False, history: list[dict[str, str]] | None = None,
+             current_date: str | None = None) -> int:
+    """Run one LoopAgent question and print the report; returns the exit code (0 answered or
+    explicit not-found, 1 when the store is unavailable)."""
+    from gateway.app_state import build_components
+    from gateway.settings import get_settings
+
+    s = settings or get_settings()
+    c = build_components(s)
+    if c.store is None or c.agent is None:
+        print(f"error: the chunk store is unavailable: {c.store_error or 'not configured'}",
+              file=sys.stderr)
+        asyncio.run(c.aclose())
+        return 1
+
+    async def go() -> Any:
+        try:
+            return await c.agent.run_async(question, collection, history=history or [],
+                                           current_date=current_date, offline=offline)
+        finally:
+            await c.aclose()
+
+    res = asyncio.run(go())
+    if as_json:
+        print(json.dumps(res.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        print_loop_result(res)
+    return 0
