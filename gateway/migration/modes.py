@@ -177,6 +177,9 @@ class MigrationOutcome:
     :param legacy: the legacy answer when the legacy service was asked (else ``None``).
     :param fallback: ``""``, ``loopgate_error`` or ``loopgate_not_found``.
     :param shadow: ``""``, ``started`` or ``skipped`` (too many shadow runs in flight).
+    :param start_shadow: with ``dispatch(..., defer_shadow=True)``: an async callable that
+        starts the shadow run; call it once the response has been sent (a Starlette
+        ``BackgroundTask``), so not even the run's first synchronous steps delay the answer.
     """
 
     collection: str
@@ -187,6 +190,7 @@ class MigrationOutcome:
     fallback: str = ""
     loopgate_error: str = ""
     shadow: str = ""
+    start_shadow: Callable[[], Awaitable[None]] | None = None
 
     def info(self) -> dict[str, Any]:
         """The ``migration`` block for the response and the route record."""
@@ -297,8 +301,12 @@ class MigrationDispatcher:
         *,
         user: str | None = None,
         trace_id: str = "",
+        defer_shadow: bool = False,
     ) -> MigrationOutcome:
         """Answer per the collection's mode (see the module docstring).
+
+        :param defer_shadow: leave starting the shadow run to the caller
+            (:attr:`MigrationOutcome.start_shadow`), e.g. after the response is sent.
 
         :raises Exception: only what ``loopgate()`` raises, and only in ``gateway``/``canary`` mode
             when no legacy answer could replace it; legacy failures never raise.
@@ -336,7 +344,14 @@ class MigrationDispatcher:
                 )
             else:
                 outcome.shadow = "started"
-                self._spawn(self._shadow(loopgate, legacy, base), self._shadow_tasks)
+
+                async def start() -> None:
+                    self._spawn(self._shadow(loopgate, legacy, base), self._shadow_tasks)
+
+                if defer_shadow:
+                    outcome.start_shadow = start
+                else:
+                    await start()
         else:
             self._record({**base, "served_by": "legacy", "legacy": _legacy_summary(legacy)})
         return outcome

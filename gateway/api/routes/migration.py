@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
+from starlette.background import BackgroundTask
 
 from gateway.api.deps import ComponentsDep, OrjsonResponse, PrincipalDep
 
@@ -53,26 +54,28 @@ async def dispatcher_of(components: Any) -> Any:
 
 async def dispatch_query(
     components: Any, q: Any, ask: Callable[[], Awaitable[Any]], *, user: str | None = None
-) -> dict[str, Any] | None:
+) -> OrjsonResponse | None:
     """Answer ``q`` under its collection's migration mode, or return ``None`` (migration off).
 
     :param q: the router's ``QueryInput`` (``question``, ``collection`` are read).
     :param ask: zero-argument coroutine factory running LoopGate's own answer path.
     :param user: end-user id for the canary split (header ``X-LoopGate-User``).
-    :returns: the response body; legacy-served bodies carry ``sources`` (unverified) instead of
+    :returns: the response; legacy-served bodies carry ``sources`` (unverified) instead of
         citations, and every body carries a ``migration`` block (mode, served_by, fallback …).
     """
     dispatcher = await dispatcher_of(components)
     if dispatcher is None:
         return None
-    outcome = await dispatcher.dispatch(q.question, q.collection, ask, user=user)
+    outcome = await dispatcher.dispatch(q.question, q.collection, ask, user=user, defer_shadow=True)
     if outcome.served_by == "legacy":
-        return outcome.legacy_response()  # type: ignore[no-any-return]
+        # the shadow run starts once the answer has been sent (Starlette background task)
+        background = BackgroundTask(outcome.start_shadow) if outcome.start_shadow else None
+        return OrjsonResponse(outcome.legacy_response(), background=background)
     from gateway.api.routes.query import result_body
 
     body = result_body(outcome.loopgate)
     body["migration"] = outcome.info()
-    return body
+    return OrjsonResponse(body)
 
 
 @router.get("", response_class=OrjsonResponse)

@@ -114,7 +114,7 @@ async def query(
 
     migrated = await dispatch_query(components, q, lambda: router_.ask(q), user=x_loopgate_user)
     if migrated is not None:
-        return OrjsonResponse(migrated)
+        return migrated
     result = await router_.ask(q)
     return OrjsonResponse(result_body(result))
 
