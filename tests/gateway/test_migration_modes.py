@@ -294,3 +294,22 @@ async def test_migration_log_in_redis_adds_up_across_replicas(
         keys = [k async for k in redis_client.scan_iter(match=f"{prefix}*")]
         if keys:
             await redis_client.delete(*keys)
+
+
+async def test_deferred_shadow_starts_only_when_asked(service: LegacyService) -> None:
+    calls = 0
+
+    async def loopgate() -> dict[str, Any]:
+        nonlocal calls
+        calls += 1
+        return _answer()
+
+    d = _dispatcher(service, {"manuals": "shadow"})
+    out = await d.dispatch("warranty?", "manuals", loopgate, defer_shadow=True)
+    await asyncio.sleep(0.05)
+    assert out.shadow == "started" and out.start_shadow is not None
+    assert calls == 0 and d.shadow_in_flight == 0  # nothing runs before the answer is sent
+    await out.start_shadow()
+    await d.drain()
+    assert calls == 1 and (await d.log.recent(1))[0]["shadow"] == "ok"
+    await d.aclose()
