@@ -15,6 +15,7 @@ from rag.embedder import (
     FastEmbedEmbedder,
     check_collection,
     load_text_embedding,
+    startup_check,
 )
 from rag.errors import (
     CalibrationError,
@@ -87,5 +88,6 @@ __all__ = [
     "refit_calibration",
     "resolve_filter",
     "score_unit",
+    "startup_check",
     "title_match",
 ]

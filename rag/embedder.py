@@ -16,7 +16,13 @@ from typing import Any
 
 from rag.errors import CollectionMismatchError, EmbedderError, EmbedderUnavailable
 
-__all__ = ["DEFAULT_EMBED_MODEL", "FastEmbedEmbedder", "check_collection", "load_text_embedding"]
+__all__ = [
+    "DEFAULT_EMBED_MODEL",
+    "FastEmbedEmbedder",
+    "check_collection",
+    "load_text_embedding",
+    "startup_check",
+]
 
 DEFAULT_EMBED_MODEL = "intfloat/multilingual-e5-small"
 # Dimensions and prefixes of the models LoopGate registers itself (fastembed 0.9 does not ship
@@ -220,3 +226,26 @@ def check_collection(store: Any, collection: str, embedder: Any | None) -> str:
             collection, (model, int(dim) if dim else None), (embedder.model_name, int(embedder.dim))
         )
     return "ok"
+
+
+def startup_check(store: Any, embedder: Any | None) -> dict[str, str]:
+    """Check every collection of ``store`` against the configured embedder (gateway start-up).
+
+    Never raises: returns ``{collection: state}`` where state is one of :func:`check_collection`'s
+    results, or the :class:`CollectionMismatchError` message (which says what to do) for a
+    collection embedded with another model or dimension, or ``"error: …"`` when the store
+    could not be read.
+    """
+    out: dict[str, str] = {}
+    try:
+        names = list(store.list_collections())
+    except Exception as exc:  # the store is down: the gateway reports it elsewhere
+        return {"*": f"error: {exc}"}
+    for name in names:
+        try:
+            out[name] = check_collection(store, name, embedder)
+        except CollectionMismatchError as exc:
+            out[name] = str(exc)
+        except Exception as exc:
+            out[name] = f"error: {exc}"
+    return out

@@ -14,7 +14,7 @@ from corpus.citations import find_quote
 from corpus.ingest import Ingestor
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
-from rag.embedder import FastEmbedEmbedder, check_collection
+from rag.embedder import FastEmbedEmbedder, check_collection, startup_check
 from rag.errors import CollectionMismatchError, RetrievalError
 from rag.pipeline import RagPipeline
 from rag.retriever import HybridRetriever, resolve_filter
@@ -112,9 +112,12 @@ def test_filters_and_collection_check(
         resolve_filter(store, COLL, documents=["nope.pdf"])
     assert check_collection(store, COLL, embedder) == "ok"
     assert check_collection(store, "absent", embedder) == "missing"
+    assert startup_check(store, embedder) == {COLL: "ok"}
+    assert startup_check(store, None) == {COLL: "keyword_only"}
     other = FastEmbedEmbedder("intfloat/multilingual-e5-base")
     with pytest.raises(CollectionMismatchError, match="re-ingest"):
         check_collection(store, COLL, other)
+    assert "re-ingest" in startup_check(store, other)[COLL]
 
 
 async def test_pipeline_extractive_answer_with_verified_citations(
