@@ -78,6 +78,8 @@ def compute_features(
         if items
         else 0.0
     )
+    d_mean = sum(h.score for h in dense) / len(dense) if dense else 0.0
+    k_mean = sum(h.score for h in keyword) / len(keyword) if keyword else 0.0
     return ConfidenceFeatures(
         dense_top=float(d1),
         dense_margin=float(d1 - d2) if dense else 0.0,
@@ -88,6 +90,8 @@ def compute_features(
         coverage=coverage,
         number_coverage=number_cov,
         doc_concentration=concentration,
+        dense_spread=float(d1 - d_mean) if dense else 0.0,
+        keyword_spread=math.log(k1 / k_mean) if k1 > 0 and k_mean > 0 else 0.0,
     )
 
 

@@ -153,6 +153,9 @@ class ConfidenceFeatures:
     :param coverage: share of the question's key terms found in the top-k texts (0..1).
     :param number_coverage: the same for numbers and codes only (1 when the question has none).
     :param doc_concentration: share of the top-k items from the top-1 item's document.
+    :param dense_spread: best cosine minus the mean cosine of the whole dense candidate list
+        (how far the best stands out from the question's background similarity).
+    :param keyword_spread: ``log`` of best BM25 over the mean BM25 of the keyword list.
     """
 
     dense_top: float = 0.0
@@ -164,6 +167,8 @@ class ConfidenceFeatures:
     coverage: float = 0.0
     number_coverage: float = 1.0
     doc_concentration: float = 0.0
+    dense_spread: float = 0.0
+    keyword_spread: float = 0.0
 
     def to_dict(self) -> dict[str, float]:
         """The features by name (route records, CLI output, calibration input)."""
