@@ -1,6 +1,9 @@
 """FastAPI dependency aliases (template ``api/deps.py``): ``SettingsDep``, ``ComponentsDep``,
 ``RouterDep``, ``CacheDep``, ``PrincipalDep``; and the orjson response class every route uses.
 
+Every dependency is ``async def`` on purpose: FastAPI runs plain ``def`` dependencies in a
+worker thread, which cost a thread hop each (measured: 6 hops made a cache hit 10x slower).
+
 Components live on ``app.state.components`` (built by ``gateway.main``'s lifespan); the
 dependencies only read them. Authentication: when ``Settings.api_keys`` is non-empty every
 ``/v1`` request needs ``Authorization: Bearer KEY``; the key's allowed collections are checked
@@ -34,6 +37,7 @@ __all__ = [
     "RouterDep",
     "SettingsDep",
     "check_collection_name",
+    "principal_of",
 ]
 
 COLLECTION_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
@@ -49,19 +53,19 @@ class OrjsonResponse(Response):
         return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY)
 
 
-def _components(request: Request) -> Components:
+async def _components(request: Request) -> Components:
     return request.app.state.components  # type: ignore[no-any-return]
 
 
-def _settings(request: Request) -> Settings:
+async def _settings(request: Request) -> Settings:
     return request.app.state.components.settings  # type: ignore[no-any-return]
 
 
-def _router(request: Request) -> Router:
+async def _router(request: Request) -> Router:
     return request.app.state.components.router  # type: ignore[no-any-return]
 
 
-def _cache(request: Request) -> Any:
+async def _cache(request: Request) -> Any:
     return request.app.state.components.cache
 
 
@@ -82,7 +86,8 @@ class Principal:
             raise Forbidden(f"this API key may not use collection {collection!r}")
 
 
-def _principal(request: Request) -> Principal:
+async def principal_of(request: Request) -> Principal:
+    """The caller of ``request`` (checks ``Authorization: Bearer`` when keys are configured)."""
     settings: Settings = request.app.state.components.settings
     if not settings.api_keys:
         return Principal("anonymous", frozenset({"*"}))
@@ -112,4 +117,4 @@ SettingsDep = Annotated[Settings, Depends(_settings)]
 ComponentsDep = Annotated["Components", Depends(_components)]
 RouterDep = Annotated["Router", Depends(_router)]
 CacheDep = Annotated[Any, Depends(_cache)]
-PrincipalDep = Annotated[Principal, Depends(_principal)]
+PrincipalDep = Annotated[Principal, Depends(principal_of)]
