@@ -143,7 +143,9 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
-def _interleaved(url: str, n: int, concurrency: int, query_mode: str) -> dict[str, list[float]]:
+def _interleaved(
+    url: str, n: int, concurrency: int, query_mode: str, pause_s: float = 0.0
+) -> dict[str, list[float]]:
     """Ask each question once in the proxy collection and once in the shadow collection, in
     alternating order, so both see the same background load; returns served ms per mode."""
 
@@ -161,6 +163,7 @@ def _interleaved(url: str, n: int, concurrency: int, query_mode: str) -> dict[st
         return ms
 
     def pair(i: int) -> tuple[float, float]:
+        time.sleep(pause_s)  # > 0: earlier shadow runs finish first (isolates the path cost)
         if i % 2:
             shadow = one(i, "bench")
             proxy = one(i, "proxyc")
@@ -193,6 +196,13 @@ def main() -> None:
         help="LoopGate path of the shadow runs (loop = LoopAgent, heavier)",
     )
     ap.add_argument("--shadow-concurrency", type=int, default=4)
+    ap.add_argument(
+        "--pause-ms",
+        type=float,
+        default=0.0,
+        help="pause before each question pair (0 = back to back: shadow runs overlap "
+        "the next requests and compete for CPU)",
+    )
     ap.add_argument(
         "--work",
         type=Path,
@@ -228,7 +238,7 @@ def main() -> None:
         f"embedding model: {model or 'none (keyword-only)'}; "
         f"legacy delay {args.legacy_delay_ms:g} ms; "
         f"{args.requests} question pairs, concurrency {args.concurrency}, "
-        f"query mode {args.query_mode}"
+        f"query mode {args.query_mode}, pause {args.pause_ms:g} ms"
     )
     if not reuse:
         t0 = time.perf_counter()
@@ -256,7 +266,9 @@ def main() -> None:
     }
     proc, url = _start_gateway(env_run, work / "gateway.log")
     try:
-        served = _interleaved(url, args.requests, args.concurrency, args.query_mode)
+        served = _interleaved(
+            url, args.requests, args.concurrency, args.query_mode, args.pause_ms / 1000
+        )
         for _ in range(600):  # let the shadow runs finish before reading their latency
             if httpx.get(f"{url}/v1/migration", timeout=10).json()["shadow_in_flight"] == 0:
                 break
