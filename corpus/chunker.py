@@ -137,6 +137,8 @@ def _table_units(
         return [_Unit(a, b, "table") for a, b in _split_spans(text, s, e, max_chars)]
     head_end = lines[1][1]
     header = text[s:head_end]
+    if len(header) > max_chars // 2:  # a header this long cannot be repeated: split by lines
+        return [_Unit(a, b, "table") for a, b in _split_spans(text, s, e, max_chars)]
     hmap = tuple(
         (o - s, p, ln)
         for o, p, ln in lmap[bisect_right(keys, s) - 1 : bisect_right(keys, head_end)]

@@ -21,6 +21,12 @@ from corpus.parsers._pymupdf import pymupdf
 __all__ = ["MIN_RULES", "PageTable", "VLine", "find_ruled_tables", "has_ruling_grid", "page_lines"]
 
 MIN_RULES = 3
+# a found grid is used as a table only when at least 40 % of its cells hold text and it has at
+# most 2.5 visual lines per row (measured on FinanceBench: Pfizer's income statement gave a
+# 4-column "table" whose first cell held all 30 row labels; Verizon's prose under rules gave
+# 5-column rows with one filled cell)
+_MIN_FILL = 0.4
+_MAX_LINES_PER_ROW = 2.5
 _FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_LIGATURES & ~pymupdf.TEXT_PRESERVE_IMAGES
 _BOLD = 16
 
@@ -190,7 +196,16 @@ def find_ruled_tables(page: pymupdf.Page, lines: list[VLine]) -> list[PageTable]
                 cells.append(" ".join(parts))
             rows.append(cells)
             boxes.append(tuple(row.bbox))  # type: ignore[arg-type]
-        if sum(1 for r in rows for c in r if c) < 2:
-            continue
+        filled = sum(1 for r in rows for c in r if c)
+        if filled < 2 or filled < _MIN_FILL * t.row_count * t.col_count:
+            continue  # mostly empty grid: prose under a few rules, not a table
+        x0, y0, x1, y1 = t.bbox
+        inside = sum(
+            1
+            for v in lines
+            if x0 <= (v.bbox[0] + v.bbox[2]) / 2 <= x1 and y0 <= (v.bbox[1] + v.bbox[3]) / 2 <= y1
+        )
+        if inside > _MAX_LINES_PER_ROW * t.row_count:
+            continue  # a few giant cells holding a whole unruled statement: keep the lines
         tables.append(PageTable(tuple(t.bbox), rows, boxes))  # type: ignore[arg-type]
     return tables
