@@ -4,6 +4,7 @@ by another process (clear 503), /metrics."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from pathlib import Path
 
@@ -75,8 +76,8 @@ async def test_data_dir_held_by_another_process(tmp_path, embed_model_path, case
                     print(r.status_code)
             asyncio.run(main())
         """)
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             timeout=60)
+        out = await asyncio.to_thread(subprocess.run, [sys.executable, "-c", code],
+                                      capture_output=True, text=True, timeout=60)
         assert out.returncode == 0, out.stderr
         lines = out.stdout.strip().splitlines()
         status, code_, *message = lines[0].split(" ")
