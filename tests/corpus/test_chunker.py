@@ -139,3 +139,12 @@ def test_chunk_ids_are_stable_and_documents_never_mix() -> None:
     assert chunk_document(a, rel_path="a") == ca
     assert all(c.doc_id == "11" * 32 and "beta" not in c.text for c in ca)
     assert all(c.chunk_id.startswith("2222222222222222-") for c in cb)
+
+
+def test_table_with_an_over_long_header_is_split_by_lines_not_repeated() -> None:
+    rows = [["label " * 200, "x"]] + [[f"r{i}", str(i)] for i in range(200)]
+    table = render_table(rows)
+    assert table is not None
+    chunks = chunk_document(_doc([table]), rel_path="x")
+    assert sum("label label" in c.text for c in chunks) == 1
+    assert all(len(c.text) <= 1500 for c in chunks)

@@ -136,3 +136,23 @@ def test_outline_labels_headings_and_toc_page(tmp_path: Path) -> None:
         (("Part 1 Heading",), 2, "1"),
         (("Part 2 Heading",), 3, "2"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "page", "must"),
+    [
+        ("PFIZER_2021_10K.pdf", 57, "Revenues $ 81,288 $ 41,651 $ 40,905"),
+        ("VERIZON_2022_10K.pdf", 23, "Capital Expenditures and Investments"),
+    ],
+)
+def test_degenerate_grids_stay_text(
+    eval_dir: Path, tmp_path: Path, name: str, page: int, must: str
+) -> None:
+    """find_tables on these pages returns a grid with giant or mostly empty cells: the page
+    must keep its visual lines instead (no prose in table cells, no repeated mega-header)."""
+    pdf = _pages(eval_dir / "en/docs/financebench" / name, page, page, tmp_path / "p.pdf")
+    chunks = chunk_document(parse_file(pdf), rel_path="p.pdf")
+    assert all(c.kind == "text" for c in chunks)
+    text = "\n".join(c.text for c in chunks)
+    assert must in text.split("\n")
+    assert sum(len(c.text) for c in chunks) < 2 * len(pdf.read_bytes())  # nothing repeated
