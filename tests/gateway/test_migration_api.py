@@ -63,7 +63,11 @@ async def test_proxy_and_status(tmp_path: Path, service: LegacyService) -> None:
         assert body["migration"]["served_by"] == "legacy" and body["citations"] == []
         assert body["sources"][0]["verified"] is False
         assert service.seen[-1]["body"]["user"] == "alice"
-        status = (await client.get("/v1/migration")).json()
+        for _ in range(100):  # records are written in the background: eventually consistent
+            status = (await client.get("/v1/migration")).json()
+            if status["collections"]["default"]["served"]:
+                break
+            await asyncio.sleep(0.02)
         assert status["enabled"] and status["collections"]["default"]["served"] == {"legacy": 1}
 
 

@@ -93,7 +93,7 @@ async def migration_status(components: ComponentsDep, principal: PrincipalDep) -
         collections[name] = {
             "mode": str(cm.mode),
             "canary_percent": cm.canary_percent if str(cm.mode) == "canary" else None,
-            **summary.get(name, {}),
+            **summary.get(name, {"served": {}, "shadow": {}, "compared": 0}),
         }
     return OrjsonResponse(
         {
