@@ -84,3 +84,20 @@ async def test_data_dir_held_by_another_process(tmp_path, embed_model_path, case
         assert status == "503" and code_ == "data_dir_locked"
         assert "held by another" in " ".join(message) and "loopgate serve" in " ".join(message)
         assert lines[1] == "503"
+
+
+# qdrant-client checks the server version in a thread and warns when it cannot (corpus owns
+# the client's construction; check_compatibility=False there would silence it)
+@pytest.mark.filterwarnings("ignore:Failed to obtain server version")
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+async def test_qdrant_server_unreachable(tmp_path) -> None:
+    settings = make_settings(tmp_path, None, qdrant_url=f"http://127.0.0.1:{_dead_port()}")
+    async with running(settings) as (app, client):
+        r = await client.get("/readyz")
+        assert r.status_code == 503 and r.json()["checks"]["qdrant"]["status"] == "down"
+        r = await client.post("/v1/query", json={"question": "退货期限是几天？", "mode": "rag"})
+        assert r.status_code == 503, r.text
+        assert "chunk store is unavailable" in r.json()["error"]["message"]
+        body = await ask(client, "退货期限是几天？")  # auto: LoopAgent only, flagged
+        assert body["found"] is False and "store_unavailable" in body["route"]["flags"]
+        assert body["route"]["decision"]["route"] == "loop"
