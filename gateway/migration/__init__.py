@@ -1,8 +1,10 @@
 """Gradual migration from an existing RAG service (README "Migrate from an existing RAG").
 
 - :mod:`gateway.migration.legacy` — HTTP adapter of the legacy service (mapping in settings);
-- :mod:`gateway.migration.modes` — proxy / shadow / canary / gateway per collection, and the
-  dispatcher the query route calls;
+- :mod:`gateway.migration.modes` — proxy / shadow / canary / gateway per collection, the
+  canary split;
+- :mod:`gateway.migration.dispatcher` — the dispatcher the query route calls (shadow runs in
+  the background);
 - :mod:`gateway.migration.agreement` — citation overlap, answer similarity, the migration log;
 - :mod:`gateway.migration.existing_collection` — read an existing Qdrant collection through a
   payload mapping.
@@ -25,6 +27,7 @@ from gateway.migration.agreement import (
     citation_overlap,
     compare,
 )
+from gateway.migration.dispatcher import MigrationDispatcher, MigrationOutcome
 from gateway.migration.legacy import (
     LegacyAnswer,
     LegacyConfigError,
@@ -35,9 +38,7 @@ from gateway.migration.legacy import (
 from gateway.migration.modes import (
     CollectionMigration,
     LoopGateCall,
-    MigrationDispatcher,
     MigrationMode,
-    MigrationOutcome,
     MigrationPolicy,
     canary_bucket,
     canary_selects_loopgate,
