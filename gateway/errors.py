@@ -48,6 +48,7 @@ __all__ = [
     "is_lock_error",
     "install_error_handlers",
     "status_of",
+    "validation_message",
 ]
 
 log = logging.getLogger("loopgate.gateway")
@@ -151,6 +152,18 @@ def status_of(exc: BaseException) -> tuple[int, str]:
     return 500, "internal"
 
 
+def validation_message(errors: Any) -> str:
+    """One line from pydantic / FastAPI validation errors: ``field: problem; …`` (first five)."""
+    parts = []
+    for err in list(errors)[:5]:
+        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
+        msg = str(err.get("msg", "invalid"))
+        if err.get("type") == "json_invalid":
+            msg = "the body is not valid JSON"
+        parts.append(f"{where}: {msg}" if where else msg)
+    return "; ".join(parts) or "invalid request"
+
+
 def error_body(status: int, code: str, message: str, **detail: Any) -> dict[str, Any]:
     """The JSON error body (OpenAI-compatible ``{"error": {...}}`` shape)."""
     kind = "invalid_request_error" if 400 <= status < 500 else "server_error"
@@ -180,12 +193,7 @@ def install_error_handlers(app: FastAPI) -> None:
         return ORJSONResponse(error_body(status, code, message, **detail), status_code=status)
 
     async def _validation(request: Request, exc: Exception) -> ORJSONResponse:
-        errors = getattr(exc, "errors", list)()
-        parts = []
-        for err in errors[:5]:
-            where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
-            parts.append(f"{where}: {err.get('msg', 'invalid')}" if where else err.get("msg", ""))
-        message = "; ".join(parts) or "invalid request"
+        message = validation_message(getattr(exc, "errors", list)())
         return ORJSONResponse(error_body(400, "bad_request", message), status_code=400)
 
     async def _http(request: Request, exc: Exception) -> ORJSONResponse:
