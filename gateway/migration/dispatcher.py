@@ -87,11 +87,14 @@ class MigrationOutcome:
     fallback: str = ""
     loopgate_error: str = ""
     shadow: str = ""
+    trace_id: str = ""
     start_shadow: Callable[[], Awaitable[None]] | None = None
 
     def info(self) -> dict[str, Any]:
         """The ``migration`` block for the response and the route record."""
         out: dict[str, Any] = {"mode": str(self.mode), "served_by": self.served_by}
+        if self.trace_id:
+            out["trace_id"] = self.trace_id
         if self.fallback:
             out["fallback"] = self.fallback
         if self.loopgate_error:
@@ -208,6 +211,20 @@ class MigrationDispatcher:
         :raises Exception: only what ``loopgate()`` raises, and only in ``gateway``/``canary`` mode
             when no legacy answer could replace it; legacy failures never raise.
         """
+        outcome = await self._dispatch(question, collection, loopgate, user, trace_id, defer_shadow)
+        outcome.trace_id = trace_id
+        return outcome
+
+    async def _dispatch(
+        self,
+        question: str,
+        collection: str,
+        loopgate: LoopGateCall,
+        user: str | None,
+        trace_id: str,
+        defer_shadow: bool,
+    ) -> MigrationOutcome:
+        """:meth:`dispatch` without the trace id bookkeeping."""
         cm = self.policy.for_collection(collection)
         base = {
             "collection": collection,

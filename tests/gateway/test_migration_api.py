@@ -39,7 +39,7 @@ def _client(tmp_path: Path, service: LegacyService, modes: dict[str, str], **kw:
     settings = Settings(
         data_dir=tmp_path / "data",
         legacy_rag_url=service.url + "/ask",
-        legacy_rag_body='{"query": "{question}", "user": "{user}"}',
+        legacy_rag_body='{"query": "{question}", "user": "{user}", "trace": "{trace_id}"}',
         legacy_rag_answer_path="data.answer",
         legacy_rag_sources_path="data.docs",
         legacy_rag_source_fields={"path": "meta.source", "page": "meta.page", "quote": "content"},
@@ -63,6 +63,7 @@ async def test_proxy_and_status(tmp_path: Path, service: LegacyService) -> None:
         assert body["migration"]["served_by"] == "legacy" and body["citations"] == []
         assert body["sources"][0]["verified"] is False
         assert service.seen[-1]["body"]["user"] == "alice"
+        assert service.seen[-1]["body"]["trace"] == body["migration"]["trace_id"]
         for _ in range(100):  # records are written in the background: eventually consistent
             status = (await client.get("/v1/migration")).json()
             if status["collections"]["default"]["served"]:

@@ -8,6 +8,7 @@ the hook returns ``None`` at once, so the query route behaves exactly as before.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
@@ -66,7 +67,10 @@ async def dispatch_query(
     dispatcher = await dispatcher_of(components)
     if dispatcher is None:
         return None
-    outcome = await dispatcher.dispatch(q.question, q.collection, ask, user=user, defer_shadow=True)
+    trace_id = f"mig-{uuid.uuid4().hex[:16]}"  # sent to the legacy service as {trace_id}
+    outcome = await dispatcher.dispatch(
+        q.question, q.collection, ask, user=user, trace_id=trace_id, defer_shadow=True
+    )
     if outcome.served_by == "legacy":
         # the shadow run starts once the answer has been sent (Starlette background task)
         background = BackgroundTask(outcome.start_shadow) if outcome.start_shadow else None
