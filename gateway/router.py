@@ -1,9 +1,10 @@
 """The RAG-first router: cache → RAG path → (escalate) LoopAgent → (fallback) broad RAG → cache
 store → route record (DESIGN.md "The data that flows", step 2).
 
-Every stage runs through :meth:`Router._stage`, the one place where per-stage timeouts
-(``timeout_retrieve_s``, ``llm_timeout_s``, ``loop_deadline_s``, ``timeout_cache_s``) and the
-whole-request deadline (``request_deadline_s``) are enforced. A stage that times out is recorded
+Every stage runs through :meth:`gateway.router_stages.RouterStages._stage`, the one place
+where per-stage timeouts (``timeout_search_s`` for the corpus version, ``timeout_retrieve_s``,
+2 × ``llm_timeout_s`` + 1 s for an LLM answer, ``loop_deadline_s`` + 1 s for the LoopAgent,
+``timeout_cache_s``) and the whole-request deadline (``request_deadline_s``) are enforced. A stage that times out is recorded
 in ``route["timeouts"]``; the request then ends with the best answer it has — flagged
 ``degraded`` — and never raises to the HTTP layer. Per-tool timeouts inside the LoopAgent come
 from ``timeout_tool_s`` and are passed to the agent (``gateway.engines``).
