@@ -167,7 +167,8 @@ def _figures(
     datasets = list(summary.get("by_dataset", {}))
     labels = [short_name(d) for d in datasets]
     acc, ans = go.Figure(), go.Figure()
-    for mode, s in sorted(runs.items()):
+    order = {"rag": 0, "loop": 1, "auto": 2}
+    for mode, s in sorted(runs.items(), key=lambda kv: (order.get(kv[0], 9), kv[0])):
         by = s.get("by_dataset", {})
         acc.add_bar(
             name=f"{mode}: evidence hit",
