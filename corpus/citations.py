@@ -23,7 +23,9 @@ from bisect import bisect_right
 
 from corpus.types import Chunk, Citation
 
-__all__ = ["find_quote", "locate", "make_citation", "normalise_ws"]
+__all__ = ["MIN_QUOTE_CHARS", "find_quote", "locate", "make_citation", "normalise_ws"]
+
+MIN_QUOTE_CHARS = 2
 
 
 def _is_cjk(ch: str) -> bool:
@@ -81,9 +83,10 @@ def normalise_ws(text: str) -> str:
 
 def find_quote(text: str, quote: str) -> tuple[int, int] | None:
     """Where ``quote`` occurs in ``text`` after normalisation: ``(start, end)`` source offsets
-    (``end`` exclusive) of the first occurrence, or ``None`` (also for an empty quote)."""
+    (``end`` exclusive) of the first occurrence, or ``None`` (also for a quote shorter than
+    :data:`MIN_QUOTE_CHARS` normalised characters: one character proves nothing)."""
     q = normalise_ws(quote)
-    if not q:
+    if len(q) < MIN_QUOTE_CHARS:
         return None
     norm, src = _normal_form(text)
     at = norm.find(q)

@@ -73,6 +73,7 @@ def test_not_verbatim_is_refused() -> None:
     assert make_citation(chunk, "The default port is 8444") is None
     assert make_citation(chunk, "default  port\nis") is not None
     assert make_citation(chunk, "") is None and make_citation(chunk, "   ") is None
+    assert make_citation(chunk, "8") is None and make_citation(chunk, "84") is not None
     assert make_citation(chunk, "the default port") is None  # case is kept
     assert find_quote("a b", "ab") is None  # spaces between Latin words matter
 
