@@ -1,0 +1,70 @@
+"""The loop with a real small local model (Qwen2.5-Coder-1.5B from
+../shared/tools/fetch-local-llm.sh, served by benchmarks/local_llm_server.py). Runs when
+``LOOPGATE_TEST_LLM_BASE_URL`` names a running OpenAI-compatible server, or when
+``LOOPGATE_TEST_LLM=1`` and the model file and the ``xllamacpp`` wheel (extra ``llm``) are
+present; skipped with the reason otherwise."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import KB
+
+from corpus.citations import make_citation
+from loop import LLMConfig, LoopAgent, LoopConfig
+
+pytestmark = [pytest.mark.llm, pytest.mark.integration]
+
+MODEL = Path(os.environ.get("LOOPGATE_MODEL_CACHE", Path.home() / ".cache/loopgate/models")) / \
+    "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+
+
+@pytest.fixture(scope="module")
+def llm_url() -> Iterator[str]:
+    url = os.environ.get("LOOPGATE_TEST_LLM_BASE_URL")
+    if url:
+        yield url
+        return
+    if os.environ.get("LOOPGATE_TEST_LLM") != "1":
+        pytest.skip("no local LLM: set LOOPGATE_TEST_LLM_BASE_URL, or LOOPGATE_TEST_LLM=1 with "
+                    "the model from ../shared/tools/fetch-local-llm.sh and `pip install .[llm]`")
+    if not MODEL.exists() or importlib.util.find_spec("xllamacpp") is None:
+        pytest.skip(f"local LLM absent: model {MODEL} or the xllamacpp wheel (extra 'llm')")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import socket
+
+    from local_llm_server import start, wait_health
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = start(str(MODEL), port)
+    url = f"http://127.0.0.1:{port}/v1"
+    if not wait_health(url):
+        pytest.skip("the local LLM server did not become healthy")
+    yield url
+    del server
+
+
+def test_local_model_reads_and_cites_or_says_not_found(kb: KB, llm_url: str):
+    async def go():
+        agent = LoopAgent(kb.store, kb.search, documents=kb,
+                          llm=LLMConfig(base_url=llm_url, protocol="auto", timeout_s=600),
+                          config=LoopConfig(deadline_s=1800))
+        try:
+            return await agent.run_async("电池保修多久？", kb.collection)
+        finally:
+            await agent.aclose()
+    res = asyncio.run(go())
+    assert res.brain.startswith("llm:") and res.llm_calls >= 1
+    chunks = {c.chunk_id: c for c in kb.chunks}
+    for c in res.citations:  # zero unverifiable citations
+        assert c.chunk_id in res.read_chunk_ids
+        assert make_citation(chunks[c.chunk_id], c.quote) is not None
+    if res.found:
+        assert any(c.path == "warranty.md" for c in res.citations)
