@@ -183,6 +183,11 @@ def main() -> None:
     ap.add_argument(
         "--check", action="store_true", help="also run HybridRetriever.run per question"
     )
+    ap.add_argument(
+        "--only-ingested",
+        action="store_true",
+        help="score only questions whose gold documents are in the collection (partial index)",
+    )
     ap.add_argument("--out", type=Path, help="per-question hybrid records (for loopgate calibrate)")
     args = ap.parse_args()
 
@@ -200,6 +205,16 @@ def main() -> None:
         "scorer": LogisticConfidence.load(),
     }
     qs, base = load_scored(args.eval_dir, not args.no_pdf)
+    if args.only_ingested:
+        from corpus.catalogue import Catalogue
+        from gateway.components import open_store
+        from gateway.eval.gold import doc_matches as _dm
+
+        st = open_store(get_settings())
+        paths = [d.path for d in Catalogue(st).documents(args.collection)]
+        st.close()
+        qs = [q for q in qs if any(_dm(q, p) for p in paths)]
+        print(f"{len(paths)} documents in the collection; {len(qs)} questions with gold there")
     t0 = time.perf_counter()
     rows, (retriever, tok) = fetch(args, qs)
     print(f"{len(qs)} questions fetched in {time.perf_counter() - t0:.1f} s; setting {cfg}")
