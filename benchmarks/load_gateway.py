@@ -179,16 +179,29 @@ def _httpx(base: str, bodies: list[dict[str, Any]], requests: int, connections: 
             "p50_ms": q[49], "p90_ms": q[89], "p99_ms": q[98], "errors": res["errors"]}
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` and its threads (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def run_phase(name: str, base: str, bodies: list[dict[str, Any]], args: argparse.Namespace,
-              requests: int) -> dict[str, Any]:
-    """One load phase with wrk (duration-bounded) or httpx (count-bounded)."""
+              requests: int, pid: int) -> dict[str, Any]:
+    """One load phase with wrk (duration-bounded) or httpx (count-bounded); also the server's
+    CPU time per request (how many requests one fully available core would serve)."""
+    cpu0, t0 = cpu_seconds(pid), time.perf_counter()
     if shutil.which("wrk") and not args.httpx:
         res = _wrk(base, bodies, args.seconds, args.connections)
     else:
         res = _httpx(base, bodies, requests, args.connections)
+    cpu, wall = cpu_seconds(pid) - cpu0, time.perf_counter() - t0
     p = {k: (round(v, 2) if isinstance(v, float) else v) for k, v in res.items() if k != "raw"}
+    p["server_cpu_us_per_req"] = round(cpu / max(p["requests"], 1) * 1e6, 1)
+    p["server_cpu_share"] = round(cpu / wall, 2)
     print(f"{name:<10} {p['tool']:<5} requests {p['requests']:>7}  {p['rps']:>8.1f} req/s  "
-          f"p50 {p['p50_ms']} ms  p90 {p['p90_ms']} ms  p99 {p['p99_ms']} ms  errors {p['errors']}")
+          f"p50 {p['p50_ms']} ms  p90 {p['p90_ms']} ms  p99 {p['p99_ms']} ms  errors {p['errors']}"
+          f"  | server CPU {p['server_cpu_us_per_req']} us/req, used {p['server_cpu_share']} "
+          f"core(s) → {1e6 / max(p['server_cpu_us_per_req'], 1):.0f} req/s per free core")
     return p
 
 
@@ -226,14 +239,14 @@ def main() -> None:
             assert again.get("cached"), f"second ask was not a cache hit: {again.get('route')}"
             print(f"cache-hit question: {hit['question'][:60]!r} (first path "
                   f"{first['route']['final_path']})")
-            run_phase("cache-hit", base, [hit], args, args.requests)
+            run_phase("cache-hit", base, [hit], args, args.requests, proc.pid)
             if not args.skip_rag:
                 qs = eval_questions(args.questions) if args.index else eval_questions(0)
                 bodies = [{"question": q, "collection": args.collection, "mode": "rag",
                            "use_cache": False} for q in qs]
                 for b in bodies[:3]:
                     httpx.post(f"{base}/v1/query", json=b, timeout=120)
-                run_phase("rag-path", base, bodies, args, args.rag_requests)
+                run_phase("rag-path", base, bodies, args, args.rag_requests, proc.pid)
         finally:
             proc.terminate()
             try:
