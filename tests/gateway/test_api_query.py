@@ -54,6 +54,15 @@ async def test_bad_input_gets_clear_4xx(tmp_path, embed_model_path, v1) -> None:
         r = await client.post("/v1/query", json={"question": "y" * 3000, "history": [{"role": "user", "content": "z" * 4000}] * 2})
         assert r.status_code == 413 and r.json()["error"]["code"] == "too_large"
 
+        async def chunked():  # no Content-Length: counted while it streams
+            yield b'{"question": "'
+            for _ in range(10):
+                yield b"w" * 1000
+            yield b'"}'
+
+        r = await client.post("/v1/query", content=chunked(), headers={"content-type": "application/json"})
+        assert r.status_code == 413 and r.json()["error"]["code"] == "too_large"
+
 
 async def test_loop_mode_streams_steps_and_answer(tmp_path, embed_model_path, v1) -> None:
     async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
