@@ -21,7 +21,7 @@ evidence such as a whole balance sheet cannot, by design of 500-1500-character c
 control: the same coverage against the chunks of page ``g + 7`` (should be far below 0.90, to
 show the criterion is not loose).
 
-``--zh`` runs the same criterion on the Chinese PDF questions (``zh/questions_pdf.jsonl``,
+``--zh`` (``--zh-only``) runs the same criterion on the Chinese PDF questions (``zh/questions_pdf.jsonl``,
 every ``evidence_pages`` item; questions tagged ``unanswerable`` have none).
 
 Run: ``.venv/bin/python benchmarks/parser_fidelity.py [--eval-dir ../shared/eval] [--zh]``
@@ -188,12 +188,14 @@ def main() -> int:
     default = Path(__file__).resolve().parents[2] / "shared" / "eval"
     ap.add_argument("--eval-dir", type=Path, default=default)
     ap.add_argument("--zh", action="store_true", help="also the Chinese PDF questions")
+    ap.add_argument("--zh-only", action="store_true", help="only the Chinese PDF questions")
     args = ap.parse_args()
     if not (args.eval_dir / "en" / "questions.jsonl").exists():
         print(f"evaluation material not found under {args.eval_dir}")
         return 2
-    evaluate(args.eval_dir, financebench_questions(args.eval_dir), "FinanceBench")
-    if args.zh:
+    if not args.zh_only:
+        evaluate(args.eval_dir, financebench_questions(args.eval_dir), "FinanceBench")
+    if args.zh or args.zh_only:
         evaluate(args.eval_dir, zh_pdf_questions(args.eval_dir), "zh PDFs")
     return 0
 
