@@ -21,8 +21,8 @@ evidence such as a whole balance sheet cannot, by design of 500-1500-character c
 control: the same coverage against the chunks of page ``g + 7`` (should be far below 0.90, to
 show the criterion is not loose).
 
-``--zh`` (``--zh-only``) runs the same criterion on the Chinese PDF questions (``zh/questions_pdf.jsonl``,
-every ``evidence_pages`` item; questions tagged ``unanswerable`` have none).
+``--zh`` (``--zh-only``) runs the same criterion on the Chinese PDF questions
+(``zh/questions_pdf.jsonl``, every ``evidence_pages`` item; ``unanswerable`` ones have none).
 
 Run: ``.venv/bin/python benchmarks/parser_fidelity.py [--eval-dir ../shared/eval] [--zh]``
 """
