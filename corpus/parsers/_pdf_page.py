@@ -200,12 +200,12 @@ def find_ruled_tables(page: pymupdf.Page, lines: list[VLine]) -> list[PageTable]
         if filled < 2 or filled < _MIN_FILL * t.row_count * t.col_count:
             continue  # mostly empty grid: prose under a few rules, not a table
         x0, y0, x1, y1 = t.bbox
-        inside = sum(
+        n_inside = sum(
             1
             for v in lines
             if x0 <= (v.bbox[0] + v.bbox[2]) / 2 <= x1 and y0 <= (v.bbox[1] + v.bbox[3]) / 2 <= y1
         )
-        if inside > _MAX_LINES_PER_ROW * t.row_count:
+        if n_inside > _MAX_LINES_PER_ROW * t.row_count:
             continue  # a few giant cells holding a whole unruled statement: keep the lines
         tables.append(PageTable(tuple(t.bbox), rows, boxes))  # type: ignore[arg-type]
     return tables
