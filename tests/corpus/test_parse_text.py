@@ -113,3 +113,19 @@ def test_vanished_file(tmp_path: Path) -> None:
     with pytest.raises(ParseError) as err:
         parse_file(tmp_path / "gone.md")
     assert err.value.code == "vanished"
+
+
+def test_real_cmrc2018_passage(eval_dir: Path) -> None:
+    from corpus.chunker import chunk_document
+    from corpus.citations import make_citation
+
+    f = sorted((eval_dir / "zh" / "docs" / "cmrc2018").glob("*.txt"))[0]
+    doc = parse_file(f)
+    chunks = chunk_document(doc, rel_path=f.name)
+    assert doc.warnings == [] and chunks
+    assert all(len(c.text) <= 1500 for c in chunks)
+    # any sentence of the file is citable at its own line
+    lines = f.read_text(encoding="utf-8").split("\n")
+    n, line = next((i + 1, s) for i, s in enumerate(lines) if len(s.strip()) > 20)
+    cit = next(c for c in (make_citation(ch, line.strip()[:20]) for ch in chunks) if c)
+    assert cit.lines[0] == n and cit.page == 1
