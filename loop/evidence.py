@@ -8,7 +8,7 @@ Pure functions, no I/O. A unit is always a verbatim substring of its chunk, so i
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +24,8 @@ _NUM = re.compile(r"\d")
 # section path / table header (CONTEXT) or elsewhere in the chunk text (CHUNK)
 CONTEXT_CREDIT = 0.6
 CHUNK_CREDIT = 0.35
+# weight kept by a key term that no chunk seen in the loop contains (TermMatcher.known)
+UNKNOWN_TERM_FACTOR = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +107,22 @@ class TermMatcher:
         self._analyse = getattr(tokenizer, "terms", None)
         self._cache: dict[str, tuple[str, ...]] = {}
 
+    def known(self, texts: Sequence[str], factor: float = UNKNOWN_TERM_FACTOR) -> TermMatcher:
+        """The same terms, with the weight of each term that occurs in none of ``texts`` (the
+        chunks the loop has seen) multiplied by ``factor``: a word the corpus never uses (a
+        colloquial word of a paraphrased question) is weak evidence either way, but a specific
+        term no chunk holds still lowers coverage (an unanswerable question). ``self`` when
+        every term or no term occurs."""
+        hit = {t for x in texts for t in self.matched(x)}
+        if not hit or len(hit) == len(self.terms):
+            return self
+        sub = TermMatcher(self.terms)
+        sub.weights = [w if t in hit else w * factor for t, w in zip(self.terms, self.weights,
+                                                                     strict=True)]
+        sub.total = sum(sub.weights) or 1.0
+        sub._norm, sub._analyse, sub._cache = self._norm, self._analyse, self._cache
+        return sub
+
     def matched(self, text: str) -> tuple[str, ...]:
         """Key terms present in ``text``."""
         got = self._cache.get(text)
@@ -123,11 +141,14 @@ class TermMatcher:
         return got / self.total
 
 
-def best_evidence(chunks: Sequence[Chunk], matcher: TermMatcher, limit: int = 5) -> list[Evidence]:
+def best_evidence(chunks: Sequence[Chunk], matcher: TermMatcher, limit: int = 5,
+                  bonus: Mapping[str, float] | None = None) -> list[Evidence]:
     """Units of ``chunks`` ranked by key-term coverage (ties: earlier chunk, shorter unit).
 
     A term not in the unit but in the chunk's title / section path / path / table header counts
     ``CONTEXT_CREDIT`` of its weight, elsewhere in the chunk ``CHUNK_CREDIT``.
+    ``bonus`` (by chunk id) is added to the ranking score only (e.g. the chunk's normalised
+    search score, which carries the corpus IDF that key-term coverage lacks).
     :returns: at most ``limit`` evidence units with at least one term in the unit itself.
     """
     if not matcher.terms:
@@ -145,8 +166,8 @@ def best_evidence(chunks: Sequence[Chunk], matcher: TermMatcher, limit: int = 5)
                                               (w * CHUNK_CREDIT if t in body else 0.0))
                       for t, w in zip(matcher.terms, matcher.weights, strict=True))
             cov = got / matcher.total
-            bonus = 0.02 if _NUM.search(unit) else 0.0
+            extra = (0.02 if _NUM.search(unit) else 0.0) + (bonus or {}).get(chunk.chunk_id, 0.0)
             ev = Evidence(chunk, unit, round(cov, 4), tuple(sorted(matched)), rank)
-            out.append((-(cov + bonus), rank, len(unit), ev))
+            out.append((-(cov + extra), rank, len(unit), ev))
     out.sort(key=lambda x: x[:3])
     return [e for *_, e in out[:limit]]

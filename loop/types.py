@@ -101,7 +101,7 @@ class LoopConfig:
     read_max_chars: int = 1_800
     snippet_chars: int = 160
     directory_max_docs: int = 20
-    min_coverage: float = 0.3
+    min_coverage: float = 0.4
 
     def __post_init__(self) -> None:
         if not 1 <= self.max_loops <= MAX_LOOPS_LIMIT:

@@ -10,7 +10,7 @@ best sentence / table row by key-term coverage (verified citation), or ``found=f
 from __future__ import annotations
 
 from loop.controller import LoopState
-from loop.evidence import best_evidence
+from loop.evidence import Evidence, best_evidence
 from loop.policies.base import Turn
 from loop.types import NOT_FOUND, ToolCall, ToolResult
 
@@ -22,9 +22,12 @@ _END = tuple("。！？.!?;；:：)")
 class OfflinePolicy:
     """Deterministic reading without an LLM.
 
-    :param max_reads: chunks to read before answering (bounded by the loop's ``max_loops``).
+    :param max_reads: chunks to read before answering (bounded by the loop's budgets).
+    :param per_turn: reads proposed in one turn (the controller runs up to 3 calls a turn).
+    :param term_search: also search the key terms alone (a second query in the first turn).
     :param max_citations: evidence units cited (from distinct chunks) when they cover nearly
         as much as the best one (within ``close``).
+    :param search_weight: weight of the chunk's normalised search score in evidence ranking.
     :param min_coverage: share of key-term weight the best evidence must cover to answer
         (default: the loop's ``LoopConfig.min_coverage``).
 
@@ -35,9 +38,13 @@ class OfflinePolicy:
 
     brain = "offline"
 
-    def __init__(self, max_reads: int = 4, min_coverage: float | None = None,
-                 max_citations: int = 3, close: float = 0.15) -> None:
+    def __init__(self, max_reads: int = 6, per_turn: int = 3, term_search: bool = True,
+                 min_coverage: float | None = None,
+                 max_citations: int = 3, close: float = 0.3, search_weight: float = 0.1) -> None:
         self.max_reads = max_reads
+        self.per_turn = per_turn
+        self.term_search = term_search
+        self.search_weight = search_weight
         self.max_citations = max_citations
         self.close = close
         self.min_coverage = min_coverage
@@ -54,56 +61,64 @@ class OfflinePolicy:
         return any(state.matcher.matched(c.context_text()) for c in state.ctx.seen.values())
 
     def _answer(self, state: LoopState) -> ToolCall:
-        ev = best_evidence(list(state.ctx.read.values()), state.matcher, limit=12)
+        hits = state.ctx.hits
+        top = max(hits.values(), default=0.0) or 1.0
+        bonus = {cid: self.search_weight * max(0.0, s) / top for cid, s in hits.items()}
+        m = state.matcher.known([c.context_text() for c in state.ctx.seen.values()])
+        ev = best_evidence(list(state.ctx.read.values()), m, limit=500, bonus=bonus)
         floor = state.ctx.config.min_coverage if self.min_coverage is None else self.min_coverage
         if not ev or ev[0].coverage < floor:
             return ToolCall("answer", {"response": NOT_FOUND, "found": False, "citations": []})
-        picked = [ev[0]]
-        for e in ev[1:]:
-            if (len(picked) < self.max_citations
-                    and all(e.chunk.chunk_id != p.chunk.chunk_id for p in picked)
-                    and e.coverage >= max(floor, ev[0].coverage - self.close)):
-                picked.append(e)
+        best_per_chunk: dict[str, Evidence] = {}
+        for e in ev:  # ranked: the first unit seen of a chunk is its best
+            best_per_chunk.setdefault(e.chunk.chunk_id, e)
+        picked = [e for e in best_per_chunk.values()
+                  if e.coverage >= max(floor, ev[0].coverage - self.close)][:self.max_citations]
         return ToolCall("answer", {
             "response": "\n".join(e.text for e in picked), "found": True,
             "citations": [{"chunk_id": e.chunk.chunk_id, "quote": e.text} for e in picked]})
 
     async def propose(self, state: LoopState) -> Turn:
-        """The next call, from what has been seen and read so far (no I/O)."""
-        return Turn(calls=[self._next(state)])
+        """The next calls (up to ``per_turn`` reads at once), from what has been seen and read
+        so far (no I/O)."""
+        return Turn(calls=self._next(state))
 
-    def _next(self, state: LoopState) -> ToolCall:
+    def _next(self, state: LoopState) -> list[ToolCall]:
         m, ctx = state.matcher, state.ctx
         if not m.terms:
-            return ToolCall("fallback_to_rag", {"reason": "no key terms in the question"})
+            return [ToolCall("fallback_to_rag", {"reason": "no key terms in the question"})]
         turns_left = ctx.config.max_loops - state.turn  # after this one
         if not self.searches:
             self.searches.append(state.question)
-            return ToolCall("search", {"query": state.question})
-        if not self._matches(state):
+            calls = [ToolCall("search", {"query": state.question})]
             alt = " ".join(m.terms)
-            if alt not in self.searches and turns_left >= 1:
+            if self.term_search and alt.replace(" ", "") != state.question.replace(" ", ""):
                 self.searches.append(alt)
-                return ToolCall("search", {"query": alt})
-            return ToolCall("fallback_to_rag", {"reason": "no key term matches any chunk"})
+                calls.append(ToolCall("search", {"query": alt}))
+            return calls
+        if not self._matches(state):
+            return [ToolCall("fallback_to_rag", {"reason": "no key term matches any chunk"})]
         if turns_left <= 0:
-            return self._answer(state)
+            return [self._answer(state)]
         best = best_evidence(list(ctx.read.values()), m, limit=1)
-        if best and best[0].coverage >= 0.999 and self.reads >= 1:
-            return self._answer(state)
-        if best and not self.paged and turns_left >= 1:
+        if best and best[0].coverage >= 0.999 and self.reads >= self.per_turn:
+            return [self._answer(state)]
+        calls: list[ToolCall] = []
+        if best and not self.paged:
             c = best[0].chunk
             tail = c.text.rstrip()
             runs_on = c.kind == "table" or "|" in best[0].text or not tail.endswith(_END)
             if runs_on and c.next_id and c.next_id not in ctx.read and best[0].coverage < 0.999:
                 self.paged = True
-                return ToolCall("next_chunk", {"chunk_id": c.chunk_id})
-        if self.reads < self.max_reads and turns_left >= 1:
-            ranked = sorted(
-                (cid for cid in ctx.seen if cid not in ctx.read),
-                key=lambda cid: (-round(m.coverage(ctx.seen[cid].context_text()), 1),
-                                 -ctx.hits.get(cid, 0.0)))
-            if ranked and m.matched(ctx.seen[ranked[0]].context_text()):
+                calls.append(ToolCall("next_chunk", {"chunk_id": c.chunk_id}))
+        ranked = sorted(
+            (cid for cid in ctx.seen if cid not in ctx.read),
+            key=lambda cid: (-round(m.coverage(ctx.seen[cid].context_text()), 1),
+                             -ctx.hits.get(cid, 0.0)))
+        for cid in ranked:
+            if len(calls) >= self.per_turn or self.reads >= self.max_reads:
+                break
+            if m.matched(ctx.seen[cid].context_text()):
                 self.reads += 1
-                return ToolCall("read", {"chunk_id": ranked[0]})
-        return self._answer(state)
+                calls.append(ToolCall("read", {"chunk_id": cid}))
+        return calls or [self._answer(state)]

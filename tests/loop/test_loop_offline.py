@@ -24,7 +24,8 @@ def test_offline_answers_case22_with_verified_citation(kb: KB):
     assert "电池保修一年" in res.answer
     (cit,) = res.citations
     assert (cit.path, cit.section_path[-1], cit.lines[0]) == ("warranty.md", "期限", 4)
-    assert [e.tool for e in events if e.kind == "tool"][:2] == ["search", "read"]
+    tools = [e.tool for e in events if e.kind == "tool"]
+    assert tools[0] == "search" and "read" in tools and tools[-1] == "answer"
     assert events[-1].tool == "answer" and res.llm_calls == 0 and res.tokens == 0
     assert all(e.elapsed_ms >= 0 for e in events)
 
