@@ -217,7 +217,9 @@ def _pack(sec: _Section, min_chars: int, max_chars: int, target: int) -> list[li
                 groups.append(cur)
                 cur, size, body = [], 0, 0
         elif u.kind == "heading":
-            pass
+            if size + u.size + 2 > max_chars:  # a run of headings (mis-detected body text)
+                groups.append(cur)
+                cur, size, body = [], 0, 0
         elif cur[-1].kind == "table" or size >= target or size + u.size + 2 > max_chars:
             groups.append(cur)
             cur, size, body = [], 0, 0
@@ -234,9 +236,8 @@ def _pack(sec: _Section, min_chars: int, max_chars: int, target: int) -> list[li
         if merged:
             p = merged[-1]
             small = _size(p) < min_chars or _size(g) < min_chars
-            if all(u.kind == "heading" for u in p) or (
-                small and _size(p) + _size(g) + 2 <= max_chars + min_chars
-            ):
+            fits = _size(p) + _size(g) + 2 <= max_chars + min_chars
+            if fits and (small or all(u.kind == "heading" for u in p)):
                 p.extend(g)
                 continue
         merged.append(g)
@@ -314,7 +315,11 @@ def chunk_document(
     # a heading-only group (a heading at the very end) joins the previous chunk
     groups: list[tuple[tuple[str, ...], list[_Unit]]] = []
     for path, g in raw:
-        if groups and all(u.kind == "heading" for u in g):
+        if (
+            groups
+            and all(u.kind == "heading" for u in g)
+            and _size(groups[-1][1]) + _size(g) + 2 <= max_chars + min_chars
+        ):
             groups[-1][1].extend(g)
             continue
         groups.append((path, g))

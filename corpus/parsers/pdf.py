@@ -21,8 +21,9 @@ Pipeline per document:
    count of the table closing the previous page continues it: its first row stays a data
    row, and a repeated header row is dropped (case 01).
 6. headings: ``get_toc()`` titles found on their page; else lines whose font is ≥ 1.15× the
-   body font (the character-weighted most common size), levels by size; plus numbered
-   headings (``Section 2.3 …``, ``Item 7.``, ``第一章``) on a line of their own.
+   body font (the character-weighted most common size, of the document and of the page),
+   levels by size; plus numbered headings (``Section 2.3 …``, ``Item 7.``, ``第一章``) on a
+   line of their own.
 7. no text at all: ``needs_ocr`` when the pages hold images, else ``no_text``.
 """
 
@@ -186,6 +187,9 @@ def _parse(path: Path, data: bytes, doc: pymupdf.Document) -> ParsedDocument:
             prev_table_open = -1
             continue
         tables = find_ruled_tables(page, lines[pi]) if has_ruling_grid(page) else []
+        # a page set wholly in a larger font (an exhibit appended to a 10-K) has no headings
+        # merely for being larger than the document's body font
+        page_body = max(body, body_size([plines]))
         emitted: set[int] = set()
         run: list[VLine] = []
         first_on_page = True
@@ -215,7 +219,7 @@ def _parse(path: Path, data: bytes, doc: pymupdf.Document) -> ParsedDocument:
                 continue
             first_on_page = False
             last_was_table = False
-            level = heading_level(v, body, size_levels, toc_titles)
+            level = heading_level(v, page_body, size_levels, toc_titles)
             if level:
                 _flush(run, blocks, pno, label)
                 blocks.append(

@@ -148,3 +148,13 @@ def test_table_with_an_over_long_header_is_split_by_lines_not_repeated() -> None
     chunks = chunk_document(_doc([table]), rel_path="x")
     assert sum("label label" in c.text for c in chunks) == 1
     assert all(len(c.text) <= 1500 for c in chunks)
+
+
+def test_a_run_of_headings_is_still_bounded() -> None:
+    """Body text mis-read as headings (a PDF exhibit in a larger font) must not pile up."""
+    blocks = [
+        _h(f"Line {i} of an exhibit set in a larger font than the body " * 2, 2, 1, i)
+        for i in range(1, 120)
+    ] + [_p("end.", 2, 1)]
+    chunks = chunk_document(_doc(blocks), rel_path="x")
+    assert len(chunks) > 5 and all(len(c.text) <= 1500 + 80 for c in chunks)
