@@ -120,6 +120,7 @@ class LoopAgent:
             for h in candidates:
                 seen.setdefault(h.chunk.path, DirectoryEntry(h.chunk.path, h.chunk.title))
             entries = list(seen.values())
+        entries.sort(key=lambda e: e.path)  # stable order: servers reuse the prompt prefix
         return entries, max(0, len(order) - limit)
 
     async def run_async(

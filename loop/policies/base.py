@@ -63,19 +63,22 @@ def first_prompt(question: str, *, directory: Sequence[DirectoryEntry] = (), mor
                  current_date: str | None = None, max_loops: int = 6) -> str:
     """The first user message (everything question-specific lives here, not in the system
     prompt). ``history`` items are ``{"role": "user"|"assistant", "content": str}``."""
-    parts = [f"Question: {question.strip()}"]
-    if current_date:
-        parts.append(f"Current date: {current_date}")
-    if history:
-        turns = [f"{h.get('role', 'user')}: {str(h.get('content', ''))[:500]}"
-                 for h in list(history)[-6:]]
-        parts.append("Conversation so far:\n" + "\n".join(turns))
+    # The directory comes first: it is the same for every question on a collection, so a
+    # server's prompt cache reuses system prompt + directory; question-specific text follows.
+    parts = []
     if directory:
         lines = [f"- {d.path}" + (f" \"{d.title}\"" if d.title and d.title not in d.path else "")
                  + (": " + "; ".join(d.sections[:8]) if d.sections else "") for d in directory]
         if more_docs:
             lines.append(f"(+{more_docs} more documents: use search)")
         parts.append("Documents in this collection:\n" + "\n".join(lines))
+    parts.append(f"Question: {question.strip()}")
+    if current_date:
+        parts.append(f"Current date: {current_date}")
+    if history:
+        turns = [f"{h.get('role', 'user')}: {str(h.get('content', ''))[:500]}"
+                 for h in list(history)[-6:]]
+        parts.append("Conversation so far:\n" + "\n".join(turns))
     if candidates:
         parts.append("Candidates from the fast search path:\n"
                      + "\n".join(_hit_line(i, h, question) for i, h in enumerate(candidates, 1)))
