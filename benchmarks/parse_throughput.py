@@ -66,6 +66,7 @@ def main() -> int:
     tok = None if args.no_tokenize else _tokenizer()
     cpu = {"parse": 0.0, "chunk": 0.0, "tokenize": 0.0}
     pages = chunks = tables = 0
+    sizes: list[int] = []
     wall0 = time.perf_counter()
     for pdf in pdfs:
         t = time.process_time()
@@ -82,12 +83,18 @@ def main() -> int:
         cpu["tokenize"] += t3 - t2
         pages += doc.page_count
         chunks += len(cs)
+        sizes.extend(len(c.text) for c in cs)
         tables += sum(b.kind == "table" for b in doc.blocks)
     wall = time.perf_counter() - wall0
     total = sum(cpu.values())
     print(
         f"FinanceBench PDFs: {len(pdfs)}, pages: {pages}, chunks: {chunks}, "
         f"Markdown tables: {tables}, pages that ran find_tables: {calls['find_tables']}"
+    )
+    sizes.sort()
+    print(
+        f"chunk chars: median {sizes[len(sizes) // 2]}, max {sizes[-1]}, "
+        f"< 80: {sum(n < 80 for n in sizes)}, > 1580: {sum(n > 1580 for n in sizes)}"
     )
     for k, v in cpu.items():
         if k == "tokenize" and tok is None:
