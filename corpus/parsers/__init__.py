@@ -64,12 +64,8 @@ def _parser(kind: str) -> Callable[[Path, bytes], ParsedDocument]:
     return parse_html
 
 
-def parse_bytes(path: Path, data: bytes) -> ParsedDocument:
-    """Parse ``data`` as the file ``path`` names (suffix decides the format).
-
-    :raises ParseError: ``unsupported_type``, ``empty_file`` or the parser's own codes;
-        an unexpected library failure becomes ``corrupt`` with the cause chained.
-    """
+def _kind(path: Path) -> str:
+    """The parser kind for ``path``'s suffix; ``unsupported_type`` for any other suffix."""
     kind = SUPPORTED_SUFFIXES.get(path.suffix.lower())
     if kind is None:
         raise ParseError(
@@ -77,6 +73,16 @@ def parse_bytes(path: Path, data: bytes) -> ParsedDocument:
             f"{path}: unsupported file type {path.suffix or '(no suffix)'!r}; supported: "
             + " ".join(sorted(SUPPORTED_SUFFIXES)),
         )
+    return kind
+
+
+def parse_bytes(path: Path, data: bytes) -> ParsedDocument:
+    """Parse ``data`` as the file ``path`` names (suffix decides the format).
+
+    :raises ParseError: ``unsupported_type``, ``empty_file`` or the parser's own codes;
+        an unexpected library failure becomes ``corrupt`` with the cause chained.
+    """
+    kind = _kind(path)
     if not data:
         raise ParseError("empty_file", f"{path}: the file has zero bytes")
     try:
@@ -101,6 +107,5 @@ def parse_file(path: Path) -> ParsedDocument:
         ``decompression_limit``, ``undecodable``, ``no_text``.
     """
     path = Path(path)
-    if path.suffix.lower() not in SUPPORTED_SUFFIXES:
-        return parse_bytes(path, b"x")  # raises unsupported_type without reading the file
+    _kind(path)  # unsupported_type before reading anything
     return parse_bytes(path, read_bytes(path))
