@@ -15,15 +15,18 @@ What this does and does not exercise (no Qdrant server can run on this machine):
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from subprocess import Popen
 
+import dockerfile
 import httpx
 import pytest
-from gateway_process import free_port, start_gateway, stop_gateway, wait_healthy
+from gateway_process import REPO, free_port, start_gateway, stop_gateway, wait_healthy
 
 pytestmark = pytest.mark.integration
 
@@ -94,6 +97,17 @@ def test_two_processes_share_cache_and_route_log(
     assert "waiting for Redis at" in log_a.read_text(errors="replace")  # prestart ran first
     ready = httpx.get(f"{a}/readyz", timeout=10).json()
     assert ready["checks"]["redis"]["status"] == "ok", ready
+    # the image's HEALTHCHECK command, pointed at this process's port, passes
+    health = [
+        c
+        for c in dockerfile.parse_file(str(REPO / "deploy/Dockerfile"))
+        if c.cmd.upper() == "HEALTHCHECK"
+    ]
+    argv = [
+        arg.replace("127.0.0.1:8000", a.removeprefix("http://")) for arg in health[-1].value[1:]
+    ]
+    assert argv[0] == "python"
+    assert subprocess.run([sys.executable, *argv[1:]], timeout=30).returncode == 0
     for url in (a, b):
         _ingest(url)
     question = {"question": "How long is the warranty of the Pump X200?"}
