@@ -1,74 +1,20 @@
 """Citation checking for the LoopAgent (DESIGN.md "Key contracts": a citation whose quote is not
 in the cited chunk, or whose chunk the agent never read, is dropped and counted — never shown).
 
-The verbatim check with page/line mapping is engineer A's ``corpus.citations.make_citation``;
-until that module exists in the tree, :func:`_bridge_make_citation` (whitespace-normalised
-containment + ``line_map`` lookup) stands in, so the loop runs; it is used only on ImportError.
+The verbatim check with page/line mapping is ``corpus.citations.make_citation`` (engineer A;
+re-exported here); this module adds the loop's rule: only chunks read in this loop count.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from corpus.citations import make_citation
 from corpus.types import Chunk, Citation
 
 __all__ = ["CitationCheck", "check_citations", "make_citation"]
-
-_WS = re.compile(r"\s+")
-
-
-def _bridge_make_citation(chunk: Chunk, quote: str) -> Citation | None:
-    """Stand-in for ``corpus.citations.make_citation`` (see module docstring)."""
-    q = _WS.sub(" ", quote).strip()
-    if len(q) < 2:
-        return None
-    # normalised text with a map from normalised offset -> original offset
-    norm_chars: list[str] = []
-    orig_idx: list[int] = []
-    prev_space = True
-    for i, ch in enumerate(chunk.text):
-        if ch.isspace():
-            if not prev_space:
-                norm_chars.append(" ")
-                orig_idx.append(i)
-            prev_space = True
-        else:
-            norm_chars.append(ch)
-            orig_idx.append(i)
-            prev_space = False
-    pos = "".join(norm_chars).find(q)
-    if pos < 0:
-        return None
-    start, end = orig_idx[pos], orig_idx[pos + len(q) - 1]
-
-    def where(off: int) -> tuple[int, int]:
-        page, line = chunk.page_start, chunk.line_start
-        for o, p, ln in chunk.line_map:
-            if o > off:
-                break
-            page, line = p, ln
-        if not chunk.line_map:
-            line = chunk.line_start + chunk.text.count("\n", 0, off)
-        return page, line
-
-    p0, l0 = where(start)
-    p1, l1 = where(end)
-    return Citation(chunk.chunk_id, chunk.path, chunk.section_path, p0, (l0, l1), q,
-                    page_end=p1, doc_id=chunk.doc_id)
-
-
-def _load() -> Callable[[Chunk, str], Citation | None]:
-    try:
-        from corpus.citations import make_citation as real  # engineer A
-    except ImportError:
-        return _bridge_make_citation
-    return real  # type: ignore[no-any-return]
-
-
-make_citation: Callable[[Chunk, str], Citation | None] = _load()
 
 
 @dataclass(slots=True)
