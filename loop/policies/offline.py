@@ -90,12 +90,12 @@ class OfflinePolicy:
         turns_left = ctx.config.max_loops - state.turn  # after this one
         if not self.searches:
             self.searches.append(state.question)
-            calls = [ToolCall("search", {"query": state.question})]
+            searches = [ToolCall("search", {"query": state.question})]
             alt = " ".join(m.terms)
             if self.term_search and alt.replace(" ", "") != state.question.replace(" ", ""):
                 self.searches.append(alt)
-                calls.append(ToolCall("search", {"query": alt}))
-            return calls
+                searches.append(ToolCall("search", {"query": alt}))
+            return searches
         if not self._matches(state):
             return [ToolCall("fallback_to_rag", {"reason": "no key term matches any chunk"})]
         if turns_left <= 0:
