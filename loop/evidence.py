@@ -14,7 +14,9 @@ from typing import Any
 
 from corpus.types import Chunk
 
-__all__ = ["Evidence", "TermMatcher", "best_evidence", "split_units", "term_weight"]
+__all__ = [
+    "Evidence", "TermMatcher", "asks_quantity", "best_evidence", "split_units", "term_weight",
+]
 
 _SENT = re.compile(r"[^。！？；!?;\n]+(?:[。！？；!?;]|$)|[^\n]+", re.M)
 _EN_SENT = re.compile(r"(?<=[a-z0-9\)][.!?])\s+(?=[A-Z])")
@@ -44,6 +46,15 @@ def term_weight(term: str) -> float:
     """Weight of a key term: CJK characters count 2, digits 2, others 1, capped at 8."""
     w = sum(2 if (_CJK.match(ch) or ch.isdigit()) else 1 for ch in term)
     return float(min(8, max(1, w)))
+
+
+_QUANTITY = re.compile(r"多少|几|多久|多长|多大|多高|多重|哪天|哪年|how (many|much|long|old)|"
+                       r"what (percentage|number|amount|year|date)|\b(rate|ratio|percent)", re.I)
+
+
+def asks_quantity(question: str) -> bool:
+    """True when the question asks for a number, amount, date or duration."""
+    return bool(_QUANTITY.search(question))
 
 
 def _join_lines(lines: list[str]) -> str:
@@ -142,13 +153,16 @@ class TermMatcher:
 
 
 def best_evidence(chunks: Sequence[Chunk], matcher: TermMatcher, limit: int = 5,
-                  bonus: Mapping[str, float] | None = None) -> list[Evidence]:
+                  bonus: Mapping[str, float] | None = None,
+                  number_bonus: float = 0.02) -> list[Evidence]:
     """Units of ``chunks`` ranked by key-term coverage (ties: earlier chunk, shorter unit).
 
     A term not in the unit but in the chunk's title / section path / path / table header counts
     ``CONTEXT_CREDIT`` of its weight, elsewhere in the chunk ``CHUNK_CREDIT``.
-    ``bonus`` (by chunk id) is added to the ranking score only (e.g. the chunk's normalised
-    search score, which carries the corpus IDF that key-term coverage lacks).
+    ``number_bonus`` is added for units holding a digit (larger for questions asking for a
+    quantity, see :func:`asks_quantity`). ``bonus`` (by chunk id) is added to the ranking
+    score only (e.g. the chunk's normalised search score, which carries the corpus IDF that
+    key-term coverage lacks).
     :returns: at most ``limit`` evidence units with at least one term in the unit itself.
     """
     if not matcher.terms:
@@ -166,7 +180,8 @@ def best_evidence(chunks: Sequence[Chunk], matcher: TermMatcher, limit: int = 5,
                                               (w * CHUNK_CREDIT if t in body else 0.0))
                       for t, w in zip(matcher.terms, matcher.weights, strict=True))
             cov = got / matcher.total
-            extra = (0.02 if _NUM.search(unit) else 0.0) + (bonus or {}).get(chunk.chunk_id, 0.0)
+            extra = ((number_bonus if _NUM.search(unit) else 0.0)
+                     + (bonus or {}).get(chunk.chunk_id, 0.0))
             ev = Evidence(chunk, unit, round(cov, 4), tuple(sorted(matched)), rank)
             out.append((-(cov + extra), rank, len(unit), ev))
     out.sort(key=lambda x: x[:3])

@@ -10,7 +10,7 @@ best sentence / table row by key-term coverage (verified citation), or ``found=f
 from __future__ import annotations
 
 from loop.controller import LoopState
-from loop.evidence import Evidence, best_evidence
+from loop.evidence import Evidence, asks_quantity, best_evidence
 from loop.policies.base import Turn
 from loop.types import NOT_FOUND, ToolCall, ToolResult
 
@@ -27,6 +27,8 @@ class OfflinePolicy:
     :param term_search: also search the key terms alone (a second query in the first turn).
     :param max_citations: evidence units cited (from distinct chunks) when they cover nearly
         as much as the best one (within ``close``).
+    :param quantity_bonus: ranking bonus of units holding a digit when the question asks for
+        a quantity (多少, how many …).
     :param search_weight: weight of the chunk's normalised search score in evidence ranking.
     :param min_coverage: share of key-term weight the best evidence must cover to answer
         (default: the loop's ``LoopConfig.min_coverage``).
@@ -40,11 +42,13 @@ class OfflinePolicy:
 
     def __init__(self, max_reads: int = 6, per_turn: int = 3, term_search: bool = True,
                  min_coverage: float | None = None,
-                 max_citations: int = 3, close: float = 0.3, search_weight: float = 0.1) -> None:
+                 max_citations: int = 3, close: float = 0.3, search_weight: float = 0.1,
+                 quantity_bonus: float = 0.2) -> None:
         self.max_reads = max_reads
         self.per_turn = per_turn
         self.term_search = term_search
         self.search_weight = search_weight
+        self.quantity_bonus = quantity_bonus
         self.max_citations = max_citations
         self.close = close
         self.min_coverage = min_coverage
@@ -65,7 +69,9 @@ class OfflinePolicy:
         top = max(hits.values(), default=0.0) or 1.0
         bonus = {cid: self.search_weight * max(0.0, s) / top for cid, s in hits.items()}
         m = state.matcher.known([c.context_text() for c in state.ctx.seen.values()])
-        ev = best_evidence(list(state.ctx.read.values()), m, limit=500, bonus=bonus)
+        nb = self.quantity_bonus if asks_quantity(state.question) else 0.02
+        ev = best_evidence(list(state.ctx.read.values()), m, limit=500, bonus=bonus,
+                           number_bonus=nb)
         floor = state.ctx.config.min_coverage if self.min_coverage is None else self.min_coverage
         if not ev or ev[0].coverage < floor:
             return ToolCall("answer", {"response": NOT_FOUND, "found": False, "citations": []})
