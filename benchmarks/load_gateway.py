@@ -107,14 +107,19 @@ def ingest_case12(base: str) -> None:
         time.sleep(0.1)
 
 
-def eval_questions(limit: int) -> list[str]:
-    """Questions of the evaluation sets (English and Chinese), interleaved."""
+def eval_questions(limit: int, datasets: list[str] | None = None) -> list[str]:
+    """Questions of the evaluation sets (English and Chinese), interleaved; ``datasets`` keeps
+    those whose ``source_dataset`` contains one of the given names (case-insensitive)."""
     out: list[list[str]] = []
+    wanted = [d.lower() for d in datasets or ()]
     for lang in ("en", "zh"):
         path = SHARED / "eval" / lang / "questions.jsonl"
         if path.exists():
-            out.append([json.loads(line)["question"] for line in
-                        path.read_text(encoding="utf-8").splitlines() if line.strip()])
+            rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+                    if line.strip()]
+            out.append([r["question"] for r in rows if not wanted
+                        or any(w in str(r.get("source_dataset", "")).lower() for w in wanted)])
+    out = [o for o in out if o]
     mixed = [q for pair in zip(*out, strict=False) for q in pair] if len(out) == 2 else sum(out, [])
     return mixed[:limit] or ["标准配送要几天？", "退货期限是几天？", "仓库周六开门吗？"]
 
@@ -217,6 +222,7 @@ def main() -> None:
     ap.add_argument("--connections", type=int, default=16)
     ap.add_argument("--questions", type=int, default=200, help="distinct RAG-path questions")
     ap.add_argument("--httpx", action="store_true", help="use the httpx generator even with wrk")
+    ap.add_argument("--datasets", nargs="*", help="only questions of these source datasets")
     ap.add_argument("--skip-rag", action="store_true")
     args = ap.parse_args()
     model = args.embed_model if Path(args.embed_model, "model_int8.onnx").exists() else None
@@ -232,7 +238,7 @@ def main() -> None:
                   f"{'e5-small' if model else 'none (keyword-only)'}  cache "
                   f"{'redis' if args.redis else 'in-process'}  cores {os.cpu_count()}  "
                   f"load avg {os.getloadavg()[0]:.1f}")
-            hit = {"question": eval_questions(1)[0] if args.index else "标准配送要几天？",
+            hit = {"question": eval_questions(1, args.datasets)[0] if args.index else "标准配送要几天？",
                    "collection": args.collection}
             first = httpx.post(f"{base}/v1/query", json=hit, timeout=120).json()
             again = httpx.post(f"{base}/v1/query", json=hit, timeout=120).json()
@@ -241,7 +247,8 @@ def main() -> None:
                   f"{first['route']['final_path']})")
             run_phase("cache-hit", base, [hit], args, args.requests, proc.pid)
             if not args.skip_rag:
-                qs = eval_questions(args.questions) if args.index else eval_questions(0)
+                qs = (eval_questions(args.questions, args.datasets) if args.index
+                      else eval_questions(0))
                 bodies = [{"question": q, "collection": args.collection, "mode": "rag",
                            "use_cache": False} for q in qs]
                 for b in bodies[:3]:
