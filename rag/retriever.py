@@ -149,14 +149,6 @@ class HybridRetriever:
             first.append(
                 Step("embed", partial(self.embedder.embed_query, question), cfg.embed_timeout_s)
             )
-        if want_kw and not server:
-            first.append(
-                Step(
-                    "keyword_search",
-                    partial(self.store.keyword_search, collection, sparse, prefetch, flt),
-                    cfg.search_timeout_s,
-                )
-            )
         got = _by_name((yield first) if first else [], timings, flags)
 
         vector = got["embed"].value if "embed" in got and got["embed"].ok else None
@@ -194,7 +186,17 @@ class HybridRetriever:
                     cfg.search_timeout_s,
                 )
             )
+        if want_kw and not server:  # the keyword query runs beside the dense query
+            second.append(
+                Step(
+                    "keyword_search",
+                    partial(self.store.keyword_search, collection, sparse, prefetch, flt),
+                    cfg.search_timeout_s,
+                )
+            )
+        t = time.perf_counter()
         got.update(_by_name((yield second) if second else [], timings, flags))
+        timings["search"] = _ms(t)  # wall time of the index queries (run side by side)
 
         dense = _hits(got.get("dense_search"))
         keyword = _hits(got.get("keyword_search"))

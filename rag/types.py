@@ -197,8 +197,9 @@ class Retrieval:
     :param items: up to top-k result items, best first.
     :param confidence: calibrated confidence and its features.
     :param mode: ``hybrid``, ``dense`` or ``keyword`` — what actually ran.
-    :param timings_ms: milliseconds per stage (``embed``, ``dense_search``, ``keyword_search``,
-        ``hybrid_search``, ``fuse``, ``total``).
+    :param timings_ms: milliseconds per stage (``tokenize``, ``embed``, ``dense_search``,
+        ``keyword_search``, ``hybrid_search``, ``search`` = wall time of the index queries run
+        side by side, ``fuse`` = fusion + confidence, ``total``).
     :param flags: what went wrong or was degraded (``keyword_only``, ``embed_timeout``,
         ``dense_search_timeout``, ``keyword_search_error`` …); empty when all ran.
     :param filter: the restriction applied, if any.
