@@ -25,6 +25,7 @@ import itertools
 import json
 import sys
 import time
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -248,6 +249,28 @@ def main() -> None:
             hit = any(location_hits_gold(r["q"], c) for it in got.items for c in it.chunks)
             diff += hit != res["hit@5"]
         print(f"HybridRetriever.run disagreements with the offline fusion: {diff}")
+    if args.compare_server:
+        from dataclasses import replace
+
+        from rag.retriever import HybridRetriever
+
+        server = HybridRetriever(
+            retriever.store,
+            retriever.tokenizer,
+            retriever.embedder,
+            config=replace(retriever.config, fusion="server", rrf_k=cfg["rrf_k"]),
+        )
+        per: dict[str, list[bool]] = defaultdict(list)
+        for r in rows:
+            got = server.run(r["text"], args.collection)
+            hit = any(location_hits_gold(r["q"], c) for it in got.items for c in it.chunks)
+            per[r["q"].source_dataset].append(hit)
+            per["ALL " + _lang(r["q"])].append(hit)
+            per["ALL"].append(hit)
+        for name, hits in per.items():
+            print(
+                f"server-side RRF hit@5 {name}: {100 * sum(hits) / len(hits):.1f} (n={len(hits)})"
+            )
     if args.out:
         with args.out.open("w", encoding="utf-8") as fh:
             for r in hyb:
