@@ -111,45 +111,23 @@ class Components:
 
 
 def _open_store(settings: Settings) -> Any:
-    """The chunk store from settings (``gateway.components.open_store`` when present)."""
-    try:
-        from gateway.components import open_store
-    except ImportError:
-        from corpus.qdrant_store import QdrantChunkStore
+    """The chunk store from settings (``gateway.components.open_store``)."""
+    from gateway.components import open_store
 
-        if settings.qdrant_url:
-            key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
-            return QdrantChunkStore.server(settings.qdrant_url, key)
-        root = settings.data_dir / "qdrant"
-        root.mkdir(parents=True, exist_ok=True)
-        return QdrantChunkStore.embedded(root)
     return open_store(settings)
 
 
 def _tokenizer() -> Any:
-    try:
-        from gateway.components import get_tokenizer
-    except ImportError:
-        from corpus.tokenizer import Tokenizer
+    from gateway.components import get_tokenizer
 
-        return Tokenizer()
     return get_tokenizer()
 
 
 def _embedder(settings: Settings) -> Any:
     """The dense embedder, or ``None`` (keyword-only) when no model can be loaded."""
-    try:
-        from gateway.components import get_embedder
-    except ImportError:
-        get_embedder = None
-    if get_embedder is not None:
-        return get_embedder(settings)
-    if settings.embed_model_path is None:
-        return None
-    from rag.embedder import FastEmbedEmbedder
+    from gateway.components import get_embedder
 
-    return FastEmbedEmbedder(model=settings.embed_model, model_path=settings.embed_model_path,
-                             threads=settings.embed_threads)
+    return get_embedder(settings)
 
 
 def build_components(settings: Settings) -> Components:

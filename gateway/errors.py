@@ -143,11 +143,9 @@ def status_of(exc: BaseException) -> tuple[int, str]:
         return 400, "bad_request"
     if isinstance(exc, StoreError):
         return 503, "data_dir_locked" if is_lock_error(exc) else "store_unavailable"
-    try:
-        from rag.errors import CollectionMismatchError
-    except ImportError:  # pragma: no cover - rag always ships with the gateway
-        CollectionMismatchError = ()  # type: ignore[assignment,misc]  # noqa: N806
-    if CollectionMismatchError and isinstance(exc, CollectionMismatchError):
+    from rag.errors import CollectionMismatchError
+
+    if isinstance(exc, CollectionMismatchError):
         return 409, "collection_mismatch"
     return 500, "internal"
 

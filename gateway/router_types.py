@@ -117,9 +117,10 @@ class QueryResult:
                 c["bbox"] = tuple(c["bbox"])
             names = Citation.__dataclass_fields__.keys()
             cites.append(Citation(**{k: v for k, v in c.items() if k in names}))
-        payload = {"answer": str(data.get("answer", "")), "citations": list(data.get("citations") or ()),
-                   "found": bool(data.get("found"))}
-        return cls(payload["answer"], cites, payload["found"], {}, cached=True, payload=payload)
+        answer, found = str(data.get("answer", "")), bool(data.get("found"))
+        payload: dict[str, Any] = {"answer": answer, "citations": list(data.get("citations") or ()),
+                                   "found": found}
+        return cls(answer, cites, found, {}, cached=True, payload=payload)
 
 
 class RagBackend(Protocol):
@@ -170,5 +171,5 @@ class AnswerCache(Protocol):
 class RouteSink(Protocol):
     """Receives each finished route record (route log and metrics)."""
 
-    async def record(self, record: dict[str, Any]) -> None:
-        """Append ``record``; must not raise for a full or slow log."""
+    async def record(self, record: dict[str, Any]) -> Any:
+        """Append ``record`` (the result is ignored); must not raise for a full or slow log."""

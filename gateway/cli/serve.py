@@ -9,7 +9,7 @@ with a clear message when one does). With a Qdrant server, ``--workers N`` runs 
 from __future__ import annotations
 
 import importlib.util
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -57,7 +57,7 @@ def serve_command(
         if problem:
             typer.echo(f"error: {problem}", err=True)
             raise typer.Exit(1)
-    options = {
+    options: dict[str, Any] = {
         "host": host or s.host,
         "port": port or s.port,
         "log_level": log_level,

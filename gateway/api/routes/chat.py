@@ -85,8 +85,9 @@ def _to_query(req: ChatRequest) -> QueryRequest:
     history = [{"role": m.role if m.role in ("user", "assistant") else "system",
                 "content": _text(m.content)[:4000]}
                for m in req.messages[:last] if m.role in ("user", "assistant")]
-    return QueryRequest(question=_text(req.messages[last].content)[:4000], mode=mode,
-                        collection=req.collection, history=history)  # type: ignore[arg-type]
+    return QueryRequest.model_validate({
+        "question": _text(req.messages[last].content)[:4000], "mode": mode,
+        "collection": req.collection, "history": history})
 
 
 def _completion(req: ChatRequest, body: dict[str, Any]) -> dict[str, Any]:
