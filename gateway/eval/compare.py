@@ -85,13 +85,19 @@ def render_comparison(diff: dict[str, Any], console: Any = None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = console or Console()
+    from gateway.eval.report import short_name
 
-    def fmt(value: Any, kind: str, signed: bool = False) -> str:
+    if console is None:
+        console = Console()
+        if not console.is_terminal:
+            console = Console(width=max(console.width, 160))
+
+    def fmt(value: Any, kind: str, signed: bool = False, key: str = "") -> str:
         if value is None:
             return "–"
         v = value * 100 if kind == "rate" and not signed else value
-        return f"{v:+,.1f}" if signed else f"{v:,.1f}"
+        digits = 3 if key == "confidence_auroc" else 1
+        return f"{v:+,.{digits}f}" if signed else f"{v:,.{digits}f}"
 
     top = Table(
         title=f"ALL: A={diff['a_mode']} → B={diff['b_mode']} (Δ = B − A; rates in %, Δ in points)"
@@ -100,7 +106,12 @@ def render_comparison(diff: dict[str, Any], console: Any = None) -> None:
         top.add_column(col, justify="left" if col == "figure" else "right")
     for key, kind in FIGURES:
         c = diff["all"][key]
-        top.add_row(key, fmt(c["a"], kind), fmt(c["b"], kind), fmt(c["delta"], kind, True))
+        top.add_row(
+            key,
+            fmt(c["a"], kind, key=key),
+            fmt(c["b"], kind, key=key),
+            fmt(c["delta"], kind, True, key),
+        )
     console.print(top)
     keys = [(k, kind) for k, kind in FIGURES if k not in ("n", "tokens", "llm_calls")]
     grid = Table(title="Δ (B − A) per dataset and language")
@@ -111,6 +122,8 @@ def render_comparison(diff: dict[str, Any], console: Any = None) -> None:
     for level in ("by_dataset", "by_lang"):
         for name, g in diff[level].items():
             grid.add_row(
-                name, str(g["n"]["b"]), *(fmt(g[k]["delta"], kind, True) for k, kind in keys)
+                short_name(name),
+                str(g["n"]["b"]),
+                *(fmt(g[k]["delta"], kind, True, k) for k, kind in keys),
             )
     console.print(grid)
