@@ -185,6 +185,11 @@ def main() -> None:
         "--check", action="store_true", help="also run HybridRetriever.run per question"
     )
     ap.add_argument(
+        "--compare-server",
+        action="store_true",
+        help="also score fusion inside Qdrant (one query, RRF prefetches) per dataset",
+    )
+    ap.add_argument(
         "--only-ingested",
         action="store_true",
         help="score only questions whose gold documents are in the collection (partial index)",
