@@ -43,7 +43,10 @@ def running_lines(
         for v in edge:
             if v.min_size >= body * 1.15 or norm_title(v.text) in toc_titles:
                 continue
-            if v.bbox[3] <= h * _MARGIN or v.bbox[1] >= h * (1 - _MARGIN):
+            # the first/last line of a page counts wherever it sits: HTML-to-PDF 10-Ks put
+            # "2021 FORM 10-K 24" right under the last paragraph, mid-page
+            in_margin = v.bbox[3] <= h * _MARGIN or v.bbox[1] >= h * (1 - _MARGIN)
+            if in_margin or v is lines[0] or v is lines[-1]:
                 cands.append((pi, v, _DIGITS.sub("#", " ".join(v.text.lower().split()))))
     pages_with: dict[str, set[int]] = {}
     for pi, _v, key in cands:

@@ -10,9 +10,10 @@ Pipeline per document:
    (case 04). Line ``n`` of a page is its n-th visible text line top to bottom, running
    header and footer included, so a person counting lines on the printed page agrees.
 3. running headers/footers: a line among the first/last three of a page, in the top/bottom
-   12 % of the page, whose text with digits masked repeats on at least two pages and 20 % of
-   them (``第 1 页 / 共 2 页`` = ``第 2 页 / 共 2 页``); bare page numbers opening or closing a
-   page. Both are dropped from the text (case 01).
+   12 % of the page (or the page's very first/last line, wherever it sits), whose text with
+   digits masked repeats on at least two pages and 20 % of them (``第 1 页 / 共 2 页`` =
+   ``第 2 页 / 共 2 页``); bare page numbers opening or closing a page. Both are dropped
+   from the text (case 01).
 4. table-of-contents pages (six or more lines ending in ascending small page numbers, at
    least 40 % of the page): kept out of the chunks; the outline comes from ``get_toc()`` or
    the headings.

@@ -156,3 +156,12 @@ def test_degenerate_grids_stay_text(
     text = "\n".join(c.text for c in chunks)
     assert must in text.split("\n")
     assert sum(len(c.text) for c in chunks) < 2 * len(pdf.read_bytes())  # nothing repeated
+
+
+def test_mid_page_running_footer_is_removed(eval_dir: Path, tmp_path: Path) -> None:
+    """Nike's 10-K prints ``2021 FORM 10-K 24`` right under the last paragraph, mid-page."""
+    pdf = _pages(eval_dir / "en/docs/financebench/NIKE_2021_10K.pdf", 26, 28, tmp_path / "n.pdf")
+    chunks = chunk_document(parse_file(pdf), rel_path="n.pdf")
+    text = "\n".join(c.text for c in chunks)
+    assert "FORM 10-K 2" not in text and "Table of Contents" not in text
+    assert "ITEM 4. MINE SAFETY DISCLOSURES" in text
