@@ -229,6 +229,8 @@ def _figures(
     lat.update_layout(
         title="Latency distribution by final route (ms, log scale)",
         yaxis_type="log",
+        yaxis_dtick=1,
+        yaxis_tickformat=",.0f",
         yaxis_title="ms",
         showlegend=False,
     )
