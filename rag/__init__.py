@@ -24,7 +24,13 @@ from rag.errors import (
     EmbedderUnavailable,
     RetrievalError,
 )
-from rag.extractive import NOT_FOUND_TEXT, evidence_units, extract_answer, score_unit
+from rag.extractive import (
+    NOT_FOUND_TEXT,
+    display_text,
+    evidence_units,
+    extract_answer,
+    score_unit,
+)
 from rag.fusion import document_priors, fuse, merge_adjacent, title_match
 from rag.pipeline import RagPipeline
 from rag.retriever import HybridRetriever, resolve_filter
@@ -76,6 +82,7 @@ __all__ = [
     "auroc",
     "check_collection",
     "compute_features",
+    "display_text",
     "document_priors",
     "drive_async",
     "drive_sync",

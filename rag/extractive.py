@@ -20,10 +20,20 @@ from collections.abc import Callable, Sequence
 from corpus.types import Chunk, Citation
 from rag.types import Evidence, Retrieval
 
-__all__ = ["NOT_FOUND_TEXT", "evidence_units", "extract_answer", "score_unit"]
+__all__ = ["NOT_FOUND_TEXT", "display_text", "evidence_units", "extract_answer", "score_unit"]
 
 NOT_FOUND_TEXT = "Not found: the documents retrieved do not answer this confidently."
-_SENT = re.compile(r"(?<=[.!?。！？；;])\s+|(?<=[。！？；])|\n+")
+# Sentence ends, blank lines, and line starts that open a list item, heading or clause; a single
+# line break (a PDF's hard wrap) stays inside the sentence.
+_SENT = re.compile(
+    r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n\s*\n\s*"
+    r"|\n(?=\s*(?:[-*•#]|\d{1,3}[.)、]\s|第[一二三四五六七八九十百零〇\d]{1,6}[条章节款]))"
+)
+_OPEN_END = re.compile(r"(?:[，、：,:（(]|[^\W\d_])$")
+_ITEM_START = re.compile(
+    r"\s*(?:[-*•#|]|\d{1,3}[.)、]\s|第[一二三四五六七八九十百零〇\d]{1,6}[条章节款])"
+)
+_WRAP = re.compile(r"(\S)[ \t]*\n\s*(\S)")
 _TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}")
 _DIGIT = re.compile(r"\d")
 _MIN_UNIT = 12
@@ -60,12 +70,47 @@ def evidence_units(chunk: Chunk) -> list[str]:
 
 
 def _sentences(text: str) -> list[str]:
+    """Sentences of ``text`` as verbatim substrings (line breaks inside kept). A piece that ends
+    mid-sentence (after ``，、：,:`` or a word, as a PDF line break between paragraphs leaves
+    it) joins the next one; a run-on longer than ``_MAX_UNIT`` falls back to its lines."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for m in _SENT.finditer(text):
+        if m.start() > pos:
+            spans.append((pos, m.start()))
+        pos = m.end()
+    if pos < len(text):
+        spans.append((pos, len(text)))
+    merged: list[tuple[int, int]] = []
+    for a, b in spans:
+        if (
+            merged
+            and _OPEN_END.search(text[merged[-1][0] : merged[-1][1]].rstrip())
+            and not (_ITEM_START.match(text[a:b]))
+        ):
+            merged[-1] = (merged[-1][0], b)
+        else:
+            merged.append((a, b))
     out = []
-    for part in _SENT.split(text):
-        s = part.strip()
-        if len(s) >= _MIN_UNIT or (s and not s.isascii() and len(s) >= 6):
-            out.append(s[:_MAX_UNIT])
+    for a, b in merged:
+        s = text[a:b].strip()
+        pieces = [ln.strip() for ln in s.splitlines()] if len(s) > _MAX_UNIT else [s]
+        for p in pieces:
+            if len(p) >= _MIN_UNIT or (p and not p.isascii() and len(p) >= 6):
+                out.append(p[:_MAX_UNIT])
     return out
+
+
+def display_text(quote: str) -> str:
+    """A quote on one line: line breaks dropped between CJK characters, else one space."""
+    return _WRAP.sub(
+        lambda m: m.group(1) + ("" if _is_cjk_pair(m.group(1), m.group(2)) else " ") + m.group(2),
+        quote,
+    )
+
+
+def _is_cjk_pair(a: str, b: str) -> bool:
+    return ord(a) > 0x2E7F and ord(b) > 0x2E7F
 
 
 def score_unit(

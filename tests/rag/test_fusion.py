@@ -90,3 +90,17 @@ def test_title_match_and_document_step() -> None:
     plain = fuse(_hits(wrong, right), [], top_k=2, key_terms=["3m", "2018"])
     boosted = fuse(_hits(wrong, right), [], top_k=2, key_terms=["3m", "2018"], doc_weight=2.0)
     assert plain[0].chunk is wrong and boosted[0].chunk is right
+
+
+def test_evidence_units_keep_wrapped_sentences_whole() -> None:
+    from rag.extractive import _sentences, display_text
+
+    text = (
+        "第三十七条 劳动者提前三十日以书面形式通知用人单位，\n\n可以解除劳动合同。"
+        "劳动者在试用期内提前三日通知用人单位，\n可以解除劳动合同。\n第三十八条 用人单位有下列情形"
+    )
+    units = _sentences(text)
+    assert units[1] == "劳动者在试用期内提前三日通知用人单位，\n可以解除劳动合同。"
+    assert all(u in text for u in units) and units[2].startswith("第三十八条")
+    assert display_text(units[1]) == "劳动者在试用期内提前三日通知用人单位，可以解除劳动合同。"
+    assert display_text("five\nyears.") == "five years."
