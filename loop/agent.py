@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import re
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -158,9 +159,12 @@ class LoopAgent:
         except (LLMError, TimeoutError) as exc:
             if on_event is not None:
                 maybe = on_event(StepEvent(0, 0, "llm", status="error",
-                                           note=f"LLM unavailable, offline policy: {exc}"[:300]))
+                                           note=f"LLM unavailable, offline policy: "
+                                                f"{type(exc).__name__}: {exc}"[:300]))
                 if inspect.isawaitable(maybe):
                     await maybe
+            # the offline policy takes milliseconds: give it the clock the probe used up
+            state.started = time.monotonic()
             return await drive(OfflinePolicy(), state, on_event)
         directory, more = await asyncio.to_thread(self._directory, collection, candidates)
         if self.documents:

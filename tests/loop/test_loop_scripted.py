@@ -283,3 +283,23 @@ def test_events_prompt_and_stable_system_prompt(kb):
     assert "Current date: 2025-11-11" in user and "我买了一台机器" in user
     assert "Documents in this collection:\n- " in user and "warranty.md" in user
     assert "Candidates from the fast search path" in user
+
+
+def test_unreachable_llm_falls_back_to_offline_policy(kb):
+    import socket
+
+    with socket.socket() as s:  # a loopback port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    events: list[StepEvent] = []
+    cfg = LLMConfig(base_url=f"http://127.0.0.1:{port}/v1", protocol="auto", max_retries=0)
+
+    async def go() -> LoopResult:
+        agent = LoopAgent(kb.store, kb.search, llm=cfg, documents=kb)
+        try:
+            return await agent.run_async(Q, kb.collection, on_event=events.append)
+        finally:
+            await agent.aclose()
+    res = asyncio.run(go())
+    assert res.brain == "offline" and res.found and "电池保修一年" in res.answer
+    assert events[0].kind == "llm" and "LLM unavailable, offline policy" in events[0].note
