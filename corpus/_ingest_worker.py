@@ -110,9 +110,9 @@ def run_prepare(
     """Prepare ``(path, rel_path)`` jobs, yielding ``(job index, result)`` as they finish.
 
     ``workers <= 1`` runs in this process. Otherwise a pool of ``workers`` spawned processes
-    does the work; if a worker dies (a parser crash), each unfinished job is re-run alone in a
-    fresh one-worker pool, and a job that kills its worker again yields ``Failure("corrupt",
-    "the parser crashed …")``; the other jobs go on.
+    does the work; if a worker dies (a parser crash), the unfinished jobs are re-run one at a
+    time in a one-worker pool (a fresh one after each crash), and a job that kills its worker
+    again yields ``Failure("corrupt", "the parser crashed …")``; the other jobs go on.
     """
     if workers <= 1:
         for i, (path, rel) in enumerate(jobs):
@@ -138,11 +138,18 @@ def run_prepare(
         _kill(pool)
         raise
     pool.shutdown(wait=True)
-    for i in sorted(retry):
-        path, rel = jobs[i]
-        with _pool(1) as solo:
+    solo: ProcessPoolExecutor | None = None  # one job at a time; replaced after each crash
+    try:
+        for i in sorted(retry):
+            path, rel = jobs[i]
+            solo = solo or _pool(1)
             try:
                 result = solo.submit(prepare, path, rel, parse).result()
             except BrokenProcessPool:
                 result = Failure("corrupt", f"{path}: the parser crashed on this file")
-        yield i, result
+                solo.shutdown(wait=False)
+                solo = None
+            yield i, result
+    finally:
+        if solo is not None:
+            solo.shutdown(wait=True)
