@@ -29,6 +29,8 @@ _SENT = re.compile(
     r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n\s*\n\s*"
     r"|\n(?=\s*(?:[-*•#]|\d{1,3}[.)、]\s|第[一二三四五六七八九十百零〇\d]{1,6}[条章节款]))"
 )
+_HEADING = re.compile(r"(?m)^[ \t]*#{1,6}[ \t][^\n]*$")
+_LINE = re.compile(r"(?m)^[^\n]*$")
 _OPEN_END = re.compile(r"(?:[，、：,:（(]|[^\W\d_])$")
 _ITEM_START = re.compile(
     r"\s*(?:[-*•#|]|\d{1,3}[.)、]\s|第[一二三四五六七八九十百零〇\d]{1,6}[条章节款])"
@@ -50,13 +52,14 @@ def evidence_units(chunk: Chunk) -> list[str]:
     """Candidate quotes of a chunk, verbatim substrings of ``chunk.text``: sentences, or table
     body rows (Markdown ``| … |`` lines other than the header and the ``---`` separator)."""
     units: list[str] = []
+    heads = (chunk.title, *chunk.section_path)
     lines = chunk.text.splitlines()
     if chunk.kind == "table" or sum(1 for ln in lines if ln.lstrip().startswith("|")) >= 3:
         seen_header = False
         for ln in lines:
             s = ln.strip()
             if not s.startswith("|"):
-                units.extend(u for u in _sentences(s))
+                units.extend(_sentences(s, heads))
                 continue
             if _TABLE_SEP.match(s):
                 continue
@@ -66,13 +69,31 @@ def evidence_units(chunk: Chunk) -> list[str]:
             if len(s) >= 5:
                 units.append(s)
         return units
-    return _sentences(chunk.text)
+    return _sentences(chunk.text, heads)
 
 
-def _sentences(text: str) -> list[str]:
-    """Sentences of ``text`` as verbatim substrings (line breaks inside kept). A piece that ends
-    mid-sentence (after ``，、：,:`` or a word, as a PDF line break between paragraphs leaves
-    it) joins the next one; a run-on longer than ``_MAX_UNIT`` falls back to its lines."""
+def _sentences(text: str, headings: Sequence[str] = ()) -> list[str]:
+    """Sentences of ``text`` as verbatim substrings (line breaks inside kept). Markdown heading
+    lines are boundaries, never evidence. A piece that ends mid-sentence (after ``，、：,:`` or
+    a word, as a PDF line break between paragraphs leaves it) joins the next one; a run-on
+    longer than ``_MAX_UNIT`` falls back to its lines."""
+    heads = {h.strip() for h in headings if h.strip()}
+    bounds = [(m.start(), m.end()) for m in _HEADING.finditer(text)]
+    if heads:  # parsers keep heading text without its ``#``: match the chunk's section path
+        bounds += [
+            (m.start(), m.end()) for m in _LINE.finditer(text) if m.group(0).strip() in heads
+        ]
+    out: list[str] = []
+    pos = 0
+    for a, b in sorted(bounds):
+        if a >= pos:
+            out.extend(_segment_sentences(text[pos:a]))
+            pos = b
+    out.extend(_segment_sentences(text[pos:]))
+    return out
+
+
+def _segment_sentences(text: str) -> list[str]:
     spans: list[tuple[int, int]] = []
     pos = 0
     for m in _SENT.finditer(text):

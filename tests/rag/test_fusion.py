@@ -104,3 +104,25 @@ def test_evidence_units_keep_wrapped_sentences_whole() -> None:
     assert all(u in text for u in units) and units[2].startswith("第三十八条")
     assert display_text(units[1]) == "劳动者在试用期内提前三日通知用人单位，可以解除劳动合同。"
     assert display_text("five\nyears.") == "five years."
+
+
+def test_markdown_headings_are_boundaries_not_evidence() -> None:
+    from rag.extractive import _sentences
+
+    text = (
+        "# 退货政策 Return policy\n\n## 期限\n购买后 7 天内可无理由退货。"
+        "Returns are accepted within 7 days."
+    )
+    assert _sentences(text) == [
+        "购买后 7 天内可无理由退货。",
+        "Returns are accepted within 7 days.",
+    ]
+
+
+def test_heading_lines_of_the_section_path_are_not_glued_to_sentences() -> None:
+    from rag.extractive import evidence_units
+
+    text = "退货政策 Return policy\n\n期限\n\n购买后 7 天内可无理由退货。Returns within 7 days."
+    c = _chunk("p", 0, section=("退货政策 Return policy", "期限"))
+    chunk = Chunk(**{**{f: getattr(c, f) for f in c.__dataclass_fields__}, "text": text})
+    assert evidence_units(chunk) == ["购买后 7 天内可无理由退货。", "Returns within 7 days."]
