@@ -137,7 +137,8 @@ def render_chunk(c: Chunk, max_chars: int) -> str:
         text = (f"{text[:head]}\n[… {len(c.text) - head - tail} characters omitted …]\n"
                 f"{text[-tail:]}")
     more = f"\n(next_chunk continues: id={c.next_id})" if c.next_id else "\n(end of document)"
-    return f"{_header(c)} | lines {c.line_start}-{c.line_end}\n{text}{more}"
+    return (f"{_header(c)} | lines {c.line_start}-{c.line_end}\n{text}{more}\n"
+            "(If this text answers the question, call answer now with a quote copied from it.)")
 
 
 def _read_like(step: int) -> Callable[[ToolContext, dict[str, Any]], ToolResult]:
