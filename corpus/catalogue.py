@@ -36,9 +36,11 @@ _KIND = "document"
 
 
 class CatalogueEntry:
-    """One catalogue record: the :class:`DocumentInfo`, the outline and the byte size."""
+    """One catalogue record: the :class:`DocumentInfo`, the outline, the byte size and the
+    absolute ``source`` path the file was read from (``""`` when unknown, e.g. older entries);
+    a folder walk only ever removes documents whose source lies under the walked folder."""
 
-    __slots__ = ("info", "outline", "size", "warnings")
+    __slots__ = ("info", "outline", "size", "source", "warnings")
 
     def __init__(
         self,
@@ -46,9 +48,11 @@ class CatalogueEntry:
         outline: Sequence[OutlineEntry] = (),
         size: int = 0,
         warnings: Sequence[str] = (),
+        source: str = "",
     ) -> None:
         self.info, self.outline, self.size = info, list(outline), size
         self.warnings = list(warnings)
+        self.source = source
 
     def to_data(self) -> dict[str, Any]:
         """JSON-safe form stored in the record point."""
@@ -56,6 +60,7 @@ class CatalogueEntry:
             "info": asdict(self.info),
             "size": self.size,
             "warnings": self.warnings,
+            "source": self.source,
             "outline": [[e.title, e.level, e.page, list(e.section_path)] for e in self.outline],
         }
 
@@ -70,6 +75,7 @@ class CatalogueEntry:
             outline,
             int(data.get("size", 0)),
             data.get("warnings", []),
+            str(data.get("source", "")),
         )
 
 
@@ -176,7 +182,7 @@ class Catalogue:
             collection,
             _KIND,
             info.path,
-            CatalogueEntry(info, entry.outline, entry.size, entry.warnings).to_data(),
+            CatalogueEntry(info, entry.outline, entry.size, entry.warnings, entry.source).to_data(),
         )
         return self.store.bump_corpus_version(collection)
 

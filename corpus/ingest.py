@@ -168,7 +168,9 @@ class Ingestor:
             else:
                 done(self._write(collection, rel, result, entries.get(rel), Path(jobs[i][0])))
         for rel in sorted(set(entries) - seen):
-            if any(_under(rel, _rel(d, base)) for d in dirs):
+            # Remove only what this walk can vouch for: a document read from under a walked
+            # folder whose file is gone. Documents from other folders or uploads stay.
+            if _gone_from(entries[rel].source, dirs):
                 removed = self.catalogue.remove(collection, rel)
                 if removed is not None:
                     done(
@@ -218,7 +220,11 @@ class Ingestor:
                 dense is not None,
             )
             entry = CatalogueEntry(
-                info, prep.outline or outline_from_chunks(prep.chunks), size, prep.warnings
+                info,
+                prep.outline or outline_from_chunks(prep.chunks),
+                size,
+                prep.warnings,
+                str(path.absolute()),
             )
             self.catalogue.commit_document(
                 collection, entry, prep.chunks, prep.sparse, dense, previous=previous
@@ -264,5 +270,9 @@ def _rel(path: Path, root: Path) -> str:
     return "" if rel == "." else rel
 
 
-def _under(rel: str, folder: str) -> bool:
-    return folder == "" or rel == folder or rel.startswith(folder.rstrip("/") + "/")
+def _gone_from(source: str, dirs: Sequence[Path]) -> bool:
+    """True when ``source`` (an absolute path) lies under one of ``dirs`` and no longer exists."""
+    if not source:
+        return False
+    src = Path(source)
+    return any(src.is_relative_to(d.absolute()) for d in dirs) and not src.exists()

@@ -208,6 +208,26 @@ def test_explicit_file_outside_a_walk_is_not_removed(
         ing.ingest_paths([tmp_path / "docs"], "c", root=tmp_path / "elsewhere")
 
 
+def test_walking_one_folder_never_removes_documents_from_another(
+    store: QdrantChunkStore, tmp_path: Path
+) -> None:
+    """A folder walk removes only files that vanished from under that folder: documents from a
+    second folder, or uploaded from elsewhere, stay (found by a new-user trial)."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "a.md").write_text("# A\n\nThe alpha warranty lasts three years.\n" * 3)
+    (tmp_path / "b" / "b.md").write_text("# B\n\nThe beta warranty lasts five years.\n" * 3)
+    ing = Ingestor(store, TOK, workers=1)
+    ing.ingest_paths([tmp_path / "a"], "c")
+    second = ing.ingest_paths([tmp_path / "b"], "c")
+    assert [(f.path, f.status) for f in second.files] == [("b.md", "ingested")]
+    assert set(Catalogue(store).entries("c")) == {"a.md", "b.md"}
+    (tmp_path / "a" / "a.md").unlink()
+    third = ing.ingest_paths([tmp_path / "a"], "c")
+    assert [(f.path, f.status) for f in third.files] == [("a.md", "removed")]
+    assert set(Catalogue(store).entries("c")) == {"b.md"}
+
+
 def crashing_parse(path: Path) -> ParsedDocument:
     """A parser that dies like a segfaulting C library on files named ``crash*``."""
     from corpus.parsers import parse_file
