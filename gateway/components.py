@@ -2,6 +2,7 @@
 
 - :func:`open_store` – the chunk store: a Qdrant server / cluster when ``qdrant_url`` is set,
   else the embedded engine under ``<data_dir>/qdrant/<collection>/``.
+- :func:`open_collection` – open a collection up front (fails clearly when it is held or missing).
 - :func:`get_tokenizer` – the process-wide keyword tokenizer (engines loaded once).
 
 - :func:`get_embedder` – the dense embedder (``rag.embedder.FastEmbedEmbedder``), loaded and
@@ -11,8 +12,9 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from corpus.errors import StoreError
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
 from gateway.settings import Settings
@@ -20,7 +22,7 @@ from gateway.settings import Settings
 if TYPE_CHECKING:
     from rag.embedder import FastEmbedEmbedder
 
-__all__ = ["get_embedder", "get_tokenizer", "open_store"]
+__all__ = ["get_embedder", "get_tokenizer", "open_collection", "open_store"]
 
 
 def open_store(settings: Settings) -> QdrantChunkStore:
@@ -33,6 +35,21 @@ def open_store(settings: Settings) -> QdrantChunkStore:
         key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
         return QdrantChunkStore.server(settings.qdrant_url, key)
     return QdrantChunkStore.embedded(settings.data_dir / "qdrant")
+
+
+def open_collection(store: QdrantChunkStore, collection: str) -> dict[str, Any]:
+    """Open ``collection`` now and return its metadata, so a command fails up front instead of
+    answering "not found" from a store it cannot read.
+
+    :raises corpus.errors.StoreError: the collection does not exist, or its embedded shard is held
+        by another process (e.g. ``loopgate serve``: use its HTTP API), or the backend failed.
+    """
+    if collection not in store.list_collections():
+        raise StoreError(
+            f"collection {collection!r} does not exist (loopgate ingest DIR --collection "
+            f"{collection})"
+        )
+    return store.collection_meta(collection)
 
 
 @lru_cache(maxsize=1)

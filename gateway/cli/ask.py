@@ -121,7 +121,7 @@ def ask_rag(
 
     from corpus.errors import StoreError
     from gateway.assembly import retrieval_config
-    from gateway.components import get_embedder, get_tokenizer, open_store
+    from gateway.components import get_embedder, get_tokenizer, open_collection, open_store
     from gateway.settings import get_settings
     from rag.embedder import check_collection
     from rag.errors import RetrievalError
@@ -147,6 +147,7 @@ def ask_rag(
                 f"--collection {collection})"
             )
             return 1
+        open_collection(store, collection)  # a held data directory fails here, clearly
         state = check_collection(store, collection, embedder)
         if state == "no_dense":
             err.print("[yellow]the collection has no dense vectors yet: keyword-only[/]")

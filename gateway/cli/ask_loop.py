@@ -58,6 +58,15 @@ def ask_loop(question: str, collection: str, *, settings: Any = None, offline: b
               file=sys.stderr)
         asyncio.run(c.aclose())
         return 1
+    from corpus.errors import StoreError
+    from gateway.components import open_collection
+
+    try:
+        open_collection(c.store, collection)  # a held data directory fails here, clearly
+    except StoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        asyncio.run(c.aclose())
+        return 1
 
     async def go() -> Any:
         try:

@@ -178,6 +178,16 @@ def eval_command(
     except RuntimeError as exc:
         typer.secho(f"error: {exc}", fg="red", err=True)
         raise typer.Exit(1) from exc
+    from corpus.errors import StoreError
+    from gateway.components import open_collection
+
+    try:
+        if collection in built.store.list_collections():
+            open_collection(built.store, collection)  # a held data directory fails here
+    except StoreError as exc:
+        asyncio.run(built.aclose())
+        typer.secho(f"error: {exc}", fg="red", err=True)
+        raise typer.Exit(1) from exc
     if collection not in built.store.list_collections():
         asyncio.run(built.aclose())
         typer.secho(
