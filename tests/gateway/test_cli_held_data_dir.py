@@ -47,7 +47,8 @@ def held_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 @pytest.mark.integration
 @pytest.mark.parametrize("mode", ["rag", "loop"])
 def test_ask_on_a_held_data_dir_fails_clearly(held_data_dir: CliRunner, mode: str) -> None:
-    res = held_data_dir.invoke(app, ["ask", "退货期限是几天？", "--collection", "c", "--mode", mode])
+    args = ["ask", "退货期限是几天？", "--collection", "c", "--mode", mode]
+    res = held_data_dir.invoke(app, args)
     assert res.exit_code == 1, res.output
     assert "held by another LoopGate process" in res.output
 
