@@ -147,7 +147,7 @@ class Router(RouterStages):
             return QueryResult(f"Not found: collection {q.collection!r} holds no documents yet.",
                                [], False, {}, cached=False)
         # 1. cache
-        if self.cache is not None and version is not None and q.use_cache:
+        if self.cache is not None and version is not None and _cacheable(q):
             cache = self.cache
             try:
                 hit, _ = await self._stage(
@@ -223,7 +223,7 @@ class Router(RouterStages):
         rec["flags"].extend(f for f in draft.flags if f not in rec["flags"])
         result = QueryResult(draft.answer, draft.citations, draft.found, {}, cached=False)
         # 3. cache store (never a degraded answer)
-        if (self.cache is not None and version is not None and q.use_cache
+        if (self.cache is not None and version is not None and _cacheable(q)
                 and not rec["timeouts"] and "loop_error" not in rec["flags"]):
             cache = self.cache
             payload = {**result.to_dict(), "brain": draft.brain}
@@ -242,3 +242,8 @@ class Router(RouterStages):
         return result
 
 
+def _cacheable(q: QueryInput) -> bool:
+    """Whether the answer cache may serve or store this request: not when the caller turned it
+    off, nor when filters restrict the documents (the cache key does not carry filters, so a
+    filtered question must never be answered from, or leave, an unfiltered entry)."""
+    return q.use_cache and (q.filters is None or q.filters.is_empty())

@@ -160,7 +160,8 @@ class RouterStages:
             res, _ = await self._stage(
                 ctx, "loop",
                 lambda: loop.run(q.collection, q.question, seeds=seeds.hits if seeds else [],
-                                 history=q.history, on_event=on_step),
+                                 history=q.history, on_event=on_step,
+                                 flt=q.filters if q.filters and not q.filters.is_empty() else None),
                 self.settings.loop_deadline_s + 1.0,
             )
         except (DeadlineExceeded, ServiceUnavailable):

@@ -149,8 +149,10 @@ class LoopBackend(Protocol):
         seeds: Sequence[SearchHit],
         history: Sequence[dict[str, str]],
         on_event: EventSink | None,
+        flt: SearchFilter | None = None,
     ) -> LoopResult:
-        """Run the agent seeded with the RAG candidates; ``on_event`` gets each step."""
+        """Run the agent seeded with the RAG candidates; ``on_event`` gets each step; ``flt``
+        restricts every search of the agent to the caller's documents."""
 
 
 class AnswerCache(Protocol):

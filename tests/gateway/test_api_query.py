@@ -137,3 +137,18 @@ async def test_empty_collection_is_not_found(tmp_path, embed_model_path) -> None
     async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
         body = await ask(client, "退货期限是几天？")
         assert body["found"] is False and body["route"]["final_path"] == "empty_collection"
+
+
+async def test_filters_hold_on_every_path_and_bypass_the_cache(tmp_path, embed_model_path, v1) -> None:
+    """A filter that excludes the answering document is honoured by the cache, the RAG path and
+    the LoopAgent alike (found by a bad-input trial: the cache and the LoopAgent ignored it)."""
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        await upload(app, client, v1)
+        warm = await ask(client, "退货期限是几天？", mode="rag")
+        assert warm["found"] and warm["citations"][0]["path"] == "policy.md"
+        only_shipping = {"paths": ["shipping.md"]}
+        for mode in ("rag", "loop", "auto"):
+            body = await ask(client, "退货期限是几天？", mode=mode, filters=only_shipping)
+            assert not body["cached"], mode
+            assert all(c["path"] == "shipping.md" for c in body["citations"]), (mode, body)
+            assert "7 天" not in body["answer"], (mode, body["answer"])
