@@ -123,8 +123,18 @@ class Ingestor:
 
         for f, rel in zip(files, rels, strict=True):
             seen.add(rel)
+            if f.exists() and not f.is_file():  # a FIFO or device would block or never end
+                done(
+                    FileResult(
+                        rel,
+                        "failed",
+                        error_code="unsupported_type",
+                        error_message=f"{rel}: not a regular file (pipe, device or socket)",
+                    )
+                )
+                continue
             try:
-                digest, _ = sha256_file(f)
+                digest, size = sha256_file(f)
             except OSError as exc:
                 done(
                     FileResult(
@@ -132,6 +142,13 @@ class Ingestor:
                         "failed",
                         error_code="vanished",
                         error_message=f"{f}: cannot read ({exc.strerror or exc})",
+                    )
+                )
+                continue
+            if size == 0:  # before the duplicate check: all empty files share one digest
+                done(
+                    FileResult(
+                        rel, "failed", error_code="empty_file", error_message=f"{rel}: zero bytes"
                     )
                 )
                 continue

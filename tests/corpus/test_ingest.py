@@ -228,6 +228,30 @@ def test_walking_one_folder_never_removes_documents_from_another(
     assert set(Catalogue(store).entries("c")) == {"b.md"}
 
 
+def test_special_files_and_several_empty_files_fail_alone(
+    store: QdrantChunkStore, tmp_path: Path
+) -> None:
+    """A FIFO and a link to /dev/zero fail as not regular files instead of hanging the batch;
+    every zero-byte file is reported empty, not as a duplicate of another (bad-input trial)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    os.mkfifo(docs / "pipe.txt")
+    (docs / "zeros.txt").symlink_to("/dev/zero")
+    for name in ("zero.md", "zero.txt", "zero.pdf"):
+        (docs / name).write_bytes(b"")
+    (docs / "ok.md").write_text("# OK\n\nThe return period is seven days from delivery.\n" * 3)
+    report = Ingestor(store, TOK, workers=1).ingest_paths([docs], "c")
+    status = {f.path: (f.status, f.error_code) for f in report.files}
+    assert status == {
+        "pipe.txt": ("failed", "unsupported_type"),
+        "zeros.txt": ("failed", "unsupported_type"),
+        "zero.md": ("failed", "empty_file"),
+        "zero.txt": ("failed", "empty_file"),
+        "zero.pdf": ("failed", "empty_file"),
+        "ok.md": ("ingested", ""),
+    }
+
+
 def crashing_parse(path: Path) -> ParsedDocument:
     """A parser that dies like a segfaulting C library on files named ``crash*``."""
     from corpus.parsers import parse_file
