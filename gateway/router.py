@@ -105,6 +105,7 @@ class Router(RouterStages):
         record["degraded"] = cut and not result.cached
         if record["degraded"] and "degraded" not in record["flags"]:
             record["flags"].append("degraded")
+        record["found"] = bool(result.found)  # the dashboard's and metrics' not-found figures
         result.route = record
         if self.sink is not None:
             try:

@@ -26,6 +26,7 @@ async def test_rag_answer_with_citations_and_route_record(tmp_path, embed_model_
         assert body["citations"][0]["page"] == 1 and body["citations"][0]["lines"] == [4, 4]
         route = body["route"]
         assert route["final_path"] == "rag" and route["brain"] == "extractive"
+        assert route["found"] is True
         assert route["decision"] == {"route": "rag", "reason": "mode=rag requested", "signals": []}
         assert 0 <= route["confidence"] <= 1 and route["features"]
         assert {"retrieve", "rag_answer", "total"} <= set(route["latency_ms"])
