@@ -82,7 +82,7 @@ class Settings(BaseSettings):
     escalate_min_parts: int = Field(2, ge=2, le=10, description="Sub-questions / distinct entities that count as multi-part.")
 
     # --- LoopAgent budgets ---------------------------------------------------------------
-    loop_max_loops: int = Field(6, ge=1, le=10, description="LoopAgent steps per question.")
+    loop_max_loops: int = Field(6, ge=1, le=10, description="LoopAgent turns per question (each up to 3 tool calls).")
     loop_token_budget: int = Field(12000, ge=500, description="LLM tokens one LoopAgent run may spend.")
     loop_deadline_s: float = Field(20.0, gt=0, description="Wall-clock budget of one LoopAgent run, seconds.")
 
@@ -110,7 +110,7 @@ class Settings(BaseSettings):
     environment: Literal["dev", "prod"] = Field("dev", description="In `prod`, placeholder API keys are refused at start-up.")
     api_keys: dict[str, list[str]] = Field(default_factory=dict, description='JSON map of API key → allowed collections (["*"] = all); empty = no authentication.')
     max_body_bytes: int = Field(1_048_576, ge=1024, description="Largest JSON request body, bytes (413 above).")
-    max_upload_bytes: int = Field(52_428_800, ge=1024, description="Largest uploaded document, bytes (413 above).")
+    max_upload_bytes: int = Field(52_428_800, ge=1024, description="Largest upload request (all its files together), bytes (413 above).")
     upload_extensions: list[str] = Field(default_factory=lambda: [".pdf", ".md", ".markdown", ".txt", ".docx", ".html", ".htm"], description="File types accepted by POST /v1/documents.")
 
     # --- migration from an existing RAG service (gateway.migration; README "Migrate …") ----
