@@ -179,9 +179,10 @@ class Ingestor:
         for i, result in run_prepare(jobs, workers=workers, parse=self.parse):
             rel = jobs[i][1]
             if isinstance(result, Failure):
-                done(
-                    FileResult(rel, "failed", error_code=result.code, error_message=result.message)
-                )
+                # name the file by its stored path: reports reach HTTP clients, which must not
+                # learn the server's directory layout
+                message = result.message.replace(jobs[i][0], rel)
+                done(FileResult(rel, "failed", error_code=result.code, error_message=message))
             else:
                 done(self._write(collection, rel, result, entries.get(rel), Path(jobs[i][0])))
         for rel in sorted(set(entries) - seen):

@@ -240,7 +240,9 @@ def test_special_files_and_several_empty_files_fail_alone(
     for name in ("zero.md", "zero.txt", "zero.pdf"):
         (docs / name).write_bytes(b"")
     (docs / "ok.md").write_text("# OK\n\nThe return period is seven days from delivery.\n" * 3)
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.7\n garbage")
     report = Ingestor(store, TOK, workers=1).ingest_paths([docs], "c")
+    assert all(str(tmp_path) not in (f.error_message or "") for f in report.files)
     status = {f.path: (f.status, f.error_code) for f in report.files}
     assert status == {
         "pipe.txt": ("failed", "unsupported_type"),
@@ -249,6 +251,7 @@ def test_special_files_and_several_empty_files_fail_alone(
         "zero.txt": ("failed", "empty_file"),
         "zero.pdf": ("failed", "empty_file"),
         "ok.md": ("ingested", ""),
+        "broken.pdf": ("failed", "corrupt"),
     }
 
 
