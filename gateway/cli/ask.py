@@ -141,13 +141,8 @@ def ask_rag(
         )
     store = open_store(s)
     try:
-        if collection not in store.list_collections():
-            err.print(
-                f"[red]collection {collection!r} does not exist[/] (loopgate ingest DIR "
-                f"--collection {collection})"
-            )
-            return 1
-        open_collection(store, collection)  # a held data directory fails here, clearly
+        # a missing collection or a data directory held by `loopgate serve` fails here, clearly
+        open_collection(store, collection)
         state = check_collection(store, collection, embedder)
         if state == "no_dense":
             err.print("[yellow]the collection has no dense vectors yet: keyword-only[/]")

@@ -179,15 +179,7 @@ def eval_command(
         typer.secho(f"error: {exc}", fg="red", err=True)
         raise typer.Exit(1) from exc
     from corpus.errors import StoreError
-    from gateway.components import open_collection
 
-    try:
-        if collection in built.store.list_collections():
-            open_collection(built.store, collection)  # a held data directory fails here
-    except StoreError as exc:
-        asyncio.run(built.aclose())
-        typer.secho(f"error: {exc}", fg="red", err=True)
-        raise typer.Exit(1) from exc
     if collection not in built.store.list_collections():
         asyncio.run(built.aclose())
         typer.secho(
@@ -197,6 +189,12 @@ def eval_command(
             err=True,
         )
         raise typer.Exit(2)
+    try:
+        built.store.collection_meta(collection)  # opens it: a held data directory fails here
+    except StoreError as exc:
+        asyncio.run(built.aclose())
+        typer.secho(f"error: {exc}", fg="red", err=True)
+        raise typer.Exit(1) from exc
 
     async def go() -> dict:
         try:
