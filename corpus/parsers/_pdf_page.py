@@ -84,9 +84,38 @@ class VLine:
     number: int = 0
 
 
-def page_lines(page: pymupdf.Page) -> list[VLine]:
-    """Visual lines of ``page`` in reading order, numbered 1.. (blank lines skipped)."""
-    data = page.get_text("dict", flags=_FLAGS, sort=True)
+def _clean_ocr_lines(lines: list[VLine]) -> list[VLine]:
+    """OCR lines without the margin rules Tesseract reads as ``|``, ``.``, ``!`` tokens at a
+    line's ends, lines with no letter or digit dropped, and one font size for the page (OCR
+    sizes are box heights, not fonts: they must not make headings)."""
+    kept: list[VLine] = []
+    for v in lines:
+        words = v.text.split()
+        while words and not any(ch.isalnum() for ch in words[0]):
+            words.pop(0)
+        while words and not any(ch.isalnum() for ch in words[-1]):
+            words.pop()
+        if words:
+            v.text = " ".join(words)
+            kept.append(v)
+    if kept:
+        size = sorted(v.size for v in kept)[len(kept) // 2]
+        for v in kept:
+            v.size = v.min_size = size
+            v.bold = False
+    return kept
+
+
+def page_lines(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> list[VLine]:
+    """Visual lines of ``page`` in reading order, numbered 1.. (blank lines skipped).
+
+    :param textpage: an OCR text page of ``page`` (``corpus.parsers._pdf_ocr``) to read
+        instead of the PDF's own text layer; its lines holding no letter or digit are dropped.
+    """
+    if textpage is not None:
+        data = page.get_text("dict", flags=_FLAGS, sort=True, textpage=textpage)
+    else:
+        data = page.get_text("dict", flags=_FLAGS, sort=True)
     out: list[VLine] = []
     for bno, block in enumerate(data["blocks"]):
         if block.get("type", 0) != 0:
@@ -122,6 +151,8 @@ def page_lines(page: pymupdf.Page) -> list[VLine]:
                     spans=objs,
                 )
             )
+    if textpage is not None:
+        out = _clean_ocr_lines(out)
     for i, v in enumerate(out, start=1):
         v.number = i
     return out

@@ -25,7 +25,10 @@ Pipeline per document:
    body font (the character-weighted most common size, of the document and of the page),
    levels by size; plus numbered headings (``Section 2.3 …``, ``Item 7.``, ``第一章``) on a
    line of their own.
-7. no text at all: ``needs_ocr`` when the pages hold images, else ``no_text``.
+7. scanned pages (images over half the page, under 200 characters of text) are read by OCR
+   when Tesseract is installed (``corpus.parsers._pdf_ocr``), with a warning naming them.
+8. no text at all: ``needs_ocr`` when the pages hold images (and OCR is unavailable or read
+   nothing), else ``no_text``.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from pathlib import Path
 
 from corpus.errors import ParseError
 from corpus.parsers._common import render_table, sha256_hex
+from corpus.parsers._pdf_ocr import needs_ocr, ocr_languages, ocr_textpage
 from corpus.parsers._pdf_page import (
     PageTable,
     VLine,
@@ -146,6 +150,21 @@ def _parse(path: Path, data: bytes, doc: pymupdf.Document) -> ParsedDocument:
         )
     pages = [doc[i] for i in range(doc.page_count)]
     lines = [page_lines(p) for p in pages]
+    scans = [i for i, p in enumerate(pages) if needs_ocr(p, sum(len(v.text) for v in lines[i]))]
+    read_by_ocr: list[int] = []
+    for i in scans:
+        tp = ocr_textpage(pages[i])
+        if tp is not None:
+            ocr_lines = page_lines(pages[i], tp)
+            if ocr_lines:
+                lines[i] = ocr_lines
+                read_by_ocr.append(i + 1)
+    if read_by_ocr:
+        warnings.append(
+            f"{len(read_by_ocr)} scanned page(s) read by OCR ({ocr_languages()}): "
+            f"{read_by_ocr[:20]}"
+        )
+    unread_scans = len(scans) - len(read_by_ocr)
     heights = [p.rect.height for p in pages]
     labels: dict[int, str] = {}
     if doc.get_page_labels():
@@ -246,6 +265,12 @@ def _parse(path: Path, data: bytes, doc: pymupdf.Document) -> ParsedDocument:
     if toc_pages:
         warnings.append(f"{toc_pages} table-of-contents page(s) kept out of the chunks")
     if not blocks:
+        if unread_scans:
+            raise ParseError(
+                "needs_ocr",
+                f"{path}: {unread_scans} scanned page(s) and no other text: OCR is needed "
+                "(install Tesseract, e.g. apt-get install tesseract-ocr)",
+            )
         raise ParseError("no_text", f"{path}: the PDF holds no text besides page furniture")
 
     meta_title = ((doc.metadata or {}).get("title") or "").strip()

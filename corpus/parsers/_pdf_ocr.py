@@ -1,0 +1,75 @@
+"""OCR for scanned PDF pages (PyMuPDF's Tesseract bridge, ``Page.get_textpage_ocr``).
+
+A page *needs OCR* when images cover at least half of it and its text layer holds fewer than
+:data:`MIN_TEXT_CHARS` characters: a scan, possibly stamped with a one-line text header (court
+filings: ``Case 2:18-cv-… Page 1 of 16`` over a scanned page, seen in MMLongBench-Doc).
+
+Such a page is rendered at :data:`OCR_DPI` and recognised in full (``full=True``); the OCR
+text page then goes through the same visual-line extraction as a born-digital page, so page,
+line numbers and boxes mean the same thing. Lines with no letter or digit (the ``|`` and ``.``
+Tesseract reads from ruled margins) are dropped.
+
+Languages: ``LOOPGATE_OCR_LANGUAGES`` (Tesseract codes joined by ``+``; default
+``eng+chi_sim+chi_tra``), reduced to those whose ``.traineddata`` is installed; an empty value
+turns OCR off. OCR is unavailable when Tesseract's data folder is not found
+(``pymupdf.get_tessdata()``); the parser then reports ``needs_ocr`` as before.
+Install on Debian/Ubuntu: ``apt-get install tesseract-ocr tesseract-ocr-chi-sim``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+from corpus.parsers._pymupdf import pymupdf
+
+__all__ = ["MIN_TEXT_CHARS", "OCR_DPI", "needs_ocr", "ocr_languages", "ocr_textpage"]
+
+MIN_TEXT_CHARS = 200
+OCR_DPI = 300  # Tesseract's documented sweet spot for body text (tessdoc "ImproveQuality")
+_MIN_IMAGE_COVER = 0.5
+DEFAULT_LANGUAGES = "eng+chi_sim+chi_tra"
+
+
+@functools.cache
+def _tessdata() -> str | None:
+    try:
+        return str(pymupdf.get_tessdata())
+    except Exception:  # no Tesseract install found: OCR unavailable
+        return None
+
+
+@functools.cache
+def ocr_languages() -> str:
+    """The installed subset of ``LOOPGATE_OCR_LANGUAGES`` as ``eng+chi_sim``; ``""`` = no OCR."""
+    folder = _tessdata()
+    wanted = os.environ.get("LOOPGATE_OCR_LANGUAGES", DEFAULT_LANGUAGES)
+    if folder is None or not wanted.strip():
+        return ""
+    have = [c for c in wanted.split("+") if c and (Path(folder) / f"{c}.traineddata").is_file()]
+    return "+".join(have)
+
+
+def needs_ocr(page: pymupdf.Page, text_chars: int) -> bool:
+    """True when ``page`` looks scanned: images cover ≥ 50 % of it and it has little text."""
+    if text_chars >= MIN_TEXT_CHARS:
+        return False
+    area = abs(page.rect)
+    if area <= 0:
+        return False
+    covered = 0.0
+    for info in page.get_image_info():
+        covered += abs(pymupdf.Rect(info["bbox"]) & page.rect)
+    return covered >= _MIN_IMAGE_COVER * area
+
+
+def ocr_textpage(page: pymupdf.Page) -> pymupdf.TextPage | None:
+    """OCR the whole page; ``None`` when OCR is unavailable or Tesseract fails on it."""
+    langs = ocr_languages()
+    if not langs:
+        return None
+    try:
+        return page.get_textpage_ocr(language=langs, dpi=OCR_DPI, full=True, tessdata=_tessdata())
+    except Exception:  # Tesseract error on this page: treated as a page without text
+        return None
