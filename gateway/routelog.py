@@ -3,7 +3,11 @@
 - :class:`RedisRouteLog` appends with ``XADD <prefix>routes MAXLEN ~ N`` (approximate trimming,
   O(1) amortised) and reads newest first with ``XREVRANGE``; when Redis is down it keeps the
   records in a local ring buffer (flag ``available`` False) so this replica's dashboard still
-  shows them, and tries Redis again after the breaker's delay.
+  shows them, and tries Redis again after the breaker's delay. Appends are *write-behind*: a
+  request only queues its record; one background task sends the queue every ``flush_s``
+  (default 20 ms) as one pipeline of ``XADD`` commands, so a request costs no Redis round trip
+  of its own (a cache hit's second round trip was ~20 % of its CPU time). Reads flush first;
+  a crash loses at most the records of the last ``flush_s``.
 - :class:`MemoryRouteLog` is the ring buffer alone (no Redis configured).
 - :class:`RouteRecorder` is the router's ``RouteSink``: it turns the router's record dict into a
   :class:`RouteRecord`, updates the Prometheus metrics and appends it to the log.
@@ -14,6 +18,7 @@ hit and escalation; ``/v1/routes`` and ``gateway.stats`` use them.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections import deque
 from collections.abc import Iterable
@@ -165,11 +170,15 @@ class RedisRouteLog(RouteLog):
         key: str = "loopgate:routes",
         max_records: int = 10000,
         breaker: CircuitBreaker | None = None,
+        flush_s: float = 0.02,
     ) -> None:
         super().__init__(max_records)
         self.client = client
         self.key = key
         self.breaker = breaker or CircuitBreaker(15.0)
+        self.flush_s = flush_s
+        self._pending: list[RouteRecord] = []
+        self._flusher: asyncio.Task[None] | None = None
 
     @property
     def available(self) -> bool:
@@ -177,25 +186,44 @@ class RedisRouteLog(RouteLog):
         return self.breaker.state != "open"
 
     async def append(self, record: RouteRecord) -> None:
-        """``XADD``; on a Redis failure the record goes to the local ring buffer instead."""
-        data = record.to_json()
+        """Queue ``record`` for the next pipelined ``XADD`` batch (sent within ``flush_s``)."""
+        self._pending.append(record)
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.create_task(self._flush_soon())
+
+    async def _flush_soon(self) -> None:
+        await asyncio.sleep(self.flush_s)
+        await self.flush()
+
+    async def flush(self) -> int:
+        """Send every queued record in one pipeline; returns how many went to Redis. On a Redis
+        failure the batch goes to the local ring buffer instead (never raises)."""
+        batch, self._pending = self._pending, []
+        if not batch:
+            return 0
+        payloads = [r.to_json() for r in batch]
+
+        async def send() -> None:
+            pipe = self.client.pipeline(transaction=False)
+            for data in payloads:
+                pipe.xadd(self.key, {"r": data}, maxlen=self.max_records, approximate=True)
+            await pipe.execute()
+
         try:
-            await call_redis(
-                self.breaker,
-                "route_log",
-                lambda: self.client.xadd(
-                    self.key, {"r": data}, maxlen=self.max_records, approximate=True
-                ),
-            )
+            await call_redis(self.breaker, "route_log", send)
         except RedisUnavailableError as exc:
             if exc.__cause__ is not None:  # a real failure, not the open breaker: say it once
                 log.warning("route log kept locally until Redis answers: %s", exc)
-            await super().append(record)
+            for record in batch:
+                await super().append(record)
+            return 0
+        return len(batch)
 
     async def recent(self, query: RouteQuery | None = None) -> list[RouteRecord]:
         """``XREVRANGE`` pages (newest first) filtered by ``query``; the local buffer while
-        Redis is down."""
+        Redis is down. Queued records are sent first."""
         query = query or RouteQuery()
+        await self.flush()
         try:
             return await call_redis(self.breaker, "route_log", lambda: self._scan(query))
         except RedisUnavailableError:
@@ -236,7 +264,10 @@ class RedisRouteLog(RouteLog):
         return None
 
     async def aclose(self) -> None:
-        """Close the client's connection pool."""
+        """Send queued records, then close the client's connection pool."""
+        if self._flusher is not None and not self._flusher.done():
+            self._flusher.cancel()
+        await self.flush()
         await self.client.aclose()
 
 

@@ -50,7 +50,7 @@ def test_ask_on_a_held_data_dir_fails_clearly(held_data_dir: CliRunner, mode: st
     args = ["ask", "退货期限是几天？", "--collection", "c", "--mode", mode]
     res = held_data_dir.invoke(app, args)
     assert res.exit_code == 1, res.output
-    assert "held by another LoopGate process" in res.output
+    assert "held by another LoopGate process" in " ".join(res.output.split())  # rich wraps
 
 
 @pytest.mark.integration
@@ -64,4 +64,4 @@ def test_eval_on_a_held_data_dir_fails_clearly(held_data_dir: CliRunner, tmp_pat
         app, ["eval", str(qs), "--collection", "c", "--mode", "rag", "--out", str(tmp_path / "o")]
     )
     assert res.exit_code == 1, res.output
-    assert "held by another LoopGate process" in res.output
+    assert "held by another LoopGate process" in " ".join(res.output.split())  # rich wraps

@@ -89,4 +89,4 @@ def test_held_data_directory_is_a_clear_error(data_dir: Path, docs: Path) -> Non
     finally:
         holder.close()
     assert result.exit_code == 1
-    assert "held by another LoopGate process" in result.output
+    assert "held by another LoopGate process" in " ".join(result.output.split())  # rich wraps

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from types import SimpleNamespace
@@ -82,9 +83,20 @@ async def test_redis_stream_is_capped(redis_log: RedisRouteLog) -> None:
         await redis_log.append(
             RouteRecord.from_dict(router_dict("rag", 0.5, time.time(), question=f"q{i}"))
         )
+    assert await redis_log.client.xlen(redis_log.key) == 0  # queued: write-behind
+    assert await redis_log.flush() == 400
     length = await redis_log.client.xlen(redis_log.key)
     assert 50 <= length < 400  # MAXLEN ~ trims whole macro nodes: approximately 50
     assert (await redis_log.recent(RouteQuery(limit=1)))[0].question == "q399"
+
+
+async def test_queued_records_reach_redis_without_a_read(redis_log: RedisRouteLog) -> None:
+    await redis_log.append(RouteRecord.from_dict(router_dict("rag", 0.5, time.time())))
+    for _ in range(100):
+        if await redis_log.client.xlen(redis_log.key) == 1:
+            break
+        await asyncio.sleep(redis_log.flush_s)
+    assert await redis_log.client.xlen(redis_log.key) == 1
 
 
 async def test_redis_down_keeps_records_locally() -> None:
@@ -98,8 +110,8 @@ async def test_redis_down_keeps_records_locally() -> None:
     rec = RouteRecorder(log, GatewayMetrics())
     for i in range(3):
         await rec.record(router_dict("rag", 0.7, time.time(), question=f"q{i}"))
-    assert time.perf_counter() - t0 < 1.0 and not log.available
     assert [r.question for r in await log.recent()] == ["q2", "q1", "q0"]
+    assert time.perf_counter() - t0 < 1.0 and not log.available
     await log.aclose()
 
 
