@@ -207,7 +207,7 @@ class LoopAgentEngine:
 
     async def run(self, collection: str, question: str, *, seeds: Sequence[SearchHit],
                   history: Sequence[dict[str, str]], on_event: EventSink | None,
-                  flt: SearchFilter | None = None) -> LoopResult:
+                  flt: SearchFilter | None = None, current_date: str | None = None) -> LoopResult:
         """Run the agent; returns the router's ``LoopResult`` (draft or fallback reason)."""
         pages: dict[str, str] = {h.chunk.chunk_id: f"{h.chunk.path} p.{h.chunk.page_start}"
                                  for h in seeds}
@@ -231,7 +231,8 @@ class LoopAgentEngine:
                 await on_event(ev)
 
         res = await self.agent.run_async(question, collection, candidates=list(seeds),
-                                         history=list(history), on_event=forward, flt=flt)
+                                         history=list(history), on_event=forward, flt=flt,
+                                         current_date=current_date)
         steps = [s.to_dict() for s in res.steps]
         flags = []
         if any("offline" in n for n in offline_switch) or any(

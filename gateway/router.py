@@ -246,5 +246,7 @@ class Router(RouterStages):
 def _cacheable(q: QueryInput) -> bool:
     """Whether the answer cache may serve or store this request: not when the caller turned it
     off, nor when filters restrict the documents (the cache key does not carry filters, so a
-    filtered question must never be answered from, or leave, an unfiltered entry)."""
-    return q.use_cache and (q.filters is None or q.filters.is_empty())
+    filtered question must never be answered from, or leave, an unfiltered entry); likewise a
+    question asked with a ``current_date``, whose answer may depend on that date."""
+    return (q.use_cache and q.current_date is None
+            and (q.filters is None or q.filters.is_empty()))

@@ -161,6 +161,7 @@ class RouterStages:
                 ctx, "loop",
                 lambda: loop.run(q.collection, q.question, seeds=seeds.hits if seeds else [],
                                  history=q.history, on_event=on_step,
+                                 current_date=q.current_date,
                                  flt=q.filters if q.filters and not q.filters.is_empty() else None),
                 self.settings.loop_deadline_s + 1.0,
             )

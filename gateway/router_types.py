@@ -39,7 +39,9 @@ EventSink = Callable[[dict[str, Any]], Awaitable[None]]
 @dataclass(frozen=True, slots=True)
 class QueryInput:
     """One question: ``mode`` auto|rag|loop; ``history`` previous turns, oldest first
-    (``{"role", "content"}``); ``filters`` restrict retrieval; ``use_cache`` false skips the cache."""
+    (``{"role", "content"}``); ``filters`` restrict retrieval; ``use_cache`` false skips the cache;
+    ``current_date`` (``YYYY-MM-DD``) is the date the LoopAgent's LLM is told ("today"), for
+    questions that assume one."""
 
     question: str
     collection: str
@@ -47,6 +49,7 @@ class QueryInput:
     filters: SearchFilter | None = None
     history: tuple[dict[str, str], ...] = ()
     use_cache: bool = True
+    current_date: str | None = None
 
 
 @dataclass(slots=True)
@@ -150,9 +153,11 @@ class LoopBackend(Protocol):
         history: Sequence[dict[str, str]],
         on_event: EventSink | None,
         flt: SearchFilter | None = None,
+        current_date: str | None = None,
     ) -> LoopResult:
         """Run the agent seeded with the RAG candidates; ``on_event`` gets each step; ``flt``
-        restricts every search of the agent to the caller's documents."""
+        restricts every search of the agent to the caller's documents; ``current_date``
+        (``YYYY-MM-DD``) is told to the LLM as today's date."""
 
 
 class AnswerCache(Protocol):

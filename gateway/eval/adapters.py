@@ -225,16 +225,12 @@ class RouterAnswerer:
             "history": tuple(history),
             "use_cache": False,
         }
-        if current_date and "current_date" in getattr(QueryInput, "__dataclass_fields__", {}):
+        if current_date:
             kw["current_date"] = current_date
         t0 = time.perf_counter()
         res = await self.router.ask(QueryInput(**kw))
         ms = (time.perf_counter() - t0) * 1000.0
         route: dict[str, Any] = dict(res.route or {})
-        if current_date and "current_date" not in kw:
-            route.setdefault("eval_notes", []).append(
-                "current_date not passed: router has no field"
-            )
         ids = [str(i) for i in route.get("candidates") or []]
         chunks: Sequence[Chunk] = []
         if ids and self.store is not None:

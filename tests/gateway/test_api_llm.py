@@ -59,3 +59,23 @@ async def test_grounded_llm_answer_and_unverified_citations(tmp_path, embed_mode
             assert "llm_citations_unverified" in body["route"]["flags"]
             assert body["route"]["brain"] == "extractive" and "Two days" not in body["answer"]
             assert all(c["quote"] != "ships in two days" for c in body["citations"])
+
+
+async def test_current_date_reaches_the_loop_llm_and_skips_the_cache(
+        tmp_path, embed_model_path, cases_dir: Path) -> None:
+    from scripted_server import json_action
+
+    script = [json_action("fallback_to_rag", {"reason": "broad"}), grounded,
+              json_action("fallback_to_rag", {"reason": "broad"}), grounded]
+    with ScriptedChatServer(script) as srv:
+        settings = make_settings(tmp_path, embed_model_path, llm_base_url=srv.base_url,
+                                 llm_model="scripted", llm_protocol="json")
+        async with running(settings) as (app, client):
+            await upload(app, client, sorted((cases_dir / CASE12 / "v1").iterdir()))
+            for _ in range(2):
+                body = await ask(client, "标准配送要几天？", mode="loop", current_date="2025-11-11")
+                assert not body["cached"]  # the answer may depend on the date: never cached
+            first = srv.requests[0]["messages"]
+            assert any("Current date: 2025-11-11" in str(m.get("content")) for m in first)
+            r = await client.post("/v1/query", json={"question": "q", "current_date": "11/11/2025"})
+            assert r.status_code == 400 and "current_date" in r.text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
@@ -54,6 +55,9 @@ class QueryRequest(BaseModel):
     filters: QueryFilters | None = None
     history: list[Turn] = Field(default_factory=list, max_length=50, description="Previous turns, oldest first.")
     use_cache: bool = Field(True, description="False skips the answer cache (lookup and store).")
+    current_date: datetime.date | None = Field(
+        None, description="Today's date (YYYY-MM-DD) told to the LoopAgent's LLM, for questions "
+        "that assume one ('this year', 'the current handbook'); default: not stated.")
 
     @field_validator("question")
     @classmethod
@@ -95,7 +99,8 @@ async def to_query_input(
         flt = SearchFilter(tuple(req.filters.doc_ids), tuple(req.filters.paths),
                            tuple(req.filters.section_prefix))
     history = tuple({"role": t.role, "content": t.content} for t in req.history)
-    return QueryInput(req.question, collection, req.mode, flt, history, req.use_cache)
+    today = req.current_date.isoformat() if req.current_date else None
+    return QueryInput(req.question, collection, req.mode, flt, history, req.use_cache, today)
 
 
 def result_body(result: Any) -> dict[str, Any]:
