@@ -38,6 +38,9 @@ class Components:
     tokenizer: Any = None
     embedder: Any = None
     embedder_error: str = ""
+    # collection -> what to do, for collections embedded with another model or dimension than
+    # the configured embedder (``rag.embedder.startup_check`` at start-up; queries get 409)
+    embedding_mismatch: dict[str, str] = field(default_factory=dict)
     llm: Any = None
     agent: Any = None
     retriever: Any = None
@@ -155,5 +158,12 @@ def build_components(settings: Settings) -> Components:
         log.warning("no embedding model (%s): retrieval runs keyword-only", c.embedder_error)
     if c.embedder is None and not c.embedder_error:
         log.warning("no embedding model configured: retrieval runs keyword-only")
+    if c.store is not None and c.embedder is not None:
+        from rag.embedder import startup_check
+
+        for name, state in startup_check(c.store, c.embedder).items():
+            if state not in ("ok", "missing", "no_dense", "keyword_only"):
+                c.embedding_mismatch[name] = state
+                log.error("collection %r: %s", name, state)
     assemble(c)
     return c

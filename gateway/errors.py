@@ -119,6 +119,14 @@ class ServiceUnavailable(GatewayError):
     code = "unavailable"
 
 
+class Conflict(GatewayError):
+    """The request conflicts with the state of a resource (a collection embedded with another
+    model than the configured one)."""
+
+    status = 409
+    code = "conflict"
+
+
 class DataDirLocked(ServiceUnavailable):
     """The embedded Qdrant shard is held by another process (a running ``loopgate serve``)."""
 

@@ -108,3 +108,23 @@ async def test_qdrant_server_unreachable(tmp_path) -> None:
     for t in threading.enumerate():
         if "check_compatibility" in t.name:
             t.join(timeout=30)
+
+
+async def test_collection_embedded_with_another_model_is_refused_clearly(
+        tmp_path, embed_model_path) -> None:
+    """Start-up check (issue 3): a collection whose stored embedding model differs from the
+    configured one is named in /readyz and answers 409 saying what to do."""
+    from corpus.qdrant_store import QdrantChunkStore
+
+    if embed_model_path is None:
+        pytest.skip("no local embedding model (../shared/models/multilingual-e5-small)")
+    settings = make_settings(tmp_path, embed_model_path)
+    store = QdrantChunkStore.embedded(settings.data_dir / "qdrant")
+    store.ensure_collection("old", dense_dim=768, embed_model="BAAI/bge-base-en")
+    store.close()
+    async with running(settings) as (_app, client):
+        ready = (await client.get("/readyz")).json()
+        assert "bge-base-en" in ready["embedding_mismatch"]["old"]
+        r = await client.post("/v1/query", json={"question": "warranty?", "collection": "old"})
+        assert r.status_code == 409, r.text
+        assert "re-ingest" in r.json()["error"]["message"]

@@ -95,4 +95,6 @@ async def readyz(components: ComponentsDep) -> OrjsonResponse:
     degraded = [n for n, c in checks.items() if c["status"] == "down"]
     body = {"status": "ready" if ready else "unavailable", "degraded": degraded,
             "checks": checks}
+    if components.embedding_mismatch:  # those collections answer 409 until re-ingested
+        body["embedding_mismatch"] = components.embedding_mismatch
     return OrjsonResponse(body, status_code=200 if ready else 503)

@@ -21,7 +21,7 @@ from gateway.api.deps import (
     check_collection_name,
     principal_of,
 )
-from gateway.errors import BadRequest, NotFound
+from gateway.errors import BadRequest, Conflict, NotFound
 from gateway.router_types import QueryInput
 
 __all__ = ["QueryFilters", "QueryRequest", "QueryResponse", "Turn", "router", "to_query_input"]
@@ -88,6 +88,8 @@ async def to_query_input(
     settings = components.settings
     collection = check_collection_name(req.collection or settings.default_collection)
     principal.check(collection)
+    if collection in components.embedding_mismatch:
+        raise Conflict(components.embedding_mismatch[collection])
     if collection != settings.default_collection:
         known = await components.known_collections()
         if known is not None and collection not in known:
