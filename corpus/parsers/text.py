@@ -9,7 +9,12 @@ Decoding order (case 19; open-webui#24973 decoded GB18030 files as GB2312 and fa
 4. strict Big5 (Traditional); Big5 bytes also decode as GB18030, into rare characters, which
    is why step 3 checks plausibility;
 5. GB18030 even when implausible, then charset-normalizer's best guess;
-6. UTF-8 with ``errors="replace"`` plus a warning on the document (never rejected as binary).
+6. UTF-8 with ``errors="replace"`` plus a warning on the document.
+
+Binary data is rejected as ``undecodable``: NUL-heavy bytes, or a decoded text in which more than
+2 % of the characters are control characters other than tab, line and page breaks and escape
+(random or compressed bytes decode "successfully" as GB18030, which maps almost every byte
+sequence; real text files hold next to no control characters).
 
 Paragraphs are runs of non-blank lines; line numbers are those of the decoded text.
 """
@@ -33,6 +38,16 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
 _GB_PLAUSIBLE = 0.8
+_MAX_CONTROL_SHARE = 0.02
+_TEXT_CONTROLS = frozenset("\t\n\r\f\v\x1b")
+
+
+def _control_share(text: str) -> float:
+    """Share of characters that are C0/C1 control characters not used in text files."""
+    if not text:
+        return 0.0
+    bad = sum(1 for c in text if (c < " " or "\x7f" <= c <= "\x9f") and c not in _TEXT_CONTROLS)
+    return bad / len(text)
 
 
 def _strict(data: bytes, encoding: str) -> str | None:
@@ -102,6 +117,12 @@ def decode_text(data: bytes, path: Path) -> tuple[str, str, list[str]]:
         warnings.append(
             f"decoded with replacement characters: {bad} undecodable byte sequence(s) "
             "replaced by U+FFFD"
+        )
+    if _control_share(text) > _MAX_CONTROL_SHARE:
+        raise ParseError(
+            "undecodable",
+            f"{path}: binary data, not text ({_control_share(text):.0%} control characters "
+            f"when decoded as {enc})",
         )
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if "\x00" in text:

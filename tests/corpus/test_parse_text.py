@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -97,6 +98,10 @@ def test_paragraphs_and_line_numbers(tmp_path: Path) -> None:
         ("empty.txt", b"", "empty_file"),
         ("blank.txt", b"  \n\n \t\n", "no_text"),
         ("binary.txt", bytes(range(256)) * 4 + b"\x00" * 512, "undecodable"),
+        # random bytes without NULs decode as GB18030: rejected by their control characters
+        ("random.txt", bytes(b for b in random.Random(7).randbytes(8192) if b), "undecodable"),
+        ("random.md", bytes(b for b in random.Random(8).randbytes(8192) if b), "undecodable"),
+        ("random.html", bytes(b for b in random.Random(9).randbytes(8192) if b), "undecodable"),
         ("table.xlsx", b"PK\x03\x04", "unsupported_type"),
     ],
 )
