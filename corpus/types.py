@@ -14,6 +14,8 @@ Everything above ``corpus`` (``rag``, ``loop``, ``gateway``) speaks in these typ
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -110,6 +112,24 @@ class ParsedDocument:
 LineSpan = tuple[int, int, int]
 
 
+_UNINFORMATIVE_NAME = re.compile(r"[0-9a-f]{16,}|[\d\W_]*", re.I)
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text).lower()
+
+
+def document_name(path: str) -> str:
+    """A readable document name from a stored path: the file name without suffix, ``_`` and
+    ``-`` as spaces; ``""`` for hash-like or digit-only names (they say nothing about the
+    subject)."""
+    stem = path.replace("\\", "/").rsplit("/", 1)[-1]
+    stem = stem.rsplit(".", 1)[0] if "." in stem else stem
+    if _UNINFORMATIVE_NAME.fullmatch(stem):
+        return ""
+    return " ".join(re.split(r"[_\-\s]+", stem)).strip()
+
+
 @dataclass(frozen=True, slots=True)
 class Chunk:
     """The unit of retrieval and citation (DESIGN.md "Key contracts").
@@ -174,9 +194,17 @@ class Chunk:
         return " > ".join(self.section_path)
 
     def context_text(self) -> str:
-        """Text that is embedded and keyword-indexed: document title, section path, then the
-        chunk text, so a chunk carries its document's subject (issue 3, item 2)."""
-        head = " > ".join(p for p in (self.title, *self.section_path) if p)
+        """Text that is embedded and keyword-indexed: document name, title, section path, then
+        the chunk text, so a chunk carries its document's subject (issue 3, item 2).
+
+        The document name is the file name without suffix, ``_``/``-`` read as spaces
+        (``BESTBUY_2023_10K.pdf`` → ``BESTBUY 2023 10K``), left out when it is a hash or a
+        number or already in the title: PDF titles are often an SEC accession number or
+        ``UNITED STATES`` while file names name the company, year and form."""
+        name = document_name(self.path)
+        if name and _squash(name) in _squash(self.title):
+            name = ""
+        head = " > ".join(p for p in (name, self.title, *self.section_path) if p)
         return f"{head}\n{self.text}" if head else self.text
 
 

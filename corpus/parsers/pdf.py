@@ -33,6 +33,7 @@ Pipeline per document:
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from corpus.errors import ParseError
@@ -274,6 +275,8 @@ def _parse(path: Path, data: bytes, doc: pymupdf.Document) -> ParsedDocument:
         raise ParseError("no_text", f"{path}: the PDF holds no text besides page furniture")
 
     meta_title = ((doc.metadata or {}).get("title") or "").strip()
+    if not re.search(r"[^\W\d_]{3,}", meta_title):  # "0000764478-23-000006": an SEC accession no.
+        meta_title = ""
     first_heading = next((b.text for b in blocks if b.kind == "heading"), "")
     if toc:
         outline: list[OutlineEntry] = []
