@@ -119,9 +119,20 @@ def _split_spans(text: str, s: int, e: int, max_chars: int) -> list[tuple[int, i
                     )
                 prev = c
             return out
-    cut = piece.rfind(" ", max_chars // 2, max_chars)
-    cut = cut if cut > 0 else max_chars
-    return [(s, s + cut), *_split_spans(text, s + cut, e, max_chars)]
+    # no boundary at all (one huge line): cut at the last space of each window, iteratively
+    # (recursion here overflowed the stack on a 2 MB line and copied the tail at every step)
+    out = []
+    while e - s > max_chars:
+        cut = text.rfind(" ", s + max_chars // 2, s + max_chars)
+        cut = cut if cut > s else s + max_chars
+        if text[s:cut].strip():
+            out.append((s, cut))
+        s = cut
+        while s < e and text[s].isspace():
+            s += 1
+    if s < e and text[s:e].strip():
+        out.append((s, e))
+    return out
 
 
 def _table_units(

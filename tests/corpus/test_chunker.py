@@ -158,3 +158,17 @@ def test_a_run_of_headings_is_still_bounded() -> None:
     ] + [_p("end.", 2, 1)]
     chunks = chunk_document(_doc(blocks), rel_path="x")
     assert len(chunks) > 5 and all(len(c.text) <= 1500 + 80 for c in chunks)
+
+
+def test_one_huge_line_splits_without_recursion(tmp_path) -> None:
+    """A 2 MB text on one line (no paragraph or sentence boundary) used to overflow the stack
+    (RecursionError reported as ``corrupt``); it splits at spaces, every word kept once."""
+    from pathlib import Path
+
+    from corpus.parsers import parse_file
+
+    f = Path(tmp_path) / "long.txt"
+    f.write_text("word " * 400_000, encoding="utf-8")
+    chunks = chunk_document(parse_file(f), rel_path="long.txt")
+    assert all(len(c.text) <= 1500 for c in chunks)
+    assert sum(c.text.count("word") for c in chunks) == 400_000
