@@ -108,8 +108,11 @@ def collect_files(
     paths: Sequence[Path], suffixes: Sequence[str]
 ) -> tuple[list[Path], list[Path], int]:
     """Files to ingest: explicit files as given, folders walked recursively for ``suffixes``
-    (hidden files and folders skipped). Returns ``(files, folders, ignored_count)``; a path that
-    does not exist is returned among the files (it becomes a ``vanished`` result)."""
+    (hidden files and folders skipped; symbolic links whose target lies outside the walked
+    folder are not followed and count as ignored, so linking ``/etc/passwd`` into a folder does
+    not index it; ``os.walk`` does not descend into linked folders). Returns ``(files, folders,
+    ignored_count)``; a path that does not exist is returned among the files (it becomes a
+    ``vanished`` result)."""
     files: list[Path] = []
     dirs: list[Path] = []
     ignored = 0
@@ -119,13 +122,18 @@ def collect_files(
             files.append(p)
             continue
         dirs.append(p)
+        root = p.resolve()
         for base, subdirs, names in os.walk(p):
             subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
             for name in sorted(names):
                 if name.startswith("."):
                     continue
+                f = Path(base) / name
+                if f.is_symlink() and not f.resolve().is_relative_to(root):
+                    ignored += 1
+                    continue
                 if Path(name).suffix.lower() in wanted:
-                    files.append(Path(base) / name)
+                    files.append(f)
                 else:
                     ignored += 1
     return list(dict.fromkeys(files)), dirs, ignored

@@ -241,16 +241,20 @@ def test_special_files_and_several_empty_files_fail_alone(
         (docs / name).write_bytes(b"")
     (docs / "ok.md").write_text("# OK\n\nThe return period is seven days from delivery.\n" * 3)
     (docs / "broken.pdf").write_bytes(b"%PDF-1.7\n garbage")
+    (docs / "inside.txt").symlink_to(docs / "ok.md")  # a link within the folder is followed
+    (tmp_path / "secret.txt").write_text("The vault code is 4711.\n" * 20)
+    (docs / "secret.txt").symlink_to(tmp_path / "secret.txt")  # outside the folder: not
     report = Ingestor(store, TOK, workers=1).ingest_paths([docs], "c")
     assert all(str(tmp_path) not in (f.error_message or "") for f in report.files)
     status = {f.path: (f.status, f.error_code) for f in report.files}
+    assert report.ignored == 2  # zeros.txt -> /dev/zero and secret.txt point outside
     assert status == {
         "pipe.txt": ("failed", "unsupported_type"),
-        "zeros.txt": ("failed", "unsupported_type"),
+        "inside.txt": ("ingested", ""),
         "zero.md": ("failed", "empty_file"),
         "zero.txt": ("failed", "empty_file"),
         "zero.pdf": ("failed", "empty_file"),
-        "ok.md": ("ingested", ""),
+        "ok.md": ("skipped", "duplicate"),  # same bytes as inside.txt, walked first
         "broken.pdf": ("failed", "corrupt"),
     }
 
