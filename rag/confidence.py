@@ -95,6 +95,11 @@ def compute_features(
     )
 
 
+# features undefined without a dense hit list (imputed by their means in that case)
+_NEEDS_DENSE = frozenset(
+    {"dense_top", "dense_margin", "dense_spread", "agreement", "top_doc_agreement"})
+
+
 @dataclass(frozen=True, slots=True)
 class LogisticConfidence:
     """Calibrated confidence: logistic regression over standardised features.
@@ -117,11 +122,18 @@ class LogisticConfidence:
     meta: dict[str, Any]
 
     def score(self, features: ConfidenceFeatures) -> float:
-        """The calibrated probability in [0, 1] that the top-k holds the evidence."""
+        """The calibrated probability in [0, 1] that the top-k holds the evidence.
+
+        Without a dense list (keyword-only retrieval, or the embedding timed out: every dense
+        feature is 0, which no real cosine gives), the features that need it are imputed with
+        their calibration means (they add nothing), so the keyword and coverage evidence
+        decides instead of a "cosine 0" that reads as certain failure."""
         x = features.to_dict()
+        if x.get("dense_top", 0.0) == 0.0 and x.get("dense_spread", 0.0) == 0.0:
+            x = {k: v for k, v in x.items() if k not in _NEEDS_DENSE}
         z = self.bias
         for name, w, m, s in zip(self.names, self.weights, self.means, self.stds, strict=True):
-            z += w * (x.get(name, 0.0) - m) / (s or 1.0)
+            z += w * (x.get(name, m) - m) / (s or 1.0)
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
     def to_dict(self) -> dict[str, Any]:

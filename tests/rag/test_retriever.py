@@ -73,6 +73,11 @@ def test_modes_and_keyword_only_flag(
     no_model = HybridRetriever(store, tokenizer, None).run(q, COLL)
     assert no_model.mode == "keyword" and FLAG_KEYWORD_ONLY in no_model.flags
     assert no_model.items[0].chunk.path == "pdf/labor_contract_law.pdf"
+    # without dense hits the dense features are imputed, not read as "cosine 0" (which gave
+    # confidence 0.000 and a "not found" for every keyword-only question: new-user trial)
+    assert no_model.confidence.value > 0.5, no_model.confidence
+    ans = RagPipeline(HybridRetriever(store, tokenizer, None), answer_floor=0.2).run(q, COLL)
+    assert ans.found and "二倍" in ans.answer
 
 
 class _SlowStore:
