@@ -2,7 +2,9 @@
 
 One job = one upload request: the saved files are ingested by ``corpus.ingest.Ingestor`` in a
 worker thread (jobs run one at a time: the store has one writer), with progress (files done of
-total, pages, chunks, last file) readable through ``GET /v1/documents/jobs/{job_id}``. When a job
+total, pages, chunks, last file) readable through ``GET /v1/documents/jobs/{job_id}``. Any
+failure of a job (a store error, a collection held by another process …) ends it as ``failed``
+with the error, never a stuck ``running``. When a job
 or a deletion changes a collection, the gateway forgets its cached corpus version and tells the
 answer cache (``on_corpus_change``: entries citing replaced or removed documents and entries of
 older corpus versions are retired), so the next question is a miss that sees the change.
@@ -85,31 +87,41 @@ class IngestJobs:
         return [j for j in reversed(self.jobs.values()) if j.collection == collection][:limit]
 
     async def _run(self, job: IngestJob, paths: list[Path], root: Path) -> None:
-        async with self._lock:
-            job.status = "running"
-            ingestor = self._get_ingestor()
-            before = await asyncio.to_thread(self._doc_ids, job.collection)
+        try:
+            async with self._lock:
+                job.status = "running"
+                try:
+                    await self._ingest(job, paths, root)
+                finally:
+                    self.c.forget(job.collection)
+        except asyncio.CancelledError:
+            self._fail(job, "cancelled (the gateway shut down)")
+            raise
+        except Exception as exc:  # noqa: BLE001 - reported through the job
+            self._fail(job, f"{type(exc).__name__}: {exc}")
 
-            def progress(p: Any) -> None:
-                job.progress = asdict(p)
+    def _fail(self, job: IngestJob, error: str) -> None:
+        job.status, job.error = "failed", error
+        job.finished_at = time.time()
+        log.error("ingest job %s failed: %s", job.job_id, error)
 
-            try:
-                report = await asyncio.to_thread(
-                    ingestor.ingest_paths, paths, job.collection, root=root, progress=progress
-                )
-            except Exception as exc:  # noqa: BLE001 - reported through the job
-                job.status, job.error = "failed", f"{type(exc).__name__}: {exc}"
-                job.finished_at = time.time()
-                log.error("ingest job %s failed: %s", job.job_id, job.error)
-                return
-            finally:
-                self.c.forget(job.collection)
-            job.report = report.to_dict()
-            changed = [before[f.path] for f in report.files
-                       if f.status in ("replaced", "removed") and f.path in before]
-            await self._retire(job.collection, str(report.corpus_version), changed)
-            job.status = "done"
-            job.finished_at = time.time()
+    async def _ingest(self, job: IngestJob, paths: list[Path], root: Path) -> None:
+        """Ingest ``paths`` and report (the caller holds the lock)."""
+        ingestor = self._get_ingestor()
+        before = await asyncio.to_thread(self._doc_ids, job.collection)
+
+        def progress(p: Any) -> None:
+            job.progress = asdict(p)
+
+        report = await asyncio.to_thread(
+            ingestor.ingest_paths, paths, job.collection, root=root, progress=progress
+        )
+        job.report = report.to_dict()
+        changed = [before[f.path] for f in report.files
+                   if f.status in ("replaced", "removed") and f.path in before]
+        await self._retire(job.collection, str(report.corpus_version), changed)
+        job.status = "done"
+        job.finished_at = time.time()
 
     def _doc_ids(self, collection: str) -> dict[str, str]:
         """``{path: doc_id}`` of the collection's documents now."""

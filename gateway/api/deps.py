@@ -20,6 +20,9 @@ import orjson
 from fastapi import Depends, Request
 from starlette.responses import Response
 
+from corpus._store_common import _NAME_RE as _STORE_NAME_RE
+from corpus._store_common import check_collection_name as _store_check
+from corpus.errors import StoreError
 from gateway.errors import BadRequest, Forbidden, Unauthorized
 from gateway.settings import Settings
 
@@ -40,7 +43,8 @@ __all__ = [
     "principal_of",
 ]
 
-COLLECTION_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+#: The store's collection-name rule (``corpus._store_common``): one rule for every route.
+COLLECTION_PATTERN = _STORE_NAME_RE.pattern
 
 
 class OrjsonResponse(Response):
@@ -103,14 +107,12 @@ async def principal_of(request: Request) -> Principal:
 
 
 def check_collection_name(name: str) -> str:
-    """:raises BadRequest: when ``name`` is not a valid collection name."""
-    import re
-
-    if not re.match(COLLECTION_PATTERN, name or ""):
-        raise BadRequest(
-            f"invalid collection name {name!r}: use 1-64 letters, digits, '_', '-' or '.'"
-        )
-    return name
+    """``name`` if the store accepts it as a collection name (the store's own rule, so a name
+    passing here never fails later in an ingest job). :raises BadRequest: otherwise."""
+    try:
+        return _store_check(name)
+    except StoreError as exc:
+        raise BadRequest(str(exc), param="collection") from None
 
 
 SettingsDep = Annotated[Settings, Depends(_settings)]

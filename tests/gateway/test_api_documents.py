@@ -3,6 +3,10 @@ names that cannot escape the data directory."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -80,3 +84,62 @@ async def test_failed_file_is_reported_and_batch_goes_on(tmp_path, embed_model_p
         by_path = {f["path"]: f for f in job["report"]["files"]}
         assert by_path["good.md"]["status"] == "ingested"
         assert by_path["broken.pdf"]["status"] == "failed" and by_path["broken.pdf"]["error_code"]
+
+
+@contextmanager
+def held_collection(data_dir: Path, collection: str) -> Iterator[None]:
+    """Another process (like a `loopgate ingest` on the same data dir) holds the shard."""
+    script = (
+        "import sys, time\n"
+        "from corpus.qdrant_store import QdrantChunkStore\n"
+        "store = QdrantChunkStore.embedded(sys.argv[1])\n"
+        "store.ensure_collection(sys.argv[2], dense_dim=None, embed_model=None)\n"
+        "print('held', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script, str(data_dir / "qdrant"), collection],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+        yield
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+@pytest.mark.parametrize("bad", ["a.b", "x" * 64, "_x", "-x", "a b", "../x"])
+async def test_collection_names_follow_the_store_rule(tmp_path, embed_model_path, bad: str) -> None:
+    """Names the store refuses are refused by every route at request time (400), never as a
+    job stuck in ``running`` (found by a tester: ``a.b`` and 64 characters got 202)."""
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        r = await client.post("/v1/documents", files=[("files", ("x.md", b"# x\n", "text/plain"))],
+                              data={"collection": bad})
+        assert r.status_code == 400, r.text
+        assert "invalid collection name" in r.json()["error"]["message"]
+        for r in (await client.get("/v1/documents", params={"collection": bad}),
+                  await client.delete("/v1/documents/x.md", params={"collection": bad}),
+                  await client.post("/v1/query", json={"question": "x", "collection": bad})):
+            assert r.status_code == 400 and "1-63" in r.json()["error"]["message"], r.text
+        assert not (tmp_path / "data" / "uploads" / bad).exists()
+        assert app.state.components.ingest.jobs == {}
+
+
+async def test_longest_collection_name_is_ingested(tmp_path, embed_model_path) -> None:
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        job = await upload(app, client, [("x.md", b"# x\n\nThe warranty is two years.\n")],
+                           collection="c" * 63)
+        assert job["report"]["counts"]["ingested"] == 1
+
+
+async def test_job_on_a_held_collection_ends_failed(tmp_path, embed_model_path) -> None:
+    """Every failure of a job, including the catalogue lookup before ingesting, ends as
+    ``failed`` with the error (it stayed ``running`` forever)."""
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        with held_collection(tmp_path / "data", "held"):
+            r = await client.post("/v1/documents", data={"collection": "held"},
+                                  files=[("files", ("x.md", b"# x\n\ntext\n", "text/plain"))])
+            assert r.status_code == 202, r.text
+            await app.state.components.ingest.wait_idle()
+            job = (await client.get(r.json()["status_url"])).json()
+        assert job["status"] == "failed" and job["finished_at"], job
+        assert "StoreError" in job["error"] and "held" in job["error"], job
