@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from _apphelp import CASE12, make_settings, running, upload
+from test_api_documents import held_collection
 
 from gateway.api.routes.chat import format_footnotes
 
@@ -72,3 +73,31 @@ async def test_chat_bad_requests(tmp_path, embed_model_path) -> None:
         assert r.status_code == 400 and "user message" in r.json()["error"]["message"]
         r = await client.post("/v1/chat/completions", json={"model": "loopgate-auto", "messages": []})
         assert r.status_code == 400
+
+
+async def _sse_data(client, req: dict) -> tuple[int, list]:
+    """Status and the ``data:`` payloads of a streamed chat completion."""
+    out = []
+    async with client.stream("POST", "/v1/chat/completions", json=req) as resp:
+        async for line in resp.aiter_lines():
+            if line.startswith("data:"):
+                data = line.split(":", 1)[1].strip()
+                out.append(data if data == "[DONE]" else json.loads(data))
+    return resp.status_code, out
+
+
+@pytest.mark.parametrize("model", ["loopgate-rag", "loopgate-loop"])
+async def test_stream_failure_is_an_error_event_then_done(tmp_path, embed_model_path, model) -> None:
+    """A failure after the stream started (the collection's shard held by another process)
+    arrives as an OpenAI-style ``data: {"error": …}`` event and ``[DONE]``, not an empty 200."""
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        with held_collection(tmp_path / "data", "held"):
+            req = {"model": model, "collection": "held", "stream": True,
+                   "messages": [{"role": "user", "content": "退货期限是几天？"}]}
+            status, events = await _sse_data(client, req)
+        assert status == 200 and events[-1] == "[DONE]", events
+        errors = [e for e in events[:-1] if "error" in e]
+        assert len(errors) == 1, events
+        err = errors[0]["error"]
+        assert err["code"] == "data_dir_locked" and err["status"] == 503, err
+        assert "held" in err["message"] and err["type"] == "server_error"

@@ -6,11 +6,13 @@ collection comes from the extra body field ``collection`` (OpenAI SDKs: ``extra_
 the default collection. The answer's citations appear twice: as numbered footnotes in the
 message text and as the structured field ``citations`` (plus ``loopgate`` with ``found``,
 ``cached`` and the route record). ``stream: true`` answers with ``chat.completion.chunk``
-server-sent events ending in ``data: [DONE]``.
+server-sent events ending in ``data: [DONE]``; a failure after the stream has started is sent
+the way OpenAI streams errors, as a ``data: {"error": {...}}`` event followed by ``data: [DONE]``.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -22,11 +24,12 @@ from sse_starlette import EventSourceResponse
 
 from gateway.api.deps import ComponentsDep, OrjsonResponse, PrincipalDep, RouterDep
 from gateway.api.routes.query import QueryRequest, to_query_input
-from gateway.errors import BadRequest, NotFound
+from gateway.errors import BadRequest, NotFound, error_body, status_of
 
 __all__ = ["MODELS", "ChatRequest", "format_footnotes", "router"]
 
 router = APIRouter(prefix="/v1", tags=["openai-compatible"])
+log = logging.getLogger("loopgate.gateway")
 
 MODELS = {"loopgate-auto": "auto", "loopgate-rag": "rag", "loopgate-loop": "loop"}
 
@@ -107,6 +110,37 @@ def _completion(req: ChatRequest, body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _stream_error(exc: Exception) -> dict[str, Any]:
+    """The ``{"error": {...}}`` event of a failure inside a stream (status and code as the
+    non-streaming response would have them)."""
+    status, code = status_of(exc)
+    message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    if code == "internal":
+        log.error("streamed chat completion failed", exc_info=exc)
+        message = "internal error (see the gateway log)"
+    body = error_body(status, code, message)
+    body["error"]["status"] = status
+    return body
+
+
+async def _answer_chunks(req: ChatRequest, result: Any) -> AsyncIterator[dict[str, str]]:
+    """The ``chat.completion.chunk`` events of an answer (without the final ``[DONE]``)."""
+    body = {**result.to_dict(), "cached": result.cached, "route": result.route}
+    full = _completion(req, body)
+    base = {"id": full["id"], "object": "chat.completion.chunk", "created": full["created"],
+            "model": req.model}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, str]:
+        obj = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
+        return {"data": orjson.dumps(obj).decode()}
+
+    yield chunk({"role": "assistant", "content": ""})
+    text = full["choices"][0]["message"]["content"]
+    for i in range(0, len(text), 64):
+        yield chunk({"content": text[i:i + 64]})
+    yield chunk({}, "stop", citations=full["citations"], loopgate=full["loopgate"])
+
+
 @router.get("/models", response_class=OrjsonResponse)
 async def list_models() -> OrjsonResponse:
     """List the model names of the chat-completions facade."""
@@ -126,22 +160,11 @@ async def chat_completions(
         return OrjsonResponse(_completion(req, body))
 
     async def chunks() -> AsyncIterator[dict[str, str]]:
-        result = await router_.ask(q)
-        body = {**result.to_dict(), "cached": result.cached, "route": result.route}
-        full = _completion(req, body)
-        base = {"id": full["id"], "object": "chat.completion.chunk", "created": full["created"],
-                "model": req.model}
-
-        def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, str]:
-            obj = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-                   **extra}
-            return {"data": orjson.dumps(obj).decode()}
-
-        yield chunk({"role": "assistant", "content": ""})
-        text = full["choices"][0]["message"]["content"]
-        for i in range(0, len(text), 64):
-            yield chunk({"content": text[i:i + 64]})
-        yield chunk({}, "stop", citations=full["citations"], loopgate=full["loopgate"])
+        try:
+            async for event in _answer_chunks(req, await router_.ask(q)):
+                yield event
+        except Exception as exc:  # noqa: BLE001 - the 200 is sent: report it in the stream
+            yield {"data": orjson.dumps(_stream_error(exc)).decode()}
         yield {"data": "[DONE]"}
 
     return EventSourceResponse(chunks(), ping=15)
