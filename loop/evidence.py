@@ -69,12 +69,37 @@ def _join_lines(lines: list[str]) -> str:
     return out
 
 
+_SENT_END = tuple("。！？.!?;；:：”\"’)）】」")
+
+
+_WRAPPED = 20  # characters: a shorter last line is a heading or label, not a wrapped line
+
+
+def _paragraphs(text: str, headings: frozenset[str] = frozenset()) -> list[list[str]]:
+    """Non-blank lines grouped by blank lines, except that a text paragraph whose last line is a
+    wrapped line (at least 20 characters, not one of ``headings``) that does not end a sentence
+    continues into the next text paragraph: a PDF text block can end mid-sentence
+    (``…并按照规`` / ``定留存…``), and a unit must not start in the middle of a word."""
+    out: list[list[str]] = []
+    for para in re.split(r"\n\s*\n", text):
+        lines = [ln.strip() for ln in para.split("\n") if ln.strip()]
+        if not lines:
+            continue
+        prev = out[-1] if out else None
+        if (prev and not prev[-1].startswith("|") and not lines[0].startswith("|")
+                and len(prev[-1]) >= _WRAPPED and prev[-1] not in headings
+                and lines[0] not in headings and not prev[-1].endswith(_SENT_END)):
+            prev.extend(lines)
+        else:
+            out.append(lines)
+    return out
+
+
 def split_units(chunk: Chunk, max_len: int = 300) -> list[str]:
     """Sentences and table rows of ``chunk``, ≥ 4 characters each. Paragraph lines are joined
     (a sentence may span PDF lines); every unit is a quote the citation check verifies."""
     units: list[str] = []
-    for para in re.split(r"\n\s*\n", chunk.text):
-        lines = [ln.strip() for ln in para.split("\n") if ln.strip()]
+    for lines in _paragraphs(chunk.text, frozenset((chunk.title, *chunk.section_path))):
         text_lines: list[str] = []
         for ln in [*lines, ""]:
             if ln.startswith("|") or not ln:
