@@ -1,11 +1,13 @@
 """Background ingest jobs for ``POST /v1/documents`` and deletions for ``DELETE``.
 
-One job = one upload request: the saved files are ingested by ``corpus.ingest.Ingestor`` in a
-worker thread (jobs run one at a time: the store has one writer), with progress (files done of
-total, pages, chunks, last file) readable through ``GET /v1/documents/jobs/{job_id}``. Any
-failure of a job (a store error, a collection held by another process …) ends it as ``failed``
-with the error, never a stuck ``running``. When a job
-or a deletion changes a collection, the gateway forgets its cached corpus version and tells the
+One job = one upload request: the request's files wait in a staging folder of their own; the job
+moves them into the collection's upload folder and ingests them with ``corpus.ingest.Ingestor``
+in a worker thread, both inside one critical section (jobs run one at a time: the store has one
+writer), so a job always ingests and reports its own bytes, even when two uploads of the same
+file name run at once. Progress (files done of total, pages, chunks, last file) is readable
+through ``GET /v1/documents/jobs/{job_id}``. Any failure of a job (a store error, a collection
+held by another process …) ends it as ``failed`` with the error, never a stuck ``running``. When
+a job or a deletion changes a collection, the gateway forgets its cached corpus version and tells the
 answer cache (``on_corpus_change``: entries citing replaced or removed documents and entries of
 older corpus versions are retired), so the next question is a miss that sees the change.
 """
@@ -14,6 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import shutil
 import time
 import uuid
 from collections import OrderedDict
@@ -67,13 +71,19 @@ class IngestJobs:
             self._ingestor = Ingestor(self.c.store, self.c.tokenizer, self.c.embedder, workers=1)
         return self._ingestor
 
-    def submit(self, collection: str, paths: list[Path], root: Path) -> IngestJob:
-        """Queue an ingest of ``paths`` (stored relative to ``root``); returns the job at once."""
-        job = IngestJob(uuid.uuid4().hex[:16], collection, [p.name for p in paths])
+    def submit(self, collection: str, staged: list[Path], root: Path) -> IngestJob:
+        """Queue the ingest of ``staged`` files; returns the job at once.
+
+        :param staged: files saved under their final names in a staging folder of this upload
+            alone (removed when the job ends); the job moves them into ``root`` right before it
+            ingests them, inside the jobs' critical section.
+        :param root: the collection's upload folder (document paths are relative to it).
+        """
+        job = IngestJob(uuid.uuid4().hex[:16], collection, [p.name for p in staged])
         self.jobs[job.job_id] = job
         while len(self.jobs) > _KEEP_JOBS:
             self.jobs.popitem(last=False)
-        task = asyncio.create_task(self._run(job, paths, root))
+        task = asyncio.create_task(self._run(job, staged, root))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return job
@@ -86,12 +96,12 @@ class IngestJobs:
         """The latest jobs of ``collection``, newest first."""
         return [j for j in reversed(self.jobs.values()) if j.collection == collection][:limit]
 
-    async def _run(self, job: IngestJob, paths: list[Path], root: Path) -> None:
+    async def _run(self, job: IngestJob, staged: list[Path], root: Path) -> None:
         try:
             async with self._lock:
                 job.status = "running"
                 try:
-                    await self._ingest(job, paths, root)
+                    await self._ingest(job, staged, root)
                 finally:
                     self.c.forget(job.collection)
         except asyncio.CancelledError:
@@ -99,16 +109,23 @@ class IngestJobs:
             raise
         except Exception as exc:  # noqa: BLE001 - reported through the job
             self._fail(job, f"{type(exc).__name__}: {exc}")
+        finally:
+            for folder in {p.parent for p in staged}:
+                await asyncio.to_thread(shutil.rmtree, folder, True)
 
     def _fail(self, job: IngestJob, error: str) -> None:
         job.status, job.error = "failed", error
         job.finished_at = time.time()
         log.error("ingest job %s failed: %s", job.job_id, error)
 
-    async def _ingest(self, job: IngestJob, paths: list[Path], root: Path) -> None:
-        """Ingest ``paths`` and report (the caller holds the lock)."""
+    async def _ingest(self, job: IngestJob, staged: list[Path], root: Path) -> None:
+        """Move the staged files into ``root``, ingest and report (the caller holds the lock)."""
         ingestor = self._get_ingestor()
         before = await asyncio.to_thread(self._doc_ids, job.collection)
+        await asyncio.to_thread(root.mkdir, parents=True, exist_ok=True)
+        paths = [root / p.name for p in staged]
+        for src, dest in zip(staged, paths, strict=True):
+            await asyncio.to_thread(os.replace, src, dest)
 
         def progress(p: Any) -> None:
             job.progress = asdict(p)

@@ -3,6 +3,8 @@ names that cannot escape the data directory."""
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -143,3 +145,61 @@ async def test_job_on_a_held_collection_ends_failed(tmp_path, embed_model_path) 
             job = (await client.get(r.json()["status_url"])).json()
         assert job["status"] == "failed" and job["finished_at"], job
         assert "StoreError" in job["error"] and "held" in job["error"], job
+
+
+async def test_concurrent_uploads_of_one_name_report_their_own_bytes(tmp_path, embed_model_path) -> None:
+    """Two uploads of ``doc.md`` with different contents at once: each job ingests and reports
+    its own bytes (job A said ``ingested`` with B's doc_id, B said ``unchanged``)."""
+    a = "# A\n\nThe warranty is two years.\n".encode()
+    b = "# B\n\n保修期为三年。\n".encode()
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        def post(data: bytes):
+            return client.post("/v1/documents", data={"collection": "c"},
+                               files=[("files", ("doc.md", data, "text/markdown"))])
+
+        ra, rb = await asyncio.gather(post(a), post(b))
+        assert ra.status_code == rb.status_code == 202, (ra.text, rb.text)
+        await app.state.components.ingest.wait_idle()
+        jobs = {}
+        for key, r in (("a", ra), ("b", rb)):
+            job = (await client.get(r.json()["status_url"])).json()
+            assert job["status"] == "done", job
+            jobs[key] = job
+        first, last = sorted(jobs, key=lambda k: jobs[k]["finished_at"])
+        content = {"a": a, "b": b}
+        for key in jobs:
+            (f,) = jobs[key]["report"]["files"]
+            assert f["path"] == "doc.md"
+            assert f["doc_id"] == hashlib.sha256(content[key]).hexdigest(), (key, f)
+            assert f["status"] == ("ingested" if key == first else "replaced"), (key, f)
+        assert (tmp_path / "data" / "uploads" / "c" / "doc.md").read_bytes() == content[last]
+        listing = (await client.get("/v1/documents", params={"collection": "c"})).json()
+        assert [d["doc_id"] for d in listing["documents"]] == [hashlib.sha256(content[last]).hexdigest()]
+
+
+async def test_refused_batch_changes_nothing_on_disk(tmp_path, embed_model_path) -> None:
+    """A batch refused with 400 (an empty file) or 413 (over the limit) leaves the upload folder
+    as it was: no replaced file the index does not hold, no orphan."""
+    settings = make_settings(tmp_path, embed_model_path, max_upload_bytes=4096)
+    old = b"# Doc\n\nThe warranty is two years.\n"
+    async with running(settings) as (app, client):
+        await upload(app, client, [("doc.md", old)], collection="c")
+        folder = tmp_path / "data" / "uploads" / "c"
+
+        def parts(*files: tuple[str, bytes]) -> list:
+            return [("files", (n, d, "text/markdown")) for n, d in files]
+
+        r = await client.post("/v1/documents", data={"collection": "c"},
+                              files=parts(("doc.md", b"# New\n\nnew text\n"), ("zero.md", b"")))
+        assert r.status_code == 400 and "empty" in r.json()["error"]["message"], r.text
+        r = await client.post("/v1/documents", data={"collection": "c"},
+                              files=parts(("new.md", b"# New\n\nnew\n"), ("doc.md", b"y" * 3000),
+                                          ("big.md", b"x" * 3000)))
+        assert r.status_code == 413 and "limit of 4096 bytes" in r.json()["error"]["message"], r.text
+        assert sorted(p.name for p in folder.iterdir()) == ["doc.md"]
+        assert (folder / "doc.md").read_bytes() == old
+        leftovers = [p for p in (tmp_path / "data" / "uploads").rglob("*")
+                     if p.is_file() and p.parent != folder]
+        assert leftovers == [], leftovers
+        listing = (await client.get("/v1/documents", params={"collection": "c"})).json()
+        assert [d["doc_id"] for d in listing["documents"]] == [hashlib.sha256(old).hexdigest()]

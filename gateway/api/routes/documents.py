@@ -1,17 +1,22 @@
 """``POST /v1/documents`` (upload, background ingest), ``GET /v1/documents`` (catalogue and
 jobs), ``GET /v1/documents/jobs/{job_id}`` (progress), ``DELETE /v1/documents/{doc}``.
 
-Uploaded files are saved under ``<data_dir>/uploads/<collection>/<file name>`` and ingested
+Uploaded files end up under ``<data_dir>/uploads/<collection>/<file name>`` and are ingested
 with that folder as root, so a document's path is its file name and uploading a file of the
-same name again replaces it. A file name is a single path component: names holding a path
-(``../x``, ``a/b``, ``C:\\x``), hidden names, control characters or over 200 characters are
-refused with 400, and the resolved destination is checked to lie inside the uploads folder.
+same name again replaces it. A request's files are first saved in a staging folder of their own
+(``<data_dir>/uploads/.staging/<id>/``); a refused request (a bad name, type or size, an empty
+file …) is answered without any change to the upload folder, and an accepted one's files are
+moved into place by its ingest job, right before that job ingests them (so concurrent uploads
+of one file name each ingest and report their own bytes). A file name is a single path
+component: names holding a path (``../x``, ``a/b``, ``C:\\x``), hidden names, control
+characters or over 200 characters are refused with 400, and the resolved destination is
+checked to lie inside the uploads folder.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
+import shutil
 import unicodedata
 import uuid
 from pathlib import Path
@@ -53,31 +58,32 @@ def safe_file_name(raw: str | None) -> str:
     return name
 
 
-def upload_dir(data_dir: Path, collection: str) -> Path:
-    """``<data_dir>/uploads/<collection>`` (created)."""
+def upload_dir(data_dir: Path, collection: str, *, create: bool = True) -> Path:
+    """``<data_dir>/uploads/<collection>`` (created unless ``create`` is false)."""
     folder = (data_dir / "uploads" / check_collection_name(collection)).resolve()
-    folder.mkdir(parents=True, exist_ok=True)
+    if create:
+        folder.mkdir(parents=True, exist_ok=True)
     return folder
 
 
-async def _save(upload: UploadFile, dest: Path, limit: int) -> int:
-    """Stream ``upload`` to ``dest`` (via a temporary file, then an atomic rename)."""
-    tmp = dest.with_name(f".{dest.name}.{uuid.uuid4().hex[:8]}.part")
+async def _save(upload: UploadFile, dest: Path, used: int, limit: int) -> int:
+    """Stream ``upload`` to ``dest``; ``used`` bytes of the request's ``limit`` are taken.
+
+    :raises PayloadTooLarge: the request's files together pass ``limit``.
+    :raises BadRequest: the file is empty.
+    """
     size = 0
-    try:
-        with tmp.open("wb") as fh:
-            while block := await upload.read(1 << 20):
-                size += len(block)
-                if size > limit:
-                    raise PayloadTooLarge(
-                        f"{upload.filename!r} is over the upload limit of {limit} bytes"
-                    )
-                await asyncio.to_thread(fh.write, block)
-        if size == 0:
-            raise BadRequest(f"{upload.filename!r} is empty (zero bytes)")
-        os.replace(tmp, dest)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with dest.open("wb") as fh:
+        while block := await upload.read(1 << 20):
+            size += len(block)
+            if used + size > limit:
+                raise PayloadTooLarge(
+                    f"{upload.filename!r}: the upload is over the limit of {limit} bytes "
+                    "(LOOPGATE_MAX_UPLOAD_BYTES, all files of one request together)"
+                )
+            await asyncio.to_thread(fh.write, block)
+    if size == 0:
+        raise BadRequest(f"{upload.filename!r} is empty (zero bytes)")
     return size
 
 
@@ -107,15 +113,22 @@ async def upload_documents(
             raise UnsupportedType(
                 f"{n!r}: unsupported file type; accepted: {', '.join(sorted(allowed))}"
             )
-    folder = upload_dir(settings.data_dir, name)
-    saved: list[Path] = []
-    for upload, n in zip(files, names, strict=True):
-        dest = (folder / n).resolve()
-        if dest.parent != folder:
-            raise BadRequest(f"file name {n!r} escapes the upload folder")
-        await _save(upload, dest, settings.max_upload_bytes)
-        saved.append(dest)
-    job = components.ingest.submit(name, saved, folder)
+    folder = upload_dir(settings.data_dir, name, create=False)
+    staging = (settings.data_dir / "uploads" / ".staging" / uuid.uuid4().hex).resolve()
+    staged: list[Path] = []
+    try:
+        await asyncio.to_thread(staging.mkdir, parents=True)
+        used = 0
+        for upload, n in zip(files, names, strict=True):
+            dest = (staging / n).resolve()
+            if dest.parent != staging or (folder / n).resolve().parent != folder:
+                raise BadRequest(f"file name {n!r} escapes the upload folder")
+            used += await _save(upload, dest, used, settings.max_upload_bytes)
+            staged.append(dest)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    job = components.ingest.submit(name, staged, folder)
     return OrjsonResponse(
         {**job.to_dict(), "status_url": f"/v1/documents/jobs/{job.job_id}"}, status_code=202
     )
