@@ -23,7 +23,9 @@ from bisect import bisect_right
 
 from corpus.types import Chunk, Citation
 
-__all__ = ["MIN_QUOTE_CHARS", "find_quote", "locate", "make_citation", "normalise_ws"]
+__all__ = [
+    "MIN_QUOTE_CHARS", "display_quote", "find_quote", "locate", "make_citation", "normalise_ws",
+]
 
 MIN_QUOTE_CHARS = 2
 
@@ -112,6 +114,26 @@ def locate(chunk: Chunk, start: int, end: int) -> tuple[int, int, int, int]:
     return a[1], a[2], b[1], b[2]
 
 
+def display_quote(text: str) -> str:
+    """``text`` with its whitespace as a reader expects it: a line break (with the whitespace
+    around it) next to a CJK character removed (PDF line and block breaks inside a Chinese
+    sentence), every other whitespace run one space; characters themselves unchanged. Same
+    normal form as ``text``, so it verifies."""
+    out: list[str] = []
+    run = ""
+    for ch in text.strip():
+        if ch.isspace():
+            run += ch
+            continue
+        if run and out:
+            broken = "\n" in run or "\r" in run
+            if not (broken and (_is_cjk(out[-1]) or _is_cjk(ch))):
+                out.append(" ")
+        run = ""
+        out.append(ch)
+    return "".join(out)
+
+
 def make_citation(chunk: Chunk, quote: str) -> Citation | None:
     """Verify ``quote`` against ``chunk`` and build its citation.
 
@@ -119,7 +141,9 @@ def make_citation(chunk: Chunk, quote: str) -> Citation | None:
     :param quote: text claimed to be verbatim in the chunk.
     :returns: a :class:`~corpus.types.Citation` with the page/lines the quote covers (``page``
         and ``lines[0]`` where it starts, ``page_end`` and ``lines[1]`` where it ends) and the
-        quote as it stands in the chunk text; ``None`` when the quote is not in the chunk.
+        quote as it stands in the chunk text, its whitespace as :func:`display_quote` gives it
+        (no ``\n\n`` of a PDF block break inside a sentence); ``None`` when the quote is not
+        in the chunk.
     """
     span = find_quote(chunk.text, quote)
     if span is None:
@@ -132,7 +156,7 @@ def make_citation(chunk: Chunk, quote: str) -> Citation | None:
         section_path=chunk.section_path,
         page=page,
         lines=(line, line_end),
-        quote=chunk.text[start:end],
+        quote=display_quote(chunk.text[start:end]),
         page_end=page_end,
         doc_id=chunk.doc_id,
     )

@@ -46,7 +46,7 @@ def test_quote_across_lines_and_pages_cjk() -> None:
     cit = make_citation(chunk, "网关停止接收新文档，并向管理员发送告警邮件")
     assert cit is not None
     assert (cit.page, cit.page_end, cit.lines) == (3, 4, (35, 1))
-    assert cit.quote == "网关停止接收新文档，\n\n并向管理员发送告警邮件"
+    assert cit.quote == "网关停止接收新文档，并向管理员发送告警邮件"  # display form: no block break
     only_p4 = make_citation(chunk, "并向管理员发送告警邮件。")
     assert only_p4 is not None and (only_p4.page, only_p4.lines) == (4, (1, 1))
     assert cit.chunk_id == "c-00000" and cit.path == "a.pdf" and cit.section_path == ("S",)
