@@ -18,8 +18,10 @@ Install on Debian/Ubuntu: ``apt-get install tesseract-ocr tesseract-ocr-chi-sim`
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from corpus.parsers._pymupdf import pymupdf
@@ -70,6 +72,29 @@ def ocr_textpage(page: pymupdf.Page) -> pymupdf.TextPage | None:
     if not langs:
         return None
     try:
-        return page.get_textpage_ocr(language=langs, dpi=OCR_DPI, full=True, tessdata=_tessdata())
+        with _quiet_stderr():
+            return page.get_textpage_ocr(
+                language=langs, dpi=OCR_DPI, full=True, tessdata=_tessdata()
+            )
     except Exception:  # Tesseract error on this page: treated as a page without text
         return None
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """Silence file descriptor 2 for the duration: Tesseract/Leptonica print diagnostics such as
+    "Line cannot be recognized!!" for every speck on a scan straight to the C-level stderr."""
+    try:
+        saved = os.dup(2)
+    except OSError:  # no stderr at all
+        yield
+        return
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+            try:
+                yield
+            finally:
+                os.dup2(saved, 2)
+    finally:
+        os.close(saved)
