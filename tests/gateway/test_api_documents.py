@@ -23,14 +23,16 @@ pytestmark = pytest.mark.integration
 @pytest.mark.parametrize(
     "name",
     ["../evil.md", "..\\evil.md", "a/b.md", "/etc/passwd", "C:\\x.md", "..", ".hidden.md",
-     "bad\x00.md", "line\nbreak.md", "", "x" * 201 + ".md", "a..b/../c.md"],
+     "bad\x00.md", "line\nbreak.md", "", "x" * 201 + ".md", "a..b/../c.md",
+     "中" * 90 + ".txt", "é" * 127 + ".md"],
 )
 def test_unsafe_file_names_are_refused(name: str) -> None:
     with pytest.raises(BadRequest):
         safe_file_name(name)
 
 
-@pytest.mark.parametrize("name", ["policy.md", "报告 2024.pdf", "a.b.c.txt", "x-y_z.DOCX"])
+@pytest.mark.parametrize("name", ["policy.md", "报告 2024.pdf", "a.b.c.txt", "x-y_z.DOCX",
+                                  "中" * 83 + ".txt"])
 def test_plain_file_names_pass(name: str) -> None:
     assert safe_file_name(name) == name
 
@@ -203,3 +205,13 @@ async def test_refused_batch_changes_nothing_on_disk(tmp_path, embed_model_path)
         assert leftovers == [], leftovers
         listing = (await client.get("/v1/documents", params={"collection": "c"})).json()
         assert [d["doc_id"] for d in listing["documents"]] == [hashlib.sha256(old).hexdigest()]
+
+
+async def test_long_multibyte_file_name_is_a_clear_400(tmp_path, embed_model_path) -> None:
+    """90 × 中 + .txt is 274 bytes in UTF-8: 400 naming the byte limit (was a 500, OSError)."""
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        r = await client.post("/v1/documents", files=[("files", ("中" * 90 + ".txt", b"text", "text/plain"))])
+        assert r.status_code == 400, r.text
+        assert "274 bytes" in r.json()["error"]["message"] and "255" in r.json()["error"]["message"]
+        job = await upload(app, client, [("中" * 83 + ".txt", "保修期为两年。".encode())])
+        assert job["report"]["counts"]["ingested"] == 1

@@ -9,8 +9,8 @@ file …) is answered without any change to the upload folder, and an accepted o
 moved into place by its ingest job, right before that job ingests them (so concurrent uploads
 of one file name each ingest and report their own bytes). A file name is a single path
 component: names holding a path (``../x``, ``a/b``, ``C:\\x``), hidden names, control
-characters or over 200 characters are refused with 400, and the resolved destination is
-checked to lie inside the uploads folder.
+characters, over 200 characters or over 255 bytes in UTF-8 (the usual file-system limit) are
+refused with 400, and the resolved destination is checked to lie inside the uploads folder.
 """
 
 from __future__ import annotations
@@ -39,9 +39,12 @@ from gateway.errors import (
     UnsupportedType,
 )
 
-__all__ = ["router", "safe_file_name", "upload_dir"]
+__all__ = ["MAX_NAME_BYTES", "router", "safe_file_name", "upload_dir"]
 
 router = APIRouter(prefix="/v1/documents", tags=["documents"])
+
+#: Longest file name in UTF-8 bytes (ext4, XFS, btrfs, APFS, NTFS: 255).
+MAX_NAME_BYTES = 255
 
 
 def safe_file_name(raw: str | None) -> str:
@@ -53,8 +56,14 @@ def safe_file_name(raw: str | None) -> str:
         raise BadRequest(f"file name {raw!r} must be a plain name without a path")
     if name.startswith(".") or any(unicodedata.category(ch)[0] == "C" for ch in name):
         raise BadRequest(f"file name {raw!r} is hidden or holds control characters")
-    if len(name) > 200 or ":" in name:
-        raise BadRequest(f"file name {raw!r} is too long or holds ':'")
+    if ":" in name:
+        raise BadRequest(f"file name {raw!r} holds ':'")
+    size = len(name.encode("utf-8"))
+    if len(name) > 200 or size > MAX_NAME_BYTES:
+        raise BadRequest(
+            f"file name {raw!r} is too long ({len(name)} characters, {size} bytes in UTF-8): "
+            f"at most 200 characters and {MAX_NAME_BYTES} bytes"
+        )
     return name
 
 
