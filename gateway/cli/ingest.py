@@ -37,7 +37,10 @@ def _summary(report: Any, console: Any) -> None:
 
     counts = report.counts
     table = Table(title=f"ingest into {report.collection!r}", show_edge=False)
-    for col in ("ingested", "replaced", "unchanged", "embedded", "removed", "skipped", "failed"):
+    # "embedded" counts unchanged documents that only got their missing dense vectors now
+    # (ingested keyword-only before); new documents are embedded as part of "ingested"
+    for col in ("ingested", "replaced", "unchanged", "vectors added", "removed", "skipped",
+                "failed"):
         table.add_column(col, justify="right")
     table.add_row(
         *(

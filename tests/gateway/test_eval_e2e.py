@@ -120,6 +120,15 @@ def test_cli_run_and_compare(
     )
     assert res.exit_code == 0, res.output
     assert "LoopGate eval" in res.output and "vs baseline" in res.output
+    assert "gold documents that are not in collection" not in res.output
+    elsewhere = json.loads(qfile.read_text(encoding="utf-8").splitlines()[0])
+    elsewhere["doc"] = "zh/docs/drcd/not_ingested.md"
+    (tmp_path / "elsewhere.jsonl").write_text(json.dumps(elsewhere) + "\n", encoding="utf-8")
+    res = runner.invoke(app, ["eval", str(tmp_path / "elsewhere.jsonl"), "--collection", "t",
+                              "--mode", "rag", "--out", str(out / "elsewhere"), "--no-progress"])
+    assert res.exit_code == 0, res.output
+    assert "1 of 1 questions have gold documents that are not in collection 't'" in " ".join(
+        res.output.split())
     summary = json.loads((out / "rag" / "summary.json").read_text(encoding="utf-8"))
     assert summary["n"] == 4 and summary["mode"] == "rag"
     assert (out / "rag" / "report.html").stat().st_size > 1_000_000  # plotly.js inline
