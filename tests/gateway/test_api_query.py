@@ -153,3 +153,25 @@ async def test_filters_hold_on_every_path_and_bypass_the_cache(tmp_path, embed_m
             assert not body["cached"], mode
             assert all(c["path"] == "shipping.md" for c in body["citations"]), (mode, body)
             assert "7 天" not in body["answer"], (mode, body["answer"])
+
+
+async def test_unknown_fields_are_refused_naming_the_field(tmp_path, embed_model_path, v1) -> None:
+    """A misspelt filter is a 400 naming it, never an unfiltered search (``filters.path`` and a
+    top-level ``filter`` were silently ignored)."""
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        await upload(app, client, v1)
+        cases = [
+            ({"filters": {"path": ["shipping.md"]}}, "filters.path"),
+            ({"filter": {"paths": ["shipping.md"]}}, "filter"),
+            ({"history": [{"role": "user", "content": "x", "name": "bob"}]}, "history.0.name"),
+        ]
+        for extra, field in cases:
+            for url in ("/v1/query", "/v1/query/stream"):
+                r = await client.post(url, json={"question": "退货期限是几天？", **extra})
+                assert r.status_code == 400, (url, extra, r.text)
+                message = r.json()["error"]["message"]
+                assert message.startswith(f"{field}: ") and "not permitted" in message, message
+        r = await client.post("/v1/chat/completions", json={
+            "model": "loopgate-rag", "temperature": 0.2, "top_p": 1, "user": "u1",
+            "messages": [{"role": "user", "content": "退货期限是几天？", "name": "bob"}]})
+        assert r.status_code == 200, r.text

@@ -1,4 +1,8 @@
-"""``POST /v1/query`` and ``POST /v1/query/stream`` (server-sent events)."""
+"""``POST /v1/query`` and ``POST /v1/query/stream`` (server-sent events).
+
+The request models forbid fields they do not know (``QueryRequest``, ``QueryFilters``, ``Turn``):
+a misspelt ``filter`` or ``filters.path`` is a 400 naming the field, never an unfiltered search.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 import orjson
 from fastapi import APIRouter, Request
-from pydantic import BaseModel, Field, StringConstraints, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 from sse_starlette import EventSourceResponse
 
 from corpus.types import SearchFilter
@@ -24,16 +28,27 @@ from gateway.api.deps import (
 from gateway.errors import BadRequest, Conflict, NotFound
 from gateway.router_types import QueryInput
 
-__all__ = ["QueryFilters", "QueryRequest", "QueryResponse", "Turn", "router", "to_query_input"]
+__all__ = [
+    "HISTORY_LIMIT",
+    "QueryFilters",
+    "QueryRequest",
+    "QueryResponse",
+    "Turn",
+    "router",
+    "to_query_input",
+]
 
 router = APIRouter(prefix="/v1/query", tags=["query"])
 
 Text = Annotated[str, StringConstraints(max_length=4000)]
+#: Most previous turns a request may carry (the chat facade keeps the most recent ones).
+HISTORY_LIMIT = 50
 
 
 class Turn(BaseModel):
     """One previous conversation turn."""
 
+    model_config = ConfigDict(extra="forbid")
     role: Literal["user", "assistant", "system"]
     content: Text
 
@@ -41,19 +56,21 @@ class Turn(BaseModel):
 class QueryFilters(BaseModel):
     """Restrict retrieval to documents (by id or path) and/or a section prefix."""
 
+    model_config = ConfigDict(extra="forbid")
     doc_ids: list[str] = Field(default_factory=list, max_length=100)
     paths: list[str] = Field(default_factory=list, max_length=100)
     section_prefix: list[str] = Field(default_factory=list, max_length=10)
 
 
 class QueryRequest(BaseModel):
-    """A question for the gateway."""
+    """A question for the gateway (unknown fields are refused)."""
 
+    model_config = ConfigDict(extra="forbid")
     question: Text = Field(description="The question (any language); must not be empty.")
     collection: str | None = Field(None, description="Collection to ask; default: the setting.")
     mode: Literal["auto", "rag", "loop"] = Field("auto", description="auto routes; rag/loop force a path.")
     filters: QueryFilters | None = None
-    history: list[Turn] = Field(default_factory=list, max_length=50, description="Previous turns, oldest first.")
+    history: list[Turn] = Field(default_factory=list, max_length=HISTORY_LIMIT, description="Previous turns, oldest first.")
     use_cache: bool = Field(True, description="False skips the answer cache (lookup and store).")
     current_date: datetime.date | None = Field(
         None, description="Today's date (YYYY-MM-DD) told to the LoopAgent's LLM, for questions "
