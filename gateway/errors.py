@@ -184,9 +184,13 @@ def install_error_handlers(app: FastAPI) -> None:
 
     from gateway.api.deps import OrjsonResponse as ORJSONResponse
 
+    from pydantic import ValidationError
+
     async def _loopgate(request: Request, exc: Exception) -> ORJSONResponse:
         status, code = status_of(exc)
         message = getattr(exc, "message", None) or str(exc) or exc.__class__.__name__
+        if isinstance(exc, ValidationError):  # one readable line, never pydantic's dump
+            message = validation_message(exc.errors())
         if status >= 500 and code == "internal":
             log.exception("internal error on %s", request.url.path, exc_info=exc)
             message = "internal error (see the gateway log)"

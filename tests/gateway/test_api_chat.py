@@ -72,7 +72,31 @@ async def test_chat_bad_requests(tmp_path, embed_model_path) -> None:
             {"role": "assistant", "content": "hi"}]})
         assert r.status_code == 400 and "user message" in r.json()["error"]["message"]
         r = await client.post("/v1/chat/completions", json={"model": "loopgate-auto", "messages": []})
-        assert r.status_code == 400
+        assert r.status_code == 400 and r.json()["error"]["message"].startswith("messages: ")
+        r = await client.post("/v1/chat/completions", json={"model": "loopgate-auto", "messages": [
+            {"role": "user", "content": "hi"}], "collection": "a.b"})
+        assert r.status_code == 400 and "invalid collection name" in r.json()["error"]["message"]
+
+
+async def test_long_chat_keeps_the_most_recent_turns(tmp_path, embed_model_path, cases_dir: Path) -> None:
+    """Over 50 earlier messages: answered with the most recent turns as history (was a 400 with
+    a raw pydantic dump)."""
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        await upload(app, client, sorted((cases_dir / CASE12 / "v1").iterdir()))
+        filler = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"闲聊 {i}"}
+                  for i in range(120)]
+        tail = [{"role": "user", "content": "标准配送"}, {"role": "assistant", "content": "…"},
+                {"role": "user", "content": "那要几天？"}]
+        for stream in (False, True):
+            r = await client.post("/v1/chat/completions", json={
+                "model": "loopgate-rag", "stream": stream, "messages": filler + tail})
+            assert r.status_code == 200, r.text
+            if not stream:
+                body = r.json()
+                assert body["loopgate"]["route"]["retrieval_query"] == "标准配送 那要几天？"
+                assert "3 个工作日" in body["choices"][0]["message"]["content"]
+            else:
+                assert "data: [DONE]" in r.text and '"error"' not in r.text
 
 
 async def _sse_data(client, req: dict) -> tuple[int, list]:

@@ -3,9 +3,10 @@
 Model names pick the router mode: ``loopgate-auto``, ``loopgate-rag``, ``loopgate-loop``. The last
 user message is the question; earlier turns are the history used to resolve follow-ups. The
 collection comes from the extra body field ``collection`` (OpenAI SDKs: ``extra_body``), else
-the default collection. The answer's citations appear twice: as numbered footnotes in the
-message text and as the structured field ``citations`` (plus ``loopgate`` with ``found``,
-``cached`` and the route record). ``stream: true`` answers with ``chat.completion.chunk``
+the default collection. Only the most recent ``HISTORY_LIMIT`` turns before the question are
+kept (a long conversation is answered, not refused). The answer's citations appear twice: as
+numbered footnotes in the message text and as the structured field ``citations`` (plus
+``loopgate`` with ``found``, ``cached`` and the route record). ``stream: true`` answers with ``chat.completion.chunk``
 server-sent events ending in ``data: [DONE]``; a failure after the stream has started is sent
 the way OpenAI streams errors, as a ``data: {"error": {...}}`` event followed by ``data: [DONE]``.
 """
@@ -19,12 +20,12 @@ from typing import Any
 
 import orjson
 from fastapi import APIRouter
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sse_starlette import EventSourceResponse
 
 from gateway.api.deps import ComponentsDep, OrjsonResponse, PrincipalDep, RouterDep
-from gateway.api.routes.query import QueryRequest, to_query_input
-from gateway.errors import BadRequest, NotFound, error_body, status_of
+from gateway.api.routes.query import HISTORY_LIMIT, QueryRequest, to_query_input
+from gateway.errors import BadRequest, NotFound, error_body, status_of, validation_message
 
 __all__ = ["MODELS", "ChatRequest", "format_footnotes", "router"]
 
@@ -47,7 +48,7 @@ class ChatRequest(BaseModel):
 
     model_config = ConfigDict(extra="allow")
     model: str = "loopgate-auto"
-    messages: list[ChatMessage] = Field(min_length=1, max_length=100)
+    messages: list[ChatMessage] = Field(min_length=1)
     stream: bool = False
     collection: str | None = None
 
@@ -88,9 +89,12 @@ def _to_query(req: ChatRequest) -> QueryRequest:
     history = [{"role": m.role if m.role in ("user", "assistant") else "system",
                 "content": _text(m.content)[:4000]}
                for m in req.messages[:last] if m.role in ("user", "assistant")]
-    return QueryRequest.model_validate({
-        "question": _text(req.messages[last].content)[:4000], "mode": mode,
-        "collection": req.collection, "history": history})
+    try:
+        return QueryRequest.model_validate({
+            "question": _text(req.messages[last].content)[:4000], "mode": mode,
+            "collection": req.collection, "history": history[-HISTORY_LIMIT:]})
+    except ValidationError as exc:
+        raise BadRequest(validation_message(exc.errors())) from None
 
 
 def _completion(req: ChatRequest, body: dict[str, Any]) -> dict[str, Any]:
