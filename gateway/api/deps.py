@@ -23,7 +23,7 @@ from starlette.responses import Response
 from corpus._store_common import _NAME_RE as _STORE_NAME_RE
 from corpus._store_common import check_collection_name as _store_check
 from corpus.errors import StoreError
-from gateway.errors import BadRequest, Forbidden, Unauthorized
+from gateway.errors import BadRequest, Forbidden, NotFound, Unauthorized
 from gateway.settings import Settings
 
 if TYPE_CHECKING:
@@ -41,6 +41,7 @@ __all__ = [
     "SettingsDep",
     "check_collection_name",
     "principal_of",
+    "require_collection",
 ]
 
 #: The store's collection-name rule (``corpus._store_common``): one rule for every route.
@@ -113,6 +114,16 @@ def check_collection_name(name: str) -> str:
         return _store_check(name)
     except StoreError as exc:
         raise BadRequest(str(exc), param="collection") from None
+
+
+async def require_collection(components: Any, name: str) -> None:
+    """:raises NotFound: ``name`` is not an existing collection (the default collection always
+    exists; an unreachable store is not judged here)."""
+    if name == components.settings.default_collection:
+        return
+    known = await components.known_collections()
+    if known is not None and name not in known:
+        raise NotFound(f"unknown collection {name!r}; known: {', '.join(sorted(known)) or 'none'}")
 
 
 SettingsDep = Annotated[Settings, Depends(_settings)]

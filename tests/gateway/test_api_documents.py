@@ -215,3 +215,14 @@ async def test_long_multibyte_file_name_is_a_clear_400(tmp_path, embed_model_pat
         assert "274 bytes" in r.json()["error"]["message"] and "255" in r.json()["error"]["message"]
         job = await upload(app, client, [("中" * 83 + ".txt", "保修期为两年。".encode())])
         assert job["report"]["counts"]["ingested"] == 1
+
+
+async def test_listing_an_unknown_collection_is_404(tmp_path, embed_model_path) -> None:
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        await upload(app, client, [("x.md", b"# x\n\ntext\n")], collection="known")
+        r = await client.get("/v1/documents", params={"collection": "unknown"})
+        assert r.status_code == 404, r.text
+        assert "unknown collection 'unknown'; known: known" in r.json()["error"]["message"]
+        r = await client.get("/v1/documents")  # the default collection always exists
+        assert r.status_code == 200 and r.json()["documents"] == []
+        assert (await client.get("/v1/documents", params={"collection": "known"})).status_code == 200

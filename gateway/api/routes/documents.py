@@ -30,6 +30,7 @@ from gateway.api.deps import (
     PrincipalDep,
     SettingsDep,
     check_collection_name,
+    require_collection,
 )
 from gateway.errors import (
     BadRequest,
@@ -162,6 +163,7 @@ async def list_documents(
     _require_store(components)
     name = check_collection_name(collection or settings.default_collection)
     principal.check(name)
+    await require_collection(components, name)
     from corpus.catalogue import Catalogue
 
     docs = await asyncio.to_thread(Catalogue(components.store).documents, name)

@@ -24,8 +24,9 @@ from gateway.api.deps import (
     RouterDep,
     check_collection_name,
     principal_of,
+    require_collection,
 )
-from gateway.errors import BadRequest, Conflict, NotFound
+from gateway.errors import BadRequest, Conflict
 from gateway.router_types import QueryInput
 
 __all__ = [
@@ -107,12 +108,7 @@ async def to_query_input(
     principal.check(collection)
     if collection in components.embedding_mismatch:
         raise Conflict(components.embedding_mismatch[collection])
-    if collection != settings.default_collection:
-        known = await components.known_collections()
-        if known is not None and collection not in known:
-            raise NotFound(
-                f"unknown collection {collection!r}; known: {', '.join(sorted(known)) or 'none'}"
-            )
+    await require_collection(components, collection)
     flt = None
     if req.filters is not None:
         flt = SearchFilter(tuple(req.filters.doc_ids), tuple(req.filters.paths),
