@@ -4,6 +4,8 @@ uvicorn, with httptools and uvloop when installed.
 The embedded Qdrant engine belongs to one process: with no ``LOOPGATE_QDRANT_URL`` the server
 runs one worker and first checks that no other process holds the data directory (it exits
 with a clear message when one does). With a Qdrant server, ``--workers N`` runs N processes.
+A malformed setting (non-JSON ``LOOPGATE_API_KEYS``, a Redis URL without a scheme …) ends the
+command with one line naming the variable and what it expects, exit code 2.
 """
 
 from __future__ import annotations
@@ -13,7 +15,53 @@ from typing import Annotated, Any
 
 import typer
 
-__all__ = ["register", "serve_command"]
+__all__ = ["load_settings", "register", "serve_command"]
+
+_REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+
+
+def _expected(field: str) -> str:
+    """What the environment variable of ``field`` must hold, from its type."""
+    from typing import get_origin
+
+    from gateway.settings import Settings
+
+    info = Settings.model_fields.get(field)
+    origin = get_origin(info.annotation) if info else None
+    if origin is list:
+        return 'a JSON list, e.g. [".pdf", ".md"]'
+    if origin is dict:
+        return 'a JSON object, e.g. {"KEY": ["*"]}'
+    return "a valid value"
+
+
+def load_settings() -> Any:
+    """The settings, or one clear line on stderr and exit code 2 when one is malformed."""
+    from pydantic import ValidationError
+    from pydantic_settings import SettingsError
+
+    from gateway.settings import get_settings
+
+    try:
+        s = get_settings()
+    except SettingsError as exc:
+        import re
+
+        m = re.search(r'field "([^"]+)"', str(exc))
+        field = m.group(1) if m else "?"
+        typer.echo(f"error: LOOPGATE_{field.upper()} is malformed: expected {_expected(field)}",
+                   err=True)
+        raise typer.Exit(2) from None
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = str(err["loc"][0]) if err.get("loc") else "?"
+        typer.echo(f"error: LOOPGATE_{field.upper()} is invalid: {err['msg']}", err=True)
+        raise typer.Exit(2) from None
+    if s.redis_url and not s.redis_url.startswith(_REDIS_SCHEMES):
+        typer.echo(f"error: LOOPGATE_REDIS_URL {s.redis_url!r} has no scheme: expected "
+                   "redis://host:port/db, rediss://… or unix://…", err=True)
+        raise typer.Exit(2)
+    return s
 
 
 def _check_data_dir(settings: object) -> str | None:
@@ -45,9 +93,7 @@ def serve_command(
     """Serve the LoopGate HTTP API (query, chat completions, documents, routes, metrics)."""
     import uvicorn
 
-    from gateway.settings import get_settings
-
-    s = get_settings()
+    s = load_settings()
     if workers > 1 and not s.qdrant_url:
         typer.echo("error: the embedded Qdrant engine is single-process; set LOOPGATE_QDRANT_URL "
                    "to a Qdrant server to run several workers", err=True)
