@@ -207,6 +207,11 @@ def install_error_handlers(app: FastAPI) -> None:
         return ORJSONResponse(error_body(400, "bad_request", message), status_code=400)
 
     async def _http(request: Request, exc: Exception) -> ORJSONResponse:
+        cause = exc.__cause__  # FastAPI wraps errors raised while reading a form body in a 400
+        while cause is not None:
+            if isinstance(cause, LoopGateError):  # e.g. a chunked upload over the limit → 413
+                return await _loopgate(request, cause)
+            cause = cause.__cause__
         status = getattr(exc, "status_code", 500)
         code = {404: "not_found", 405: "method_not_allowed"}.get(status, "http_error")
         message = str(getattr(exc, "detail", "")) or "error"

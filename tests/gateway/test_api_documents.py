@@ -226,3 +226,22 @@ async def test_listing_an_unknown_collection_is_404(tmp_path, embed_model_path) 
         r = await client.get("/v1/documents")  # the default collection always exists
         assert r.status_code == 200 and r.json()["documents"] == []
         assert (await client.get("/v1/documents", params={"collection": "known"})).status_code == 200
+
+
+async def test_chunked_upload_over_the_limit_is_413(tmp_path, embed_model_path) -> None:
+    """A multipart body without Content-Length over the limit is 413, not 400 "There was an
+    error parsing the body"."""
+    async with running(make_settings(tmp_path, embed_model_path, max_upload_bytes=4096)) as (app, client):
+        boundary = "lgtestboundary"
+
+        async def body():
+            yield (f"--{boundary}\r\nContent-Disposition: form-data; name=\"files\"; "
+                   f"filename=\"big.md\"\r\nContent-Type: text/markdown\r\n\r\n").encode()
+            for _ in range(100):
+                yield b"x" * 1024
+            yield f"\r\n--{boundary}--\r\n".encode()
+
+        r = await client.post("/v1/documents", content=body(),
+                              headers={"content-type": f"multipart/form-data; boundary={boundary}"})
+        assert r.status_code == 413 and r.json()["error"]["code"] == "too_large", r.text
+        assert not [p for p in (tmp_path / "data").rglob("*.md")]
