@@ -34,13 +34,16 @@ class BodySizeLimit:
     def __init__(self, app: Any, *, max_body_bytes: int, max_upload_bytes: int) -> None:
         self.app = app
         self.max_body = max_body_bytes
-        self.max_upload = max_upload_bytes + _MULTIPART_SLACK
+        self.max_upload_stated = max_upload_bytes
+        self.max_upload = max_upload_bytes + _MULTIPART_SLACK  # room for multipart framing
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS", "DELETE"):
             await self.app(scope, receive, send)
             return
-        limit = self.max_upload if scope["path"].startswith("/v1/documents") else self.max_body
+        upload = scope["path"].startswith("/v1/documents")
+        limit = self.max_upload if upload else self.max_body
+        stated = self.max_upload_stated if upload else self.max_body  # the limit users set
         for name, value in scope.get("headers", ()):
             if name == b"content-length":
                 try:
@@ -48,7 +51,7 @@ class BodySizeLimit:
                 except ValueError:
                     declared = 0
                 if declared > limit:
-                    await self._refuse(send, declared, limit)
+                    await self._refuse(send, declared, stated)
                     return
         seen = 0
         started = False
@@ -59,7 +62,7 @@ class BodySizeLimit:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > limit:
-                    raise _TooLarge(f"request body is over the limit of {limit} bytes")
+                    raise _TooLarge(f"request body is over the limit of {stated} bytes")
             return message
 
         async def tracking_send(message: Any) -> None:
@@ -72,7 +75,7 @@ class BodySizeLimit:
             await self.app(scope, counting_receive, tracking_send)
         except _TooLarge:
             if not started:
-                await self._refuse(send, seen, limit)
+                await self._refuse(send, seen, stated)
 
     @staticmethod
     async def _refuse(send: Any, size: int, limit: int) -> None:

@@ -69,6 +69,7 @@ async def test_upload_refusals(tmp_path, embed_model_path) -> None:
         assert r.status_code == 415 and ".pdf" in r.json()["error"]["message"]
         r = await client.post("/v1/documents", files=files("big.md", b"x" * 200_000))
         assert r.status_code == 413 and r.json()["error"]["code"] == "too_large"
+        assert "limit of 4096 bytes" in r.json()["error"]["message"]  # the configured limit
         r = await client.post("/v1/documents", files=files("empty.md", b""))
         assert r.status_code == 400 and "empty" in r.json()["error"]["message"]
         r = await client.post("/v1/documents", files=files("ok.md", b"# x\n"), data={"collection": "../x"})
