@@ -51,7 +51,17 @@ from corpus._token_rules import (
 )
 from corpus.types import SparseVector
 
-__all__ = ["BM25_AVGDL", "BM25_B", "BM25_K1", "Tokenizer", "term_index"]
+__all__ = ["BM25_AVGDL", "BM25_B", "BM25_K1", "Tokenizer", "asks_quantity", "term_index"]
+
+_QUANTITY = re.compile(r"多少|几|多久|多长|多大|多高|多重|哪天|哪年|范围|how (many|much|long|old)|"
+                       r"what (percentage|number|amount|year|date|range)|\b(rate|ratio|percent)",
+                       re.I)
+
+
+def asks_quantity(question: str) -> bool:
+    """True when the question asks for a number, amount, range, date or duration (its answer
+    is a figure: evidence holding digits is preferred by the extractive and offline answers)."""
+    return bool(_QUANTITY.search(question))
 
 BM25_K1 = 1.2
 BM25_B = 0.75

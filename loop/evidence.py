@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from corpus.tokenizer import asks_quantity
 from corpus.types import Chunk
 
 __all__ = [
@@ -46,15 +47,6 @@ def term_weight(term: str) -> float:
     """Weight of a key term: CJK characters count 2, digits 2, others 1, capped at 8."""
     w = sum(2 if (_CJK.match(ch) or ch.isdigit()) else 1 for ch in term)
     return float(min(8, max(1, w)))
-
-
-_QUANTITY = re.compile(r"多少|几|多久|多长|多大|多高|多重|哪天|哪年|how (many|much|long|old)|"
-                       r"what (percentage|number|amount|year|date)|\b(rate|ratio|percent)", re.I)
-
-
-def asks_quantity(question: str) -> bool:
-    """True when the question asks for a number, amount, date or duration."""
-    return bool(_QUANTITY.search(question))
 
 
 def _join_lines(lines: list[str]) -> str:

@@ -17,6 +17,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 
+from corpus.tokenizer import asks_quantity
 from corpus.types import Chunk, Citation
 from rag.types import Evidence, Retrieval
 
@@ -134,19 +135,39 @@ def _is_cjk_pair(a: str, b: str) -> bool:
     return ord(a) > 0x2E7F and ord(b) > 0x2E7F
 
 
+CONTEXT_CREDIT = 0.6  # share of a term's weight when it is only in the unit's context
+
+
 def score_unit(
-    unit: str, key_terms: Sequence[str], normalize: Callable[[str], str] | None = None
+    unit: str, key_terms: Sequence[str], normalize: Callable[[str], str] | None = None,
+    context: str = "",
 ) -> float:
     """Key-term evidence score of one unit (0 when it holds none of the terms); ``normalize``
-    brings the unit to the key terms' form (default NFKC + lower case)."""
+    brings the unit to the key terms' form (default NFKC + lower case). A term missing from the
+    unit but present in ``context`` (its chunk's title, section path and table header, already
+    normalised) counts :data:`CONTEXT_CREDIT` of its weight: a table row ``| 工作电压 | 3.0 V ~
+    3.6 V |`` names neither the product nor the table, its context does (the same rule as the
+    LoopAgent's evidence scoring, ``loop.evidence``)."""
     text = (normalize or _norm)(unit)
     score = 0.0
+    own = False
     for term in key_terms:
-        if term and term in text:
-            score += 2.0 if _DIGIT.search(term) else 1.0
-    if score == 0.0:
+        if not term:
+            continue
+        weight = 2.0 if _DIGIT.search(term) else 1.0
+        if term in text:
+            score += weight
+            own = True
+        elif context and term in context:
+            score += CONTEXT_CREDIT * weight
+    if not own:
         return 0.0
     return score / math.log2(8 + len(unit) / 40)
+
+
+def _context(chunk: Chunk, normalize: Callable[[str], str]) -> str:
+    header = next((ln for ln in chunk.text.splitlines() if ln.lstrip().startswith("|")), "")
+    return normalize(" ".join((chunk.title, *chunk.section_path, chunk.path, header)))
 
 
 def extract_answer(
@@ -166,13 +187,20 @@ def extract_answer(
     :returns: evidence best first; empty when nothing verifiable was found.
     """
     terms = sorted({t for t in key_terms if t.strip()})
+    # a question asking for a figure ("工作电压范围是多少") is answered by a unit holding one:
+    # such units weigh 1.5x (the answer figure is not among the key terms, so term matching
+    # alone preferred an overview sentence naming the product; new-user trial)
+    figure = 1.5 if asks_quantity(retrieval.question) else 1.0
     scored: list[tuple[float, int, str, Chunk]] = []
     order = 0
     for rank, item in enumerate(retrieval.items):
         prior = 1.0 / (1.0 + 0.5 * rank)
         for chunk in item.chunks:
+            ctx = _context(chunk, normalize or _norm)
             for unit in evidence_units(chunk):
-                s = score_unit(unit, terms, normalize) * prior
+                s = score_unit(unit, terms, normalize, ctx) * prior
+                if figure > 1.0 and _DIGIT.search(unit):
+                    s *= figure
                 if s > 0:
                     scored.append((s, order, unit, chunk))
                 order += 1

@@ -1,0 +1,23 @@
+"""Evidence scoring of the extractive answer (pure functions)."""
+
+from __future__ import annotations
+
+from corpus.tokenizer import asks_quantity
+from rag.extractive import score_unit
+
+
+def test_table_row_gets_credit_for_terms_in_its_context() -> None:
+    """ESP32-PICO-D4 datasheet (zh-pdf): the voltage row names neither the product nor the
+    table; before, an overview sentence naming the product outscored it."""
+    terms = ["esp32-pico-d4", "工作", "电压"]
+    ctx = "esp32-pico-d4 技术规格书 > 1 概述 | 类别 | 项目 | 产品规格 |"
+    row = score_unit("| 工作电压/供电电压 | 3.0 V ~ 3.6 V |", terms, context=ctx)
+    overview = score_unit("表 1 列出了 ESP32-PICO-D4 的产品规格。", terms, context=ctx)
+    assert row > overview > 0
+    assert score_unit("| 尺寸 | 7 mm |", terms, context=ctx) == 0.0  # context alone is no evidence
+
+
+def test_asks_quantity() -> None:
+    assert asks_quantity("ESP32-PICO-D4 的工作电压范围是多少？")
+    assert asks_quantity("How many employees did 3M have in 2018?")
+    assert not asks_quantity("谁负责绩效申诉？")
