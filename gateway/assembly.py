@@ -64,7 +64,8 @@ def assemble(c: Any) -> None:
             c.store, RetrieverSearch(retriever), llm=c.llm, key_terms=c.tokenizer,
             documents=_directory(c.store),
             config=LoopConfig(max_loops=s.loop_max_loops, tool_timeout_s=s.timeout_tool_s,
-                              token_budget=s.loop_token_budget, deadline_s=s.loop_deadline_s),
+                              token_budget=s.loop_token_budget, deadline_s=s.loop_deadline_s,
+                              min_coverage=s.loop_min_coverage),
         )
         loop = LoopAgentEngine(c.agent, c.store)
         c.retriever = retriever
