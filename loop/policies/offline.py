@@ -29,7 +29,9 @@ class OfflinePolicy:
         as much as the best one (within ``close``).
     :param quantity_bonus: ranking bonus of units holding a digit when the question asks for
         a quantity (多少, how many …).
-    :param search_weight: weight of the chunk's normalised search score in evidence ranking.
+    :param search_weight: weight of the chunk's rank prior in evidence ranking:
+        ``search_weight / (1 + 0.5 * rank)``, rank = the order the chunk was shown in (RAG
+        candidates first), as the RAG path's extractive answer ranks (``rag.extractive``).
     :param min_coverage: share of key-term weight the best evidence must cover to answer
         (default: the loop's ``LoopConfig.min_coverage``).
 
@@ -42,7 +44,7 @@ class OfflinePolicy:
 
     def __init__(self, max_reads: int = 6, per_turn: int = 3, term_search: bool = True,
                  min_coverage: float | None = None,
-                 max_citations: int = 3, close: float = 0.3, search_weight: float = 0.1,
+                 max_citations: int = 3, close: float = 0.5, search_weight: float = 0.3,
                  quantity_bonus: float = 0.2) -> None:
         self.max_reads = max_reads
         self.per_turn = per_turn
@@ -65,9 +67,10 @@ class OfflinePolicy:
         return any(state.matcher.matched(c.context_text()) for c in state.ctx.seen.values())
 
     def _answer(self, state: LoopState) -> ToolCall:
-        hits = state.ctx.hits
-        top = max(hits.values(), default=0.0) or 1.0
-        bonus = {cid: self.search_weight * max(0.0, s) / top for cid, s in hits.items()}
+        # rank prior from the order chunks were shown in (``ctx.seen``: the RAG candidates best
+        # first, then each search's results); search scores themselves tie across searches
+        order = {cid: i for i, cid in enumerate(state.ctx.seen)}
+        bonus = {cid: self.search_weight / (1.0 + 0.5 * i) for cid, i in order.items()}
         m = state.matcher.known([c.context_text() for c in state.ctx.seen.values()])
         nb = self.quantity_bonus if asks_quantity(state.question) else 0.02
         ev = best_evidence(list(state.ctx.read.values()), m, limit=500, bonus=bonus,
