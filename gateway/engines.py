@@ -108,7 +108,9 @@ class HybridRagEngine:
             flags = [*flags, "no_key_term_coverage"]
         if not found:
             return AnswerDraft(NOT_FOUND_TEXT, [], False, "extractive", flags=flags)
-        return AnswerDraft("\n".join(e.text for e in evidence), [e.citation for e in evidence],
+        # the citation's quote is the unit in display form (no PDF line breaks inside a sentence)
+        return AnswerDraft("\n".join(e.citation.quote for e in evidence),
+                           [e.citation for e in evidence],
                            True, "extractive", flags=flags)
 
     async def answer(self, question: str, retrieval: RagResult, *, broad: bool,

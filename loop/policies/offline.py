@@ -9,6 +9,7 @@ best sentence / table row by key-term coverage (verified citation), or ``found=f
 
 from __future__ import annotations
 
+from corpus.citations import display_quote
 from loop.controller import LoopState
 from loop.evidence import Evidence, asks_quantity, best_evidence
 from loop.policies.base import Turn
@@ -84,7 +85,7 @@ class OfflinePolicy:
         picked = [e for e in best_per_chunk.values()
                   if e.coverage >= max(floor, ev[0].coverage - self.close)][:self.max_citations]
         return ToolCall("answer", {
-            "response": "\n".join(e.text for e in picked), "found": True,
+            "response": "\n".join(display_quote(e.text) for e in picked), "found": True,
             "citations": [{"chunk_id": e.chunk.chunk_id, "quote": e.text} for e in picked]})
 
     async def propose(self, state: LoopState) -> Turn:
