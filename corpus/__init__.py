@@ -15,22 +15,20 @@ from corpus.types import (
     SparseVector,
 )
 
-__all__ = sorted(
-    [
-        "Block",
-        "Chunk",
-        "ChunkStore",
-        "Citation",
-        "CorpusError",
-        "DocumentInfo",
-        "LoopGateError",
-        "OutlineEntry",
-        "ParseError",
-        "ParsedDocument",
-        "PassageEmbedder",
-        "SearchFilter",
-        "SearchHit",
-        "SparseVector",
-        "StoreError",
-    ]
-)
+__all__ = [
+    "Block",
+    "Chunk",
+    "ChunkStore",
+    "Citation",
+    "CorpusError",
+    "DocumentInfo",
+    "LoopGateError",
+    "OutlineEntry",
+    "ParseError",
+    "ParsedDocument",
+    "PassageEmbedder",
+    "SearchFilter",
+    "SearchHit",
+    "SparseVector",
+    "StoreError",
+]

@@ -15,7 +15,6 @@ Everything above ``corpus`` (``rag``, ``loop``, ``gateway``) speaks in these typ
 from __future__ import annotations
 
 import re
-
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable

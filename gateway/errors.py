@@ -179,12 +179,11 @@ def error_body(status: int, code: str, message: str, **detail: Any) -> dict[str,
 def install_error_handlers(app: FastAPI) -> None:
     """Register handlers mapping LoopGate, validation and unexpected errors to JSON responses."""
     from fastapi.exceptions import RequestValidationError
+    from pydantic import ValidationError
     from starlette.exceptions import HTTPException as StarletteHTTPException
     from starlette.requests import Request
 
     from gateway.api.deps import OrjsonResponse as ORJSONResponse
-
-    from pydantic import ValidationError
 
     async def _loopgate(request: Request, exc: Exception) -> ORJSONResponse:
         status, code = status_of(exc)
