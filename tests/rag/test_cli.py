@@ -120,3 +120,30 @@ def test_calibrate_refits_from_eval_records(tmp_path: Path) -> None:
     few = tmp_path / "few.jsonl"
     few.write_text(json.dumps(rows[0]) + "\n", encoding="utf-8")
     assert CliRunner().invoke(app, ["calibrate", str(few), "--out", str(out)]).exit_code == 1
+
+
+@pytest.mark.parametrize("mode", ["rag", "loop", "auto"])
+def test_document_text_is_printed_verbatim(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    """Quotes and answers are document text: Rich markup and emoji codes in it are printed as
+    they are (``daemon:x:1:1`` came out as ``daemon❌1:1``; a re-verification trial)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "accounts.md").write_text(
+        "# Accounts\n\n## Daemon\nThe account line of the daemon user is daemon:x:1:1 and its "
+        "label reads [bold]keep[/bold] in the passwd file of every host.\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("LOOPGATE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("LOOPGATE_EMBED_MODEL_PATH", raising=False)
+    get_settings.cache_clear()
+    try:
+        assert CliRunner().invoke(app, ["ingest", str(docs), "--collection", "p"]).exit_code == 0
+        res = CliRunner().invoke(app, ["ask", "account line of the daemon user in the passwd "
+                                       "file", "--collection", "p", "--mode", mode])
+    finally:
+        get_settings.cache_clear()
+    assert res.exit_code == 0, res.output
+    out = " ".join(res.output.split())
+    assert "daemon:x:1:1" in out and "[bold]keep[/bold]" in out, res.output
