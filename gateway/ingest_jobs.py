@@ -137,7 +137,12 @@ class IngestJobs:
         changed = [before[f.path] for f in report.files
                    if f.status in ("replaced", "removed") and f.path in before]
         await self._retire(job.collection, str(report.corpus_version), changed)
-        job.status = "done"
+        bad = [f for f in report.files if f.status == "failed"]
+        if report.files and len(bad) == len(report.files):  # as `loopgate ingest` exits 1
+            job.status = "failed"
+            job.error = f"no file could be ingested: {bad[0].error_code}: {bad[0].error_message}"
+        else:
+            job.status = "done"
         job.finished_at = time.time()
 
     def _doc_ids(self, collection: str) -> dict[str, str]:

@@ -246,3 +246,22 @@ async def test_chunked_upload_over_the_limit_is_413(tmp_path, embed_model_path) 
                               headers={"content-type": f"multipart/form-data; boundary={boundary}"})
         assert r.status_code == 413 and r.json()["error"]["code"] == "too_large", r.text
         assert not [p for p in (tmp_path / "data").rglob("*.md")]
+
+
+async def test_job_whose_every_file_failed_is_failed(tmp_path, embed_model_path) -> None:
+    """A job that could ingest nothing ends ``failed`` with the file's error (as the CLI exits
+    1); one good file among bad ones keeps it ``done`` with the per-file report."""
+    import random
+
+    noise = bytes(b for b in random.Random(3).randbytes(4096) if b)
+    settings = make_settings(tmp_path, embed_model_path)
+    async with running(settings) as (app, client):
+        r = await client.post("/v1/documents", files=[("files", ("noise.txt", noise, "text/plain"))])
+        assert r.status_code == 202, r.text
+        await app.state.components.ingest.wait_idle()
+        job = (await client.get(r.json()["status_url"])).json()
+        assert job["status"] == "failed" and "undecodable" in job["error"], job
+        job = await upload(app, client, [("noise2.txt", noise[::-1]),
+                                         ("ok.md", b"# OK\n\nThe return period is seven days.\n")])
+        assert {f["path"]: f["status"] for f in job["report"]["files"]} == {
+            "noise2.txt": "failed", "ok.md": "ingested"}
