@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import multiprocessing
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -83,7 +84,13 @@ def ocr_textpage(page: pymupdf.Page) -> pymupdf.TextPage | None:
 @contextlib.contextmanager
 def _quiet_stderr() -> Iterator[None]:
     """Silence file descriptor 2 for the duration: Tesseract/Leptonica print diagnostics such as
-    "Line cannot be recognized!!" for every speck on a scan straight to the C-level stderr."""
+    "Line cannot be recognized!!" for every speck on a scan straight to the C-level stderr.
+
+    Only in an ingest worker process (``multiprocessing.parent_process()`` set): descriptor 2 is
+    process-wide, and in a gateway process other threads' logs would be lost meanwhile."""
+    if multiprocessing.parent_process() is None:
+        yield
+        return
     try:
         saved = os.dup(2)
     except OSError:  # no stderr at all
