@@ -192,6 +192,11 @@ class Chunk:
         """The section path joined with `` > `` (``""`` at top level)."""
         return " > ".join(self.section_path)
 
+    def table_header(self) -> str:
+        """The first Markdown table line of the chunk (a table's header row, repeated on every
+        row group), or ``""``: the column names a table row's evidence is read under."""
+        return next((ln for ln in self.text.splitlines() if ln.lstrip().startswith("|")), "")
+
     def context_text(self) -> str:
         """Text that is embedded and keyword-indexed: document name, title, section path, then
         the chunk text, so a chunk carries its document's subject (issue 3, item 2).

@@ -112,13 +112,6 @@ def split_units(chunk: Chunk, max_len: int = 300) -> list[str]:
     return units
 
 
-def _table_header(chunk: Chunk) -> str:
-    for line in chunk.text.split("\n"):
-        if line.strip().startswith("|"):
-            return line
-    return ""
-
-
 class TermMatcher:
     """Which of a question's key terms a text holds, with their weights.
 
@@ -189,7 +182,7 @@ def best_evidence(chunks: Sequence[Chunk], matcher: TermMatcher, limit: int = 5,
     out: list[tuple[float, int, int, Evidence]] = []
     for rank, chunk in enumerate(chunks):
         ctx = set(matcher.matched(" ".join((chunk.title, *chunk.section_path, chunk.path,
-                                            _table_header(chunk)))))
+                                            chunk.table_header()))))
         body = set(matcher.matched(chunk.text))
         for unit in split_units(chunk):
             matched = set(matcher.matched(unit))

@@ -17,6 +17,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 
+from corpus.citations import display_quote
 from corpus.tokenizer import asks_quantity
 from corpus.types import Chunk, Citation
 from rag.types import Evidence, Retrieval
@@ -36,7 +37,6 @@ _OPEN_END = re.compile(r"(?:[，、：,:（(]|[^\W\d_])$")
 _ITEM_START = re.compile(
     r"\s*(?:[-*•#|]|\d{1,3}[.)、]\s|第[一二三四五六七八九十百零〇\d]{1,6}[条章节款])"
 )
-_WRAP = re.compile(r"(\S)[ \t]*\n\s*(\S)")
 _TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}")
 _DIGIT = re.compile(r"\d")
 _MIN_UNIT = 12
@@ -124,15 +124,10 @@ def _segment_sentences(text: str) -> list[str]:
 
 
 def display_text(quote: str) -> str:
-    """A quote on one line: line breaks dropped between CJK characters, else one space."""
-    return _WRAP.sub(
-        lambda m: m.group(1) + ("" if _is_cjk_pair(m.group(1), m.group(2)) else " ") + m.group(2),
-        quote,
-    )
-
-
-def _is_cjk_pair(a: str, b: str) -> bool:
-    return ord(a) > 0x2E7F and ord(b) > 0x2E7F
+    """A quote on one line, as :func:`corpus.citations.display_quote` gives it (the form
+    ``make_citation`` already returns): line breaks next to CJK characters dropped, other
+    whitespace runs one space."""
+    return display_quote(quote)
 
 
 CONTEXT_CREDIT = 0.6  # share of a term's weight when it is only in the unit's context
@@ -166,8 +161,8 @@ def score_unit(
 
 
 def _context(chunk: Chunk, normalize: Callable[[str], str]) -> str:
-    header = next((ln for ln in chunk.text.splitlines() if ln.lstrip().startswith("|")), "")
-    return normalize(" ".join((chunk.title, *chunk.section_path, chunk.path, header)))
+    return normalize(" ".join((chunk.title, *chunk.section_path, chunk.path,
+                               chunk.table_header())))
 
 
 def extract_answer(

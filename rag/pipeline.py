@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 
 from corpus.types import Chunk, Citation, SearchFilter
-from rag.extractive import NOT_FOUND_TEXT, display_text, extract_answer
+from rag.extractive import NOT_FOUND_TEXT, extract_answer
 from rag.retriever import HybridRetriever
 from rag.steps import Flow, drive_async, drive_sync
 from rag.types import RagAnswer, RetrievalMode
@@ -108,7 +108,7 @@ class RagPipeline:
         t2 = time.perf_counter()
         found = bool(evidence) and retrieval.confidence.value >= self.answer_floor
         answer = (
-            "\n".join(display_text(e.citation.quote) for e in evidence) if found else NOT_FOUND_TEXT
+            "\n".join(e.citation.quote for e in evidence) if found else NOT_FOUND_TEXT
         )
         timings = {
             **{f"retrieve.{k}": v for k, v in retrieval.timings_ms.items()},

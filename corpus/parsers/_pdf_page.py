@@ -112,10 +112,7 @@ def page_lines(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> 
     :param textpage: an OCR text page of ``page`` (``corpus.parsers._pdf_ocr``) to read
         instead of the PDF's own text layer; its lines holding no letter or digit are dropped.
     """
-    if textpage is not None:
-        data = page.get_text("dict", flags=_FLAGS, sort=True, textpage=textpage)
-    else:
-        data = page.get_text("dict", flags=_FLAGS, sort=True)
+    data = page.get_text("dict", flags=_FLAGS, sort=True, textpage=textpage)
     out: list[VLine] = []
     for bno, block in enumerate(data["blocks"]):
         if block.get("type", 0) != 0:

@@ -118,11 +118,12 @@ def decode_text(data: bytes, path: Path) -> tuple[str, str, list[str]]:
             f"decoded with replacement characters: {bad} undecodable byte sequence(s) "
             "replaced by U+FFFD"
         )
-    if _control_share(text) > _MAX_CONTROL_SHARE:
+    control = _control_share(text)
+    if control > _MAX_CONTROL_SHARE:
         raise ParseError(
             "undecodable",
-            f"{path}: binary data, not text ({_control_share(text):.0%} control characters "
-            f"when decoded as {enc})",
+            f"{path}: binary data, not text ({control:.0%} control characters when decoded "
+            f"as {enc})",
         )
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if "\x00" in text:
