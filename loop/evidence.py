@@ -16,7 +16,14 @@ from corpus.tokenizer import asks_quantity
 from corpus.types import Chunk
 
 __all__ = [
-    "Evidence", "TermMatcher", "asks_quantity", "best_evidence", "split_units", "term_weight",
+    "Evidence",
+    "TermMatcher",
+    "asks_quantity",
+    "asks_revision",
+    "best_evidence",
+    "is_revision_history",
+    "split_units",
+    "term_weight",
 ]
 
 _SENT = re.compile(r"[^。！？；!?;\n]+(?:[。！？；!?;]|$)|[^\n]+", re.M)
@@ -31,6 +38,35 @@ CHUNK_CREDIT = 0.35
 # measured on the development questions (offline loop): 0.5 → zh-pdf evidence hit 73.3 %, dev
 # 64.3 %, unanswerable refused 20 %; 0.25 → 80.0 %, 64.7 %, 15 %; 0 → 86.7 %, 66.1 %, 10 %
 UNKNOWN_TERM_FACTOR = 0.25
+# share of a compound Chinese key term's weight credited, per character its sub-words cover,
+# when the compound itself is not in the text: the question's 申请专利 against the document's
+# 专利申请权 (both cut by jieba's search mode into 申请 + 专利, as BM25 indexes them)
+PART_CREDIT = 0.75
+
+
+# a document's own change log: it restates old and new values of the parameters the body
+# specifies ("供电电压范围从 2.7 V ~ 3.6 V 改为 3.0 V ~ 3.6 V"), a look-alike of the real answer
+_REVISION_SECTION = re.compile(
+    r"^\s*(?:第\s*\d+\s*章\s*|\d+(?:\.\d+)*\.?\s+|appendix\s+\w+[:.]?\s*)?(?:修订历史|修订记录|修改记录|修改历史|版本历史|版本记录|更新记录|更新历史|变更记录|变更历史"
+    r"|文档历史|文档修订|(?:document\s+)?revision\s+history|change\s*log|document\s+history"
+    r"|version\s+history|record\s+of\s+(?:changes|revisions)|amendment\s+history)\s*$",
+    re.I,
+)
+_REVISION_WORDS = re.compile(
+    r"版本|修订|修改|变更|更新|改为|改成|revis|version|chang|amend|updat", re.I
+)
+
+
+def is_revision_history(chunk: Chunk) -> bool:
+    """True when ``chunk`` sits under a revision-history heading (修订历史, 修改记录,
+    Revision History, Change Log …) in its section path."""
+    return any(_REVISION_SECTION.match(h) for h in chunk.section_path)
+
+
+def asks_revision(question: str) -> bool:
+    """True when the question is about versions or changes (版本, 修改, revision …), so a
+    revision history is the place to read."""
+    return bool(_REVISION_WORDS.search(question))
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +99,7 @@ def _join_lines(lines: list[str]) -> str:
     return out
 
 
-_SENT_END = tuple("。！？.!?;；:：”\"’)）】」")
+_SENT_END = tuple('。！？.!?;；:：”"’)）】」')
 
 
 _WRAPPED = 20  # characters: a shorter last line is a heading or label, not a wrapped line
@@ -80,9 +116,15 @@ def _paragraphs(text: str, headings: frozenset[str] = frozenset()) -> list[list[
         if not lines:
             continue
         prev = out[-1] if out else None
-        if (prev and not prev[-1].startswith("|") and not lines[0].startswith("|")
-                and len(prev[-1]) >= _WRAPPED and prev[-1] not in headings
-                and lines[0] not in headings and not prev[-1].endswith(_SENT_END)):
+        if (
+            prev
+            and not prev[-1].startswith("|")
+            and not lines[0].startswith("|")
+            and len(prev[-1]) >= _WRAPPED
+            and prev[-1] not in headings
+            and lines[0] not in headings
+            and not prev[-1].endswith(_SENT_END)
+        ):
             prev.extend(lines)
         else:
             out.append(lines)
@@ -129,6 +171,15 @@ class TermMatcher:
         self._norm = getattr(tokenizer, "normalize", None) or str.lower
         self._analyse = getattr(tokenizer, "terms", None)
         self._cache: dict[str, tuple[str, ...]] = {}
+        self._credit_cache: dict[str, dict[str, float]] = {}
+        # compound Chinese terms → their search-mode sub-words (申请专利 → 申请, 专利)
+        self.parts: dict[str, tuple[str, ...]] = {}
+        if self._analyse is not None:
+            for t in self.terms:
+                if len(t) >= 3 and all(_CJK.match(ch) for ch in t):
+                    sub = tuple(p for p in self._analyse(t) if p != t and p in t)
+                    if sub:
+                        self.parts[t] = sub
 
     def known(self, texts: Sequence[str], factor: float = UNKNOWN_TERM_FACTOR) -> TermMatcher:
         """The same terms, with the weight of each term that occurs in none of ``texts`` (the
@@ -136,14 +187,16 @@ class TermMatcher:
         colloquial word of a paraphrased question) is weak evidence either way, but a specific
         term no chunk holds still lowers coverage (an unanswerable question). ``self`` when
         every term or no term occurs."""
-        hit = {t for x in texts for t in self.matched(x)}
+        hit = {t for x in texts for t in self.credits(x)}
         if not hit or len(hit) == len(self.terms):
             return self
         sub = TermMatcher(self.terms)
-        sub.weights = [w if t in hit else w * factor for t, w in zip(self.terms, self.weights,
-                                                                     strict=True)]
+        sub.weights = [
+            w if t in hit else w * factor for t, w in zip(self.terms, self.weights, strict=True)
+        ]
         sub.total = sum(sub.weights) or 1.0
         sub._norm, sub._analyse, sub._cache = self._norm, self._analyse, self._cache
+        sub._credit_cache, sub.parts = self._credit_cache, self.parts
         return sub
 
     def matched(self, text: str) -> tuple[str, ...]:
@@ -157,16 +210,56 @@ class TermMatcher:
                 self._cache[text] = got
         return got
 
+    def credits(self, text: str) -> dict[str, float]:
+        """Key terms ``text`` holds, each with the share of its weight credited: 1.0 when the
+        term is there; for a compound Chinese term that is not, ``PART_CREDIT`` × the share of
+        its characters the sub-words present in ``text`` cover (0 → left out)."""
+        got = self._credit_cache.get(text)
+        if got is not None:
+            return got
+        got = dict.fromkeys(self.matched(text), 1.0)
+        if self.parts and len(got) < len(self.terms):
+            low = self._norm(text)
+            for t, sub in self.parts.items():
+                if t in got:
+                    continue
+                covered = [False] * len(t)
+                for p in sub:
+                    if p in low:
+                        i = t.find(p)
+                        covered[i : i + len(p)] = [True] * len(p)
+                share = sum(covered) / len(t)
+                if share >= 0.5:
+                    got[t] = PART_CREDIT * share
+        if len(self._credit_cache) < 50_000:
+            self._credit_cache[text] = got
+        return got
+
     def coverage(self, text: str) -> float:
-        """Share (0..1) of the key-term weight ``text`` holds."""
-        hit = set(self.matched(text))
-        got = sum(w for t, w in zip(self.terms, self.weights, strict=True) if t in hit)
+        """Share (0..1) of the key-term weight ``text`` holds (:meth:`credits`)."""
+        cr = self.credits(text)
+        got = sum(w * cr.get(t, 0.0) for t, w in zip(self.terms, self.weights, strict=True))
         return got / self.total
 
 
-def best_evidence(chunks: Sequence[Chunk], matcher: TermMatcher, limit: int = 5,
-                  bonus: Mapping[str, float] | None = None,
-                  number_bonus: float = 0.02) -> list[Evidence]:
+def _has_figure(unit: str, matched: set[str], matcher: TermMatcher) -> bool:
+    """A digit in ``unit`` outside the question's own terms (ESP32-PICO-D4 is no figure)."""
+    if not _NUM.search(unit):
+        return False
+    low = matcher._norm(unit)
+    for t in matched:
+        if _NUM.search(t):
+            low = low.replace(t, " ")
+    return bool(_NUM.search(low))
+
+
+def best_evidence(
+    chunks: Sequence[Chunk],
+    matcher: TermMatcher,
+    limit: int = 5,
+    bonus: Mapping[str, float] | None = None,
+    number_bonus: float = 0.02,
+) -> list[Evidence]:
     """Units of ``chunks`` ranked by key-term coverage (ties: earlier chunk, shorter unit).
 
     A term not in the unit but in the chunk's title / section path / path / table header counts
@@ -181,19 +274,28 @@ def best_evidence(chunks: Sequence[Chunk], matcher: TermMatcher, limit: int = 5,
         return []
     out: list[tuple[float, int, int, Evidence]] = []
     for rank, chunk in enumerate(chunks):
-        ctx = set(matcher.matched(" ".join((chunk.title, *chunk.section_path, chunk.path,
-                                            chunk.table_header()))))
-        body = set(matcher.matched(chunk.text))
+        ctx = matcher.credits(
+            " ".join((chunk.title, *chunk.section_path, chunk.path, chunk.table_header()))
+        )
+        body = matcher.credits(chunk.text)
         for unit in split_units(chunk):
-            matched = set(matcher.matched(unit))
-            if not matched:
+            own = matcher.credits(unit)
+            matched = {t for t, c in own.items() if c >= 1.0}
+            if not own:
                 continue
-            got = sum(w if t in matched else (w * CONTEXT_CREDIT if t in ctx else
-                                              (w * CHUNK_CREDIT if t in body else 0.0))
-                      for t, w in zip(matcher.terms, matcher.weights, strict=True))
+            got = sum(
+                w
+                * max(
+                    own.get(t, 0.0),
+                    CONTEXT_CREDIT * ctx.get(t, 0.0),
+                    CHUNK_CREDIT * body.get(t, 0.0),
+                )
+                for t, w in zip(matcher.terms, matcher.weights, strict=True)
+            )
             cov = got / matcher.total
-            extra = ((number_bonus if _NUM.search(unit) else 0.0)
-                     + (bonus or {}).get(chunk.chunk_id, 0.0))
+            extra = (number_bonus if _has_figure(unit, matched, matcher) else 0.0) + (
+                bonus or {}
+            ).get(chunk.chunk_id, 0.0)
             ev = Evidence(chunk, unit, round(cov, 4), tuple(sorted(matched)), rank)
             out.append((-(cov + extra), rank, len(unit), ev))
     out.sort(key=lambda x: x[:3])

@@ -1,0 +1,103 @@
+"""Evidence scoring details of the offline policy: compound-term partial credit, revision
+histories, figures, and the relevance-feedback search — on real text and a real datasheet."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from conftest import KB, ingest
+
+from corpus.qdrant_store import QdrantChunkStore
+from corpus.tokenizer import Tokenizer
+from corpus.types import Chunk
+from loop import LoopAgent, StepEvent
+from loop.evidence import (
+    PART_CREDIT,
+    TermMatcher,
+    asks_revision,
+    best_evidence,
+    is_revision_history,
+)
+
+
+def _chunk(text: str, section: tuple[str, ...] = ("1 概述",)) -> Chunk:
+    return Chunk(chunk_id="d-00001", doc_id="d", path="a.pdf", title="",
+                 section_path=section, page_start=1, page_end=1, line_start=1, line_end=3,
+                 char_start=0, char_end=len(text), text=text)
+
+
+def test_compound_term_gets_partial_credit_from_its_sub_words(tokenizer: Tokenizer):
+    # zhpdf:60 asks 申请专利; the contract says 专利申请权 (jieba: 申请 + 专利 in search mode)
+    m = TermMatcher(["申请专利"], tokenizer)
+    assert m.coverage("合同技术成果专利申请权归甲方所有") == pytest.approx(PART_CREDIT)
+    assert m.coverage("专利代理") == pytest.approx(PART_CREDIT * 0.5)
+    assert m.coverage("申请专利的一方") == 1.0
+    assert m.coverage("技术秘密的使用权") == 0.0
+    # codes get no partial credit: ESP32 is not ESP32-PICO-D4
+    assert TermMatcher(["esp32-pico-d4"], tokenizer).coverage("ESP32 技术规格书") == 0.0
+    # a term only partly present somewhere still counts as known (keeps its weight)
+    known = TermMatcher(["申请专利", "这颗"], tokenizer).known(["专利申请权归甲方所有"])
+    assert known.weights == [8.0, 4.0 * 0.25]
+
+
+def test_revision_history_sections_and_questions():
+    assert is_revision_history(_chunk("更新工作电压", ("修订历史", "2019.12 V1.7")))
+    assert is_revision_history(_chunk("x", ("第22 章 修改记录",)))
+    assert is_revision_history(_chunk("x", ("9. Revision History",)))
+    assert is_revision_history(_chunk("x", ("Revision History",)))
+    assert is_revision_history(_chunk("x", ("Change Log",)))
+    assert not is_revision_history(_chunk("x", ("5 电气特性", "5.2 建议工作条件")))
+    assert asks_revision("ESP32-PICO-D4的供电电压范围在哪个版本中被修改？")
+    assert asks_revision("What changed in version 1.7?")
+    assert not asks_revision("ESP32-PICO-D4的工作电压范围是多少？")
+
+
+def test_figure_bonus_ignores_the_questions_own_code(tokenizer: Tokenizer):
+    m = TermMatcher(tokenizer.key_terms("ESP32-PICO-D4允许的最高存储温度是多少？"), tokenizer)
+    c = _chunk("ESP32-PICO-D4 存储器说明。\n\n| 存储温度 | –40 | 150 | °C |")
+    plain = {e.text: e for e in best_evidence([c], m, limit=5, number_bonus=0.0)}
+    ranked = best_evidence([c], m, limit=5, number_bonus=1.0)
+    # only the row with a figure of its own moves up; the code's digits are no figure
+    assert ranked[0].text.startswith("| 存储温度")
+    assert plain["| 存储温度 | –40 | 150 | °C |"].coverage == ranked[0].coverage
+
+
+@pytest.fixture(scope="module")
+def esp32_kb(tmp_path_factory: pytest.TempPathFactory, tokenizer: Tokenizer, eval_dir: Path):
+    """The ESP32-PICO-D4 datasheet (Chinese, 24 pages) in a real embedded store."""
+    store = QdrantChunkStore.embedded(tmp_path_factory.mktemp("qdrant-esp32"))
+    pdf = eval_dir / "zh" / "docs" / "pdf" / "esp32_pico_d4_datasheet_cn.pdf"
+    yield ingest(store, tokenizer, "esp32", eval_dir, [pdf])
+    store.close()
+
+
+def _question(eval_dir: Path, qid: str) -> dict:
+    lines = (eval_dir / "zh" / "questions_pdf.jsonl").read_text(encoding="utf-8").splitlines()
+    return next(q for q in map(json.loads, lines) if q["id"] == qid)
+
+
+def test_offline_prefers_the_specification_over_the_revision_history(
+        esp32_kb: KB, tokenizer: Tokenizer, eval_dir: Path):
+    q = _question(eval_dir, "zhpdf:08")  # 工作电压/供电电压范围 → p.6, not the change log p.23
+    agent = LoopAgent(esp32_kb.store, esp32_kb.search, key_terms=tokenizer)
+    res = asyncio.run(agent.run_async(q["question"], esp32_kb.collection))
+    assert res.found and res.citations
+    # the specification table leads; the change log (p.23) may follow, never first
+    assert res.citations[0].page == 6, [c.page for c in res.citations]
+    assert "3.0 V ~ 3.6 V" in res.answer.splitlines()[0]
+
+
+def test_offline_searches_again_with_the_terms_the_corpus_holds(
+        esp32_kb: KB, tokenizer: Tokenizer, eval_dir: Path):
+    q = _question(eval_dir, "zhpdf:55")  # a paraphrase: 这颗, 过炉 are in no chunk
+    events: list[StepEvent] = []
+    agent = LoopAgent(esp32_kb.store, esp32_kb.search, key_terms=tokenizer)
+    asyncio.run(agent.run_async(q["question"], esp32_kb.collection, on_event=events.append))
+    queries = [e.arguments["query"] for e in events if e.kind == "tool" and e.tool == "search"]
+    assert len(queries) == 3, queries
+    terms = tokenizer.key_terms(q["question"])
+    third = queries[2].split()
+    assert set(third) < set(terms) and "这颗" not in third and "模组" in third
