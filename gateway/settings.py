@@ -84,7 +84,7 @@ class Settings(BaseSettings):
     # --- LoopAgent budgets ---------------------------------------------------------------
     loop_max_loops: int = Field(6, ge=1, le=10, description="LoopAgent turns per question (each up to 3 tool calls).")
     loop_token_budget: int = Field(12000, ge=500, description="LLM tokens one LoopAgent run may spend.")
-    loop_min_coverage: float = Field(0.4, ge=0, le=1, description="Offline reading policy: share of the question's key-term weight the best evidence must cover to answer; below it the answer is \"not found\".")
+    loop_min_coverage: float = Field(0.4, ge=0, le=1, description="Offline reading policy: share of the question's key-term weight a unit must cover to be cited; the loop answers when the best-ranked unit covers it or another covers it by 0.15 more, else \"not found\".")
     loop_deadline_s: float = Field(20.0, gt=0, description="Wall-clock budget of one LoopAgent run, seconds.")
 
     # --- timeouts (enforced in one place: gateway.router) --------------------------------

@@ -88,8 +88,10 @@ class LoopConfig:
     :param read_max_chars: a longer chunk is shown as head + tail.
     :param snippet_chars: characters of a search snippet.
     :param directory_max_docs: documents listed in the first prompt's directory.
-    :param min_coverage: share (0..1) of the question's key-term weight the best evidence must
-        cover for the offline policy (and a budget stop) to answer rather than say not found.
+    :param min_coverage: share (0..1) of the question's key-term weight an evidence unit must
+        cover to be cited by the offline policy (and a budget stop); the offline policy answers
+        when its best-ranked unit covers it, or another unit covers it by a margin (0.15),
+        else says not found.
     """
 
     max_loops: int = 6
