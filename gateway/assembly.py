@@ -62,7 +62,7 @@ def assemble(c: Any) -> None:
                               llm_retry_s=s.llm_retry_s)
         c.agent = LoopAgent(
             c.store, RetrieverSearch(retriever), llm=c.llm, key_terms=c.tokenizer,
-            documents=_directory(c.store),
+            documents=_directory(c.store), embedder=c.embedder,
             config=LoopConfig(max_loops=s.loop_max_loops, tool_timeout_s=s.timeout_tool_s,
                               token_budget=s.loop_token_budget, deadline_s=s.loop_deadline_s,
                               min_coverage=s.loop_min_coverage),

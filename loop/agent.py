@@ -37,6 +37,7 @@ from loop.types import (
     LoopResult,
     SearchBackend,
     StepEvent,
+    UnitEmbedder,
 )
 
 __all__ = ["LoopAgent", "SimpleKeyTerms"]
@@ -80,14 +81,18 @@ class LoopAgent:
     :param config: loop budgets. :param key_terms: key-term extractor (default: corpus
         tokenizer). :param documents: catalogue for the first prompt's directory.
     :param transport: httpx transport for the LLM client (tests).
+    :param embedder: dense embedder the offline policy ranks evidence units with (the RAG
+        path's; ``None`` = key-term coverage and search order only).
     """
 
     def __init__(self, store: ChunkStore, search: SearchBackend, *,
                  llm: LLMConfig | AsyncLLMClient | None = None, config: LoopConfig | None = None,
                  key_terms: KeyTermExtractor | None = None,
                  documents: DocumentDirectory | None = None,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+                 transport: httpx.AsyncBaseTransport | None = None,
+                 embedder: UnitEmbedder | None = None) -> None:
         self.store, self.search, self.documents = store, search, documents
+        self.embedder = embedder
         self.config = config or LoopConfig()
         self.key_terms = key_terms or _default_terms()
         self._owns_client = isinstance(llm, LLMConfig)
@@ -152,7 +157,7 @@ class LoopAgent:
         terms = self.key_terms.key_terms(question) or self.key_terms.key_terms(terms_src)
         state = LoopState(question, ctx, TermMatcher(terms, self.key_terms))
         if self.client is None or offline:
-            return await drive(OfflinePolicy(), state, on_event)
+            return await drive(OfflinePolicy(embedder=self.embedder), state, on_event)
         try:
             protocol = await asyncio.wait_for(self.client.resolve_protocol(),
                                               self.config.deadline_s or None)
@@ -165,7 +170,7 @@ class LoopAgent:
                     await maybe
             # the offline policy takes milliseconds: give it the clock the probe used up
             state.started = time.monotonic()
-            return await drive(OfflinePolicy(), state, on_event)
+            return await drive(OfflinePolicy(embedder=self.embedder), state, on_event)
         directory, more = await asyncio.to_thread(self._directory, collection, candidates)
         if self.documents:
             ctx.documents = self.documents.list_documents(collection)

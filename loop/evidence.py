@@ -259,6 +259,7 @@ def best_evidence(
     limit: int = 5,
     bonus: Mapping[str, float] | None = None,
     number_bonus: float = 0.02,
+    unit_bonus: Mapping[tuple[str, str], float] | None = None,
 ) -> list[Evidence]:
     """Units of ``chunks`` ranked by key-term coverage (ties: earlier chunk, shorter unit).
 
@@ -267,7 +268,8 @@ def best_evidence(
     ``number_bonus`` is added for units holding a digit (larger for questions asking for a
     quantity, see :func:`asks_quantity`). ``bonus`` (by chunk id) is added to the ranking
     score only (e.g. the chunk's normalised search score, which carries the corpus IDF that
-    key-term coverage lacks).
+    key-term coverage lacks); ``unit_bonus`` (by ``(chunk id, unit text)``) likewise, per unit
+    (the offline policy's dense similarity).
     :returns: at most ``limit`` evidence units with at least one term in the unit itself.
     """
     if not matcher.terms:
@@ -293,9 +295,11 @@ def best_evidence(
                 for t, w in zip(matcher.terms, matcher.weights, strict=True)
             )
             cov = got / matcher.total
-            extra = (number_bonus if _has_figure(unit, matched, matcher) else 0.0) + (
-                bonus or {}
-            ).get(chunk.chunk_id, 0.0)
+            extra = (
+                (number_bonus if _has_figure(unit, matched, matcher) else 0.0)
+                + (bonus or {}).get(chunk.chunk_id, 0.0)
+                + (unit_bonus or {}).get((chunk.chunk_id, unit), 0.0)
+            )
             ev = Evidence(chunk, unit, round(cov, 4), tuple(sorted(matched)), rank)
             out.append((-(cov + extra), rank, len(unit), ev))
     out.sort(key=lambda x: x[:3])

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -19,6 +20,7 @@ from pydantic import SecretStr
 from corpus.types import Citation, DocumentInfo, SearchFilter, SearchHit
 
 __all__ = [
+    "UnitEmbedder",
     "DocumentDirectory",
     "KeyTermExtractor",
     "LLMConfig",
@@ -42,6 +44,19 @@ StopReason = Literal[
     "answer", "fallback_to_rag", "max_loops", "token_budget", "deadline", "repeated_calls",
     "llm_error", "no_action",
 ]
+
+
+@runtime_checkable
+class UnitEmbedder(Protocol):
+    """A dense text embedder the offline policy ranks evidence units with (the gateway passes
+    the RAG path's ``rag.embedder.FastEmbedEmbedder``: e5 ``query:``/``passage:`` prefixes,
+    unit-length vectors, so a dot product is the cosine)."""
+
+    def embed_query(self, text: str) -> list[float]:
+        """One question → one unit-length vector."""
+
+    def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
+        """Passages → unit-length vectors, in input order."""
 
 
 @runtime_checkable

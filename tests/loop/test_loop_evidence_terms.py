@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import KB, ingest
 
+from corpus.citations import make_citation
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
 from corpus.types import Chunk
@@ -101,3 +102,44 @@ def test_offline_searches_again_with_the_terms_the_corpus_holds(
     terms = tokenizer.key_terms(q["question"])
     third = queries[2].split()
     assert set(third) < set(terms) and "这颗" not in third and "模组" in third
+
+
+@pytest.fixture(scope="module")
+def contract_kb(tmp_path_factory: pytest.TempPathFactory, tokenizer: Tokenizer, eval_dir: Path):
+    """The Chinese technology-development contract (8 pages) in a real embedded store."""
+    store = QdrantChunkStore.embedded(tmp_path_factory.mktemp("qdrant-contract"))
+    pdf = eval_dir / "zh" / "docs" / "pdf" / "tech_dev_contract.pdf"
+    yield ingest(store, tokenizer, "contract", eval_dir, [pdf])
+    store.close()
+
+
+class _Counting:
+    """The real e5 embedder, counting the passages it embeds."""
+
+    def __init__(self, inner) -> None:  # noqa: ANN001
+        self.inner, self.passages = inner, 0
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.inner.embed_query(text)
+
+    def embed_passages(self, texts):  # noqa: ANN001, ANN201
+        self.passages += len(texts)
+        return self.inner.embed_passages(texts)
+
+
+def test_dense_similarity_ranks_evidence_with_the_real_embedder(
+        contract_kb: KB, tokenizer: Tokenizer, eval_dir: Path, embed_model_path: Path):
+    """zhpdf:60 asks who may apply for a patent in colloquial words: with the e5 similarity of
+    the units (at most ``dense_units`` of them embedded, on the answer turn only) the first
+    citation is 专利申请权归甲方所有 on p.5, verified."""
+    from rag.embedder import FastEmbedEmbedder
+
+    q = _question(eval_dir, "zhpdf:60")
+    emb = _Counting(FastEmbedEmbedder(model_path=embed_model_path))
+    agent = LoopAgent(contract_kb.store, contract_kb.search, key_terms=tokenizer, embedder=emb)
+    res = asyncio.run(agent.run_async(q["question"], contract_kb.collection))
+    assert res.found and "专利申请权归甲方所有" in res.citations[0].quote
+    assert res.citations[0].page == 5
+    assert 0 < emb.passages <= 60
+    chunks = {c.chunk_id: c for c in contract_kb.chunks}
+    assert all(make_citation(chunks[c.chunk_id], c.quote) is not None for c in res.citations)
