@@ -8,7 +8,8 @@
   flagged (``llm_unavailable`` / ``llm_citations_unverified``).
 - :class:`LoopAgentEngine` – ``loop.agent.LoopAgent``; step events become short progress
   texts ("searching 'warranty'", "reading policy.md p.12"); an LLM that could not be reached
-  is flagged ``llm_unavailable`` (the agent then ran its offline policy).
+  is flagged ``llm_unavailable`` (the agent then ran its offline policy); an embedder failure
+  in the offline policy's evidence ranking is flagged ``embedder_unavailable``.
 - :class:`CacheAdapter` – ``gateway.cache.AnswerCache``; a cache that is down raises
   ``ServiceUnavailable`` subclasses, which the router turns into the ``cache_unavailable`` flag.
 """
@@ -243,6 +244,8 @@ class LoopAgentEngine:
             flags.append("llm_unavailable")
         if res.stop_reason not in ("answer", "fallback_to_rag"):
             flags.append(f"loop_stop:{res.stop_reason}")
+        if res.dense_error:
+            flags.append("embedder_unavailable")
         brain = "loop-offline" if res.brain == "offline" else f"loop-{res.brain}"
         if res.fallback:
             return LoopResult(None, res.fallback_reason or "broad question", steps, res.tokens,

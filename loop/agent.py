@@ -100,6 +100,12 @@ class LoopAgent:
                        else llm)
         self._sections: dict[tuple[str, str], tuple[str, ...]] = {}
 
+    async def _offline(self, state: LoopState, on_event: EventCallback | None) -> LoopResult:
+        policy = OfflinePolicy(embedder=self.embedder)
+        res = await drive(policy, state, on_event)
+        res.dense_error = policy.dense_error
+        return res
+
     async def aclose(self) -> None:
         """Close the LLM client when the agent created it."""
         if self.client is not None and self._owns_client:
@@ -157,7 +163,7 @@ class LoopAgent:
         terms = self.key_terms.key_terms(question) or self.key_terms.key_terms(terms_src)
         state = LoopState(question, ctx, TermMatcher(terms, self.key_terms))
         if self.client is None or offline:
-            return await drive(OfflinePolicy(embedder=self.embedder), state, on_event)
+            return await self._offline(state, on_event)
         try:
             protocol = await asyncio.wait_for(self.client.resolve_protocol(),
                                               self.config.deadline_s or None)
@@ -170,7 +176,7 @@ class LoopAgent:
                     await maybe
             # the offline policy takes milliseconds: give it the clock the probe used up
             state.started = time.monotonic()
-            return await drive(OfflinePolicy(embedder=self.embedder), state, on_event)
+            return await self._offline(state, on_event)
         directory, more = await asyncio.to_thread(self._directory, collection, candidates)
         if self.documents:
             ctx.documents = self.documents.list_documents(collection)

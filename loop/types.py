@@ -238,6 +238,8 @@ class LoopResult:
     :param elapsed_ms: wall-clock time of the run.
     :param read_chunk_ids: chunks read in this loop, in order.
     :param evidence_answer: ``True`` when a budget stop was answered from the evidence read so far.
+    :param dense_error: why the offline policy's embedder failed (its answer was then ranked by
+        key terms only); ``""`` when it did not.
     """
 
     answer: str
@@ -255,6 +257,7 @@ class LoopResult:
     elapsed_ms: float = 0.0
     read_chunk_ids: list[str] = field(default_factory=list)
     evidence_answer: bool = False
+    dense_error: str = ""
 
     @property
     def fallback(self) -> bool:

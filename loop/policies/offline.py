@@ -101,6 +101,7 @@ class OfflinePolicy:
         self.refined = False
         self.strong_margin = strong_margin
         self.embedder, self.dense_weight, self.dense_units = embedder, dense_weight, dense_units
+        self.dense_error = ""  # why the embedder failed (the answer then ranks by key terms)
         self.last: tuple[ToolCall, ToolResult] | None = None
 
     def observe(self, call: ToolCall, result: ToolResult) -> None:
@@ -198,7 +199,11 @@ class OfflinePolicy:
         there is one."""
         calls = self._next(state)
         if self.embedder is not None and len(calls) == 1 and calls[0].name == "answer":
-            sims = await asyncio.to_thread(self.similarities, state)
+            try:
+                sims = await asyncio.to_thread(self.similarities, state)
+            except Exception as exc:  # noqa: BLE001 - dense ranking is optional: key terms only
+                self.dense_error = f"{type(exc).__name__}: {exc}"[:200]
+                sims = {}
             if sims:
                 calls = [self._answer(state, sims)]
         return Turn(calls=calls)

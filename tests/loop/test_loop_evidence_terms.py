@@ -143,3 +143,26 @@ def test_dense_similarity_ranks_evidence_with_the_real_embedder(
     assert 0 < emb.passages <= 60
     chunks = {c.chunk_id: c for c in contract_kb.chunks}
     assert all(make_citation(chunks[c.chunk_id], c.quote) is not None for c in res.citations)
+
+
+class _Broken:
+    """An embedder whose model fails at run time (a corrupt ONNX file, out of memory)."""
+
+    def embed_query(self, text: str) -> list[float]:
+        raise RuntimeError("onnxruntime: model failed")
+
+    def embed_passages(self, texts):  # noqa: ANN001, ANN201
+        raise RuntimeError("onnxruntime: model failed")
+
+
+def test_a_failing_embedder_leaves_the_key_term_answer(
+        esp32_kb: KB, tokenizer: Tokenizer, eval_dir: Path):
+    q = _question(eval_dir, "zhpdf:08")
+    plain = LoopAgent(esp32_kb.store, esp32_kb.search, key_terms=tokenizer)
+    broken = LoopAgent(esp32_kb.store, esp32_kb.search, key_terms=tokenizer, embedder=_Broken())
+    a = asyncio.run(plain.run_async(q["question"], esp32_kb.collection))
+    b = asyncio.run(broken.run_async(q["question"], esp32_kb.collection))
+    assert b.stop_reason == "answer" and b.found
+    assert "model failed" in b.dense_error and a.dense_error == ""
+    assert (b.answer, [c.chunk_id for c in b.citations]) == (a.answer,
+                                                             [c.chunk_id for c in a.citations])
