@@ -24,7 +24,8 @@ from bisect import bisect_right
 from corpus.types import Chunk, Citation
 
 __all__ = [
-    "MIN_QUOTE_CHARS", "display_quote", "find_quote", "locate", "make_citation", "normalise_ws",
+    "MIN_QUOTE_CHARS", "display_quote", "find_quote", "locate", "location_text", "make_citation",
+    "normalise_ws",
 ]
 
 MIN_QUOTE_CHARS = 2
@@ -160,3 +161,13 @@ def make_citation(chunk: Chunk, quote: str) -> Citation | None:
         page_end=page_end,
         doc_id=chunk.doc_id,
     )
+
+
+def location_text(page: int, page_end: int, lines: tuple[int, int] | list[int]) -> str:
+    """Where a quote is, for people: ``p.4 | lines 3-7``, or across a page break
+    ``p.8 line 132 – p.9 line 2`` (``lines`` are ``(first on page, last on page_end)``;
+    ``page_end`` 0 or equal to ``page`` means one page)."""
+    first, last = int(lines[0]), int(lines[1])
+    if page_end and page_end != page:
+        return f"p.{page} line {first} – p.{page_end} line {last}"
+    return f"p.{page} | lines {first}-{last}" if last != first else f"p.{page} | line {first}"

@@ -66,6 +66,8 @@ def print_rag_answer(ans: Any, *, console: Any = None) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from corpus.citations import location_text
+
     # document text is printed verbatim: no Rich markup, no emoji codes (":x:" in /etc/passwd
     # lines came out as an emoji)
     con = console or Console(emoji=False)
@@ -73,11 +75,9 @@ def print_rag_answer(ans: Any, *, console: Any = None) -> None:
     con.print(f"[bold]answer[/bold] ({'found' if ans.found else 'not found'}):")
     con.print(ans.answer, markup=False, emoji=False)
     for i, c in enumerate(ans.citations, 1):
-        lines = f"{c.lines[0]}-{c.lines[1]}" if c.lines[1] != c.lines[0] else str(c.lines[0])
-        page = f"p.{c.page}" + (f"-{c.page_end}" if c.page_end and c.page_end != c.page else "")
         con.print(
-            f"  [{i}] {c.path} | {' > '.join(c.section_path) or '(top)'} | {page} | "
-            f'lines {lines}\n      "{c.quote}"',
+            f"  [{i}] {c.path} | {' > '.join(c.section_path) or '(top)'} | "
+            f'{location_text(c.page, c.page_end, c.lines)}\n      "{c.quote}"',
             markup=False, emoji=False,
         )
     feats = "  ".join(f"{k}={v:.3f}" for k, v in r.confidence.features.to_dict().items())

@@ -22,16 +22,17 @@ def print_result(body: dict[str, Any], *, console: Any = None) -> None:
     """Human-readable report of a router result (``QueryResult`` as a dict with ``route``)."""
     from rich.console import Console
 
+    from corpus.citations import location_text
+
     con = console or Console(emoji=False)
     route = body["route"]
     con.print(f"[bold]answer[/bold] ({'found' if body['found'] else 'not found'}"
               f"{', cached' if body['cached'] else ''}):")
     con.print(body["answer"], markup=False, emoji=False)
     for i, c in enumerate(body["citations"], 1):
-        first, last = c["lines"]
+        where = location_text(c["page"], c.get("page_end") or 0, c["lines"])
         con.print(f"  [{i}] {c['path']} | {' > '.join(c['section_path']) or '(top)'} | "
-                  f"p.{c['page']} | lines {first}-{last}\n      \"{c['quote']}\"", markup=False,
-                  emoji=False)
+                  f"{where}\n      \"{c['quote']}\"", markup=False, emoji=False)
     decision = route.get("decision") or {}
     conf = route.get("confidence")
     con.print(f"[bold]route[/bold] {decision.get('route', '')} → {route.get('final_path')} "

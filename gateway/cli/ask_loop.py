@@ -22,6 +22,8 @@ def print_loop_result(res: Any, *, console: Any = None) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from corpus.citations import location_text
+
     con = console or Console(emoji=False)
     con.print(f"[bold]answer[/bold] ({'found' if res.found else 'not found'}):")
     con.print(res.answer, markup=False, emoji=False)
@@ -29,9 +31,9 @@ def print_loop_result(res: Any, *, console: Any = None) -> None:
         con.print(f"handed back to RAG (fallback_to_rag): {res.fallback_reason}", markup=False,
                   emoji=False)
     for i, c in enumerate(res.citations, 1):
-        lines = f"{c.lines[0]}-{c.lines[1]}" if c.lines[1] != c.lines[0] else str(c.lines[0])
-        con.print(f"  [{i}] {c.path} | {' > '.join(c.section_path) or '(top)'} | p.{c.page} "
-                  f"| lines {lines}\n      \"{c.quote}\"", markup=False, emoji=False)
+        con.print(f"  [{i}] {c.path} | {' > '.join(c.section_path) or '(top)'} | "
+                  f"{location_text(c.page, c.page_end, c.lines)}\n      \"{c.quote}\"",
+                  markup=False, emoji=False)
     trace = Table(title="steps", show_edge=False)
     for col in ("#", "kind", "tool", "arguments", "status", "chars", "ms"):
         trace.add_column(col)

@@ -110,3 +110,12 @@ def test_block_defaults_are_mapped() -> None:
     (chunk,) = chunk_document(doc, rel_path="p.pdf", min_chars=5, target_chars=50, max_chars=60)
     cit = make_citation(chunk, "second line")
     assert cit is not None and (cit.page, cit.lines) == (3, (8, 8))
+
+
+def test_location_text_names_both_pages_of_a_quote_across_a_page_break():
+    from corpus.citations import location_text
+
+    # a fresh user read "p.8 | lines 132-2" as a backwards range
+    assert location_text(8, 9, (132, 2)) == "p.8 line 132 – p.9 line 2"
+    assert location_text(4, 4, (3, 7)) == "p.4 | lines 3-7"
+    assert location_text(4, 0, [5, 5]) == "p.4 | line 5"

@@ -30,7 +30,7 @@ def test_ask_mode_loop_prints_answer_citations_trace(data_dir: Path):
                                       "--mode", "loop"])
     assert result.exit_code == 0, result.output
     out = result.output
-    assert "电池保修一年" in out and "warranty.md" in out and "lines 4" in out
+    assert "电池保修一年" in out and "warranty.md" in out and "p.1 | line 4" in out
     assert "steps" in out and "search" in out and "read" in out
     assert "brain offline" in out and "tokens 0+0" in out
 
