@@ -3,6 +3,7 @@ holding case 22's knowledge base, the corpus tokenizer, and a keyword search bac
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +53,21 @@ def ingest(store: QdrantChunkStore, tok: Tokenizer, collection: str, root: Path,
                                  len(cs)))
     store.flush()
     return KB(store, collection, chunks, docs, StoreKeywordSearch(store, tok.sparse_query))
+
+
+def zh_pdf_kb(factory: pytest.TempPathFactory, tok: Tokenizer, eval_dir: Path, name: str,
+              collection: str) -> Iterator[KB]:
+    """One PDF of ``../shared/eval/zh/docs/pdf`` in its own real embedded store (a generator
+    for a module fixture: yields the :class:`KB`, closes the store after)."""
+    store = QdrantChunkStore.embedded(factory.mktemp(f"qdrant-{collection}"))
+    yield ingest(store, tok, collection, eval_dir, [eval_dir / "zh" / "docs" / "pdf" / name])
+    store.close()
+
+
+def zh_pdf_question(eval_dir: Path, qid: str) -> dict:
+    """The question ``qid`` of ``../shared/eval/zh/questions_pdf.jsonl``."""
+    lines = (eval_dir / "zh" / "questions_pdf.jsonl").read_text(encoding="utf-8").splitlines()
+    return next(q for q in map(json.loads, lines) if q["id"] == qid)
 
 
 @pytest.fixture(scope="session")

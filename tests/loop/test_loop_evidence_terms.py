@@ -4,14 +4,12 @@ histories, figures, and the relevance-feedback search — on real text and a rea
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 
 import pytest
-from conftest import KB, ingest
+from conftest import KB, zh_pdf_kb, zh_pdf_question
 
 from corpus.citations import make_citation
-from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
 from corpus.types import Chunk
 from loop import LoopAgent, StepEvent
@@ -69,20 +67,14 @@ def test_figure_bonus_ignores_the_questions_own_code(tokenizer: Tokenizer):
 @pytest.fixture(scope="module")
 def esp32_kb(tmp_path_factory: pytest.TempPathFactory, tokenizer: Tokenizer, eval_dir: Path):
     """The ESP32-PICO-D4 datasheet (Chinese, 24 pages) in a real embedded store."""
-    store = QdrantChunkStore.embedded(tmp_path_factory.mktemp("qdrant-esp32"))
-    pdf = eval_dir / "zh" / "docs" / "pdf" / "esp32_pico_d4_datasheet_cn.pdf"
-    yield ingest(store, tokenizer, "esp32", eval_dir, [pdf])
-    store.close()
-
-
-def _question(eval_dir: Path, qid: str) -> dict:
-    lines = (eval_dir / "zh" / "questions_pdf.jsonl").read_text(encoding="utf-8").splitlines()
-    return next(q for q in map(json.loads, lines) if q["id"] == qid)
+    yield from zh_pdf_kb(tmp_path_factory, tokenizer, eval_dir, "esp32_pico_d4_datasheet_cn.pdf",
+                         "esp32")
 
 
 def test_offline_prefers_the_specification_over_the_revision_history(
         esp32_kb: KB, tokenizer: Tokenizer, eval_dir: Path):
-    q = _question(eval_dir, "zhpdf:08")  # 工作电压/供电电压范围 → p.6, not the change log p.23
+    # 工作电压/供电电压范围 → p.6, not the change log p.23
+    q = zh_pdf_question(eval_dir, "zhpdf:08")
     agent = LoopAgent(esp32_kb.store, esp32_kb.search, key_terms=tokenizer)
     res = asyncio.run(agent.run_async(q["question"], esp32_kb.collection))
     assert res.found and res.citations
@@ -93,7 +85,7 @@ def test_offline_prefers_the_specification_over_the_revision_history(
 
 def test_offline_searches_again_with_the_terms_the_corpus_holds(
         esp32_kb: KB, tokenizer: Tokenizer, eval_dir: Path):
-    q = _question(eval_dir, "zhpdf:55")  # a paraphrase: 这颗, 过炉 are in no chunk
+    q = zh_pdf_question(eval_dir, "zhpdf:55")  # a paraphrase: 这颗, 过炉 are in no chunk
     events: list[StepEvent] = []
     agent = LoopAgent(esp32_kb.store, esp32_kb.search, key_terms=tokenizer)
     asyncio.run(agent.run_async(q["question"], esp32_kb.collection, on_event=events.append))
@@ -107,10 +99,8 @@ def test_offline_searches_again_with_the_terms_the_corpus_holds(
 @pytest.fixture(scope="module")
 def contract_kb(tmp_path_factory: pytest.TempPathFactory, tokenizer: Tokenizer, eval_dir: Path):
     """The Chinese technology-development contract (8 pages) in a real embedded store."""
-    store = QdrantChunkStore.embedded(tmp_path_factory.mktemp("qdrant-contract"))
-    pdf = eval_dir / "zh" / "docs" / "pdf" / "tech_dev_contract.pdf"
-    yield ingest(store, tokenizer, "contract", eval_dir, [pdf])
-    store.close()
+    yield from zh_pdf_kb(tmp_path_factory, tokenizer, eval_dir, "tech_dev_contract.pdf",
+                         "contract")
 
 
 class _Counting:
@@ -134,7 +124,7 @@ def test_dense_similarity_ranks_evidence_with_the_real_embedder(
     citation is 专利申请权归甲方所有 on p.5, verified."""
     from rag.embedder import FastEmbedEmbedder
 
-    q = _question(eval_dir, "zhpdf:60")
+    q = zh_pdf_question(eval_dir, "zhpdf:60")
     emb = _Counting(FastEmbedEmbedder(model_path=embed_model_path))
     agent = LoopAgent(contract_kb.store, contract_kb.search, key_terms=tokenizer, embedder=emb)
     res = asyncio.run(agent.run_async(q["question"], contract_kb.collection))
@@ -157,7 +147,7 @@ class _Broken:
 
 def test_a_failing_embedder_leaves_the_key_term_answer(
         esp32_kb: KB, tokenizer: Tokenizer, eval_dir: Path):
-    q = _question(eval_dir, "zhpdf:08")
+    q = zh_pdf_question(eval_dir, "zhpdf:08")
     plain = LoopAgent(esp32_kb.store, esp32_kb.search, key_terms=tokenizer)
     broken = LoopAgent(esp32_kb.store, esp32_kb.search, key_terms=tokenizer, embedder=_Broken())
     a = asyncio.run(plain.run_async(q["question"], esp32_kb.collection))

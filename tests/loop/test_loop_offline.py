@@ -4,14 +4,12 @@ case 22's Markdown knowledge base and a Chinese law PDF from ../shared/eval."""
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 
 import pytest
-from conftest import KB, ingest
+from conftest import KB, zh_pdf_kb, zh_pdf_question
 
 from corpus.citations import make_citation
-from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
 from loop import NOT_FOUND, LoopAgent, LoopConfig, StepEvent
 
@@ -46,17 +44,11 @@ def test_offline_not_found_and_fallback(kb: KB, tokenizer: Tokenizer):
 @pytest.fixture(scope="module")
 def law_kb(tmp_path_factory: pytest.TempPathFactory, tokenizer: Tokenizer, eval_dir: Path):
     """The Chinese cybersecurity law PDF (14 pages) in a real embedded store."""
-    store = QdrantChunkStore.embedded(tmp_path_factory.mktemp("qdrant-law"))
-    pdf = eval_dir / "zh" / "docs" / "pdf" / "cybersecurity_law.pdf"
-    yield ingest(store, tokenizer, "law", eval_dir, [pdf])
-    store.close()
+    yield from zh_pdf_kb(tmp_path_factory, tokenizer, eval_dir, "cybersecurity_law.pdf", "law")
 
 
 def test_offline_on_real_pdf_cites_the_gold_page(law_kb: KB, tokenizer: Tokenizer, eval_dir: Path):
-    qs = [json.loads(line) for line in
-          (eval_dir / "zh" / "questions_pdf.jsonl").read_text(encoding="utf-8").splitlines()
-          if '"zh/docs/pdf/cybersecurity_law.pdf"' in line]
-    q = next(q for q in qs if q["id"] == "zhpdf:20")
+    q = zh_pdf_question(eval_dir, "zhpdf:20")
     agent = LoopAgent(law_kb.store, law_kb.search, key_terms=tokenizer)
     res = asyncio.run(agent.run_async(q["question"], law_kb.collection))
     assert res.found and res.citations
