@@ -72,13 +72,15 @@ def asks_revision(question: str) -> bool:
 @dataclass(frozen=True, slots=True)
 class Evidence:
     """One candidate evidence unit: ``text`` (verbatim in ``chunk``), ``coverage`` 0..1 of the
-    key-term weight, ``matched`` terms."""
+    key-term weight, ``matched`` terms, ``rank`` of its chunk in the input, ``score`` the
+    ranking score (coverage + the bonuses of :func:`best_evidence`)."""
 
     chunk: Chunk
     text: str
     coverage: float
     matched: tuple[str, ...]
     rank: int
+    score: float = 0.0
 
 
 def term_weight(term: str) -> float:
@@ -259,7 +261,6 @@ def best_evidence(
     limit: int = 5,
     bonus: Mapping[str, float] | None = None,
     number_bonus: float = 0.02,
-    unit_bonus: Mapping[tuple[str, str], float] | None = None,
 ) -> list[Evidence]:
     """Units of ``chunks`` ranked by key-term coverage (ties: earlier chunk, shorter unit).
 
@@ -268,8 +269,7 @@ def best_evidence(
     ``number_bonus`` is added for units holding a digit (larger for questions asking for a
     quantity, see :func:`asks_quantity`). ``bonus`` (by chunk id) is added to the ranking
     score only (e.g. the chunk's normalised search score, which carries the corpus IDF that
-    key-term coverage lacks); ``unit_bonus`` (by ``(chunk id, unit text)``) likewise, per unit
-    (the offline policy's dense similarity).
+    key-term coverage lacks).
     :returns: at most ``limit`` evidence units with at least one term in the unit itself.
     """
     if not matcher.terms:
@@ -298,9 +298,8 @@ def best_evidence(
             extra = (
                 (number_bonus if _has_figure(unit, matched, matcher) else 0.0)
                 + (bonus or {}).get(chunk.chunk_id, 0.0)
-                + (unit_bonus or {}).get((chunk.chunk_id, unit), 0.0)
             )
-            ev = Evidence(chunk, unit, round(cov, 4), tuple(sorted(matched)), rank)
+            ev = Evidence(chunk, unit, round(cov, 4), tuple(sorted(matched)), rank, cov + extra)
             out.append((-(cov + extra), rank, len(unit), ev))
     out.sort(key=lambda x: x[:3])
     return [e for *_, e in out[:limit]]

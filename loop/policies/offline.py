@@ -31,6 +31,8 @@ _END = tuple("。！？.!?;；:：)")
 # the question asks about versions or changes: zhpdf:08's answer was the change log's
 # "供电电压范围从 2.7 V ~ 3.6 V 改为 3.0 V ~ 3.6 V" on p.23 instead of the specification on p.6
 REVISION_PENALTY = 1.0
+# what ``_next`` proposes when it is time to answer; ``propose`` builds the real call
+_ANSWER = ToolCall("answer", {})
 
 
 class OfflinePolicy:
@@ -119,8 +121,10 @@ class OfflinePolicy:
     def _matches(self, state: LoopState) -> bool:
         return any(state.matcher.matched(c.context_text()) for c in state.ctx.seen.values())
 
-    def _lexical(self, state: LoopState,
-                 unit_bonus: dict[tuple[str, str], float] | None = None) -> list[Evidence]:
+    def _floor(self, state: LoopState) -> float:
+        return state.ctx.config.min_coverage if self.min_coverage is None else self.min_coverage
+
+    def _lexical(self, state: LoopState) -> list[Evidence]:
         order = {cid: i for i, cid in enumerate(state.ctx.seen)}
         bonus = {cid: self.search_weight / (1.0 + 0.5 * i) for cid, i in order.items()}
         if not asks_revision(state.question):
@@ -130,11 +134,11 @@ class OfflinePolicy:
         m = state.matcher.known([c.context_text() for c in state.ctx.seen.values()])
         nb = self.quantity_bonus if asks_quantity(state.question) else 0.02
         return best_evidence(list(state.ctx.read.values()), m, limit=500, bonus=bonus,
-                             number_bonus=nb, unit_bonus=unit_bonus)
+                             number_bonus=nb)
 
     def ranked_evidence(self, state: LoopState,
-                        similarity: dict[tuple[str, str], float] | None = None
-                        ) -> list[Evidence]:
+                        similarity: dict[tuple[str, str], float] | None = None,
+                        lexical: list[Evidence] | None = None) -> list[Evidence]:
         """Units of the chunks read, best first, that cover at least the coverage floor;
         ``[]`` when the loop should say not found.
 
@@ -143,26 +147,33 @@ class OfflinePolicy:
         each search's results; search scores themselves tie across searches) + the figure
         bonus for quantity questions + ``dense_weight`` × the unit's dense similarity to the
         question, min-max scaled over the units embedded (``similarity``: cosine by
-        ``(chunk id, unit text)``, from :meth:`similarities`)."""
-        unit_bonus = None
+        ``(chunk id, unit text)``, from :meth:`similarities`). ``lexical``: the ranking
+        without the dense part when already computed."""
+        ev = self._lexical(state) if lexical is None else lexical
         if similarity:
             lo, hi = min(similarity.values()), max(similarity.values())
             span = (hi - lo) or 1.0
-            unit_bonus = {k: self.dense_weight * (v - lo) / span for k, v in similarity.items()}
-        ev = self._lexical(state, unit_bonus)
-        floor = state.ctx.config.min_coverage if self.min_coverage is None else self.min_coverage
+
+            def dense(e: Evidence) -> float:
+                v = similarity.get((e.chunk.chunk_id, e.text))
+                return 0.0 if v is None else self.dense_weight * (v - lo) / span
+
+            ev = sorted(ev, key=lambda e: (-(e.score + dense(e)), e.rank, len(e.text)))
+        floor = self._floor(state)
         if not ev or (ev[0].coverage < floor
                       and max(e.coverage for e in ev) < floor + self.strong_margin):
             return []  # the best-ranked unit is weak and nothing else is clearly strong
         return [e for e in ev if e.coverage >= floor]  # below the floor a unit is no evidence
 
-    def similarities(self, state: LoopState) -> dict[tuple[str, str], float]:
+    def similarities(self, state: LoopState,
+                     lexical: list[Evidence] | None = None) -> dict[tuple[str, str], float]:
         """Cosine of the question and each of the ``dense_units`` best units by the lexical
-        ranking, by ``(chunk id, unit text)`` (``{}`` without an embedder). Blocking: one
-        question and up to ``dense_units`` passages through the embedder."""
+        ranking (``lexical`` when already computed), by ``(chunk id, unit text)`` (``{}``
+        without an embedder). Blocking: one question and up to ``dense_units`` passages
+        through the embedder."""
         if self.embedder is None:
             return {}
-        units = self._lexical(state)[:self.dense_units]
+        units = (self._lexical(state) if lexical is None else lexical)[:self.dense_units]
         if not units:
             return {}
         q = self.embedder.embed_query(state.question)
@@ -170,12 +181,12 @@ class OfflinePolicy:
         return {(e.chunk.chunk_id, e.text): float(sum(a * b for a, b in zip(q, v, strict=True)))
                 for e, v in zip(units, vecs, strict=True)}
 
-    def _answer(self, state: LoopState,
-                similarity: dict[tuple[str, str], float] | None = None) -> ToolCall:
-        ev = self.ranked_evidence(state, similarity)
+    def _answer(self, state: LoopState, similarity: dict[tuple[str, str], float] | None = None,
+                lexical: list[Evidence] | None = None) -> ToolCall:
+        ev = self.ranked_evidence(state, similarity, lexical)
         if not ev:
             return ToolCall("answer", {"response": NOT_FOUND, "found": False, "citations": []})
-        floor = state.ctx.config.min_coverage if self.min_coverage is None else self.min_coverage
+        floor = self._floor(state)
         best_per_chunk: dict[str, Evidence] = {}
         for e in ev:  # ranked: the first unit seen of a chunk is its best
             best_per_chunk.setdefault(e.chunk.chunk_id, e)
@@ -193,19 +204,26 @@ class OfflinePolicy:
             },
         )
 
+    async def _final_answer(self, state: LoopState) -> ToolCall:
+        """The answer call: evidence ranked by key terms once, then (with an embedder, in a
+        worker thread) re-ranked with the dense similarity; an embedder failure leaves the
+        key-term ranking (``dense_error`` says why)."""
+        lexical = self._lexical(state)
+        sims: dict[tuple[str, str], float] = {}
+        if self.embedder is not None:
+            try:
+                sims = await asyncio.to_thread(self.similarities, state, lexical)
+            except Exception as exc:  # noqa: BLE001 - dense ranking is optional: key terms only
+                self.dense_error = f"{type(exc).__name__}: {exc}"[:200]
+        return self._answer(state, sims, lexical)
+
     async def propose(self, state: LoopState) -> Turn:
         """The next calls (up to ``per_turn`` reads at once), from what has been seen and read
         so far; the answer turn ranks evidence with the embedder (in a worker thread) when
         there is one."""
         calls = self._next(state)
-        if self.embedder is not None and len(calls) == 1 and calls[0].name == "answer":
-            try:
-                sims = await asyncio.to_thread(self.similarities, state)
-            except Exception as exc:  # noqa: BLE001 - dense ranking is optional: key terms only
-                self.dense_error = f"{type(exc).__name__}: {exc}"[:200]
-                sims = {}
-            if sims:
-                calls = [self._answer(state, sims)]
+        if len(calls) == 1 and calls[0] is _ANSWER:
+            calls = [await self._final_answer(state)]
         return Turn(calls=calls)
 
     def _next(self, state: LoopState) -> list[ToolCall]:
@@ -220,7 +238,7 @@ class OfflinePolicy:
         if not self._matches(state):
             return [ToolCall("fallback_to_rag", {"reason": "no key term matches any chunk"})]
         if turns_left <= 0:
-            return [self._answer(state)]
+            return [_ANSWER]
         calls: list[ToolCall] = []
         if self.refine and not self.refined:
             self.refined = True
@@ -234,7 +252,7 @@ class OfflinePolicy:
                 calls.append(ToolCall("search", {"query": query}))
         best = best_evidence(list(ctx.read.values()), m, limit=1)
         if best and best[0].coverage >= 0.999 and self.reads >= self.per_turn:
-            return [self._answer(state)]
+            return [_ANSWER]
         if best and not self.paged:
             c = best[0].chunk
             tail = c.text.rstrip()
@@ -260,4 +278,4 @@ class OfflinePolicy:
                 break
             self.reads += 1
             calls.append(ToolCall("read", {"chunk_id": cid}))
-        return calls or [self._answer(state)]
+        return calls or [_ANSWER]
