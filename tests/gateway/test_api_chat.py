@@ -20,7 +20,10 @@ def test_footnotes_format() -> None:
               "lines": [4, 6], "quote": "The  warranty\nis two years."}]
     text = format_footnotes("Two years.", cites)
     assert text.splitlines()[0] == "Two years. [1]"
-    assert text.splitlines()[-1] == '[1] a.pdf › 1 Scope › 1.2 Terms, p. 3, lines 4–6: "The warranty is two years."'
+    assert text.splitlines()[-1] == '[1] a.pdf › 1 Scope › 1.2 Terms, p.3 | lines 4-6: "The warranty is two years."'
+    across = [{"path": "b.pdf", "section_path": [], "page": 8, "page_end": 9, "lines": [132, 2],
+               "quote": "runs on"}]
+    assert format_footnotes("x", across).splitlines()[-1] == '[1] b.pdf, p.8 line 132 – p.9 line 2: "runs on"'
     assert format_footnotes("Not found.", []) == "Not found."
 
 

@@ -23,6 +23,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sse_starlette import EventSourceResponse
 
+from corpus.citations import location_text
 from gateway.api.deps import ComponentsDep, OrjsonResponse, PrincipalDep, RouterDep
 from gateway.api.routes.query import HISTORY_LIMIT, QueryRequest, to_query_input
 from gateway.errors import BadRequest, NotFound, error_body, status_of, validation_message
@@ -62,7 +63,9 @@ def _text(content: str | list[dict[str, Any]] | None) -> str:
 
 
 def format_footnotes(answer: str, citations: list[dict[str, Any]]) -> str:
-    """The answer followed by numbered footnotes ``[n] path › section, p. P, lines a–b: "quote"``."""
+    """The answer followed by numbered footnotes ``[n] path › section, p.P | lines a-b: "quote"``
+    (across a page break ``p.8 line 132 – p.9 line 2``: :func:`corpus.citations.location_text`,
+    as the CLI prints them)."""
     if not citations:
         return answer
     marks = "".join(f"[{i}]" for i in range(1, len(citations) + 1))
@@ -70,10 +73,11 @@ def format_footnotes(answer: str, citations: list[dict[str, Any]]) -> str:
     for i, c in enumerate(citations, 1):
         section = " › ".join(c.get("section_path") or [])
         where = f"{c.get('path', '')}" + (f" › {section}" if section else "")
-        first, last = (c.get("lines") or [0, 0])[:2]
+        span = (c.get("lines") or [0, 0])[:2]
+        where += ", " + location_text(int(c.get("page") or 0), int(c.get("page_end") or 0), span)
         quote = " ".join(str(c.get("quote", "")).split())
         quote = quote if len(quote) <= 200 else quote[:197] + "…"
-        lines.append(f"[{i}] {where}, p. {c.get('page')}, lines {first}–{last}: \"{quote}\"")
+        lines.append(f"[{i}] {where}: \"{quote}\"")
     return "\n".join(lines)
 
 
