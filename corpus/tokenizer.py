@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
 import mmh3
@@ -51,7 +51,8 @@ from corpus._token_rules import (
 )
 from corpus.types import SparseVector
 
-__all__ = ["BM25_AVGDL", "BM25_B", "BM25_K1", "Tokenizer", "asks_quantity", "term_index"]
+__all__ = ["BM25_AVGDL", "BM25_B", "BM25_K1", "Tokenizer", "asks_quantity", "holds_figure",
+           "term_index"]
 
 _QUANTITY = re.compile(r"多少|几|多久|多长|多大|多高|多重|哪天|哪年|范围|how (many|much|long|old)|"
                        r"what (percentage|number|amount|year|date|range)|\b(rate|ratio|percent)",
@@ -62,6 +63,21 @@ def asks_quantity(question: str) -> bool:
     """True when the question asks for a number, amount, range, date or duration (its answer
     is a figure: evidence holding digits is preferred by the extractive and offline answers)."""
     return bool(_QUANTITY.search(question))
+
+
+_DIGIT = re.compile(r"\d")
+
+
+def holds_figure(text: str, terms: Iterable[str]) -> bool:
+    """True when ``text`` (normalised like the key terms) holds a digit outside the key
+    ``terms`` that hold digits: the question's own codes are no figure (a row naming
+    ESP32-PICO-D4 does not answer "ESP32-PICO-D4 的工作电压是多少" by its 32 and 4)."""
+    if not _DIGIT.search(text):
+        return False
+    for t in terms:
+        if _DIGIT.search(t):
+            text = text.replace(t, " ")
+    return bool(_DIGIT.search(text))
 
 BM25_K1 = 1.2
 BM25_B = 0.75

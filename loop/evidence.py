@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from corpus.tokenizer import asks_quantity
+from corpus.tokenizer import asks_quantity, holds_figure
 from corpus.types import Chunk
 
 __all__ = [
@@ -29,7 +29,6 @@ __all__ = [
 _SENT = re.compile(r"[^。！？；!?;\n]+(?:[。！？；!?;]|$)|[^\n]+", re.M)
 _EN_SENT = re.compile(r"(?<=[a-z0-9\)][.!?])\s+(?=[A-Z])")
 _CJK = re.compile(r"[\u3400-\u9fff]")
-_NUM = re.compile(r"\d")
 # share of a term's weight credited when it is not in the unit but in the chunk's title /
 # section path / table header (CONTEXT) or elsewhere in the chunk text (CHUNK)
 CONTEXT_CREDIT = 0.6
@@ -244,17 +243,6 @@ class TermMatcher:
         return got / self.total
 
 
-def _has_figure(unit: str, matched: set[str], matcher: TermMatcher) -> bool:
-    """A digit in ``unit`` outside the question's own terms (ESP32-PICO-D4 is no figure)."""
-    if not _NUM.search(unit):
-        return False
-    low = matcher._norm(unit)
-    for t in matched:
-        if _NUM.search(t):
-            low = low.replace(t, " ")
-    return bool(_NUM.search(low))
-
-
 def best_evidence(
     chunks: Sequence[Chunk],
     matcher: TermMatcher,
@@ -296,7 +284,7 @@ def best_evidence(
             )
             cov = got / matcher.total
             extra = (
-                (number_bonus if _has_figure(unit, matched, matcher) else 0.0)
+                (number_bonus if holds_figure(matcher._norm(unit), matched) else 0.0)
                 + (bonus or {}).get(chunk.chunk_id, 0.0)
             )
             ev = Evidence(chunk, unit, round(cov, 4), tuple(sorted(matched)), rank, cov + extra)

@@ -18,7 +18,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 
 from corpus.citations import display_quote
-from corpus.tokenizer import asks_quantity
+from corpus.tokenizer import asks_quantity, holds_figure
 from corpus.types import Chunk, Citation
 from rag.types import Evidence, Retrieval
 
@@ -184,7 +184,8 @@ def extract_answer(
     terms = sorted({t for t in key_terms if t.strip()})
     # a question asking for a figure ("工作电压范围是多少") is answered by a unit holding one:
     # such units weigh 1.5x (the answer figure is not among the key terms, so term matching
-    # alone preferred an overview sentence naming the product; new-user trial)
+    # alone preferred an overview sentence naming the product; new-user trial); digits of the
+    # question's own codes (ESP32-PICO-D4) are no figure
     figure = 1.5 if asks_quantity(retrieval.question) else 1.0
     scored: list[tuple[float, int, str, Chunk]] = []
     order = 0
@@ -194,7 +195,7 @@ def extract_answer(
             ctx = _context(chunk, normalize or _norm)
             for unit in evidence_units(chunk):
                 s = score_unit(unit, terms, normalize, ctx) * prior
-                if figure > 1.0 and _DIGIT.search(unit):
+                if figure > 1.0 and holds_figure((normalize or _norm)(unit), terms):
                     s *= figure
                 if s > 0:
                     scored.append((s, order, unit, chunk))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from corpus.tokenizer import asks_quantity
+from corpus.tokenizer import asks_quantity, holds_figure
 from rag.extractive import score_unit
 
 
@@ -21,3 +21,13 @@ def test_asks_quantity() -> None:
     assert asks_quantity("ESP32-PICO-D4 的工作电压范围是多少？")
     assert asks_quantity("How many employees did 3M have in 2018?")
     assert not asks_quantity("谁负责绩效申诉？")
+
+
+def test_question_codes_are_no_figure() -> None:
+    """A unit whose only digits are the question's own product code holds no figure (before,
+    "ESP32-PICO-D4 是一款…模组" got the quantity bonus for its 32 and 4)."""
+    terms = ["esp32-pico-d4", "工作", "电压"]
+    assert not holds_figure("esp32-pico-d4 是基于 esp32 的模组", [*terms, "esp32"])
+    assert not holds_figure("esp32-pico-d4 的产品规格", terms)
+    assert holds_figure("esp32-pico-d4 工作电压 3.0 v ~ 3.6 v", terms)
+    assert holds_figure("工作电压 3.3 v", [])
