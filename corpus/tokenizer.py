@@ -66,6 +66,9 @@ def asks_quantity(question: str) -> bool:
 
 
 _DIGIT = re.compile(r"\d")
+# ECMA-48 control sequences (CSI … final byte, OSC … BEL/ST) and C0/C1 controls but tab/newline
+_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|"
+                      r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 def holds_figure(text: str, terms: Iterable[str]) -> bool:
@@ -129,8 +132,12 @@ class Tokenizer:
 
     def normalize(self, text: str) -> str:
         """NFKC, lower case and Traditional → Simplified: the form every term is taken from
-        (use it for substring checks of :meth:`quoted_phrases` against chunk text)."""
+        (use it for substring checks of :meth:`quoted_phrases` against chunk text). Terminal
+        escape sequences (ECMA-48 CSI, ``\\x1b[31m``) and other control characters are dropped
+        first: a question pasted from a coloured terminal has no term ``31m``."""
         cc = _engines()[0]
+        if _CONTROL.search(text):
+            text = _CONTROL.sub(" ", text)
         return cc.convert(unicodedata.normalize("NFKC", text).lower())  # type: ignore[attr-defined]
 
     # --- terms -------------------------------------------------------------------------

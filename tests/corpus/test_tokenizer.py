@@ -134,3 +134,10 @@ def test_key_terms_chinese_accurate_mode(tok: Tokenizer) -> None:
 def test_quoted_phrases(tok: Tokenizer) -> None:
     assert tok.quoted_phrases('What does "Health Score" mean?') == ["health score"]
     assert tok.quoted_phrases("「熱插拔」是什麼") == ["热插拔"]
+
+
+def test_terminal_escapes_and_controls_are_no_terms(tok: Tokenizer) -> None:
+    """A question pasted from a coloured terminal (fresh-user trial: a key term ``31m``)."""
+    assert tok.key_terms("\x1b[31mWhat is the warranty period?\x1b[0m") == tok.key_terms(
+        "What is the warranty period?")
+    assert tok.terms("保修\x00期\x1b]0;title\x07两年") == tok.terms("保修 期 两年")
