@@ -29,6 +29,9 @@ __all__ = [
 _SENT = re.compile(r"[^。！？；!?;\n]+(?:[。！？；!?;]|$)|[^\n]+", re.M)
 _EN_SENT = re.compile(r"(?<=[a-z0-9\)][.!?])\s+(?=[A-Z])")
 _CJK = re.compile(r"[\u3400-\u9fff]")
+# separators inside a code (hyphens of every kind, the soft hyphen, spaces, _ . /)
+_SEPARATORS = re.compile(r"[\s\-_./\u00ad\u2010-\u2015\u2212]+")
+_CODE_CHARS = re.compile(r"\d")
 # share of a term's weight credited when it is not in the unit but in the chunk's title /
 # section path / table header (CONTEXT) or elsewhere in the chunk text (CHUNK)
 CONTEXT_CREDIT = 0.6
@@ -173,6 +176,11 @@ class TermMatcher:
         self._analyse = getattr(tokenizer, "terms", None)
         self._cache: dict[str, tuple[str, ...]] = {}
         self._credit_cache: dict[str, dict[str, float]] = {}
+        # codes written with separators → without them: the text may write ESP32-PICO-D4 with
+        # soft hyphens (a PDF title), spaces (a file name) or none
+        self._codes = {t: flat for t in self.terms
+                       if _SEPARATORS.search(t) and len(flat := _SEPARATORS.sub("", t)) >= 6
+                       and _CODE_CHARS.search(flat)}
         # compound Chinese terms → their search-mode sub-words (申请专利 → 申请, 专利)
         self.parts: dict[str, tuple[str, ...]] = {}
         if self._analyse is not None:
@@ -197,16 +205,27 @@ class TermMatcher:
         ]
         sub.total = sum(sub.weights) or 1.0
         sub._norm, sub._analyse, sub._cache = self._norm, self._analyse, self._cache
-        sub._credit_cache, sub.parts = self._credit_cache, self.parts
+        sub._credit_cache, sub.parts, sub._codes = self._credit_cache, self.parts, self._codes
         return sub
 
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """Key terms that are codes written with separators and holding a digit
+        (``esp32-pico-d4``, ``gb/t-2423.1``): they match a text whatever separates their
+        parts there (soft hyphens, spaces, none)."""
+        return tuple(self._codes)
+
     def matched(self, text: str) -> tuple[str, ...]:
-        """Key terms present in ``text``."""
+        """Key terms present in ``text`` (a code, :attr:`codes`, also with other separators)."""
         got = self._cache.get(text)
         if got is None:
             low = self._norm(text)
             toks = set(self._analyse(text)) if self._analyse else set()
             got = tuple(t for t in self.terms if t in toks or t in low)
+            if self._codes and len(got) < len(self.terms):
+                flat = _SEPARATORS.sub("", low)
+                got = tuple(t for t in self.terms
+                            if t in got or (t in self._codes and self._codes[t] in flat))
             if len(self._cache) < 50_000:
                 self._cache[text] = got
         return got

@@ -1,16 +1,19 @@
 """The offline reading policy (no LLM configured; DESIGN.md "Without an LLM").
 
 Through the same tools and controller as the LLM policies: key terms of the question →
-``search`` (the question, its key terms, then once more only the key terms some candidate
-holds) → ``read`` the best candidates (ranked by key-term coverage, then search rank) →
-``next_chunk`` when the best evidence is a table or a section that runs on → ``answer`` with the
-best sentence / table row by key-term coverage (verified citation), or ``found=false``.
+``search`` (the question, its key terms, then once more without the product code every
+candidate holds, or with only the key terms some candidate holds) → ``read`` the best
+candidates (ranked by key-term coverage, then search rank) → ``next_chunk`` when the best
+evidence is a table or a section that runs on, or a chunk read ends with the caption of a table
+the chunker put in the next chunk → ``answer`` with the best sentence / table row by key-term
+coverage (verified citation), or ``found=false``.
 ``fallback_to_rag`` when no key term matches any chunk.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 
 from corpus.citations import display_quote
 from loop.controller import LoopState
@@ -33,6 +36,14 @@ _END = tuple("。！？.!?;；:：)")
 REVISION_PENALTY = 1.0
 # what ``_next`` proposes when it is time to answer; ``propose`` builds the real call
 _ANSWER = ToolCall("answer", {})
+# the last line of a chunk cut from the table or figure it announces
+_CAPTION = re.compile(
+    r"^(?:表|图|table|figure|fig\.)\s*[0-9一二三四五六七八九十]+(?:[.\-–][0-9]+)*(?:\s*[:：.]|\s|$)"
+    r"|(?:如下表|见下表|下表|如下图|如下|as follows|the following table)[^。.]{0,20}[:：]?$",
+    re.I,
+)
+# share of the candidates holding a code for it to name their document (``_refine_query``)
+SUBJECT_SHARE = 0.8
 
 
 class OfflinePolicy:
@@ -61,9 +72,9 @@ class OfflinePolicy:
         (same setting, weight 0.3): evidence hit 65.9 → 66.5 %, answer-contains 42.5 → 44.2 %,
         unanswerable refused 9 → 10 of 43, zh-pdf 83.3 % either way; ~0.8 s per question on
         2 cores.
-    :param refine: after the first searches, search once more with only the key terms some
-        candidate holds (relevance feedback: a paraphrase's own words no longer outweigh the
-        corpus's).
+    :param refine: after the first searches, search once more (:meth:`_refine_query`): without
+        a product code every candidate holds, else with only the key terms some candidate holds
+        (relevance feedback: a paraphrase's own words no longer outweigh the corpus's).
 
     Usage example::
 
@@ -101,6 +112,7 @@ class OfflinePolicy:
         self.paged = False
         self.refine = refine
         self.refined = False
+        self.caption_paged = False
         self.strong_margin = strong_margin
         self.embedder, self.dense_weight, self.dense_units = embedder, dense_weight, dense_units
         self.dense_error = ""  # why the embedder failed (the answer then ranks by key terms)
@@ -117,6 +129,48 @@ class OfflinePolicy:
         if self.term_search and alt.replace(" ", "") != state.question.replace(" ", ""):
             out.append(alt)
         return out
+
+    def _refine_query(self, state: LoopState) -> str:
+        """The second-turn search (relevance feedback on the candidates shown so far), ``""``
+        for none.
+
+        When a code of the question (:attr:`loop.evidence.TermMatcher.codes`) is held by at
+        least ``SUBJECT_SHARE`` of five or more candidates, it names their document rather than
+        the place to read, and the search index splits it into several terms
+        (``esp32-pico-d4`` → ``esp32``, ``pico``, ``d4``) that outweigh the words that do
+        locate the answer: search the other key terms alone (zhpdf:10, the storage
+        temperature row of a table whose chunk does not name the product: rank 17 → 1).
+        Otherwise search without the key terms no candidate holds (a paraphrase's own words:
+        这颗, 过炉), so the corpus's words are not outweighed."""
+        m, ctx = state.matcher, state.ctx
+        held = [set(m.matched(c.context_text())) for c in ctx.seen.values()]
+        seen_terms = set().union(*held)
+        subject = {t for t in m.codes if len(held) >= 5
+                   and sum(t in h for h in held) >= SUBJECT_SHARE * len(held)}
+        focused = [t for t in m.terms if t not in subject]
+        if subject and len(focused) >= 2:
+            return " ".join(focused)
+        kept = [t for t in m.terms if t in seen_terms]
+        return " ".join(kept) if 2 <= len(kept) < len(m.terms) else ""
+
+    def _caption_chunk(self, state: LoopState) -> str | None:
+        """The read chunk (best key-term coverage first, at least the coverage floor) whose
+        text ends with a table or figure caption (``表 1: … 产品规格``, ``Table 3.``) or a
+        lead-in to one (``如下表所示：``, ``as follows:``) while the next chunk is unread: the
+        chunker cut the table from its caption (zhpdf:08, the specification table on p.6);
+        ``None`` when there is none."""
+        m, ctx, floor = state.matcher, state.ctx, self._floor(state)
+        best: tuple[float, str] | None = None
+        for cid, c in ctx.read.items():
+            if not c.next_id or c.next_id in ctx.read:
+                continue
+            last = c.text.rstrip().rsplit("\n", 1)[-1].strip()
+            if len(last) > 80 or last.endswith("。") or not _CAPTION.search(last):
+                continue
+            cov = m.coverage(c.context_text())
+            if cov >= floor and (best is None or cov > best[0]):
+                best = (cov, cid)
+        return None if best is None else best[1]
 
     def _matches(self, state: LoopState) -> bool:
         return any(state.matcher.matched(c.context_text()) for c in state.ctx.seen.values())
@@ -242,12 +296,8 @@ class OfflinePolicy:
         calls: list[ToolCall] = []
         if self.refine and not self.refined:
             self.refined = True
-            # relevance feedback: search again without the terms no candidate holds (a
-            # paraphrase's own words: 这颗, 过炉) so the corpus's words are not outweighed
-            seen_terms = {t for c in ctx.seen.values() for t in m.matched(c.context_text())}
-            kept = [t for t in m.terms if t in seen_terms]
-            query = " ".join(kept)
-            if 2 <= len(kept) < len(m.terms) and query not in self.searches:
+            query = self._refine_query(state)
+            if query and query not in self.searches:
                 self.searches.append(query)
                 calls.append(ToolCall("search", {"query": query}))
         best = best_evidence(list(ctx.read.values()), m, limit=1)
@@ -260,6 +310,11 @@ class OfflinePolicy:
             if runs_on and c.next_id and c.next_id not in ctx.read and best[0].coverage < 0.999:
                 self.paged = True
                 calls.append(ToolCall("next_chunk", {"chunk_id": c.chunk_id}))
+        if not self.caption_paged:
+            page = self._caption_chunk(state)
+            if page is not None:
+                self.caption_paged = True
+                calls.append(ToolCall("next_chunk", {"chunk_id": page}))
         demote = not asks_revision(state.question)
 
         def score(cid: str) -> float:

@@ -12,7 +12,15 @@ from conftest import KB, zh_pdf_kb, zh_pdf_question
 from corpus.citations import make_citation
 from corpus.tokenizer import Tokenizer
 from corpus.types import Chunk
-from loop import LoopAgent, StepEvent
+from loop import (
+    LoopAgent,
+    LoopConfig,
+    LoopState,
+    OfflinePolicy,
+    StepEvent,
+    ToolCall,
+    ToolContext,
+)
 from loop.evidence import (
     PART_CREDIT,
     TermMatcher,
@@ -94,6 +102,62 @@ def test_offline_searches_again_with_the_terms_the_corpus_holds(
     terms = tokenizer.key_terms(q["question"])
     third = queries[2].split()
     assert set(third) < set(terms) and "这颗" not in third and "模组" in third
+
+
+def test_a_code_matches_whatever_separates_its_parts(tokenizer: Tokenizer):
+    """The datasheet's title writes ESP32-PICO-D4 with soft hyphens and its file name with
+    underscores (read as spaces): both name the product; ESP32 alone or a longer code does
+    not."""
+    m = TermMatcher(tokenizer.key_terms("ESP32-PICO-D4允许的最高存储温度是多少？"), tokenizer)
+    assert "esp32-pico-d4" in m.matched("ESP32\u00adPICO\u00adD4 技术规格书")
+    assert "esp32-pico-d4" in m.matched("esp32 pico d4 datasheet cn")
+    assert "esp32-pico-d4" not in m.matched("ESP32 技术规格书 PICO")
+    assert m.matched("| Tstore | 存储温度 | –40 | 150 | °C |") == ("存储", "温度")
+
+
+def test_offline_reads_the_table_that_does_not_name_the_product(
+        esp32_kb: KB, tokenizer: Tokenizer, eval_dir: Path):
+    """zhpdf:10: the storage-temperature row (p.13) sits in a table chunk that never names
+    ESP32-PICO-D4, which every other candidate does: the second-turn search leaves the product
+    code out and the row is cited."""
+    q = zh_pdf_question(eval_dir, "zhpdf:10")
+    events: list[StepEvent] = []
+    agent = LoopAgent(esp32_kb.store, esp32_kb.search, key_terms=tokenizer)
+    res = asyncio.run(agent.run_async(q["question"], esp32_kb.collection,
+                                      on_event=events.append))
+    queries = [e.arguments["query"] for e in events if e.kind == "tool" and e.tool == "search"]
+    assert "esp32-pico-d4" not in queries[2].split(), queries
+    assert res.found
+    assert any(c.page == 13 and "存储温度" in c.quote and "150" in c.quote
+               for c in res.citations), [(c.page, c.quote) for c in res.citations]
+
+
+def test_offline_pages_from_a_table_caption_to_its_table(
+        esp32_kb: KB, tokenizer: Tokenizer, eval_dir: Path):
+    """zhpdf:08: the chunker ends the p.6 overview with the caption 表 1: … 产品规格 and puts the
+    specification table in the next chunk. Once the overview is read, the policy pages
+    forward to the table, which holds the answer row."""
+    q = zh_pdf_question(eval_dir, "zhpdf:08")
+    cap = next(c for c in esp32_kb.chunks
+               if c.page_start == 6 and c.text.rstrip().endswith("产品规格"))
+    ctx = ToolContext(esp32_kb.store, esp32_kb.search, esp32_kb.collection, LoopConfig())
+    ctx.seen[cap.chunk_id] = ctx.read[cap.chunk_id] = cap
+    state = LoopState(q["question"], ctx,
+                      TermMatcher(tokenizer.key_terms(q["question"]), tokenizer), turn=2)
+    policy = OfflinePolicy()
+    policy.searches, policy.refined, policy.paged = [q["question"]], True, True
+    calls = asyncio.run(policy.propose(state)).calls
+    assert ToolCall("next_chunk", {"chunk_id": cap.chunk_id}) in calls, calls
+    table = esp32_kb.store.neighbour(esp32_kb.collection, cap.chunk_id, 1)
+    assert table is not None and "工作电压/供电电压 | 3.0 V ~ 3.6 V" in table.text
+    # once paged, not again; a chunk ending in an ordinary sentence is no caption
+    assert not any(c.name == "next_chunk" for c in asyncio.run(policy.propose(state)).calls)
+    plain = OfflinePolicy()
+    plain.searches, plain.refined, plain.paged = [q["question"]], True, True
+    ctx.read.clear()
+    other = next(c for c in esp32_kb.chunks if c.text.rstrip().endswith("。") and c.next_id)
+    ctx.seen[other.chunk_id] = ctx.read[other.chunk_id] = other
+    assert not any(c.name == "next_chunk" for c in asyncio.run(plain.propose(state)).calls)
 
 
 @pytest.fixture(scope="module")
