@@ -28,8 +28,9 @@ def print_loop_result(res: Any, *, console: Any = None) -> None:
     con.print(f"[bold]answer[/bold] ({'found' if res.found else 'not found'}):")
     con.print(res.answer, markup=False, emoji=False)
     if res.fallback:
-        con.print(f"handed back to RAG (fallback_to_rag): {res.fallback_reason}", markup=False,
-                  emoji=False)
+        con.print(f"the LoopAgent handed the question back (fallback_to_rag): "
+                  f"{res.fallback_reason}; --mode loop runs no RAG path: ask with --mode auto "
+                  "or --mode rag for its answer", markup=False, emoji=False)
     for i, c in enumerate(res.citations, 1):
         con.print(f"  [{i}] {c.path} | {' > '.join(c.section_path) or '(top)'} | "
                   f"{location_text(c.page, c.page_end, c.lines)}\n      \"{c.quote}\"",

@@ -42,3 +42,14 @@ def test_ask_mode_loop_json(data_dir: Path):
     data = json.loads(result.output[result.output.index("{"):])
     assert data["found"] and data["citations"][0]["lines"][0] == 4
     assert data["stop_reason"] == "answer" and data["steps"][0]["tool"] == "search"
+
+
+def test_ask_mode_loop_says_where_a_handed_back_question_goes(data_dir: Path):
+    """A question with no key terms is handed back (fallback_to_rag); --mode loop runs no RAG
+    path, so the output says which mode answers it (fresh-user trial: it only said "handed
+    back to RAG" and nothing followed)."""
+    result = CliRunner().invoke(app, ["ask", "？？！！。。，，", "--collection", "kb",
+                                      "--mode", "loop"])
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.split())
+    assert "not found" in out and "fallback_to_rag" in out and "--mode auto" in out
