@@ -31,7 +31,7 @@ _EN_SENT = re.compile(r"(?<=[a-z0-9\)][.!?])\s+(?=[A-Z])")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # separators inside a code (hyphens of every kind, the soft hyphen, spaces, _ . /)
 _SEPARATORS = re.compile(r"[\s\-_./\u00ad\u2010-\u2015\u2212]+")
-_CODE_CHARS = re.compile(r"\d")
+_DIGIT = re.compile(r"\d")
 # share of a term's weight credited when it is not in the unit but in the chunk's title /
 # section path / table header (CONTEXT) or elsewhere in the chunk text (CHUNK)
 CONTEXT_CREDIT = 0.6
@@ -180,7 +180,7 @@ class TermMatcher:
         # soft hyphens (a PDF title), spaces (a file name) or none
         self._codes = {t: flat for t in self.terms
                        if _SEPARATORS.search(t) and len(flat := _SEPARATORS.sub("", t)) >= 6
-                       and _CODE_CHARS.search(flat)}
+                       and _DIGIT.search(flat)}
         # compound Chinese terms → their search-mode sub-words (申请专利 → 申请, 专利)
         self.parts: dict[str, tuple[str, ...]] = {}
         if self._analyse is not None:
@@ -303,7 +303,8 @@ def best_evidence(
             )
             cov = got / matcher.total
             extra = (
-                (number_bonus if holds_figure(matcher._norm(unit), matched) else 0.0)
+                (number_bonus if _DIGIT.search(unit) and holds_figure(matcher._norm(unit), matched)
+                 else 0.0)
                 + (bonus or {}).get(chunk.chunk_id, 0.0)
             )
             ev = Evidence(chunk, unit, round(cov, 4), tuple(sorted(matched)), rank, cov + extra)

@@ -195,7 +195,8 @@ def extract_answer(
             ctx = _context(chunk, normalize or _norm)
             for unit in evidence_units(chunk):
                 s = score_unit(unit, terms, normalize, ctx) * prior
-                if figure > 1.0 and holds_figure((normalize or _norm)(unit), terms):
+                if (figure > 1.0 and _DIGIT.search(unit)
+                        and holds_figure((normalize or _norm)(unit), terms)):
                     s *= figure
                 if s > 0:
                     scored.append((s, order, unit, chunk))

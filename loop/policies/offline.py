@@ -312,7 +312,8 @@ class OfflinePolicy:
                 calls.append(ToolCall("next_chunk", {"chunk_id": c.chunk_id}))
         if not self.caption_paged:
             page = self._caption_chunk(state)
-            if page is not None:
+            # the best evidence's own paging may already have asked for the same next chunk
+            if page is not None and ToolCall("next_chunk", {"chunk_id": page}) not in calls:
                 self.caption_paged = True
                 calls.append(ToolCall("next_chunk", {"chunk_id": page}))
         demote = not asks_revision(state.question)
