@@ -7,6 +7,8 @@ Hierarchy (``LoopGateError`` lives in :mod:`corpus.errors`)::
           ├── LLMError               the chat-completions server failed or answered nonsense
           │    ├── LLMHTTPError      non-2xx status after retries (``status`` kept)
           │    ├── LLMTimeoutError   no reply within the client timeout after retries
+          │    │                     (or before the request deadline, ``loop.llm_breaker``)
+          │    ├── LLMUnavailableError  refused without a call: the circuit breaker is open
           │    └── LLMProtocolError  the reply could not be parsed (after one repair / re-ask)
           ├── ToolError              a tool failed (carries ``tool`` and ``call_id``)
           └── StepLimitExceeded      a budget ended the loop (raised only on request)
@@ -23,6 +25,7 @@ __all__ = [
     "LLMHTTPError",
     "LLMProtocolError",
     "LLMTimeoutError",
+    "LLMUnavailableError",
     "LoopError",
     "StepLimitExceeded",
     "ToolError",
@@ -52,6 +55,11 @@ class LLMHTTPError(LLMError):
 
 class LLMTimeoutError(LLMError):
     """No reply within the client timeout (after retries)."""
+
+
+class LLMUnavailableError(LLMError):
+    """The circuit breaker is open (the LLM failed repeatedly): the call was refused at once,
+    nothing was sent. Callers answer without the LLM (extractive / offline policy)."""
 
 
 class LLMProtocolError(LLMError):

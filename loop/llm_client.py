@@ -5,6 +5,15 @@ timeouts; token accounting from each reply's ``usage``; ``auto`` protocol detect
 per client, remembered); both JSON-schema ``response_format`` dialects (``json_schema`` as in
 llama.cpp's server and OpenAI, ``json_object`` + ``schema`` as in llama-cpp-python).
 
+Every reply is validated (:func:`loop.llm_reply.parse_completion`, typed pydantic models) and
+read with a size cap (``max_reply_bytes``); each attempt's timeout is
+``min(config.timeout_s, time left before the enclosing loop.llm_breaker.llm_deadline)`` and
+covers the whole exchange (connect, headers, a body sent slowly); retries stop when no time is
+left. Whatever goes wrong surfaces as a :class:`loop.errors.LLMError` subclass, never as
+another exception. A :class:`loop.llm_breaker.CircuitBreaker` counts failed calls: after
+``failure_threshold`` in a row calls are refused with ``LLMUnavailableError`` without a
+request until a half-open probe succeeds.
+
 Usage example::
 
     client = AsyncLLMClient(LLMConfig(base_url="http://127.0.0.1:8080/v1", protocol="json"))
@@ -15,19 +24,16 @@ Usage example::
 
 from __future__ import annotations
 
-import json
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
-from tenacity import (
-    AsyncRetrying,
-    retry_if_exception,
-    stop_after_attempt,
-    wait_exponential,
-)
 
-from loop.errors import LLMError, LLMHTTPError, LLMProtocolError, LLMTimeoutError
+from loop.errors import LLMError, LLMHTTPError, LLMUnavailableError
+from loop.llm_breaker import CircuitBreaker
+from loop.llm_reply import parse_completion
+from loop.llm_wire import MAX_REPLY_BYTES, ChatWire, NoTimeLeft
 from loop.types import LLMConfig, ToolCall
 
 __all__ = ["AsyncLLMClient", "ChatReply"]
@@ -65,55 +71,22 @@ class ChatReply:
     elapsed_ms: float = 0.0
 
 
-def _retryable(exc: BaseException) -> bool:
-    if isinstance(exc, LLMHTTPError):
-        return exc.status == 429 or exc.status >= 500
-    return isinstance(exc, LLMTimeoutError | _TransportFailure)
-
-
-class _TransportFailure(LLMError):
-    """Connection refused / reset (retried, then re-raised as LLMError)."""
-
-
-def _parse_tool_calls(message: dict[str, Any]) -> list[ToolCall]:
-    calls: list[ToolCall] = []
-    for i, raw in enumerate(message.get("tool_calls") or []):
-        fn = raw.get("function") or {}
-        args_raw = fn.get("arguments", {})
-        if isinstance(args_raw, str):
-            try:
-                args = json.loads(args_raw) if args_raw.strip() else {}
-            except json.JSONDecodeError:
-                args = {"__raw__": args_raw}
-        else:
-            args = args_raw
-        if not isinstance(args, dict):
-            args = {"__raw__": json.dumps(args)}
-        calls.append(ToolCall(str(fn.get("name", "")), args, str(raw.get("id") or f"call_{i}")))
-    return calls
-
-
 class AsyncLLMClient:
     """Async chat-completions client; one instance per endpoint, shared across questions.
 
     :param config: endpoint, model, key, timeout, retries, protocol.
     :param transport: injectable httpx transport (tests: ``httpx.MockTransport``).
+    :param breaker: the circuit breaker counting failed calls (default: 3 faults, 15 s).
+    :param max_reply_bytes: larger reply bodies are an ``LLMProtocolError`` (read stops there).
     """
 
     def __init__(
-        self, config: LLMConfig, *, transport: httpx.AsyncBaseTransport | None = None
+        self, config: LLMConfig, *, transport: httpx.AsyncBaseTransport | None = None,
+        breaker: CircuitBreaker | None = None, max_reply_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
         self.config = config
-        headers = {"Content-Type": "application/json"}
-        if config.api_key is not None and config.api_key.get_secret_value():
-            headers["Authorization"] = f"Bearer {config.api_key.get_secret_value()}"
-        self._http = httpx.AsyncClient(
-            base_url=config.base_url.rstrip("/") + "/",
-            headers=headers,
-            timeout=httpx.Timeout(config.timeout_s),
-            transport=transport,
-            limits=httpx.Limits(max_connections=16, max_keepalive_connections=8),
-        )
+        self.breaker = breaker or CircuitBreaker()
+        self._wire = ChatWire(config, transport=transport, max_reply_bytes=max_reply_bytes)
         self._protocol: str | None = None if config.protocol == "auto" else config.protocol
         self._dialect: str | None = None if config.json_dialect == "auto" else config.json_dialect
         self.calls = 0
@@ -127,7 +100,7 @@ class AsyncLLMClient:
 
     async def aclose(self) -> None:
         """Close the pooled HTTP client."""
-        await self._http.aclose()
+        await self._wire.aclose()
 
     async def __aenter__(self) -> AsyncLLMClient:
         return self
@@ -135,37 +108,8 @@ class AsyncLLMClient:
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    async def _post_once(self, body: dict[str, Any]) -> dict[str, Any]:
-        try:
-            resp = await self._http.post("chat/completions", json=body)
-        except httpx.TimeoutException as exc:
-            raise LLMTimeoutError(f"no reply within {self.config.timeout_s} s") from exc
-        except httpx.TransportError as exc:
-            raise _TransportFailure(f"cannot reach {self.config.base_url}: {exc}") from exc
-        if resp.status_code >= 300:
-            raise LLMHTTPError(resp.status_code, resp.text)
-        try:
-            data = resp.json()
-        except ValueError as exc:
-            raise LLMProtocolError(f"reply is not JSON: {resp.text[:200]!r}") from exc
-        if not isinstance(data, dict) or not data.get("choices"):
-            raise LLMProtocolError(f"reply has no choices: {resp.text[:200]!r}")
-        return data
-
-    async def _post(self, body: dict[str, Any]) -> dict[str, Any]:
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.config.max_retries + 1),
-            wait=wait_exponential(multiplier=self.config.backoff_s, max=8),
-            retry=retry_if_exception(_retryable),
-            reraise=True,
-        )
-        try:
-            async for attempt in retrying:
-                with attempt:
-                    return await self._post_once(body)
-        except _TransportFailure as exc:
-            raise LLMError(str(exc)) from exc.__cause__
-        raise LLMError("unreachable")  # pragma: no cover
+    async def _post(self, body: dict[str, Any]) -> bytes:
+        return await self._wire.post(body)
 
     async def chat(
         self,
@@ -180,11 +124,36 @@ class AsyncLLMClient:
         :param tools: OpenAI ``tools`` list (native protocol).
         :param json_schema: constrain the reply to this schema (JSON-action protocol), in the
             server's dialect (probed once when ``json_dialect='auto'``).
-        :raises LLMHTTPError: non-2xx after retries. :raises LLMTimeoutError: after retries.
-        :raises LLMProtocolError: unparseable reply. :raises LLMError: server unreachable.
+        :raises LLMHTTPError: non-2xx after retries. :raises LLMTimeoutError: after retries,
+            or no time left before the request deadline (not counted as a fault).
+        :raises LLMProtocolError: a reply that is not JSON, not the chat-completions shape, or
+            larger than ``max_reply_bytes``. :raises LLMError: server unreachable.
+        :raises LLMUnavailableError: the circuit breaker is open (nothing sent).
         """
-        import time
+        if not self.breaker.allow():
+            snap = self.breaker.snapshot()
+            raise LLMUnavailableError(
+                f"LLM marked down after {snap['consecutive_failures']} consecutive faults "
+                f"(next probe in {snap['retry_in_s']:.1f} s): {snap['last_error']}")
+        verdict = False
+        try:
+            reply = await self._chat(messages, tools=tools, json_schema=json_schema,
+                                     max_tokens=max_tokens)
+            verdict = True
+            self.breaker.success()
+            return reply
+        except NoTimeLeft:
+            raise
+        except LLMError as exc:
+            verdict = True
+            self.breaker.failure(f"{type(exc).__name__}: {exc}")
+            raise
+        finally:
+            if not verdict:  # cancelled by the caller, or out of time: no verdict on the LLM
+                self.breaker.release()
 
+    async def _chat(self, messages: list[dict[str, Any]], *, tools: list[dict[str, Any]] | None,
+                    json_schema: dict[str, Any] | None, max_tokens: int | None) -> ChatReply:
         body: dict[str, Any] = {
             "model": self.config.model,
             "messages": messages,
@@ -199,15 +168,15 @@ class AsyncLLMClient:
             data = await self._post_with_schema(body, json_schema)
         else:
             data = await self._post(body)
-        choice = data["choices"][0]
-        message = choice.get("message") or {}
-        usage = data.get("usage") or {}
+        parsed = parse_completion(data)
+        choice = parsed.choices[0]
+        usage = parsed.usage
         reply = ChatReply(
-            content=str(message.get("content") or ""),
-            tool_calls=_parse_tool_calls(message),
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-            completion_tokens=int(usage.get("completion_tokens") or 0),
-            finish_reason=str(choice.get("finish_reason") or ""),
+            content=choice.message.text(),
+            tool_calls=choice.message.calls(),
+            prompt_tokens=usage.prompt_tokens if usage else 0,
+            completion_tokens=usage.completion_tokens if usage else 0,
+            finish_reason=choice.finish_reason or "",
             elapsed_ms=(time.perf_counter() - t0) * 1000,
         )
         self.calls += 1
@@ -215,9 +184,7 @@ class AsyncLLMClient:
         self.completion_tokens += reply.completion_tokens
         return reply
 
-    async def _post_with_schema(
-        self, body: dict[str, Any], schema: dict[str, Any]
-    ) -> dict[str, Any]:
+    async def _post_with_schema(self, body: dict[str, Any], schema: dict[str, Any]) -> bytes:
         dialects = [self._dialect] if self._dialect else ["json_schema", "json_object"]
         last: LLMHTTPError | None = None
         for dialect in dialects:
@@ -241,7 +208,14 @@ class AsyncLLMClient:
     async def resolve_protocol(self) -> str:
         """``tools`` or ``json``: the configured one, or probe once (a ``ping`` tool the model
         is asked to call; a reply with a proper ``tool_calls`` entry means native tools work).
-        The result is remembered for the client's lifetime."""
+        The result is remembered for the client's lifetime.
+
+        :raises LLMUnavailableError: the circuit breaker is open (also when the protocol is
+            configured: callers take their no-LLM path at once).
+        :raises LLMHTTPError, LLMTimeoutError, LLMError: the probe failed (not on HTTP 4xx).
+        """
+        if self.breaker.state == "open":
+            raise LLMUnavailableError(f"LLM marked down: {self.breaker.last_error}")
         if self._protocol is not None:
             return self._protocol
         messages = [
