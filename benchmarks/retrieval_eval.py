@@ -81,7 +81,11 @@ def fetch(args: argparse.Namespace, qs: list[Question]) -> tuple[list[dict[str, 
     tok.warm_up()
     if embedder is not None:
         embedder.warm_up()
+    from corpus.types import SearchFilter
+    from rag.resolve import ProfileSource
+
     retriever = HybridRetriever(store, tok, embedder, config=retrieval_config(settings))
+    profiles = ProfileSource(store, tok.terms, max_docs=settings.rag_resolve_max_docs)
     out = []
     for q in qs:
         text = q.question if not (args.with_context and q.context) else f"{q.context}\n{q.question}"
@@ -94,8 +98,43 @@ def fetch(args: argparse.Namespace, qs: list[Question]) -> tuple[list[dict[str, 
             if not sparse.is_empty()
             else []
         )
-        out.append({"q": q, "text": text, "dense": dense, "keyword": kw, "terms": terms})
+        res = profiles.resolve(args.collection, text, terms)
+        row = {"q": q, "text": text, "dense": dense, "keyword": kw, "terms": terms, "res": res}
+        if res.sure and res.doc_ids:
+            flt = SearchFilter(doc_ids=res.doc_ids)
+            row["dense_r"] = (
+                store.dense_search(args.collection, vec, args.prefetch, flt)
+                if vec is not None
+                else []
+            )
+            row["keyword_r"] = (
+                store.keyword_search(args.collection, sparse, args.prefetch, flt)
+                if not sparse.is_empty()
+                else []
+            )
+        out.append(row)
     return out, (retriever, tok)
+
+
+def resolution_table(rows: list[dict[str, Any]]) -> str:
+    """Markdown table per dataset: share of questions resolved to documents (sure), the right
+    document among them, and how many documents a resolution held on average."""
+    lines = [
+        "| dataset | n | resolved % | right document in set % (of resolved) | docs per set |",
+        "|---|---|---|---|---|",
+    ]
+    for name in [*DATASETS, "ALL"]:
+        sel = [r for r in rows if name == "ALL" or r["q"].source_dataset == name]
+        if not sel:
+            continue
+        done = [r for r in sel if r["res"].sure and r["res"].doc_ids]
+        right = [r for r in done if any(doc_matches(r["q"], p) for p in r["res"].paths)]
+        size = sum(len(r["res"].doc_ids) for r in done) / max(1, len(done))
+        lines.append(
+            f"| {name} | {len(sel)} | {100 * len(done) / len(sel):.1f} "
+            f"| {100 * len(right) / max(1, len(done)):.1f} | {size:.2f} |"
+        )
+    return "\n".join(lines)
 
 
 def evaluate(rows: list[dict[str, Any]], mode: str, cfg: dict[str, Any], tok: Any) -> list[dict]:
@@ -104,8 +143,12 @@ def evaluate(rows: list[dict[str, Any]], mode: str, cfg: dict[str, Any], tok: An
     scorer = cfg.get("scorer")
     for r in rows:
         q: Question = r["q"]
-        dense: list[SearchHit] = r["dense"] if mode != "keyword" else []
-        kw: list[SearchHit] = r["keyword"] if mode != "dense" else []
+        if mode == "resolved" and "dense_r" in r:
+            dense: list[SearchHit] = r["dense_r"]
+            kw: list[SearchHit] = r["keyword_r"]
+        else:
+            dense = r["dense"] if mode != "keyword" else []
+            kw = r["keyword"] if mode != "dense" else []
         items = fuse(
             dense,
             kw,
@@ -133,8 +176,8 @@ def evaluate(rows: list[dict[str, Any]], mode: str, cfg: dict[str, Any], tok: An
             "hit@5": hit_rank is not None,
             "doc@5": any(doc_matches(q, it.chunk.path) for it in items),
         }
-        if mode == "hybrid":
-            feats = compute_features(r["dense"], r["keyword"], items, r["terms"], tok.normalize)
+        if mode in ("hybrid", "resolved"):
+            feats = compute_features(dense, kw, items, r["terms"], tok.normalize)
             row["features"] = feats.to_dict()
             row["hit"] = row["hit@5"]
             if scorer is not None:
@@ -240,9 +283,12 @@ def main() -> None:
                 f"| {pct(res, 'doc@5'):.1f} |"
             )
 
-    results = {m: evaluate(rows, m, cfg, tok) for m in ("dense", "keyword", "hybrid")}
+    modes = ("dense", "keyword", "hybrid", "resolved")
+    results = {m: evaluate(rows, m, cfg, tok) for m in modes}
     print(table(results, base))
-    hyb = results["hybrid"]
+    print("document resolution (rag.resolve; 'resolved' above = hybrid inside the resolved set):")
+    print(resolution_table(rows))
+    hyb = results["resolved" if get_settings().rag_resolve_documents else "hybrid"]
     for lang in ("en", "zh", None):
         sel = [r for r in hyb if lang is None or r["lang"] == lang]
         a = auroc([r["confidence"] for r in sel], [int(r["hit"]) for r in sel])

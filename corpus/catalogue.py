@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
+from corpus.profile import DocumentProfile, build_profile
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.types import Chunk, DocumentInfo, OutlineEntry, SparseVector
 
@@ -38,9 +39,11 @@ _KIND = "document"
 class CatalogueEntry:
     """One catalogue record: the :class:`DocumentInfo`, the outline, the byte size and the
     absolute ``source`` path the file was read from (``""`` when unknown, e.g. older entries);
-    a folder walk only ever removes documents whose source lies under the walked folder."""
+    a folder walk only ever removes documents whose source lies under the walked folder; and the
+    document's :class:`~corpus.profile.DocumentProfile` (``None`` for entries written before
+    profiles existed: :meth:`Catalogue.profiles` builds those from the stored chunks)."""
 
-    __slots__ = ("info", "outline", "size", "source", "warnings")
+    __slots__ = ("info", "outline", "profile", "size", "source", "warnings")
 
     def __init__(
         self,
@@ -49,10 +52,12 @@ class CatalogueEntry:
         size: int = 0,
         warnings: Sequence[str] = (),
         source: str = "",
+        profile: DocumentProfile | None = None,
     ) -> None:
         self.info, self.outline, self.size = info, list(outline), size
         self.warnings = list(warnings)
         self.source = source
+        self.profile = profile
 
     def to_data(self) -> dict[str, Any]:
         """JSON-safe form stored in the record point."""
@@ -62,6 +67,7 @@ class CatalogueEntry:
             "warnings": self.warnings,
             "source": self.source,
             "outline": [[e.title, e.level, e.page, list(e.section_path)] for e in self.outline],
+            **({"profile": self.profile.to_data()} if self.profile is not None else {}),
         }
 
     @classmethod
@@ -76,6 +82,7 @@ class CatalogueEntry:
             int(data.get("size", 0)),
             data.get("warnings", []),
             str(data.get("source", "")),
+            DocumentProfile.from_data(data["profile"]) if data.get("profile") else None,
         )
 
 
@@ -161,6 +168,8 @@ class Catalogue:
             effort) and the catalogue still points at the previous version.
         """
         doc_id = entry.info.doc_id
+        if entry.profile is None:
+            entry.profile = build_profile(entry.info, chunks)
         self.store.delete_document(collection, doc_id)
         try:
             self.store.upsert_chunks(collection, chunks, sparse, dense, staged=True)
@@ -182,9 +191,28 @@ class Catalogue:
             collection,
             _KIND,
             info.path,
-            CatalogueEntry(info, entry.outline, entry.size, entry.warnings, entry.source).to_data(),
+            CatalogueEntry(
+                info, entry.outline, entry.size, entry.warnings, entry.source, entry.profile
+            ).to_data(),
         )
         return self.store.bump_corpus_version(collection)
+
+    def profiles(self, collection: str) -> list[DocumentProfile]:
+        """Every document's profile (the document-level index), sorted by path.
+
+        Entries written before profiles existed get theirs built from the stored chunks of pages
+        1–2 and saved back (once; the corpus version does not move, nothing searchable changed).
+
+        :raises StoreError: on backend failure.
+        """
+        out: list[DocumentProfile] = []
+        for path, entry in sorted(self.entries(collection).items()):
+            if entry.profile is None:
+                chunks = self.store.document_chunks(collection, entry.info.doc_id)
+                entry.profile = build_profile(entry.info, chunks)
+                self.store.put_record(collection, _KIND, path, entry.to_data())
+            out.append(entry.profile)
+        return out
 
     def remove(self, collection: str, path: str) -> CatalogueEntry | None:
         """Delete a document (its chunks and its entry); returns the removed entry or ``None``."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-__all__ = ["assemble", "llm_config", "retrieval_config"]
+__all__ = ["assemble", "build_retriever", "llm_config", "retrieval_config"]
 
 log = logging.getLogger("loopgate.gateway")
 
@@ -39,6 +39,19 @@ def retrieval_config(settings: Any) -> Any:
     )
 
 
+def build_retriever(settings: Any, store: Any, tokenizer: Any, embedder: Any) -> Any:
+    """``rag.retriever.HybridRetriever`` from settings, with document resolution when enabled."""
+    from rag.resolve import ProfileSource
+    from rag.retriever import HybridRetriever
+
+    resolver = (
+        ProfileSource(store, tokenizer.terms, max_docs=settings.rag_resolve_max_docs)
+        if settings.rag_resolve_documents else None
+    )
+    return HybridRetriever(store, tokenizer, embedder, config=retrieval_config(settings),
+                           resolver=resolver)
+
+
 def assemble(c: Any) -> None:
     """Fill ``c`` (a :class:`gateway.app_state.Components`) with engines, cache and router."""
     from gateway.engines import CacheAdapter, HybridRagEngine, LoopAgentEngine, RetrieverSearch
@@ -54,10 +67,7 @@ def assemble(c: Any) -> None:
     if c.store is not None:
         from loop.agent import LoopAgent
         from loop.types import LoopConfig
-        from rag.retriever import HybridRetriever
-
-        retriever = HybridRetriever(c.store, c.tokenizer, c.embedder,
-                                    config=retrieval_config(s))
+        retriever = build_retriever(s, c.store, c.tokenizer, c.embedder)
         rag = HybridRagEngine(retriever, llm=c.llm, answer_floor=s.rag_answer_floor,
                               llm_retry_s=s.llm_retry_s)
         c.agent = LoopAgent(

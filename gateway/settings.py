@@ -71,6 +71,8 @@ class Settings(BaseSettings):
     rag_dense_weight: float = Field(1.0, ge=0, description="RRF weight of the dense (embedding) result list.")
     rag_keyword_weight: float = Field(1.0, ge=0, description="RRF weight of the keyword (BM25) result list.")
     rag_doc_weight: float = Field(0.0, ge=0, description="Weight of the document-level step (documents many candidates and title/path matches point to); 0 = off.")
+    rag_resolve_documents: bool = Field(True, description="Resolve a question that names an organisation / period to the documents it names (document profiles) and retrieve inside them; false = always the whole collection.")
+    rag_resolve_max_docs: int = Field(4, ge=1, le=50, description="Most documents a document resolution may hold; a question naming more is searched over the whole collection.")
     rag_fusion: Literal["client", "server"] = Field("client", description="client = dense and keyword queries fused in-process with weights (gives confidence features); server = one Qdrant RRF query.")
     rag_answer_floor: float = Field(0.2, ge=0, le=1, description="Extractive RAG answers below this confidence say \"not found\".")
     timeout_embed_s: float = Field(2.0, gt=0, description="Timeout of embedding one question, seconds (then keyword-only, flagged).")

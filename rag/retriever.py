@@ -25,6 +25,7 @@ from typing import Any
 from corpus.types import ChunkStore, SearchFilter, SearchHit
 from rag.confidence import LogisticConfidence, compute_features
 from rag.fusion import fuse
+from rag.resolve import ProfileSource, Resolution
 from rag.steps import Flow, Outcome, Step, drive_async, drive_sync
 from rag.types import (
     FLAG_KEYWORD_ONLY,
@@ -58,6 +59,9 @@ class HybridRetriever:
         ``keyword_only`` in every result).
     :param config: retrieval policy (top-k, RRF, weights, timeouts).
     :param scorer: confidence calibration (default: the packaged ``rag/calibration.json``).
+    :param resolver: document resolution (``rag.resolve.ProfileSource``): a question naming an
+        organisation / period is searched inside the documents it names (``None``: off). Runs
+        only when the caller gave no filter; the outcome is ``Retrieval.resolution``.
     """
 
     def __init__(
@@ -68,7 +72,9 @@ class HybridRetriever:
         *,
         config: RetrievalConfig | None = None,
         scorer: ConfidenceScorer | None = None,
+        resolver: ProfileSource | None = None,
     ) -> None:
+        self.resolver = resolver
         self.store = store
         self.tokenizer = tokenizer
         self.embedder = embedder
@@ -149,7 +155,20 @@ class HybridRetriever:
             first.append(
                 Step("embed", partial(self.embedder.embed_query, question), cfg.embed_timeout_s)
             )
+        if self.resolver is not None and (flt is None or flt.is_empty()):
+            first.append(
+                Step(
+                    "resolve",
+                    partial(self.resolver.resolve, collection, question, key_terms),
+                    cfg.search_timeout_s,
+                )
+            )
         got = _by_name((yield first) if first else [], timings, flags)
+        resolution: Resolution | None = None
+        if "resolve" in got and got["resolve"].ok:
+            resolution = got["resolve"].value
+            if resolution is not None and resolution.sure and resolution.doc_ids:
+                flt = SearchFilter(doc_ids=resolution.doc_ids)
 
         vector = got["embed"].value if "embed" in got and got["embed"].ok else None
         second: list[Step] = []
@@ -236,6 +255,7 @@ class HybridRetriever:
             flags=tuple(dict.fromkeys(flags)),
             filter=flt,
             key_terms=tuple(key_terms),
+            resolution=resolution,
         )
 
 

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from corpus.types import Chunk, Citation, SearchFilter, SparseVector
+from rag.resolve import Resolution
 
 __all__ = [
     "Confidence",
@@ -204,6 +205,8 @@ class Retrieval:
         ``dense_search_timeout``, ``keyword_search_error`` …); empty when all ran.
     :param filter: the restriction applied, if any.
     :param key_terms: the question's key terms (normalised), as the tokenizer found them.
+    :param resolution: document resolution (``rag.resolve.Resolution``) when it ran; when it was
+        sure, ``filter`` holds the resolved documents.
     """
 
     question: str
@@ -215,6 +218,7 @@ class Retrieval:
     flags: tuple[str, ...] = ()
     filter: SearchFilter | None = None
     key_terms: tuple[str, ...] = ()
+    resolution: Resolution | None = None
 
     @property
     def chunks(self) -> list[Chunk]:

@@ -123,13 +123,13 @@ def ask_rag(
     from rich.console import Console
 
     from corpus.errors import StoreError
-    from gateway.assembly import retrieval_config
+    from gateway.assembly import build_retriever
     from gateway.components import get_embedder, get_tokenizer, open_collection, open_store
     from gateway.settings import get_settings
     from rag.embedder import check_collection
     from rag.errors import RetrievalError
     from rag.pipeline import RagPipeline
-    from rag.retriever import HybridRetriever, resolve_filter
+    from rag.retriever import resolve_filter
 
     s = settings or get_settings()
     err = Console(stderr=True)
@@ -152,7 +152,7 @@ def ask_rag(
             embedder = None
         flt = resolve_filter(store, collection, documents=documents, path_prefix=path_prefix)
         pipeline = RagPipeline(
-            HybridRetriever(store, get_tokenizer(), embedder, config=retrieval_config(s)),
+            build_retriever(s, store, get_tokenizer(), embedder),
             answer_floor=s.rag_answer_floor,
         )
         ans = pipeline.run(question, collection, top_k=top_k, flt=flt)

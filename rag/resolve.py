@@ -1,0 +1,197 @@
+"""Document resolution: a question that names an organisation (and a period) is resolved to the
+documents it names before chunk retrieval runs (issue 15, item 1).
+
+Pure scoring over :class:`~corpus.profile.DocumentProfile` s (no I/O)::
+
+    entity terms  = the question's key terms, without years and period codes (fy2018, q2), that
+                    a document holds in a strong field (file-name words, title, organisation)
+                    or — for a code with digits (ESP32-PICO-D4, 3M) or a Chinese term — in the
+                    head of its cover, and that few documents hold so
+                    (df ≤ max(5, 5 % of the documents))
+    score(doc)    = Σ idf(t) over the entity terms the document matches, idf = ln(N / df)
+    candidates    = documents with score ≥ 0.8 × best score
+    period        = years in the question (2018, FY2018, FY 2023, 2023年); candidates whose
+                    period years meet them are kept when there are any
+    resolved      = the candidates, when there are at most ``max_docs`` of them
+
+A question naming no rare entity, or more documents than ``max_docs``, is *unsure*: retrieval
+then runs over the whole collection and the result is flagged ``resolution_unsure`` only when an
+entity matched (nothing to resolve is not a fault).
+
+The rarity and share thresholds are the design's starting values, not fitted to question ids:
+an organisation's name is on the covers of its own filings only, a section word on many.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from corpus.profile import DocumentProfile
+from corpus.types import ChunkStore
+
+__all__ = ["DocumentResolver", "ProfileSource", "Resolution", "question_years"]
+
+_YEAR_Q = re.compile(r"(?:fy\s*'?|(?<![\d.]))((?:19[5-9]|20\d)\d)(?!\d)", re.IGNORECASE)
+_PERIOD_CODE = re.compile(r"^(?:fy|q[1-4]|h[12]|cy)?\s*'?\d{2,4}$|^(?:fy|q[1-4]|h[12])$")
+_NAME_LIKE = re.compile(r"\d|^[^\x00-\x7f]")
+_SPLIT = re.compile(r"[\s_\-./\\()\[\],;:]+")
+
+
+def question_years(question: str) -> tuple[int, ...]:
+    """Four-digit years a question names (``FY2018``, ``FY 2023``, ``2023年``, ``2019``)."""
+    return tuple(dict.fromkeys(int(y) for y in _YEAR_Q.findall(question)))
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """The outcome of :meth:`DocumentResolver.resolve`.
+
+    :param doc_ids: the resolved documents (empty when unsure or nothing named).
+    :param paths: their paths, same order.
+    :param entity_terms: the question terms that named documents.
+    :param years: the question's years.
+    :param sure: True when retrieval should run inside ``doc_ids``.
+    :param reason: one line for the route record (``"3m + 2018 → 1 document"``).
+    """
+
+    doc_ids: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
+    entity_terms: tuple[str, ...] = ()
+    years: tuple[int, ...] = ()
+    sure: bool = False
+    reason: str = ""
+
+
+@dataclass
+class _Card:
+    profile: DocumentProfile
+    strong: set[str] = field(default_factory=set)
+    weak: set[str] = field(default_factory=set)
+
+
+class DocumentResolver:
+    """Resolves questions to documents over one collection's profiles (immutable once built).
+
+    :param profiles: the collection's document profiles (``Catalogue.profiles``).
+    :param terms: the tokenizer's index-side analysis (``Tokenizer.terms``), so question key
+        terms and profile terms compare.
+    :param max_docs: most documents a sure resolution may hold (default 4).
+    :param min_df_share: a term more than ``max(5, share × N)`` documents hold is not an entity
+        term (default 0.05).
+    """
+
+    def __init__(
+        self,
+        profiles: Sequence[DocumentProfile],
+        terms: Callable[[str], list[str]],
+        *,
+        max_docs: int = 4,
+        min_df_share: float = 0.05,
+    ) -> None:
+        self.max_docs = max_docs
+        self._terms = terms
+        self._cards = []
+        df: dict[str, int] = defaultdict(int)
+        for p in profiles:
+            strong_text = "\n".join(
+                (_SPLIT.sub(" ", p.path.rsplit("/", 1)[-1]), p.title, p.organisation)
+            )
+            card = _Card(p, set(terms(strong_text)))
+            card.weak = {t for t in terms(p.identity) if _NAME_LIKE.search(t)} | card.strong
+            self._cards.append(card)
+            for t in card.weak:
+                df[t] += 1
+        self._df = dict(df)
+        n = max(1, len(self._cards))
+        self._n = n
+        self._max_df = max(5, int(min_df_share * n))
+
+    def __len__(self) -> int:
+        return len(self._cards)
+
+    def resolve(self, question: str, key_terms: Sequence[str]) -> Resolution:
+        """Resolve ``question`` (its ``key_terms`` from ``Tokenizer.key_terms``); never raises."""
+        years = question_years(question)
+        cands = [
+            t
+            for t in dict.fromkeys(key_terms)
+            if t and not _PERIOD_CODE.match(t) and 0 < self._df.get(t, 0) <= self._max_df
+        ]
+        if not cands:
+            return Resolution(years=years)
+        scores: dict[int, float] = defaultdict(float)
+        matched: set[str] = set()
+        for t in cands:
+            idf = math.log(self._n / self._df[t]) + 1e-6
+            for i, card in enumerate(self._cards):
+                if t in card.weak:
+                    scores[i] += idf
+                    matched.add(t)
+        if not scores:
+            return Resolution(years=years)
+        best = max(scores.values())
+        picked = [i for i, s in scores.items() if s >= 0.8 * best]
+        in_period = [i for i in picked if years and set(years) & set(self._cards[i].profile.years)]
+        if in_period:
+            picked = in_period
+        picked.sort(key=lambda i: (-scores[i], self._cards[i].profile.path))
+        entity = tuple(t for t in cands if t in matched)
+        docs = tuple(self._cards[i].profile for i in picked)
+        sure = len(docs) <= self.max_docs
+        what = " ".join(entity) + (f" + {'/'.join(map(str, years))}" if in_period else "")
+        return Resolution(
+            doc_ids=tuple(d.doc_id for d in docs) if sure else (),
+            paths=tuple(d.path for d in docs) if sure else (),
+            entity_terms=entity,
+            years=years,
+            sure=sure,
+            reason=f"{what} → {len(docs)} document{'s' if len(docs) != 1 else ''}",
+        )
+
+
+class ProfileSource:
+    """Per-collection :class:`DocumentResolver` s built from the catalogue's profiles and rebuilt
+    when the corpus version moves (one ``collection_meta`` read per question).
+
+    :param store: the chunk store holding the catalogue (``QdrantChunkStore``).
+    :param terms: ``Tokenizer.terms``.
+    :param max_docs: passed to each resolver.
+    """
+
+    def __init__(
+        self, store: ChunkStore, terms: Callable[[str], list[str]], *, max_docs: int = 4
+    ) -> None:
+        self.store = store
+        self._terms = terms
+        self.max_docs = max_docs
+        self._cache: dict[str, tuple[int, DocumentResolver]] = {}
+        self._lock = threading.Lock()
+
+    def resolver(self, collection: str) -> DocumentResolver:
+        """The resolver of ``collection`` at its current corpus version.
+
+        :raises StoreError: when the catalogue cannot be read.
+        """
+        from corpus.catalogue import Catalogue
+
+        cat = Catalogue(self.store)  # type: ignore[arg-type]
+        version = cat.corpus_version(collection)
+        hit = self._cache.get(collection)
+        if hit is not None and hit[0] == version:
+            return hit[1]
+        with self._lock:
+            hit = self._cache.get(collection)
+            if hit is not None and hit[0] == version:
+                return hit[1]
+            res = DocumentResolver(cat.profiles(collection), self._terms, max_docs=self.max_docs)
+            self._cache[collection] = (version, res)
+            return res
+
+    def resolve(self, collection: str, question: str, key_terms: Sequence[str]) -> Resolution:
+        """Resolve ``question`` in ``collection`` (see :class:`DocumentResolver`)."""
+        return self.resolver(collection).resolve(question, key_terms)

@@ -1,0 +1,143 @@
+"""Document resolution (issue 15 item 1): profiles read from real filing covers
+(../shared/eval/en/docs/financebench), questions resolved to the filings they name, and
+retrieval inside them through the real embedded Qdrant store."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from corpus.catalogue import Catalogue
+from corpus.ingest import Ingestor
+from corpus.profile import DocumentProfile, build_profile
+from corpus.qdrant_store import QdrantChunkStore
+from corpus.tokenizer import Tokenizer
+from corpus.types import Chunk, DocumentInfo
+from rag.resolve import DocumentResolver, ProfileSource, question_years
+from rag.retriever import HybridRetriever
+
+pytestmark = [pytest.mark.eval]
+TOK = Tokenizer()
+
+
+def _cover_profile(pdf: Path, rel: str | None = None) -> DocumentProfile:
+    """A profile from the first two pages of a real PDF (one chunk per page)."""
+    with pymupdf.open(pdf) as doc:
+        pages = [doc[i].get_text() for i in range(min(2, doc.page_count))]
+    rel = rel or f"financebench/{pdf.name}"
+    chunks = [
+        Chunk(f"x-{i}", pdf.stem, rel, pdf.stem, (), i + 1, i + 1, 1, 1, 0, len(t), t, ordinal=i)
+        for i, t in enumerate(pages)
+    ]
+    return build_profile(DocumentInfo(pdf.stem, rel, pdf.stem, "application/pdf", 2, 2), chunks)
+
+
+@pytest.fixture(scope="module")
+def fin_dir(eval_dir: Path) -> Path:
+    return eval_dir / "en" / "docs" / "financebench"
+
+
+@pytest.fixture(scope="module")
+def profiles(fin_dir: Path) -> list[DocumentProfile]:
+    return [_cover_profile(p) for p in sorted(fin_dir.glob("*.pdf"))]
+
+
+def test_profile_reads_issuer_form_and_period_from_the_cover(fin_dir: Path) -> None:
+    p = _cover_profile(fin_dir / "3M_2018_10K.pdf")
+    assert (p.organisation, p.doc_type, p.language) == ("3M COMPANY", "10-K", "en")
+    assert p.years == (2018,)  # "Notes due 2026" on the same cover is not a period
+    q = _cover_profile(fin_dir / "AMCOR_2023Q2_10Q.pdf")
+    assert (q.organisation, q.doc_type) == ("AMCOR PLC", "10-Q")
+    assert set(q.years) == {2023, 2022}  # fiscal 2023 (file name), quarter ended Dec 31, 2022
+    e = _cover_profile(fin_dir / "JOHNSON_JOHNSON_2022Q4_EARNINGS.pdf")
+    assert e.organisation == "Johnson & Johnson" and e.doc_type == "earnings" and 2022 in e.years
+    assert DocumentProfile.from_data(p.to_data()) == p
+
+
+def test_question_years() -> None:
+    assert question_years("What is 3M's FY2018 capex?") == (2018,)
+    assert question_years("between FY 2023 and Q2 of FY2024") == (2023, 2024)
+    assert question_years("2023年营业收入") == (2023,)
+    assert question_years("clause 3.2019 of v2.2020") == ()  # parts of version numbers
+
+
+def _names(res: object) -> set[str]:
+    return {p.rsplit("/", 1)[-1] for p in res.paths}  # type: ignore[attr-defined]
+
+
+def test_resolves_organisation_and_period(profiles: list[DocumentProfile]) -> None:
+    r = DocumentResolver(profiles, TOK.terms)
+    q = "What is 3M's FY2018 capital expenditure in USD millions?"
+    res = r.resolve(q, TOK.key_terms(q))
+    assert res.sure and _names(res) == {"3M_2018_10K.pdf"}, res
+    q = "Was there any drop in Cash & Cash equivalents for Best Buy between FY 2023 and Q2 of FY2024?"
+    res = r.resolve(q, TOK.key_terms(q))
+    assert res.sure and "BESTBUY_2024Q2_10Q.pdf" in _names(res) and len(res.doc_ids) <= 4, res
+    q = "What is the FY2016 COGS for Microsoft?"
+    assert _names(r.resolve(q, TOK.key_terms(q))) == {"MICROSOFT_2016_10K.pdf"}
+
+
+def test_a_10q_beside_the_10k_of_the_same_year_and_a_copy_under_another_name(
+    profiles: list[DocumentProfile], fin_dir: Path
+) -> None:
+    copy = _cover_profile(fin_dir / "AMCOR_2023_10K.pdf", "uploads/annual-report-final.pdf")
+    r = DocumentResolver([*profiles, copy], TOK.terms)
+    q = "Does AMCOR have an improving gross margin profile as of FY2023?"
+    res = r.resolve(q, TOK.key_terms(q))
+    names = _names(res)
+    assert res.sure and {"AMCOR_2023_10K.pdf", "annual-report-final.pdf"} <= names, res
+    assert "AMCOR_2023Q2_10Q.pdf" in names  # fiscal 2023's quarter: kept, retrieval decides
+
+
+def test_nothing_named_is_not_resolved(profiles: list[DocumentProfile]) -> None:
+    r = DocumentResolver(profiles, TOK.terms)
+    for q in (
+        "What is the effective tax rate?",  # no organisation
+        "Which debt securities are registered to trade on a national securities exchange?",
+    ):
+        res = r.resolve(q, TOK.key_terms(q))
+        assert not res.sure or not res.doc_ids, (q, res)
+
+
+@pytest.fixture(scope="module")
+def store(fin_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[QdrantChunkStore]:
+    docs = tmp_path_factory.mktemp("fin")
+    for name in (
+        "PEPSICO_2023_8K_dated-2023-05-05.pdf",
+        "PEPSICO_2023_8K_dated-2023-05-30.pdf",
+        "FOOTLOCKER_2022_8K_dated-2022-05-20.pdf",
+        "FOOTLOCKER_2022_8K_dated_2022-08-19.pdf",
+    ):
+        shutil.copy(fin_dir / name, docs / name)
+    st = QdrantChunkStore.embedded(tmp_path_factory.mktemp("resolve") / "qdrant")
+    Ingestor(st, TOK, None, workers=1).ingest_paths([docs], "fin", root=docs)
+    yield st
+    st.close()
+
+
+def test_retrieval_runs_inside_the_resolved_filings(store: QdrantChunkStore) -> None:
+    entries = Catalogue(store).entries("fin")
+    assert all(e.profile is not None for e in entries.values())  # written at ingest
+    pepsi = {e.info.doc_id for p, e in entries.items() if p.startswith("PEPSICO")}
+    retriever = HybridRetriever(store, TOK, None, resolver=ProfileSource(store, TOK.terms))
+    r = retriever.run("What did PepsiCo shareholders vote on at the 2023 annual meeting?", "fin")
+    assert r.resolution is not None and r.resolution.sure
+    assert set(r.filter.doc_ids) <= pepsi and r.items  # type: ignore[union-attr]
+    assert {c.doc_id for c in r.chunks} <= pepsi
+    r = retriever.run("Who was elected to the board?", "fin")  # names no filing
+    assert r.filter is None and r.resolution is not None and not r.resolution.sure
+
+
+def test_profiles_of_older_entries_are_built_from_stored_chunks(store: QdrantChunkStore) -> None:
+    cat = Catalogue(store)
+    path, entry = next(iter(sorted(cat.entries("fin").items())))
+    entry.profile = None
+    store.put_record("fin", "document", path, entry.to_data())
+    assert cat.entries("fin")[path].profile is None
+    rebuilt = {p.path: p for p in cat.profiles("fin")}[path]
+    assert rebuilt.doc_type == "8-K" and rebuilt.organisation
+    assert cat.entries("fin")[path].profile == rebuilt  # saved back
