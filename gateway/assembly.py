@@ -60,16 +60,17 @@ def assemble(c: Any) -> None:
     s = c.settings
     cfg = llm_config(s)
     if cfg is not None:
+        from loop.llm_breaker import CircuitBreaker
         from loop.llm_client import AsyncLLMClient
 
-        c.llm = AsyncLLMClient(cfg)
+        # one breaker per process: the RAG path and the LoopAgent share the client
+        c.llm = AsyncLLMClient(cfg, breaker=CircuitBreaker(s.llm_breaker_failures, s.llm_retry_s))
     rag = loop = None
     if c.store is not None:
         from loop.agent import LoopAgent
         from loop.types import LoopConfig
         retriever = build_retriever(s, c.store, c.tokenizer, c.embedder)
-        rag = HybridRagEngine(retriever, llm=c.llm, answer_floor=s.rag_answer_floor,
-                              llm_retry_s=s.llm_retry_s)
+        rag = HybridRagEngine(retriever, llm=c.llm, answer_floor=s.rag_answer_floor)
         c.agent = LoopAgent(
             c.store, RetrieverSearch(retriever), llm=c.llm, key_terms=c.tokenizer,
             documents=_directory(c.store), embedder=c.embedder,
@@ -77,7 +78,8 @@ def assemble(c: Any) -> None:
                               token_budget=s.loop_token_budget, deadline_s=s.loop_deadline_s,
                               min_coverage=s.loop_min_coverage),
         )
-        loop = LoopAgentEngine(c.agent, c.store)
+        loop = LoopAgentEngine(c.agent, c.store, deadline_s=s.loop_deadline_s,
+                               llm_reserve_s=s.llm_deadline_reserve_s)
         c.retriever = retriever
     try:
         from gateway.cache import build_answer_cache

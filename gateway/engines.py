@@ -4,12 +4,16 @@
   extractive (``rag.extractive.extract_answer``) without an LLM, or one grounded LLM call over
   the retrieved chunks whose citations are checked exactly like the LoopAgent's
   (``loop.citations.check_citations``: the chunk was shown, the quote is verbatim in it). An
-  unreachable LLM or an answer with no verifiable citation falls back to the extractive answer,
-  flagged (``llm_unavailable`` / ``llm_citations_unverified``).
+  LLM fault (timeout, HTTP error, a reply that is not a chat completion, the circuit breaker
+  open: any ``loop.errors.LLMError``) falls back to the extractive answer flagged
+  ``llm_unavailable``; a reply whose text is not the grounded-answer JSON, ``llm_bad_json``;
+  an answer with no verifiable citation, ``llm_citations_unverified``.
 - :class:`LoopAgentEngine` – ``loop.agent.LoopAgent``; step events become short progress
-  texts ("searching 'warranty'", "reading policy.md p.12"); an LLM that could not be reached
-  is flagged ``llm_unavailable`` (the agent then ran its offline policy); an embedder failure
-  in the offline policy's evidence ranking is flagged ``embedder_unavailable``.
+  texts ("searching 'warranty'", "reading policy.md p.12"); its LLM calls end
+  ``llm_reserve_s`` before the agent's deadline (``loop.llm_breaker.llm_deadline``); an LLM
+  that could not be reached or failed mid-run is flagged ``llm_unavailable`` and the offline
+  policy answers; an embedder failure in the offline policy's evidence ranking is flagged
+  ``embedder_unavailable``.
 - :class:`CacheAdapter` – ``gateway.cache.AnswerCache``; a cache that is down raises
   ``ServiceUnavailable`` subclasses, which the router turns into the ``cache_unavailable`` flag.
 """
@@ -18,38 +22,19 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import time
 from collections.abc import Sequence
 from typing import Any
 
+from pydantic import ValidationError
+
 from corpus.types import Chunk, SearchFilter, SearchHit
+from gateway.grounded import FENCE, GROUNDED_SCHEMA, GROUNDED_SYSTEM, GroundedReply
 from gateway.router_types import AnswerDraft, EventSink, LoopResult, RagResult
+from loop.errors import LLMError
+from loop.llm_breaker import llm_deadline
 
 __all__ = ["CacheAdapter", "HybridRagEngine", "LoopAgentEngine", "RetrieverSearch", "describe_step"]
-
-_GROUNDED_SYSTEM = (
-    "You answer questions using ONLY the numbered passages given. Reply with one JSON object: "
-    '{"found": true|false, "answer": "...", "citations": [{"chunk_id": "...", "quote": "..."}]}. '
-    "Each quote must be copied verbatim from the passage with that chunk_id (a short sentence or "
-    "table row that supports the answer). If the passages do not answer the question, reply "
-    '{"found": false, "answer": "Not found in the documents.", "citations": []}. Answer in the '
-    "language of the question."
-)
-_GROUNDED_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "found": {"type": "boolean"},
-        "answer": {"type": "string"},
-        "citations": {"type": "array", "items": {
-            "type": "object",
-            "properties": {"chunk_id": {"type": "string"}, "quote": {"type": "string"}},
-            "required": ["chunk_id", "quote"]}},
-    },
-    "required": ["found", "answer", "citations"],
-}
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
-
 
 def _to_hits(retrieval: Any) -> list[SearchHit]:
     """Retrieval items → ``SearchHit`` list (one per chunk, the item's fused score)."""
@@ -64,16 +49,14 @@ class HybridRagEngine:
     :param answer_floor: confidence below which the extractive answer is "not found".
     :param max_evidence: evidence units in an extractive answer.
     :param llm_max_chars: characters of each chunk shown to the LLM.
-    :param llm_retry_s: after the LLM failed, seconds during which answers are extractive
-        (flagged ``llm_unavailable``) before the LLM is tried again.
+
+    While the client's circuit breaker is open (the LLM failed repeatedly) its ``chat`` raises
+    at once, so the extractive answer comes at RAG speed.
     """
 
     def __init__(self, retriever: Any, *, llm: Any = None, answer_floor: float = 0.2,
-                 max_evidence: int = 3, llm_max_chars: int = 1500,
-                 llm_retry_s: float = 15.0) -> None:
+                 max_evidence: int = 3, llm_max_chars: int = 1500) -> None:
         self.retriever = retriever
-        self.llm_retry_s = llm_retry_s
-        self._llm_down_until = 0.0
         self.llm = llm
         self.answer_floor = answer_floor
         self.max_evidence = max_evidence
@@ -116,21 +99,18 @@ class HybridRagEngine:
 
     async def answer(self, question: str, retrieval: RagResult, *, broad: bool,
                      allow_llm: bool = True) -> AnswerDraft:
-        """Extractive answer, or one grounded LLM call when an LLM is configured (and was not
-        found unreachable in the last ``llm_retry_s`` seconds)."""
+        """Extractive answer, or one grounded LLM call when an LLM is configured; any LLM fault
+        gives the extractive answer flagged ``llm_unavailable`` (never raises for the LLM)."""
         if retrieval.raw is None or not retrieval.hits:
             from rag.extractive import NOT_FOUND_TEXT
 
             return AnswerDraft(NOT_FOUND_TEXT, [], False, "extractive")
         if self.llm is None or not allow_llm:
             return await asyncio.to_thread(self._extractive, retrieval, [])
-        if time.monotonic() < self._llm_down_until:
-            return await asyncio.to_thread(self._extractive, retrieval, ["llm_unavailable"])
         return await self._grounded(question, retrieval)
 
     async def _grounded(self, question: str, res: RagResult) -> AnswerDraft:
         from loop.citations import check_citations
-        from loop.errors import LLMError
 
         shown: dict[str, Chunk] = {}
         parts = []
@@ -141,20 +121,17 @@ class HybridRagEngine:
             shown[c.chunk_id] = c
             where = f"{c.path} › {c.section} p.{c.page_start}".strip()
             parts.append(f"[chunk_id: {c.chunk_id}] ({where})\n{c.text[:self.llm_max_chars]}")
-        messages = [{"role": "system", "content": _GROUNDED_SYSTEM},
+        messages = [{"role": "system", "content": GROUNDED_SYSTEM},
                     {"role": "user", "content": "Passages:\n\n" + "\n\n".join(parts)
                      + f"\n\nQuestion: {question}"}]
         try:
-            reply = await self.llm.chat(messages, json_schema=_GROUNDED_SCHEMA)
+            reply = await self.llm.chat(messages, json_schema=GROUNDED_SCHEMA)
         except LLMError:
-            self._llm_down_until = time.monotonic() + self.llm_retry_s
             return await asyncio.to_thread(self._extractive, res, ["llm_unavailable"])
         tokens = reply.prompt_tokens + reply.completion_tokens
         try:
-            data = json.loads(_FENCE.sub("", reply.content.strip()))
-            if not isinstance(data, dict):
-                raise ValueError("not an object")
-        except ValueError:
+            data = GroundedReply.model_validate(json.loads(FENCE.sub("", reply.content.strip())))
+        except (ValueError, ValidationError):
             draft = await asyncio.to_thread(self._extractive, res, ["llm_bad_json"])
             draft.tokens = tokens
             return draft
@@ -165,13 +142,13 @@ class HybridRagEngine:
             matches = [k for k in shown if k.startswith(ref)] if len(ref) >= 6 else []
             return matches[0] if len(matches) == 1 else None
 
-        check = check_citations(data.get("citations"), shown, resolve)
-        found = bool(data.get("found"))
+        check = check_citations(data.citations, shown, resolve)
+        found = data.found
         if found and not check.verified:
             draft = await asyncio.to_thread(self._extractive, res, ["llm_citations_unverified"])
             draft.tokens = tokens
             return draft
-        text = str(data.get("answer") or "").strip() or "Not found in the documents."
+        text = data.answer.strip() or "Not found in the documents."
         flags = [f"dropped_citations:{check.dropped}"] if check.dropped else []
         return AnswerDraft(text, check.verified if found else [], found, "llm", tokens, flags)
 
@@ -202,11 +179,18 @@ class LoopAgentEngine:
 
     :param agent: a ``loop.agent.LoopAgent``.
     :param store: the chunk store (to name the page of a chunk being read in progress events).
+    :param deadline_s: the agent's wall-clock budget, seconds (default: ``agent.config``).
+    :param llm_reserve_s: seconds before that deadline at which every LLM call ends, left for
+        the offline policy's answer when the LLM fails.
     """
 
-    def __init__(self, agent: Any, store: Any) -> None:
+    def __init__(self, agent: Any, store: Any, *, deadline_s: float | None = None,
+                 llm_reserve_s: float = 1.0) -> None:
         self.agent = agent
         self.store = store
+        cfg = getattr(agent, "config", None)
+        self.deadline_s = deadline_s if deadline_s is not None else getattr(cfg, "deadline_s", None)
+        self.llm_reserve_s = llm_reserve_s
 
     async def run(self, collection: str, question: str, *, seeds: Sequence[SearchHit],
                   history: Sequence[dict[str, str]], on_event: EventSink | None,
@@ -215,7 +199,7 @@ class LoopAgentEngine:
         pages: dict[str, str] = {h.chunk.chunk_id: f"{h.chunk.path} p.{h.chunk.page_start}"
                                  for h in seeds}
 
-        offline_switch: list[str] = []
+        offline_switch: list[str] = []  # notes of LLM failures (every step passes through here)
 
         async def forward(step: Any) -> None:
             ev = step.to_dict()
@@ -233,25 +217,30 @@ class LoopAgentEngine:
             if on_event is not None:
                 await on_event(ev)
 
-        res = await self.agent.run_async(question, collection, candidates=list(seeds),
-                                         history=list(history), on_event=forward, flt=flt,
-                                         current_date=current_date)
-        steps = [s.to_dict() for s in res.steps]
-        flags = []
-        if any("offline" in n for n in offline_switch) or any(
-                s.get("kind") == "llm" and s.get("status") == "error"
-                and "offline" in str(s.get("note", "")) for s in steps):
-            flags.append("llm_unavailable")
+        kw: dict[str, Any] = dict(candidates=list(seeds), history=list(history),
+                                  on_event=forward, flt=flt, current_date=current_date)
+        end = (time.monotonic() + self.deadline_s - self.llm_reserve_s) if self.deadline_s else None
+        with llm_deadline(end):
+            res = await self.agent.run_async(question, collection, **kw)
+        prior: list[dict[str, Any]] = []
+        tokens = res.tokens
+        if res.stop_reason == "llm_error":  # the LLM failed mid-run: the offline policy answers
+            offline_switch.append("offline policy after an LLM fault")
+            prior = [s.to_dict() for s in res.steps]
+            res = await self.agent.run_async(question, collection, offline=True, **kw)
+            tokens += res.tokens
+        steps = prior + [s.to_dict() for s in res.steps]
+        flags = ["llm_unavailable"] if any("offline" in n for n in offline_switch) else []
         if res.stop_reason not in ("answer", "fallback_to_rag"):
             flags.append(f"loop_stop:{res.stop_reason}")
         if res.dense_error:
             flags.append("embedder_unavailable")
         brain = "loop-offline" if res.brain == "offline" else f"loop-{res.brain}"
         if res.fallback:
-            return LoopResult(None, res.fallback_reason or "broad question", steps, res.tokens,
+            return LoopResult(None, res.fallback_reason or "broad question", steps, tokens,
                               flags, res.dropped_citations)
         draft = AnswerDraft(res.answer, list(res.citations), res.found, brain, 0, [])
-        return LoopResult(draft, None, steps, res.tokens, flags, res.dropped_citations)
+        return LoopResult(draft, None, steps, tokens, flags, res.dropped_citations)
 
 
 class CacheAdapter:

@@ -4,7 +4,9 @@ store → route record (DESIGN.md "The data that flows", step 2).
 Every stage runs through :meth:`gateway.router_stages.RouterStages._stage`, the one place
 where per-stage timeouts (``timeout_search_s`` for the corpus version, ``timeout_retrieve_s``,
 2 × ``llm_timeout_s`` + 1 s for an LLM answer, ``loop_deadline_s`` + 1 s for the LoopAgent,
-``timeout_cache_s``) and the whole-request deadline (``request_deadline_s``) are enforced. A stage that times out is recorded
+``timeout_cache_s``) and the whole-request deadline (``request_deadline_s``) are enforced; LLM
+calls also end ``llm_deadline_reserve_s`` before it (``loop.llm_breaker.llm_deadline``), which
+leaves time for the answer without the LLM. A stage that times out is recorded
 in ``route["timeouts"]``; the request then ends with the best answer it has — flagged
 ``degraded`` — and never raises to the HTTP layer. Per-tool timeouts inside the LoopAgent come
 from ``timeout_tool_s`` and are passed to the agent (``gateway.engines``).
@@ -43,6 +45,7 @@ from gateway.router_types import (
 )
 from gateway.routing_rules import RuleConfig, decide, detect_signals, retrieval_query
 from gateway.settings import Settings
+from loop.llm_breaker import llm_deadline
 
 __all__ = ["Router"]
 
@@ -96,7 +99,9 @@ class Router(RouterStages):
         record = new_record(q)
         ctx = Ctx(time.monotonic() + self.settings.request_deadline_s, record, on_event)
         try:
-            result = await self._ask(ctx, q)
+            # every LLM call below ends llm_deadline_reserve_s before the request deadline
+            with llm_deadline(ctx.deadline - self.settings.llm_deadline_reserve_s):
+                result = await self._ask(ctx, q)
         except DeadlineExceeded as exc:
             record["timeouts"].append({"stage": str(exc), "limit_s": 0.0, "request_deadline": True})
             result = degraded_result(record, "the request deadline passed before an answer was ready")

@@ -96,7 +96,9 @@ class Settings(BaseSettings):
     timeout_cache_s: float = Field(0.5, gt=0, description="Timeout of one answer-cache or route-log operation, seconds.")
     timeout_health_s: float = Field(2.0, gt=0, description="Timeout of each /readyz probe (Qdrant, Redis, LLM), seconds.")
     redis_retry_s: float = Field(15.0, gt=0, description="After Redis fails, seconds before it is tried again (meanwhile: no cache).")
-    llm_retry_s: float = Field(15.0, gt=0, description="After the LLM fails, seconds of extractive RAG answers before it is tried again.")
+    llm_retry_s: float = Field(15.0, gt=0, description="Cool-down of the LLM circuit breaker: seconds the LLM stays marked down (extractive RAG, offline LoopAgent, flagged llm_unavailable) before one half-open probe call.")
+    llm_breaker_failures: int = Field(3, ge=1, le=100, description="Consecutive failed LLM calls (timeout, HTTP 5xx/429/4xx, unreachable, a reply that does not validate) that mark the LLM down (circuit breaker open).")
+    llm_deadline_reserve_s: float = Field(1.0, ge=0, description="Seconds of the request deadline no LLM call may use: kept for the answer without the LLM (extractive / offline LoopAgent) when the LLM call fails at the deadline.")
 
     # --- answer cache and route log --------------------------------------------------------
     cache_ttl_s: int = Field(86400, ge=1, description="Answer-cache entry lifetime, seconds.")

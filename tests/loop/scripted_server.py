@@ -10,7 +10,19 @@ repeats when the script runs out). A reply is a dict, or a callable ``(request_b
 - ``"delay": seconds`` on any reply → sleep before answering (client timeouts);
 - ``"usage": {...}`` overrides the computed usage (``len(json)/4`` prompt tokens).
 
-``requests`` keeps every request body received, for assertions. ``GET /health`` → 200.
+Faults (the fake-LLM suite, ``tests/loop/test_llm_faults.py`` and
+``tests/gateway/test_llm_faults_api.py``):
+
+- ``{"hang": True}`` → never answers (the handler waits until the server is closed);
+- ``{"raw": "text"}`` → HTTP 200 with exactly that body (wrong shape, truncated JSON, HTML);
+- ``{"truncate": n}`` → a normal completion whose ``Content-Length`` announces the whole body
+  but only its first ``n`` bytes are sent before the connection closes;
+- ``{"huge": n}`` → a valid completion whose content is ``n`` bytes long;
+- ``{"drip": seconds}`` → a normal completion sent one byte every ``seconds``.
+
+``FAULTS`` maps a fault name to such a reply; :meth:`ScriptedChatServer.set_script` replaces
+the script of a running server. ``requests`` keeps every request body received, for
+assertions. ``GET /health`` → 200.
 """
 
 from __future__ import annotations
@@ -24,7 +36,19 @@ from typing import Any
 
 Reply = dict[str, Any] | Callable[[dict[str, Any]], dict[str, Any]]
 
-__all__ = ["ScriptedChatServer", "tool_call", "json_action"]
+__all__ = ["FAULTS", "ScriptedChatServer", "tool_call", "json_action"]
+
+FAULTS: dict[str, dict[str, Any]] = {
+    "wrong_shape": {"raw": '{"id": "x", "choices": "notalist"}'},
+    "no_choices": {"raw": '{"choices": []}'},
+    "message_not_object": {"raw": '{"choices": [{"message": "hi"}]}'},
+    "truncated_json": {"raw": '{"choices": [{"message": {"content": "ha'},
+    "truncated_body": {"truncate": 40},
+    "not_json": {"raw": "<html>502 Bad Gateway</html>"},
+    "http_500": {"status": 500, "body": "internal error"},
+    "huge": {"huge": 3 * 1024 * 1024},
+    "hang": {"hang": True},
+}
 
 
 def tool_call(name: str, args: dict[str, Any] | str | None = None, **extra: Any) -> dict[str, Any]:
@@ -44,6 +68,7 @@ class ScriptedChatServer:
         self.script = list(script)
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
+        self._closed = threading.Event()
         self._i = 0
         outer = self
 
@@ -82,6 +107,32 @@ class ScriptedChatServer:
                     reply = reply(body)
                 if reply.get("delay"):
                     time.sleep(float(reply["delay"]))
+                if reply.get("hang"):
+                    outer._closed.wait(600)
+                    self.close_connection = True
+                    return
+                if "raw" in reply:
+                    self._send(200, str(reply["raw"]))
+                    return
+                if "huge" in reply:
+                    reply = {**reply, "content": "x" * int(reply["huge"])}
+                if "truncate" in reply or "drip" in reply:
+                    data = json.dumps(outer._completion(body, reply)).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    if "truncate" in reply:
+                        self.wfile.write(data[:int(reply["truncate"])])
+                        self.wfile.flush()
+                        self.close_connection = True
+                        return
+                    for i in range(len(data)):
+                        if outer._closed.wait(float(reply["drip"])):
+                            return
+                        self.wfile.write(data[i:i + 1])
+                        self.wfile.flush()
+                    return
                 if "status" in reply:
                     self._send(int(reply["status"]), reply.get("body", "error"),
                                reply.get("headers"))
@@ -90,6 +141,8 @@ class ScriptedChatServer:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
+        # a client that gave up (timeout, size cap) resets the connection: not worth a traceback
+        self._server.handle_error = lambda request, client_address: None  # type: ignore[method-assign]
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @staticmethod
@@ -113,6 +166,11 @@ class ScriptedChatServer:
                              "finish_reason": "tool_calls" if calls else "stop"}],
                 "usage": usage}
 
+    def set_script(self, script: list[Reply]) -> None:
+        """Replace the script (and start it from its first reply)."""
+        with self._lock:
+            self.script, self._i = list(script), 0
+
     @property
     def base_url(self) -> str:
         """``http://127.0.0.1:PORT/v1``."""
@@ -123,6 +181,7 @@ class ScriptedChatServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._closed.set()  # releases hanging and dripping handlers
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)

@@ -1,4 +1,11 @@
-"""``GET /healthz`` (the process answers) and ``GET /readyz`` (Qdrant, Redis and LLM reachability)."""
+"""``GET /healthz`` (the process answers) and ``GET /readyz`` (Qdrant, Redis and LLM reachability).
+
+The LLM check reports the client's circuit breaker (``loop.llm_breaker``): while it is open or
+half-open (the LLM failed ``llm_breaker_failures`` calls in a row) the LLM is ``down`` without
+a network probe; when closed, ``GET {llm_base_url}/models`` answers. Its ``circuit`` field is
+the breaker's state, consecutive failures, threshold, seconds to the next probe and how often
+it opened (no error text).
+"""
 
 from __future__ import annotations
 
@@ -70,9 +77,25 @@ async def probe_all(components: Any) -> dict[str, dict[str, Any]]:
 
     checks = [_timed("qdrant", qdrant, limit)]
     checks.append(_timed("redis", redis_, limit) if s.redis_url else _disabled("redis"))
-    checks.append(_timed("llm", llm, limit) if s.llm_base_url else _disabled("llm"))
+    checks.append(_llm_check(components, llm, limit) if s.llm_base_url else _disabled("llm"))
     results = await asyncio.gather(*checks)
     return {r["name"]: r for r in results}
+
+
+async def _llm_check(components: Any, probe: Any, limit_s: float) -> dict[str, Any]:
+    """The LLM's check: ``down`` while its circuit breaker is not closed, else the probe."""
+    breaker = getattr(components.llm, "breaker", None)
+    if breaker is None:
+        return await _timed("llm", probe, limit_s)
+    snap = {k: v for k, v in breaker.snapshot().items() if k != "last_error"}
+    if snap["state"] != "closed":
+        when = (f"next probe in {snap['retry_in_s']:g} s" if snap["state"] == "open"
+                else "the next LLM call is the probe")
+        return {"name": "llm", "status": "down", "ms": 0.0, "circuit": snap,
+                "detail": f"marked down after {snap['consecutive_failures']} consecutive failed "
+                          f"calls (circuit {snap['state']}; {when}): extractive answers and "
+                          "offline LoopAgent meanwhile"}
+    return {**await _timed("llm", probe, limit_s), "circuit": snap}
 
 
 async def _disabled(name: str) -> dict[str, Any]:
