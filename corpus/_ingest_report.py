@@ -29,7 +29,13 @@ FileStatus = Literal[
 @dataclass(slots=True)
 class FileResult:
     """Outcome for one file: ``path`` relative to the ingest root, ``status``, page and chunk
-    counts, and for ``failed``/``skipped`` an ``error_code`` and ``error_message``."""
+    counts, and for ``failed``/``skipped`` an ``error_code`` and ``error_message``.
+
+    ``duplicate_of``: for ``error_code == "duplicate"`` (status ``skipped``, or ``removed`` when
+    the path held another version before), the stored path of the document with the same text.
+    ``warnings``: the ingested document's non-fatal findings, each ``"code: explanation"``
+    (codes in ``corpus.errors.WARNING_CODES``: ``extension_mismatch``, ``repaired_pdf``,
+    ``probable_duplicate``, …)."""
 
     path: str
     status: FileStatus
@@ -38,6 +44,8 @@ class FileResult:
     doc_id: str = ""
     error_code: str = ""
     error_message: str = ""
+    duplicate_of: str = ""
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)

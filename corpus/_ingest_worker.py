@@ -35,6 +35,8 @@ class Prepared:
     sparse: list[SparseVector]
     outline: list[OutlineEntry] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    text_key: str = ""  # corpus.text_identity.document_key: exact duplicates
+    loose_key: str = ""  # corpus.text_identity.loose_key: probable duplicates
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,11 +54,12 @@ def _default_parse(path: Path) -> ParsedDocument:
 
 
 def prepare(path: str, rel_path: str, parse: ParseFn | None = None) -> Prepared | Failure:
-    """Parse ``path``, chunk it (chunks carry ``rel_path``) and compute each chunk's sparse
-    vector from :meth:`Chunk.context_text`. Never raises for a bad file: returns a
-    :class:`Failure` (``corrupt`` for an unexpected library error, ``no_text`` when nothing
-    could be chunked)."""
+    """Parse ``path``, chunk it (chunks carry ``rel_path``), compute each chunk's sparse
+    vector from :meth:`Chunk.context_text` and the document's text keys
+    (``corpus.text_identity``). Never raises for a bad file: returns a :class:`Failure`
+    (``corrupt`` for an unexpected library error, ``no_text`` when nothing could be chunked)."""
     from corpus.chunker import chunk_document
+    from corpus.text_identity import document_key, loose_key
     from corpus.tokenizer import Tokenizer
 
     try:
@@ -81,6 +84,8 @@ def prepare(path: str, rel_path: str, parse: ParseFn | None = None) -> Prepared 
         sparse,
         list(doc.outline),
         list(doc.warnings),
+        document_key(doc.blocks),
+        loose_key(doc.blocks),
     )
 
 

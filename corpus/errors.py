@@ -16,11 +16,21 @@ API show it per file.
 
 from __future__ import annotations
 
-__all__ = ["CorpusError", "LoopGateError", "PARSE_ERROR_CODES", "ParseError", "StoreError"]
+__all__ = [
+    "CorpusError",
+    "LoopGateError",
+    "PARSE_ERROR_CODES",
+    "ParseError",
+    "StoreError",
+    "WARNING_CODES",
+]
 
 PARSE_ERROR_CODES = {
     "password_protected": "the PDF needs a password to open",
     "corrupt": "the file is damaged or not of the type its name says",
+    "corrupt_pdf": "the PDF is damaged (truncated, broken cross-references) beyond repair",
+    "corrupt_archive": "the DOCX (ZIP) archive is damaged or truncated",
+    "unsupported_legacy_doc": "a legacy binary Office file (OLE2 .doc/.xls/.ppt): not supported",
     "empty_file": "the file has zero bytes",
     "needs_ocr": "no text layer (scanned pages): OCR is needed",
     "decompression_limit": "the archive would inflate beyond the safety limit (zip bomb)",
@@ -29,6 +39,14 @@ PARSE_ERROR_CODES = {
     "vanished": "the file disappeared or became unreadable during the run",
     "no_text": "the document holds no extractable text",
     "extraction_forbidden": "the PDF's permissions forbid text extraction",
+}
+
+
+# Non-fatal findings on an ingested document: each warning text starts with ``code:``.
+WARNING_CODES = {
+    "extension_mismatch": "the content is another type than the name says; read by content",
+    "repaired_pdf": "the PDF was damaged and repaired by MuPDF; text may be incomplete",
+    "probable_duplicate": "the same text (ignoring layout) as another document of the collection",
 }
 
 

@@ -9,6 +9,15 @@ staged-switch protocol (``corpus.catalogue``). Documents under a walked folder t
 there are removed. A bad file yields one ``failed`` result with a code from
 ``corpus.errors.PARSE_ERROR_CODES`` (or ``store_error``) and the batch goes on.
 
+Duplicates (case 16) add no chunks: a file with the bytes of a document already in the collection
+(sha256), or whose parsed text equals one's after normalisation
+(``corpus.text_identity.document_key``: CRLF, trailing blanks, NFKC), is ``skipped`` with
+``error_code="duplicate"`` and ``duplicate_of`` naming the kept document (``removed`` instead
+when its path held another version before, which is then deleted). Within one run the first
+file in walk order is kept (with several worker processes: the first parsed). A document whose
+words equal another's but not its layout (``loose_key``: the same text as PDF) is indexed with a
+``probable_duplicate:`` warning.
+
 Usage example::
 
     ingestor = Ingestor(store, Tokenizer())            # keyword-only; pass embedder= for dense
@@ -164,17 +173,16 @@ class Ingestor:
                     )
             elif digest in by_doc and by_doc[digest] != rel:
                 done(
-                    FileResult(
-                        rel,
-                        "skipped",
-                        doc_id=digest,
-                        error_code="duplicate",
-                        error_message=f"same bytes as {by_doc[digest]!r}, indexed once",
-                    )
+                    self._duplicate(collection, rel, digest, by_doc[digest], "the same bytes", old)
                 )
             else:
                 by_doc[digest] = rel
                 jobs.append((str(f), rel))
+        # text keys of the documents kept; a path being re-read no longer vouches for its text
+        rereads = {rel for _, rel in jobs}
+        kept = [(p, e.info) for p, e in entries.items() if p not in rereads]
+        by_text = {i.text_key: p for p, i in kept if i.text_key}
+        by_loose = {i.loose_key: p for p, i in kept if i.loose_key}
         workers = self.workers if len(jobs) >= 4 else 1
         for i, result in run_prepare(jobs, workers=workers, parse=self.parse):
             rel = jobs[i][1]
@@ -183,8 +191,26 @@ class Ingestor:
                 # learn the server's directory layout
                 message = result.message.replace(jobs[i][0], rel)
                 done(FileResult(rel, "failed", error_code=result.code, error_message=message))
-            else:
-                done(self._write(collection, rel, result, entries.get(rel), Path(jobs[i][0])))
+                continue
+            same = by_text.get(result.text_key) if result.text_key else None
+            if same is not None:
+                done(
+                    self._duplicate(
+                        collection, rel, result.doc_id, same, "the same text", entries.get(rel)
+                    )
+                )
+                continue
+            probable = by_loose.get(result.loose_key) if result.loose_key else None
+            if probable is not None:
+                result.warnings.append(
+                    f"probable_duplicate: the same text as {probable!r} in another layout or "
+                    "format; indexed as its own document"
+                )
+            res = self._write(collection, rel, result, entries.get(rel), Path(jobs[i][0]))
+            if res.status != "failed":
+                by_text.setdefault(result.text_key, rel)
+                by_loose.setdefault(result.loose_key, rel)
+            done(res)
         for rel in sorted(set(entries) - seen):
             # Remove only what this walk can vouch for: a document read from under a walked
             # folder whose file is gone. Documents from other folders or uploads stay.
@@ -221,6 +247,37 @@ class Ingestor:
             entry.info.doc_id,
         )
 
+    def _duplicate(
+        self,
+        collection: str,
+        rel: str,
+        doc_id: str,
+        kept: str,
+        same: str,
+        previous: CatalogueEntry | None,
+    ) -> FileResult:
+        """The result for a duplicate of the document at ``kept``: ``skipped``, or ``removed``
+        when ``rel`` held another version, which is deleted now (the file no longer says it)."""
+        message = f"{same} as {kept!r}, indexed once"
+        if previous is not None and previous.info.doc_id != doc_id:
+            try:
+                self.catalogue.remove(collection, rel)
+            except StoreError as exc:
+                return FileResult(
+                    rel, "failed", error_code="store_error", error_message=f"{rel}: {exc}"
+                )
+            return FileResult(
+                rel,
+                "removed",
+                previous.info.page_count,
+                previous.info.chunk_count,
+                previous.info.doc_id,
+                "duplicate",
+                f"{message}; its earlier version was removed",
+                kept,
+            )
+        return FileResult(rel, "skipped", 0, 0, doc_id, "duplicate", message, kept)
+
     def _write(
         self, collection: str, rel: str, prep: Prepared, previous: CatalogueEntry | None, path: Path
     ) -> FileResult:
@@ -236,6 +293,8 @@ class Ingestor:
                 len(prep.chunks),
                 time.time(),
                 dense is not None,
+                prep.text_key,
+                prep.loose_key,
             )
             entry = CatalogueEntry(
                 info,
@@ -252,7 +311,9 @@ class Ingestor:
                 rel, "failed", error_code="store_error", error_message=f"{rel}: {exc}"
             )
         status: FileStatus = "replaced" if previous is not None else "ingested"
-        return FileResult(rel, status, prep.page_count, len(prep.chunks), prep.doc_id)
+        return FileResult(
+            rel, status, prep.page_count, len(prep.chunks), prep.doc_id, warnings=prep.warnings
+        )
 
     def _embed(self, texts: list[str]) -> list[list[float]] | None:
         return None if self.embedder is None else self.embedder.embed_passages(texts)

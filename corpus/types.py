@@ -278,7 +278,13 @@ class SearchHit:
 
 @dataclass(frozen=True, slots=True)
 class DocumentInfo:
-    """A catalogue entry: one document of a collection."""
+    """A catalogue entry: one document of a collection.
+
+    ``text_key`` / ``loose_key``: sha256 hex of the document's normalised text
+    (``corpus.text_identity.document_key`` / ``loose_key``; ``""`` for entries written before
+    they existed): ingest refuses a second document with the same ``text_key`` as a duplicate
+    and flags one with the same ``loose_key`` as a probable duplicate.
+    """
 
     doc_id: str
     path: str
@@ -288,6 +294,8 @@ class DocumentInfo:
     chunk_count: int
     ingested_at: float = 0.0
     has_dense: bool = False
+    text_key: str = ""
+    loose_key: str = ""
 
 
 @runtime_checkable

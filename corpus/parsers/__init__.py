@@ -1,6 +1,9 @@
 """Document parsers: one file in, one :class:`~corpus.types.ParsedDocument` out.
 
-``parse_file(path)`` dispatches on the file suffix:
+``parse_file(path)`` dispatches on the content first, the file suffix second
+(:mod:`corpus.parsers._sniff`: a PDF named ``.docx`` is read as PDF, an OLE2 ``.doc`` renamed
+``.docx`` is refused as ``unsupported_legacy_doc``; a mismatch is recorded on the document as an
+``extension_mismatch:`` warning). Suffixes and parsers:
 
 ===================  ==========================  ==================================
 suffix               module                      library
@@ -26,6 +29,7 @@ from pathlib import Path
 
 from corpus.errors import ParseError
 from corpus.parsers._common import read_bytes
+from corpus.parsers._sniff import choose_kind
 from corpus.types import ParsedDocument
 
 __all__ = ["SUPPORTED_SUFFIXES", "parse_bytes", "parse_file"]
@@ -77,16 +81,24 @@ def _kind(path: Path) -> str:
 
 
 def parse_bytes(path: Path, data: bytes) -> ParsedDocument:
-    """Parse ``data`` as the file ``path`` names (suffix decides the format).
+    """Parse ``data`` from the file ``path``: the bytes decide the format where they are clear,
+    else the suffix (see :func:`corpus.parsers._sniff.choose_kind`).
 
-    :raises ParseError: ``unsupported_type``, ``empty_file`` or the parser's own codes;
-        an unexpected library failure becomes ``corrupt`` with the cause chained.
+    :returns: the parsed document; when content and name disagree, its ``warnings`` start with
+        ``"extension_mismatch: …"``.
+    :raises ParseError: ``unsupported_type``, ``empty_file``, ``unsupported_legacy_doc`` or the
+        parser's own codes; an unexpected library failure becomes ``corrupt`` with the cause
+        chained.
     """
-    kind = _kind(path)
+    by_name = _kind(path)
     if not data:
         raise ParseError("empty_file", f"{path}: the file has zero bytes")
+    kind, mismatch = choose_kind(path, data, by_name)
     try:
-        return _parser(kind)(path, data)
+        doc = _parser(kind)(path, data)
+        if mismatch:
+            doc.warnings.insert(0, mismatch)
+        return doc
     except ParseError:
         raise
     except MemoryError:
@@ -100,10 +112,12 @@ def parse_bytes(path: Path, data: bytes) -> ParsedDocument:
 def parse_file(path: Path) -> ParsedDocument:
     """Parse one file.
 
-    :param path: file to read; its suffix selects the parser (``SUPPORTED_SUFFIXES``).
+    :param path: file to read; its suffix must be supported (``SUPPORTED_SUFFIXES``); the
+        content, then the suffix, selects the parser (:func:`parse_bytes`).
     :returns: the parsed document (``doc_id`` = sha256 of the bytes read).
     :raises ParseError: ``unsupported_type`` (checked before reading), ``vanished``,
-        ``empty_file``, ``corrupt``, ``password_protected``, ``needs_ocr``,
+        ``empty_file``, ``corrupt``, ``corrupt_pdf``, ``corrupt_archive``,
+        ``unsupported_legacy_doc``, ``password_protected``, ``needs_ocr``,
         ``decompression_limit``, ``undecodable``, ``no_text``.
     """
     path = Path(path)

@@ -29,7 +29,9 @@ def check_zip(data: bytes, path: Path) -> zipfile.ZipFile:
     """Open ``data`` as a ZIP archive after checking its central directory.
 
     :returns: the open :class:`zipfile.ZipFile` (nothing inflated yet).
-    :raises ParseError: ``corrupt`` when it is not a ZIP archive, ``decompression_limit`` when
+    :raises ParseError: ``corrupt_archive`` when it starts like a ZIP archive but cannot be read
+        (truncated, no central directory), ``corrupt`` when it is no ZIP archive at all,
+        ``decompression_limit`` when
         the declared total exceeds :data:`MAX_TOTAL_UNCOMPRESSED` or one entry's ratio exceeds
         :data:`MAX_RATIO`.
     """
@@ -37,6 +39,11 @@ def check_zip(data: bytes, path: Path) -> zipfile.ZipFile:
         zf = zipfile.ZipFile(io.BytesIO(data))
         infos = zf.infolist()
     except (zipfile.BadZipFile, ValueError, OSError) as exc:
+        if data.startswith(b"PK"):
+            raise ParseError(
+                "corrupt_archive",
+                f"{path}: damaged or truncated ZIP/Office archive, nothing indexed ({exc})",
+            ) from exc
         raise ParseError("corrupt", f"{path}: not a valid ZIP/Office file ({exc})") from exc
     total = 0
     for info in infos:
@@ -61,7 +68,8 @@ def check_zip(data: bytes, path: Path) -> zipfile.ZipFile:
 
 
 def read_member_capped(zf: zipfile.ZipFile, name: str, path: Path, limit: int) -> bytes:
-    """Inflate one member; ``decompression_limit`` once more than ``limit`` bytes come out."""
+    """Inflate one member; ``decompression_limit`` once more than ``limit`` bytes come out,
+    ``corrupt_archive`` when the member is damaged (bad CRC, cut short)."""
     out = bytearray()
     try:
         with zf.open(name) as fh:
@@ -76,5 +84,7 @@ def read_member_capped(zf: zipfile.ZipFile, name: str, path: Path, limit: int) -
                         f"{path}: {name!r} inflates beyond {limit:,} bytes (declared sizes lied)",
                     )
     except (zipfile.BadZipFile, OSError, EOFError) as exc:
-        raise ParseError("corrupt", f"{path}: damaged archive member {name!r} ({exc})") from exc
+        raise ParseError(
+            "corrupt_archive", f"{path}: damaged archive member {name!r} ({exc})"
+        ) from exc
     return bytes(out)

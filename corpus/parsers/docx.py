@@ -67,8 +67,9 @@ def _level(paragraph) -> int:  # type: ignore[no-untyped-def]
 def parse_docx(path: Path, data: bytes) -> ParsedDocument:
     """Parse a DOCX file.
 
-    :raises ParseError: ``decompression_limit`` (zip bomb), ``corrupt`` (not a DOCX),
-        ``no_text`` (no paragraph or table text).
+    :raises ParseError: ``decompression_limit`` (zip bomb), ``corrupt_archive`` (a damaged or
+        truncated archive: nothing of it is returned), ``corrupt`` (not a DOCX), ``no_text``
+        (no paragraph or table text).
     """
     safe = _safe_copy(data, path)
     import docx

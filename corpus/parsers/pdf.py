@@ -2,7 +2,10 @@
 
 Pipeline per document:
 
-1. open; ``needs_pass`` → ``password_protected`` (case 17); damaged → ``corrupt``. An
+1. open; ``needs_pass`` → ``password_protected`` (case 17); unreadable or no pages →
+   ``corrupt_pdf``. MuPDF silently repairs a damaged file (a truncated PDF opens as one blank
+   page, case 18): a repaired PDF that yields text is indexed with a ``repaired_pdf:`` warning;
+   one that yields none is ``corrupt_pdf``, never an empty or ``no_text`` document. An
    owner-restricted PDF (opens without a password, copy/extract permission cleared) **is
    indexed**, with a warning recorded on the document: the permission bits are advisory and
    the organisation indexing its own documents is their owner's intended reader.
@@ -64,13 +67,13 @@ def _open(path: Path, data: bytes) -> pymupdf.Document:
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")
     except Exception as exc:  # PyMuPDF raises FileDataError / RuntimeError variants
-        raise ParseError("corrupt", f"{path}: not a readable PDF ({exc})") from exc
+        raise ParseError("corrupt_pdf", f"{path}: not a readable PDF ({exc})") from exc
     if doc.needs_pass:
         doc.close()
         raise ParseError("password_protected", f"{path}: the PDF is password protected")
     if doc.page_count == 0:
         doc.close()
-        raise ParseError("corrupt", f"{path}: the PDF has no pages")
+        raise ParseError("corrupt_pdf", f"{path}: the PDF is damaged: no page could be read")
     return doc
 
 
@@ -133,11 +136,27 @@ def _flush(run: list[VLine], blocks: list[Block], page: int, label: str) -> None
 def parse_pdf(path: Path, data: bytes) -> ParsedDocument:
     """Parse a PDF (see the module docstring for every rule).
 
-    :raises ParseError: ``corrupt``, ``password_protected``, ``needs_ocr``, ``no_text``.
+    :raises ParseError: ``corrupt_pdf``, ``password_protected``, ``needs_ocr``, ``no_text``.
     """
     doc = _open(path, data)
     try:
-        return _parse(path, data, doc)
+        try:
+            parsed = _parse(path, data, doc)
+        except ParseError as exc:
+            if doc.is_repaired and exc.code == "no_text":
+                raise ParseError(
+                    "corrupt_pdf",
+                    f"{path}: the PDF is damaged (truncated or broken cross-references); "
+                    f"MuPDF's repair recovered {doc.page_count} page(s) but no text",
+                ) from exc
+            raise
+        if doc.is_repaired:
+            parsed.warnings.insert(
+                0,
+                "repaired_pdf: the PDF was damaged (truncated or broken cross-references) and "
+                "repaired on reading; text may be incomplete",
+            )
+        return parsed
     finally:
         doc.close()
 

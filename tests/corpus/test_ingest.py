@@ -71,7 +71,7 @@ def bad_files(folder: Path) -> dict[str, str]:
     (folder / "binary.txt").write_bytes(bytes(range(256)) * 8 + b"\x00" * 3000)
     return {
         "encrypted.pdf": "password_protected",
-        "corrupt.pdf": "corrupt",
+        "corrupt.pdf": "corrupt_pdf",
         "zero.txt": "empty_file",
         "scanned.pdf": "needs_ocr",
         "bomb.docx": "decompression_limit",
@@ -255,7 +255,7 @@ def test_special_files_and_several_empty_files_fail_alone(
         "zero.txt": ("failed", "empty_file"),
         "zero.pdf": ("failed", "empty_file"),
         "ok.md": ("skipped", "duplicate"),  # same bytes as inside.txt, walked first
-        "broken.pdf": ("failed", "corrupt"),
+        "broken.pdf": ("failed", "corrupt_pdf"),
     }
 
 

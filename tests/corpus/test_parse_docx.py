@@ -79,8 +79,8 @@ def test_capped_stream_stops_at_the_limit(tmp_path: Path) -> None:
     assert err.value.code == "decompression_limit"
 
 
-def test_not_a_zip_is_corrupt(tmp_path: Path) -> None:
-    (tmp_path / "fake.docx").write_bytes(b"this is plain text, not a DOCX")
+def test_not_a_docx_is_corrupt(tmp_path: Path) -> None:
+    (tmp_path / "fake.docx").write_bytes(bytes(range(256)) * 4)  # binary of no known type
     with pytest.raises(ParseError) as err:
         parse_file(tmp_path / "fake.docx")
     assert err.value.code == "corrupt"

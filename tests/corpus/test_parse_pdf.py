@@ -138,12 +138,32 @@ def test_blank_pdf_has_no_text(tmp_path: Path) -> None:
     assert err.value.code == "no_text"
 
 
-@pytest.mark.parametrize("data", [b"%PDF-1.7\n garbage \x00\x01", b"not a pdf at all"])
-def test_damaged_pdf_is_corrupt(tmp_path: Path, data: bytes) -> None:
+@pytest.mark.parametrize(
+    "data", [b"%PDF-1.7\n garbage \x00\x01", b"%PDF-1.7\n" + bytes(range(256))]
+)
+def test_damaged_pdf_is_corrupt_pdf(tmp_path: Path, data: bytes) -> None:
     (tmp_path / "bad.pdf").write_bytes(data)
     with pytest.raises(ParseError) as err:
         parse_file(tmp_path / "bad.pdf")
-    assert err.value.code == "corrupt"
+    assert err.value.code == "corrupt_pdf"
+
+
+def test_truncated_pdf_is_corrupt_pdf_not_an_empty_document(tmp_path: Path) -> None:
+    """MuPDF repairs a PDF cut short into one blank page; that is ``corrupt_pdf``, not
+    ``no_text`` or an empty document (case 18); a repaired PDF with text keeps it, warned."""
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "Duty phone 8866. " * 40, fontsize=11)
+    whole = doc.tobytes(garbage=4, deflate=True)
+    doc.close()
+    (tmp_path / "cut.pdf").write_bytes(whole[: len(whole) * 2 // 5])
+    with pytest.raises(ParseError) as err:
+        parse_file(tmp_path / "cut.pdf")
+    assert err.value.code == "corrupt_pdf"
+    xref = whole.rindex(b"startxref")
+    (tmp_path / "no_xref.pdf").write_bytes(whole[:xref])  # body intact, trailer cut
+    parsed = parse_file(tmp_path / "no_xref.pdf")
+    assert "Duty phone 8866" in parsed.blocks[0].text
+    assert parsed.warnings[0].startswith("repaired_pdf:")
 
 
 def test_outline_labels_headings_and_toc_page(tmp_path: Path) -> None:
