@@ -6,6 +6,12 @@ individual rank learning methods"; weights as in Qdrant's ``Fusion.Rrf(k, weight
 
     rrf(c) = Σ_source  w_source / (k + rank_source(c))        rank is 1-based
 
+Duplicate text (case 16): a candidate whose chunk text equals, after
+``corpus.text_identity.normalize_text(compat=False)`` (NFC, line endings, trailing blanks), a
+better candidate's is dropped, so two copies of one paragraph (a document and its re-upload, or
+two versions sharing a section) never take two of the top-k places; the next candidate moves
+up. Only candidates up to the k-th kept item are normalised (about 7 µs per 1,000 characters).
+
 Document-level step (issue 3, item 2: questions that name a document's subject should find it):
 each candidate document gets a prior in [0, 2] = its share of the candidates' RRF mass (best
 document = 1) + how well the question's key terms match its title and path (company names,
@@ -20,12 +26,13 @@ import math
 import re
 import unicodedata
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
+from corpus.text_identity import normalize_text
 from corpus.types import Chunk, SearchHit
 from rag.types import RetrievedChunk
 
-__all__ = ["document_priors", "fuse", "merge_adjacent", "title_match"]
+__all__ = ["document_priors", "fuse", "merge_adjacent", "title_match", "unique_text"]
 
 _SPLIT = re.compile(r"[\s_\-./\\()\[\],;:]+")
 _ALNUM = re.compile(r"^([a-z]+)(\d{2,})$")
@@ -119,7 +126,8 @@ def fuse(
     :param doc_weight: weight of the document-level step (0 = off).
     :param key_terms: the question's key terms (for the title/path match of the document step).
     :param merge: merge consecutive chunks of one section (see :func:`merge_adjacent`).
-    :returns: result items with fused score and per-source scores/ranks.
+    :returns: result items with fused score and per-source scores/ranks; no two of their
+        chunks have the same normalised text (:func:`unique_text`).
     """
     chunks: dict[str, Chunk] = {}
     scored: dict[str, float] = defaultdict(float)
@@ -150,7 +158,26 @@ def fuse(
         )
         for c in ranked
     ]
-    return merge_adjacent(items, top_k) if merge else items[:top_k]
+    if merge:
+        return merge_adjacent(items, top_k)
+    out: list[RetrievedChunk] = []
+    for item in unique_text(items):
+        if len(out) >= top_k:
+            break
+        out.append(item)
+    return out
+
+
+def unique_text(items: Iterable[RetrievedChunk]) -> Iterator[RetrievedChunk]:
+    """``items`` in order, leaving out each item whose chunk text (of its first chunk) equals,
+    after :func:`corpus.text_identity.normalize_text` (NFC), that of an item already given. Lazy: a
+    caller that stops after k items pays for the texts it saw."""
+    seen: set[str] = set()
+    for item in items:
+        key = normalize_text(item.chunks[0].text, compat=False)
+        if key not in seen:
+            seen.add(key)
+            yield item
 
 
 def _best(a: float | int | None, b: float | int | None, *, high: bool) -> float | int | None:
@@ -178,10 +205,11 @@ def merge_adjacent(items: Sequence[RetrievedChunk], top_k: int) -> list[Retrieve
     same section path, consecutive ordinals), until ``top_k`` items are filled.
 
     A merged item keeps the better item's score and the best per-source scores/ranks; merging
-    frees a slot, so a candidate further down moves into the top-k.
+    frees a slot, so a candidate further down moves into the top-k. A candidate whose text
+    repeats a better one's is dropped first (:func:`unique_text`).
     """
     out: list[RetrievedChunk] = []
-    for item in items:
+    for item in unique_text(items):
         ch = item.chunks[0]
         for i, prev in enumerate(out):
             side = _adjacent(prev, ch)

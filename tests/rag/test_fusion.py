@@ -126,3 +126,21 @@ def test_heading_lines_of_the_section_path_are_not_glued_to_sentences() -> None:
     c = _chunk("p", 0, section=("退货政策 Return policy", "期限"))
     chunk = Chunk(**{**{f: getattr(c, f) for f in c.__dataclass_fields__}, "text": text})
     assert evidence_units(chunk) == ["购买后 7 天内可无理由退货。", "Returns within 7 days."]
+
+
+@pytest.mark.parametrize("merge", [True, False])
+def test_identical_text_takes_one_top_k_place(merge: bool) -> None:
+    """Case 16: a copy of a chunk (another document, CRLF line endings, trailing blanks,
+    decomposed accents) is dropped and the next candidate moves up."""
+    from dataclasses import replace
+
+    a = replace(_chunk("a", 0), text="Port 8443.\nLogs: 14 days. Café")
+    copy = replace(_chunk("b", 0), text="Port 8443.  \r\nLogs: 14 days. Cafe\u0301\r\n")
+    other = replace(_chunk("c", 0), text="Port 8443.\nLogs: 30 days. Café")
+    last = _chunk("d", 0)
+    items = fuse(_hits(a, copy, other, last), [], top_k=3, merge=merge)
+    assert [it.chunk.doc_id for it in items] == ["a", "c", "d"]
+    assert [it.chunk.doc_id for it in fuse(_hits(a, other), [], top_k=3, merge=merge)] == [
+        "a",
+        "c",
+    ]
