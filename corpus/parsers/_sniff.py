@@ -44,8 +44,8 @@ _BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 _TEXT_CONTROLS = frozenset(b"\t\n\r\f\v\x1b")
 _BINARY_KINDS = ("pdf", "docx")
 _LABELS = {"pdf": "PDF", "docx": "a ZIP/Office archive", "html": "HTML", "text": "plain text"}
-# puremagic answers that still mean "text" (JSON, XML, CSV, a UTF-8 marker …)
-_TEXTISH_MIME = ("text/", "application/json", "application/xml", "")
+# puremagic answers that still mean "text" (JSON, XML, CSV …); an empty MIME type is no answer
+_TEXTISH_MIME = ("text/", "application/json", "application/xml")
 
 
 def _looks_like_text(head: bytes) -> bool:
@@ -112,7 +112,7 @@ def choose_kind(path: Path, data: bytes, by_name: str) -> tuple[str, str | None]
     if found is None or found == by_name:
         if found is None and by_name in _BINARY_KINDS:
             magic = _magic_name(data[:_HEAD])
-            if magic is not None and not magic[1].startswith(_TEXTISH_MIME):
+            if magic is not None and magic[1] and not magic[1].startswith(_TEXTISH_MIME):
                 raise ParseError(
                     "unsupported_type",
                     f"{path}: the content is {magic[0]} ({magic[1]}), not {_LABELS[by_name]}",

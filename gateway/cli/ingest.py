@@ -65,6 +65,15 @@ def _summary(report: Any, console: Any) -> None:
         for f in bad:
             errors.add_row(f.path, f.status, f.error_code, f.error_message)
         console.print(errors)
+    warned = [(f.path, w) for f in report.files for w in getattr(f, "warnings", ())]
+    if warned:  # ingested, with a finding: read by content, repaired, probable duplicate
+        notes = Table(title="ingested with warnings", show_lines=False)
+        for col in ("file", "code", "note"):
+            notes.add_column(col, overflow="fold")
+        for path, w in warned:
+            code, _, note = w.partition(": ")
+            notes.add_row(path, code if note else "", note or w)
+        console.print(notes)
     mode = "keyword-only (no embedding model)" if report.keyword_only else "dense + keyword"
     console.print(
         f"{report.pages} pages, {report.chunks} chunks from {len(report.files)} files "

@@ -64,6 +64,24 @@ def test_ingest_json(data_dir: Path, docs: Path) -> None:
     assert by_path["empty.txt"]["error_message"]
 
 
+def test_ingest_names_the_type_read_and_the_duplicate(data_dir: Path, tmp_path: Path) -> None:
+    """A text file named .pdf is read as text and the summary says so; a CRLF copy is skipped
+    as a duplicate naming the kept file (cases 18 and 16)."""
+    d = tmp_path / "mixed"
+    d.mkdir()
+    (d / "a.md").write_bytes(b"# Guide\n\nLogs are kept for 14 days.\n")
+    (d / "b.md").write_bytes(b"# Guide\r\n\r\nLogs are kept for 14 days.  \r\n")
+    (d / "note.pdf").write_bytes(b"Plain text, not a PDF: duty phone 8866.\n")
+    result = run(str(d), "--collection", "t", "--no-embed")
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.split())
+    assert "extension_mismatch" in out and "duplicate" in out
+    summary = json.loads(run(str(d), "--collection", "u", "--json", "--no-embed").stdout)
+    by_path = {f["path"]: f for f in summary["files"]}
+    assert by_path["b.md"]["duplicate_of"] == "a.md"
+    assert by_path["note.pdf"]["warnings"][0].startswith("extension_mismatch:")
+
+
 def test_nothing_ingestable_exits_1(data_dir: Path, tmp_path: Path) -> None:
     bad = tmp_path / "bad"
     bad.mkdir()
