@@ -97,7 +97,7 @@ class Settings(BaseSettings):
     timeout_health_s: float = Field(2.0, gt=0, description="Timeout of each /readyz probe (Qdrant, Redis, LLM), seconds.")
     redis_retry_s: float = Field(15.0, gt=0, description="After Redis fails, seconds before it is tried again (meanwhile: no cache).")
     llm_retry_s: float = Field(15.0, gt=0, description="Cool-down of the LLM circuit breaker: seconds the LLM stays marked down (extractive RAG, offline LoopAgent, flagged llm_unavailable) before one half-open probe call.")
-    llm_breaker_failures: int = Field(3, ge=1, le=100, description="Consecutive failed LLM calls (timeout, HTTP 5xx/429/4xx, unreachable, a reply that does not validate) that mark the LLM down (circuit breaker open).")
+    llm_breaker_failures: int = Field(3, ge=1, le=100, description="Consecutive failed LLM calls (timeout, HTTP 5xx/429/401/403/404, unreachable, a reply that does not validate; not HTTP 400/413/422, which refuse one request) that mark the LLM down (circuit breaker open).")
     llm_deadline_reserve_s: float = Field(1.0, ge=0, description="Seconds of the request deadline no LLM call may use: kept for the answer without the LLM (extractive / offline LoopAgent) when the LLM call fails at the deadline.")
 
     # --- answer cache and route log --------------------------------------------------------

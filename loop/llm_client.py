@@ -52,6 +52,10 @@ _PROBE_TOOL = {
 }
 
 
+# HTTP statuses that refuse one request (too long, bad schema), not a sign the LLM is down
+_REQUEST_FAULTS = frozenset({400, 413, 422})
+
+
 @dataclass(slots=True)
 class ChatReply:
     """One assistant reply.
@@ -129,6 +133,9 @@ class AsyncLLMClient:
         :raises LLMProtocolError: a reply that is not JSON, not the chat-completions shape, or
             larger than ``max_reply_bytes``. :raises LLMError: server unreachable.
         :raises LLMUnavailableError: the circuit breaker is open (nothing sent).
+
+        Every ``LLMError`` counts as a fault for the breaker except ``NoTimeLeft`` (the deadline,
+        not the LLM) and HTTP 400 / 413 / 422 (this request was refused, e.g. too long).
         """
         if not self.breaker.allow():
             snap = self.breaker.snapshot()
@@ -143,6 +150,11 @@ class AsyncLLMClient:
             self.breaker.success()
             return reply
         except NoTimeLeft:
+            raise
+        except LLMHTTPError as exc:
+            if exc.status not in _REQUEST_FAULTS:
+                verdict = True
+                self.breaker.failure(f"{type(exc).__name__}: {exc}")
             raise
         except LLMError as exc:
             verdict = True

@@ -171,3 +171,16 @@ def test_reply_models_accept_real_server_variants() -> None:
                 '{"choices": [{}], "usage": {"prompt_tokens": -1}}', "[]"):
         with pytest.raises(LLMProtocolError):
             parse_completion(bad)
+
+
+def test_a_refused_request_is_not_an_outage() -> None:
+    async def go() -> CircuitBreaker:
+        with ScriptedChatServer([{"status": 400, "body": "context length exceeded"}]) as srv:
+            c = _client(srv, breaker=CircuitBreaker(1, 60))
+            for _ in range(2):
+                with pytest.raises(LLMError):
+                    await c.chat(MSG)
+            assert len(srv.requests) == 2
+            await c.aclose()
+            return c.breaker
+    assert asyncio.run(go()).state == "closed"
