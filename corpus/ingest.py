@@ -117,7 +117,6 @@ class Ingestor:
         )
         self.store.purge_staged(collection)
         entries = self.catalogue.entries(collection)
-        by_doc = {e.info.doc_id: p for p, e in entries.items()}
         total, seen = len(files), set()
         jobs: list[tuple[str, str]] = []
 
@@ -130,6 +129,7 @@ class Ingestor:
                     )
                 )
 
+        hashed: list[tuple[Path, str, str]] = []
         for f, rel in zip(files, rels, strict=True):
             seen.add(rel)
             if f.exists() and not f.is_file():  # a FIFO or device would block or never end
@@ -161,6 +161,15 @@ class Ingestor:
                     )
                 )
                 continue
+            hashed.append((f, rel, digest))
+        # a path whose file changed in this run no longer vouches for its old bytes
+        now = {rel: digest for _, rel, digest in hashed}
+        by_doc = {
+            e.info.doc_id: p
+            for p, e in entries.items()
+            if now.get(p, e.info.doc_id) == e.info.doc_id
+        }
+        for f, rel, digest in hashed:
             old = entries.get(rel)
             if old is not None and old.info.doc_id == digest:
                 if emb is not None and not old.info.has_dense:

@@ -170,3 +170,32 @@ def test_16_one_walk_keeps_one_copy_and_a_path_turned_copy_loses_its_old_text(
     assert second.files[1].duplicate_of == "a.md" and second.changed
     assert set(Catalogue(store).entries("d")) == {"a.md"}
     assert not store.keyword_search("d", TOK.sparse_query("lobby"), 5)
+
+
+def test_16_a_copy_of_a_changed_file_keeps_the_old_text(
+    store: QdrantChunkStore, tmp_path: Path
+) -> None:
+    """guide.md gets a new version and, in the same run, copy.md holds its old bytes (and
+    crlf.md its old text): the old text stays indexed once, under copy.md, not lost as a
+    duplicate of a version that is being replaced."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    old = "# Guide\n\nLogs are kept for 14 days.\n"
+    (docs / "guide.md").write_text(old, encoding="utf-8")
+    ing = Ingestor(store, TOK, workers=1)
+    ing.ingest_paths([docs], "c")
+    (docs / "guide.md").write_text(old.replace("14", "30"), encoding="utf-8")
+    (docs / "copy.md").write_text(old, encoding="utf-8")
+    (docs / "crlf.md").write_bytes(old.replace("\n", "  \r\n").encode())
+    report = ing.ingest_paths([docs], "c")
+    assert _by_path(report) == {
+        "copy.md": ("ingested", ""),
+        "crlf.md": ("skipped", "duplicate"),
+        "guide.md": ("replaced", ""),
+    }
+    assert {f.path: f.duplicate_of for f in report.files}["crlf.md"] == "copy.md"
+    hits = store.keyword_search("c", TOK.sparse_query("logs"), 5)
+    assert sorted((h.chunk.path, h.chunk.text.split("\n")[-1]) for h in hits) == [
+        ("copy.md", "Logs are kept for 14 days."),
+        ("guide.md", "Logs are kept for 30 days."),
+    ]
