@@ -26,6 +26,7 @@ from loop.evidence import TermMatcher
 from loop.llm_client import AsyncLLMClient
 from loop.policies.base import DirectoryEntry, first_prompt
 from loop.policies.llm_json import LLMJsonPolicy
+from loop.policies.llm_read import LLMReadPolicy
 from loop.policies.llm_tools import LLMToolsPolicy
 from loop.policies.offline import OfflinePolicy
 from loop.tools import ToolContext
@@ -71,8 +72,10 @@ def _default_terms() -> KeyTermExtractor:
 
 
 class LoopAgent:
-    """Deep-read path: runs one reading policy (LLM tools, LLM JSON actions, or offline)
-    through the tool set and the loop controller.
+    """Deep-read path: runs one reading policy through the tool set and the loop controller:
+    LLM native tools (protocol ``tools``), the line-reading protocol (``json``/``read``, the
+    default when ``auto`` finds no native tools), free-form JSON actions (``json_actions``), or
+    offline (no LLM).
 
     :param store: the chunk store (reads, neighbours, outlines).
     :param search: the ``search`` tool's backend (hybrid retriever or keyword adapter).
@@ -177,6 +180,10 @@ class LoopAgent:
             # the offline policy takes milliseconds: give it the clock the probe used up
             state.started = time.monotonic()
             return await self._offline(state, on_event)
+        if protocol in ("json", "read"):  # the line-reading protocol (small / local models)
+            reader = LLMReadPolicy(self.client, current_date=current_date, history=history,
+                                   embedder=self.embedder)
+            return await reader.run(state, on_event)
         directory, more = await asyncio.to_thread(self._directory, collection, candidates)
         if self.documents:
             ctx.documents = self.documents.list_documents(collection)

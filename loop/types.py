@@ -39,7 +39,7 @@ __all__ = [
 MAX_LOOPS_LIMIT = 10
 NOT_FOUND = "Not found in the documents."
 
-LLMProtocolName = Literal["auto", "tools", "json"]
+LLMProtocolName = Literal["auto", "tools", "json", "read", "json_actions"]
 StopReason = Literal[
     "answer", "fallback_to_rag", "max_loops", "token_budget", "deadline", "repeated_calls",
     "llm_error", "no_action",
@@ -140,8 +140,10 @@ class LLMConfig:
     :param max_retries: extra attempts on 429 / 5xx / timeouts (exponential back-off).
     :param backoff_s: first back-off wait, seconds (doubles, capped at 8 s; ``Retry-After``
         wins when the server sends one and it is shorter than 30 s).
-    :param protocol: ``tools`` (native tool_calls), ``json`` (JSON-action mode), or ``auto``
-        (probe the server once and remember).
+    :param protocol: ``tools`` (native tool_calls), ``json`` / ``read`` (the line-reading
+        protocol, ``loop.policies.llm_read``: JSON-schema steps over numbered blocks),
+        ``json_actions`` (free-form JSON tool actions, ``loop.policies.llm_json``), or ``auto``
+        (probe the server once and remember: native tools, else the line-reading protocol).
     :param json_dialect: ``json_schema`` (llama.cpp server, OpenAI), ``json_object`` (with a
         ``schema`` key: llama-cpp-python) or ``auto`` (try the first, fall back on HTTP 4xx).
     :param tool_results_as_user: send tool results back as user turns (needed by some local
@@ -240,6 +242,8 @@ class LoopResult:
     :param evidence_answer: ``True`` when a budget stop was answered from the evidence read so far.
     :param dense_error: why the offline policy's embedder failed (its answer was then ranked by
         key terms only); ``""`` when it did not.
+    :param guard: line-reading protocol: why its answer or the offline one was returned.
+    :param invalid_actions: LLM replies that could not be parsed (each re-asked once).
     """
 
     answer: str
@@ -258,6 +262,8 @@ class LoopResult:
     read_chunk_ids: list[str] = field(default_factory=list)
     evidence_answer: bool = False
     dense_error: str = ""
+    guard: str = ""
+    invalid_actions: int = 0
 
     @property
     def fallback(self) -> bool:
@@ -280,6 +286,7 @@ class LoopResult:
             "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
             "tool_calls": self.tool_calls, "elapsed_ms": round(self.elapsed_ms, 1),
             "read_chunk_ids": list(self.read_chunk_ids), "evidence_answer": self.evidence_answer,
+            "guard": self.guard, "invalid_actions": self.invalid_actions,
             "steps": [s.to_dict() for s in self.steps],
         }
 

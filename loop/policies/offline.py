@@ -271,6 +271,10 @@ class OfflinePolicy:
                 self.dense_error = f"{type(exc).__name__}: {exc}"[:200]
         return self._answer(state, sims, lexical)
 
+    async def final_answer(self, state: LoopState) -> ToolCall:
+        """The ``answer`` call over the chunks read so far (as on the answer turn)."""
+        return await self._final_answer(state)
+
     async def propose(self, state: LoopState) -> Turn:
         """The next calls (up to ``per_turn`` reads at once), from what has been seen and read
         so far; the answer turn ranks evidence with the embedder (in a worker thread) when

@@ -61,7 +61,10 @@ def test_local_model_reads_and_cites_or_says_not_found(kb: KB, llm_url: str):
         finally:
             await agent.aclose()
     res = asyncio.run(go())
-    assert res.brain.startswith("llm:") and res.llm_calls >= 1
+    # auto → json with this server → the line-reading protocol; the guard may keep the offline
+    # answer (brain "offline", guard says why), never an unverifiable citation
+    assert res.llm_calls >= 1 and res.invalid_actions <= res.llm_calls
+    assert res.brain.endswith(":read") or res.guard.startswith("offline answer")
     chunks = {c.chunk_id: c for c in kb.chunks}
     for c in res.citations:  # zero unverifiable citations
         assert c.chunk_id in res.read_chunk_ids

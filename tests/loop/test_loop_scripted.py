@@ -18,7 +18,7 @@ from loop.policies.base import SYSTEM_PROMPT
 Q = "电池保修多久？"
 
 
-def _cfg(srv: ScriptedChatServer, protocol: str = "json", **kw: Any) -> LLMConfig:
+def _cfg(srv: ScriptedChatServer, protocol: str = "json_actions", **kw: Any) -> LLMConfig:
     base = {"timeout_s": 5.0, "max_retries": 2, "backoff_s": 0.01}
     return LLMConfig(base_url=srv.base_url, model="scripted", protocol=protocol,  # type: ignore[arg-type]
                      **{**base, **kw})
@@ -101,11 +101,12 @@ def test_native_tool_calls(kb):
     assert_all_verified(res, kb)
 
 
-def test_auto_probe_picks_json_when_server_writes_text_and_remembers(kb):
+def test_auto_probe_picks_the_line_reading_protocol_and_remembers(kb):
     probe_text = {"content": "<tools>ping</tools>"}  # what llama.cpp's jinja template did
-    script = [probe_text, json_action("search", {"query": "电池"}), _read_warranty,
-              _answer_warranty(), json_action("search", {"query": "退货"}),
-              json_action("answer", {"response": "x", "found": False, "citations": []})]
+    script = [probe_text, {"content": '{"action": "extract", "notes": [{"fact": "一年", '
+                           '"lines": [2]}], "then": "answer"}'},
+              {"content": '{"answer": "电池保修一年[1]"}'},
+              {"content": '{"action": "stop", "reason": "not_in_document"}'}]
     with ScriptedChatServer(script) as srv:
         async def go() -> tuple[LoopResult, LoopResult]:
             agent = LoopAgent(kb.store, kb.search, llm=_cfg(srv, "auto"), documents=kb)
@@ -114,8 +115,8 @@ def test_auto_probe_picks_json_when_server_writes_text_and_remembers(kb):
             await agent.aclose()
             return r1, r2
         r1, r2 = asyncio.run(go())
-    assert r1.brain.endswith(":json") and r1.found
-    assert r2.stop_reason == "answer" and not r2.found
+    assert r1.brain.endswith(":read") and r1.found and r1.answer == "电池保修一年[1]"
+    assert r2.stop_reason == "answer" and r2.llm_calls == 1
     assert sum("tools" in r for r in srv.requests) == 1  # probed once, remembered
 
 

@@ -1,0 +1,72 @@
+"""The "never worse than no LLM" guard of the line-reading protocol (issue 14, item 2).
+
+An LLM answer is kept only when the lines it cites support the question at least as well as
+the offline policy's best evidence, both scored by one scorer: :func:`cited_support`, the
+key-term coverage of :func:`loop.evidence.best_evidence` (a term in the quoted text counts its
+full weight, in the chunk's title / section path / table header ``CONTEXT_CREDIT``, elsewhere
+in the chunk ``CHUNK_CREDIT``) applied to the quotes of one chunk read together. Pure
+functions, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from corpus.types import Chunk, Citation
+from loop.evidence import CHUNK_CREDIT, CONTEXT_CREDIT, TermMatcher
+
+__all__ = ["Verdict", "cited_support", "judge"]
+
+
+def _support(chunk: Chunk, text: str, m: TermMatcher) -> float:
+    ctx = m.credits(" ".join((chunk.title, *chunk.section_path, chunk.path, chunk.table_header())))
+    body, own = m.credits(chunk.text), m.credits(text)
+    got = sum(w * max(own.get(t, 0.0), CONTEXT_CREDIT * ctx.get(t, 0.0),
+                      CHUNK_CREDIT * body.get(t, 0.0))
+              for t, w in zip(m.terms, m.weights, strict=True))
+    return round(got / m.total, 4) if own else 0.0
+
+
+def cited_support(citations: Sequence[Citation], chunks: Mapping[str, Chunk],
+                  m: TermMatcher) -> float:
+    """Best support (0..1) of ``citations``: per cited chunk, the coverage of its quotes
+    joined (a fact and the table row under its header, two halves of a sentence); the maximum
+    over chunks. ``0.0`` with no citations, or none of a chunk in ``chunks``."""
+    quotes: dict[str, list[str]] = {}
+    for c in citations:
+        if c.chunk_id in chunks:
+            quotes.setdefault(c.chunk_id, []).append(c.quote)
+    return max((_support(chunks[cid], "\n".join(qs), m) for cid, qs in quotes.items()),
+               default=0.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """``keep_llm`` and why (``reason``, for the route record), with both scores."""
+
+    keep_llm: bool
+    llm: float
+    offline: float
+    reason: str
+
+
+def judge(llm: Sequence[Citation], offline: Sequence[Citation], found_offline: bool,
+          chunks: Mapping[str, Chunk], m: TermMatcher, floor: float) -> Verdict:
+    """Keep the LLM answer (citations ``llm``) or the offline one?
+
+    The offline side is its best evidence: its first citation (the unit it ranks first), or
+    ``floor`` (the coverage a unit needs to be cited at all) when it found nothing. The LLM
+    side is :func:`cited_support` of its citations (``0`` for "not found"). The LLM answer is
+    kept when its score is at least the offline one; a tie keeps it.
+    """
+    if not llm and not (found_offline and offline):
+        return Verdict(True, 0.0, 0.0, "not found by the llm nor by the offline policy")
+    mine = cited_support(llm, chunks, m)
+    theirs = cited_support(offline[:1], chunks, m) if found_offline and offline else floor
+    if llm and mine >= theirs:
+        return Verdict(True, mine, theirs, f"llm answer kept: cited lines cover {mine:.2f} "
+                       f">= offline {theirs:.2f}")
+    what = "llm found nothing" if not llm else f"llm cited lines cover {mine:.2f}"
+    return Verdict(False, mine, theirs, f"offline answer: {what} < offline best evidence "
+                   f"{theirs:.2f}")

@@ -1,0 +1,186 @@
+"""The line-reading protocol (``loop.policies.llm_read``, issue 14) without a model: a scripted
+OpenAI-compatible server on loopback, case 22's knowledge base in a real embedded store.
+Near-JSON replies, line id → verified quote, invented line ids dropped, the never-worse guard,
+and cancellation at the loop deadline."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+import pytest
+from scripted_server import ScriptedChatServer
+from test_loop_scripted import Q, assert_all_verified
+
+from corpus.types import Citation
+from loop import LLMConfig, LoopAgent, LoopConfig, LoopResult
+from loop.evidence import TermMatcher
+from loop.policies.read_blocks import chunk_blocks, render_block
+from loop.policies.read_guard import judge
+from loop.policies.read_parse import ReplyError, parse_answer, parse_decision
+from loop.policies.read_prompts import READ_SYSTEM, renumber
+
+BATTERY = "整机保修三年，电池保修一年。"  # line 2 of warranty.md's block (line 1: its heading)
+
+
+def _extract(lines: list[Any], then: str = "answer", **extra: Any) -> dict[str, Any]:
+    return {"content": json.dumps({"action": "extract", "notes": [
+        {"fact": "电池保修一年", "lines": lines}], "then": then}, ensure_ascii=False), **extra}
+
+
+def _answer(text: str = "电池保修一年[1]。") -> dict[str, Any]:
+    return {"content": json.dumps({"answer": text}, ensure_ascii=False)}
+
+
+def _run(kb: Any, srv: ScriptedChatServer, loop_cfg: LoopConfig | None = None,
+         question: str = Q, **kw: Any) -> LoopResult:
+    cfg = LLMConfig(base_url=srv.base_url, model="scripted", protocol="read",
+                    **{"timeout_s": 5.0, "max_retries": 0, "backoff_s": 0.01, **kw})
+
+    async def go() -> LoopResult:
+        agent = LoopAgent(kb.store, kb.search, llm=cfg, config=loop_cfg, documents=kb)
+        try:
+            return await agent.run_async(question, kb.collection)
+        finally:
+            await agent.aclose()
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize("reply,expect", [
+    ('```json\n{"action": "extract", "notes": [{"fact": "a", "lines": [2,]},],}\n```',
+     ("extract", [("a", [2])], "answer")),
+    ("Sure! {'action': 'continue', 'to': 'next'} hope that helps", ("continue", [], "next")),
+    ('{"action": "extract", "notes": [{"fact": "b", "lines": ["L1-3", 9]}], "then": "other"',
+     ("extract", [("b", [1, 2, 3])], "other")),
+    ('[{"action": "stop", "reason": "not in this document"}]', ("stop", [], "stop")),
+    ('{"tool": "next"}', ("continue", [], "next")),
+])
+def test_near_json_replies_are_repaired(reply: str, expect: tuple[Any, ...]) -> None:
+    d = parse_decision(reply, n_lines=4)
+    assert (d.action, d.notes, d.move) == expect
+
+
+@pytest.mark.parametrize("reply", ["I think I should read it now", "", '{"action": "jump"}',
+                                   '{"action": "extract", "notes": [{"fact": "x", "lines": [7]}]}'])
+def test_unusable_replies_raise_a_message_for_the_reask(reply: str) -> None:
+    with pytest.raises(ReplyError):
+        parse_decision(reply, n_lines=4)
+
+
+def test_answer_replies_and_footnote_renumbering() -> None:
+    assert parse_answer('{"answer": "一年[1]"') == "一年[1]"
+    assert parse_answer("一年[1]") == "一年[1]"
+    with pytest.raises(ReplyError):
+        parse_answer('{"answer": ""}')
+    # note 1 holds citations 1 and 2, note 2 citation 3; marker [5] names no note
+    assert renumber("A [1], B [2] C[5]", [[1, 2], [3]]) == "A[1][2], B[3] C"
+
+
+def test_blocks_are_verbatim_numbered_lines(kb: Any) -> None:
+    (block,) = chunk_blocks(kb.chunk("warranty.md"))
+    assert block.line(2) == BATTERY and block.line(0) is None and block.line(9) is None
+    text = render_block(block)
+    assert f"2| {BATTERY}" in text and "warranty.md" in text and "p.1" in text
+
+
+def test_line_ids_become_verified_quotes_and_the_model_writes_the_answer(kb: Any) -> None:
+    with ScriptedChatServer([_extract([2]), _answer()]) as srv:
+        res = _run(kb, srv)
+    assert res.brain == "llm:scripted:read" and res.stop_reason == "answer", res.guard
+    assert res.found and res.answer == "电池保修一年[1]。" and "kept" in res.guard
+    (cit,) = res.citations
+    assert cit.quote == BATTERY and cit.path == "warranty.md" and cit.lines == (4, 4)
+    assert res.llm_calls == 2 and res.invalid_actions == 0
+    assert_all_verified(res, kb)
+    step, answer = srv.requests
+    fmt = step["response_format"]
+    assert fmt["type"] == "json_schema" and len(fmt["json_schema"]["schema"]["anyOf"]) == 3
+    assert step["messages"][0]["content"] == READ_SYSTEM == answer["messages"][0]["content"]
+    user = step["messages"][1]["content"]
+    assert user.startswith(f"Question: {Q}") and f"2| {BATTERY}" in user
+    assert len(user) < 600  # one short block, not the whole candidate list
+
+
+def test_an_invented_line_id_is_dropped(kb: Any) -> None:
+    script = [_extract([42]),  # no line 42: re-asked with the error
+              _extract([2, 42]), _answer()]  # line 42 dropped, line 2 kept
+    with ScriptedChatServer(script) as srv:
+        res = _run(kb, srv)
+    assert res.invalid_actions == 1 and res.dropped_citations == 1
+    assert [c.quote for c in res.citations] == [BATTERY] and res.brain.endswith(":read")
+    assert "1 to 3" in srv.requests[1]["messages"][-1]["content"]
+    assert_all_verified(res, kb)
+
+
+def test_unusable_twice_the_offline_rule_takes_the_step(kb: Any) -> None:
+    script = [{"content": "let me think"}, {"content": "still thinking"}, _answer("一年[1]")]
+    with ScriptedChatServer(script) as srv:
+        res = _run(kb, srv)
+    assert res.invalid_actions == 2 and res.found
+    assert [c.quote for c in res.citations] == [BATTERY]
+    assert_all_verified(res, kb)
+
+
+def test_guard_keeps_the_offline_answer_when_the_llm_cites_weaker_lines(kb: Any) -> None:
+    with ScriptedChatServer([_extract([1]), _answer("保修[1]")]) as srv:  # the heading line
+        res = _run(kb, srv)
+    assert res.brain == "offline" and res.found and BATTERY in res.answer
+    assert res.guard.startswith("offline answer: llm cited lines cover")
+    assert res.steps[-1].kind == "stop" and res.steps[-1].note == res.guard
+    assert_all_verified(res, kb)
+
+
+def test_guard_llm_not_found_never_hides_offline_evidence(kb: Any) -> None:
+    stop = {"content": '{"action": "stop", "reason": "not_in_document"}'}
+    with ScriptedChatServer([stop]) as srv:
+        res = _run(kb, srv)
+    assert res.brain == "offline" and res.found and "llm found nothing" in res.guard
+
+
+def test_judge_scores_both_sides_with_one_scorer(kb: Any, tokenizer: Any) -> None:
+    chunk = kb.chunk("warranty.md")
+    m = TermMatcher(tokenizer.key_terms(Q), tokenizer)
+
+    def cit(quote: str) -> Citation:
+        return Citation(chunk.chunk_id, chunk.path, chunk.section_path, 1, (4, 4), quote)
+    read = {chunk.chunk_id: chunk}
+    strong, weak = cit(BATTERY), cit("The unit has a 3-year warranty")
+    assert judge([strong], [strong], True, read, m, 0.4).keep_llm  # a tie keeps the LLM
+    v = judge([weak], [strong], True, read, m, 0.4)
+    assert not v.keep_llm and v.llm < v.offline
+    assert judge([strong], [], False, read, m, 0.4).keep_llm  # offline found nothing
+    assert not judge([], [strong], True, read, m, 0.4).keep_llm
+
+
+def test_a_hung_llm_is_cancelled_at_the_deadline_with_the_offline_answer(kb: Any) -> None:
+    t0 = time.monotonic()
+    with ScriptedChatServer([{"hang": True}]) as srv:
+        res = _run(kb, srv, LoopConfig(deadline_s=2.0), timeout_s=60.0)
+    took = time.monotonic() - t0
+    assert took < 3.0, took
+    assert res.stop_reason == "deadline" and res.evidence_answer and res.brain == "offline"
+    assert res.found and BATTERY in res.answer and "deadline" in res.guard
+    assert_all_verified(res, kb)
+
+
+def test_an_llm_fault_or_the_token_budget_gives_the_offline_answer(kb: Any) -> None:
+    with ScriptedChatServer([{"status": 500, "body": "boom"}]) as srv:
+        res = _run(kb, srv)
+    assert res.stop_reason == "llm_error" and res.found and res.brain == "offline"
+    costly = {**_extract([2], then="other"),
+              "usage": {"prompt_tokens": 3000, "completion_tokens": 10}}
+    with ScriptedChatServer([costly]) as srv:
+        res = _run(kb, srv, LoopConfig(token_budget=2000))
+    assert res.stop_reason == "token_budget" and res.found and res.llm_calls == 1
+    assert res.brain == "offline" and "token_budget" in res.guard
+
+
+def test_moves_are_resolved_by_the_loop_and_end_with_the_plan(kb: Any) -> None:
+    nxt = {"content": '{"action": "continue", "to": "next"}'}
+    with ScriptedChatServer([nxt]) as srv:  # always "next": past the end of each document
+        res = _run(kb, srv, LoopConfig(max_loops=10))
+    shown = [s for s in res.steps if s.kind == "llm"]
+    assert len(shown) == len({s.note.split(":")[0] for s in shown})  # no block twice
+    assert res.llm_calls <= 12 and res.brain == "offline" and res.found
