@@ -11,6 +11,7 @@ succeeds brings the LLM back. Documents are small Markdown files, keyword-only (
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 import time
@@ -27,11 +28,11 @@ from scripted_server import FAULTS, ScriptedChatServer  # noqa: E402
 pytestmark = pytest.mark.integration
 
 DOCS = [
-    ("shipping.md", "# Shipping\n\n## Standard delivery\n\nStandard delivery takes 3 working "
-                    "days within the country.\n\n## Express delivery\n\nExpress delivery "
-                    "takes 1 working day and costs 12 euros.\n".encode()),
-    ("returns.md", "# Returns\n\n## Return period\n\nGoods can be returned within 30 days of "
-                   "delivery with the receipt.\n".encode()),
+    ("shipping.md", b"# Shipping\n\n## Standard delivery\n\nStandard delivery takes 3 working "
+                    b"days within the country.\n\n## Express delivery\n\nExpress delivery "
+                    b"takes 1 working day and costs 12 euros.\n"),
+    ("returns.md", b"# Returns\n\n## Return period\n\nGoods can be returned within 30 days of "
+                   b"delivery with the receipt.\n"),
 ]
 QUESTION = "How many working days does standard delivery take?"
 
@@ -149,7 +150,7 @@ async def test_half_open_probe_brings_the_llm_back(tmp_path) -> None:
                 assert body["route"]["brain"] == "extractive"
             assert (await client.get("/readyz")).json()["checks"]["llm"]["status"] == "down"
             srv.set_script([grounded])
-            time.sleep(1.1)
+            await asyncio.sleep(1.1)
             half = (await client.get("/readyz")).json()["checks"]["llm"]
             assert half["status"] == "down" and half["circuit"]["state"] == "half_open"
             body = (await client.post("/v1/query", json={
@@ -157,3 +158,19 @@ async def test_half_open_probe_brings_the_llm_back(tmp_path) -> None:
             assert body["route"]["brain"] == "llm" and body["answer"] == "Three working days."
             llm = (await client.get("/readyz")).json()["checks"]["llm"]
             assert llm["status"] == "ok" and llm["circuit"]["state"] == "closed", llm
+
+
+@pytest.mark.parametrize("fault", ["wrong_shape", "truncated_body"])
+async def test_native_tools_protocol_faults_give_the_offline_loop_answer(tmp_path, fault) -> None:
+    with ScriptedChatServer([FAULTS[fault]]) as srv:
+        settings = make_settings(tmp_path, None, llm_base_url=srv.base_url, llm_model="fake",
+                                 llm_protocol="tools", llm_breaker_failures=100,
+                                 request_deadline_s=3.0)
+        async with running(settings) as (app, client):
+            await upload(app, client, DOCS)
+            r = await client.post("/v1/query", json={"question": QUESTION, "mode": "loop",
+                                                     "use_cache": False})
+    body = r.json()
+    assert r.status_code == 200 and body["found"], body
+    assert body["route"]["brain"] == "loop-offline" and "llm_unavailable" in body["route"]["flags"]
+    assert any(s.get("status") == "llm_error" for s in body["route"]["steps"]), body["route"]
