@@ -92,10 +92,10 @@ class HybridRagEngine:
             flags = [*flags, "no_key_term_coverage"]
         if not found:
             return AnswerDraft(NOT_FOUND_TEXT, [], False, "extractive", flags=flags)
-        # the citation's quote is the unit in display form (no PDF line breaks inside a sentence)
-        return AnswerDraft("\n".join(e.citation.quote for e in evidence),
-                           [e.citation for e in evidence],
-                           True, "extractive", flags=flags)
+        # the answer is the unit that answers, first and alone (its quote in display form: no
+        # PDF line breaks inside a sentence); the other evidence is "related"
+        return AnswerDraft(evidence[0].citation.quote, [evidence[0].citation], True, "extractive",
+                           flags=flags, related=[e.citation for e in evidence[1:]])
 
     async def answer(self, question: str, retrieval: RagResult, *, broad: bool,
                      allow_llm: bool = True) -> AnswerDraft:

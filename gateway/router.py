@@ -227,7 +227,8 @@ class Router(RouterStages):
         rec["brain"] = draft.brain
         rec["tokens"] += draft.tokens
         rec["flags"].extend(f for f in draft.flags if f not in rec["flags"])
-        result = QueryResult(draft.answer, draft.citations, draft.found, {}, cached=False)
+        result = QueryResult(draft.answer, draft.citations, draft.found, {}, cached=False,
+                             related=draft.related)
         # 3. cache store (never a degraded answer)
         if (self.cache is not None and version is not None and _cacheable(q)
                 and not rec["timeouts"] and "loop_error" not in rec["flags"]):

@@ -73,6 +73,7 @@ class AnswerDraft:
     brain: str
     tokens: int = 0
     flags: list[str] = field(default_factory=list)
+    related: list[Citation] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -97,6 +98,7 @@ class QueryResult:
     route: dict[str, Any]
     cached: bool = False
     payload: dict[str, Any] | None = None
+    related: list[Citation] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form without the route record (what the answer cache stores)."""
@@ -105,25 +107,30 @@ class QueryResult:
         return {
             "answer": self.answer,
             "citations": [c.to_dict() for c in self.citations],
+            "related": [c.to_dict() for c in self.related],
             "found": self.found,
         }
 
     @classmethod
     def from_cached(cls, data: dict[str, Any]) -> QueryResult:
         """Rebuild a result from a cached :meth:`to_dict` payload (``cached=True``)."""
-        cites = []
-        for c in data.get("citations") or ():
-            c = dict(c)
-            c["section_path"] = tuple(c.get("section_path") or ())
-            c["lines"] = tuple(c.get("lines") or (0, 0))
-            if c.get("bbox") is not None:
-                c["bbox"] = tuple(c["bbox"])
-            names = Citation.__dataclass_fields__.keys()
-            cites.append(Citation(**{k: v for k, v in c.items() if k in names}))
+        cites = [_citation(c) for c in data.get("citations") or ()]
+        related = [_citation(c) for c in data.get("related") or ()]
         answer, found = str(data.get("answer", "")), bool(data.get("found"))
         payload: dict[str, Any] = {"answer": answer, "citations": list(data.get("citations") or ()),
-                                   "found": found}
-        return cls(answer, cites, found, {}, cached=True, payload=payload)
+                                   "related": list(data.get("related") or ()), "found": found}
+        return cls(answer, cites, found, {}, cached=True, payload=payload, related=related)
+
+
+def _citation(data: dict[str, Any]) -> Citation:
+    """A :class:`Citation` from its ``to_dict`` form (unknown keys ignored)."""
+    c = dict(data)
+    c["section_path"] = tuple(c.get("section_path") or ())
+    c["lines"] = tuple(c.get("lines") or (0, 0))
+    if c.get("bbox") is not None:
+        c["bbox"] = tuple(c["bbox"])
+    names = Citation.__dataclass_fields__.keys()
+    return Citation(**{k: v for k, v in c.items() if k in names})
 
 
 class RagBackend(Protocol):

@@ -107,9 +107,8 @@ class RagPipeline:
         )
         t2 = time.perf_counter()
         found = bool(evidence) and retrieval.confidence.value >= self.answer_floor
-        answer = (
-            "\n".join(e.citation.quote for e in evidence) if found else NOT_FOUND_TEXT
-        )
+        # the answer is the unit that answers, first and alone; the rest is "related"
+        answer = evidence[0].citation.quote if found else NOT_FOUND_TEXT
         timings = {
             **{f"retrieve.{k}": v for k, v in retrieval.timings_ms.items()},
             "retrieve": (t1 - t0) * 1000.0,
@@ -119,7 +118,8 @@ class RagPipeline:
         return RagAnswer(
             answer=answer,
             found=found,
-            citations=tuple(e.citation for e in evidence) if found else (),
+            citations=(evidence[0].citation,) if found else (),
+            related=tuple(e.citation for e in evidence[1:]) if found else (),
             evidence=tuple(evidence),
             retrieval=retrieval,
             timings_ms=timings,

@@ -249,13 +249,15 @@ class Evidence:
 class RagAnswer:
     """The RAG path's answer.
 
-    :param answer: the extractive answer text (evidence joined), or a "not found" message.
+    :param answer: the extractive answer text — the best evidence unit alone (the sentence or
+        table row that answers) — or a "not found" message.
     :param found: ``False`` for an explicit "not found" (confidence below the floor, or no
         verifiable evidence).
-    :param citations: verified citations, one per evidence.
+    :param citations: the answer's verified citation (one; empty when not found).
     :param evidence: the chosen evidence with scores.
     :param retrieval: the retrieval it came from (items, confidence, flags, timings).
     :param timings_ms: per stage, including ``retrieve`` and ``extract``.
+    :param related: the other verified evidence units, best first (shown apart from the answer).
     """
 
     answer: str
@@ -264,6 +266,7 @@ class RagAnswer:
     evidence: tuple[Evidence, ...]
     retrieval: Retrieval
     timings_ms: dict[str, float] = field(default_factory=dict)
+    related: tuple[Citation, ...] = ()
 
     @property
     def confidence(self) -> float:

@@ -38,6 +38,7 @@ def answer_to_dict(ans: Any) -> dict[str, Any]:
         "answer": ans.answer,
         "found": ans.found,
         "citations": [c.to_dict() for c in ans.citations],
+        "related": [c.to_dict() for c in ans.related],
         "evidence": [{"text": e.text, "score": e.score} for e in ans.evidence],
         "confidence": round(r.confidence.value, 4),
         "features": {k: round(v, 4) for k, v in r.confidence.features.to_dict().items()},
@@ -77,6 +78,14 @@ def print_rag_answer(ans: Any, *, console: Any = None) -> None:
     for i, c in enumerate(ans.citations, 1):
         con.print(
             f"  [{i}] {c.path} | {' > '.join(c.section_path) or '(top)'} | "
+            f'{location_text(c.page, c.page_end, c.lines)}\n      "{c.quote}"',
+            markup=False, emoji=False,
+        )
+    if ans.related:
+        con.print("[bold]related[/bold]:")
+    for c in ans.related:
+        con.print(
+            f"  - {c.path} | {' > '.join(c.section_path) or '(top)'} | "
             f'{location_text(c.page, c.page_end, c.lines)}\n      "{c.quote}"',
             markup=False, emoji=False,
         )

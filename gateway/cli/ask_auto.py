@@ -33,6 +33,12 @@ def print_result(body: dict[str, Any], *, console: Any = None) -> None:
         where = location_text(c["page"], c.get("page_end") or 0, c["lines"])
         con.print(f"  [{i}] {c['path']} | {' > '.join(c['section_path']) or '(top)'} | "
                   f"{where}\n      \"{c['quote']}\"", markup=False, emoji=False)
+    if body.get("related"):
+        con.print("[bold]related[/bold]:")
+    for c in body.get("related") or ():
+        where = location_text(c["page"], c.get("page_end") or 0, c["lines"])
+        con.print(f"  - {c['path']} | {' > '.join(c['section_path']) or '(top)'} | "
+                  f"{where}\n      \"{c['quote']}\"", markup=False, emoji=False)
     decision = route.get("decision") or {}
     conf = route.get("confidence")
     con.print(f"[bold]route[/bold] {decision.get('route', '')} → {route.get('final_path')} "

@@ -88,7 +88,7 @@ class RagPipelineAnswerer:
         return AnswerRecord(
             answer=ans.answer,
             found=ans.found,
-            citations=[citation_location(c) for c in ans.citations],
+            citations=[citation_location(c) for c in (*ans.citations, *ans.related)],
             candidates=[chunk_location(it.chunk, it.score, it.pages[1]) for it in r.items],
             confidence=float(ans.confidence),
             route="rag",
@@ -244,7 +244,7 @@ class RouterAnswerer:
         return AnswerRecord(
             answer=res.answer,
             found=res.found,
-            citations=[citation_location(c) for c in res.citations],
+            citations=[citation_location(c) for c in (*res.citations, *res.related)],
             candidates=[chunk_location(c) for c in chunks],
             confidence=None if conf is None else float(conf),
             route=_PATHS.get(path, path or "unknown"),

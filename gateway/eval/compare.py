@@ -18,6 +18,7 @@ FIGURES: list[tuple[str, str]] = [
     ("evidence_hit", "rate"),
     ("evidence_hit_at_k", "rate"),
     ("answer_contains", "rate"),
+    ("answer_precision", "rate"),
     ("refusal_accuracy", "rate"),
     ("escalation_rate", "rate"),
     ("unverified_citations", "value"),

@@ -29,6 +29,7 @@ _COLS = [
     ("evidence_hit", "evid hit"),
     ("evidence_hit_at_k", "hit@k"),
     ("answer_contains", "ans ⊂"),
+    ("answer_precision", "ans prec"),
     ("refusal_accuracy", "refusal"),
     ("unverified_citations", "unverif"),
     ("escalation_rate", "escal"),

@@ -184,7 +184,9 @@ def score_question(question: Question, record: AnswerRecord, *, k: int = 5) -> d
     :param k: candidates counted for ``evidence_hit_at_k`` (the top ``k`` in rank order).
     :returns: ``gold_level``; ``evidence_hit`` (a verified citation at a gold location),
         ``evidence_hit_at_k`` and ``evidence_rank`` (1-based rank of the first candidate at a
-        gold location, any depth), ``doc_hit`` (a citation on a gold document),
+        gold location, any depth), ``answer_precision`` (the answer's own citation — the first —
+        is at a gold location; only where ``evidence_hit``, else ``None``), ``doc_hit`` (a
+        citation on a gold document),
         ``section_hit`` (GitLab/DRCD citation in the gold section, else ``None``) — all
         ``None`` when there is no gold location (``unanswerable``); ``answer_contains``
         (``None`` for ``unanswerable``); ``refused``; ``refusal_correct`` (``unanswerable``
@@ -198,12 +200,16 @@ def score_question(question: Question, record: AnswerRecord, *, k: int = 5) -> d
             evidence_hit=None,
             evidence_hit_at_k=None,
             evidence_rank=None,
+            answer_precision=None,
             doc_hit=None,
             section_hit=None,
         )
     else:
         cites = [] if refused else record.citations
         out["evidence_hit"] = any(location_hits_gold(question, c) for c in cites)
+        out["answer_precision"] = (
+            location_hits_gold(question, cites[0]) if out["evidence_hit"] else None
+        )
         rank = next(
             (i for i, c in enumerate(record.candidates, 1) if location_hits_gold(question, c)),
             None,

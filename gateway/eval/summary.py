@@ -87,6 +87,7 @@ def summarise_group(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "evidence_hit": _rate(s.get("evidence_hit") for s in sc),
         "evidence_hit_at_k": _rate(s.get("evidence_hit_at_k") for s in sc),
         "doc_hit": _rate(s.get("doc_hit") for s in sc),
+        "answer_precision": _rate(s.get("answer_precision") for s in sc),
         "section_hit": _rate(s.get("section_hit") for s in sc),
         "answer_contains": _rate(s.get("answer_contains") for s in sc),
         "refusal_accuracy": _rate(s.get("refusal_correct") for s in sc),

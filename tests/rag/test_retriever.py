@@ -134,7 +134,11 @@ async def test_pipeline_extractive_answer_with_verified_citations(
         chunk = next(c for c in ans.retrieval.chunks if c.chunk_id == ev.citation.chunk_id)
         assert find_quote(chunk.text, ev.citation.quote) is not None
         assert ev.citation.page >= 1 and ev.citation.lines[0] >= 1
-    assert any("三日" in c.quote for c in ans.citations)
+    # the answer is the unit that answers, first and alone; other evidence is "related"
+    assert len(ans.citations) == 1 and ans.answer == ans.citations[0].quote
+    assert "三日" in ans.answer
+    assert [c.quote for c in ans.related] == [e.citation.quote for e in ans.evidence[1:]]
+    assert all(c.quote not in ans.answer for c in ans.related)
     strict = RagPipeline(HybridRetriever(store, tokenizer, embedder), answer_floor=1.0)
     refused = strict.run("劳动者在试用期内提前几日通知用人单位？", COLL)
     assert not refused.found and not refused.citations and refused.retrieval.items

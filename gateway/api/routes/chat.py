@@ -114,7 +114,8 @@ def _completion(req: ChatRequest, body: dict[str, Any]) -> dict[str, Any]:
         "usage": {"prompt_tokens": 0, "completion_tokens": int(route.get("tokens") or 0),
                   "total_tokens": int(route.get("tokens") or 0)},
         "citations": body["citations"],
-        "loopgate": {"found": body["found"], "cached": body["cached"], "route": route},
+        "loopgate": {"found": body["found"], "cached": body["cached"], "route": route,
+                     "related": body.get("related") or []},
     }
 
 

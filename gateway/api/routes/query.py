@@ -90,6 +90,7 @@ class QueryResponse(BaseModel):
 
     answer: str
     citations: list[dict[str, Any]]
+    related: list[dict[str, Any]] = []
     found: bool
     cached: bool
     route: dict[str, Any]
