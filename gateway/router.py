@@ -41,9 +41,18 @@ from gateway.router_types import (
     QueryInput,
     QueryResult,
     RagBackend,
+    RagResult,
     RouteSink,
 )
-from gateway.routing_rules import RuleConfig, decide, detect_signals, retrieval_query
+from gateway.routing_fit import RoutingModel, decision_features
+from gateway.routing_rules import (
+    Decision,
+    RuleConfig,
+    Signal,
+    decide,
+    detect_signals,
+    retrieval_query,
+)
 from gateway.settings import Settings
 from loop.llm_breaker import llm_deadline
 
@@ -80,6 +89,7 @@ class Router(RouterStages):
         self.sink = sink
         self.corpus_version = corpus_version
         self.cached_version = cached_version
+        self.routing_model = _routing_model(settings)
         self.rules = RuleConfig(
             confidence_threshold=settings.confidence_threshold,
             on_reference=settings.escalate_on_reference,
@@ -187,6 +197,10 @@ class Router(RouterStages):
             q.mode, rag_res.confidence if rag_res and rag_res.hits else None, signals, self.rules,
             rag_available=self.rag is not None and store_ok, loop_available=self.loop is not None,
         )
+        if (self.routing_model is not None and q.mode == "auto" and rag_res is not None
+                and rag_res.hits and store_ok and self.loop is not None):
+            decision = fitted_decision(self.routing_model, q.question, rag_res,
+                                       detect_signals(q.question))
         rec["decision"] = {"route": decision.route, "reason": decision.reason,
                            "signals": [s.kind for s in decision.signals]}
         await self._emit(ctx, {"type": "route", **rec["decision"],
@@ -256,3 +270,27 @@ def _cacheable(q: QueryInput) -> bool:
     question asked with a ``current_date``, whose answer may depend on that date."""
     return (q.use_cache and q.current_date is None
             and (q.filters is None or q.filters.is_empty()))
+
+
+def _routing_model(settings: Settings) -> RoutingModel | None:
+    """The fitted escalation rule when ``router_rule`` is ``fitted`` and a model file exists."""
+    if settings.router_rule != "fitted":
+        return None
+    from pathlib import Path
+
+    return RoutingModel.load(Path(settings.router_model_path) if settings.router_model_path
+                             else None)
+
+
+def fitted_decision(model: RoutingModel, question: str, rag_res: RagResult,
+                    signals: list[Signal]) -> Decision:
+    """Route by the fitted rule (``gateway.routing_fit``); the reason names score and threshold."""
+    kinds = [s.kind for s in signals]
+    feats = decision_features(rag_res.confidence, rag_res.features, question, kinds,
+                              rag_res.hits[0].chunk.path)
+    esc, p = model.escalate(feats)
+    if esc:
+        return Decision("loop", f"escalated: fitted rule, LoopAgent gain score {p:.2f} >= "
+                        f"{model.threshold:.2f}", tuple(signals))
+    return Decision("rag", f"RAG kept: fitted rule, LoopAgent gain score {p:.2f} < "
+                    f"{model.threshold:.2f}")

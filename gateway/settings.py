@@ -77,6 +77,8 @@ class Settings(BaseSettings):
     rag_answer_floor: float = Field(0.2, ge=0, le=1, description="Extractive RAG answers below this confidence say \"not found\".")
     timeout_embed_s: float = Field(2.0, gt=0, description="Timeout of embedding one question, seconds (then keyword-only, flagged).")
     timeout_search_s: float = Field(2.0, gt=0, description="Timeout of each index query (dense, keyword, hybrid), seconds.")
+    router_rule: Literal["fitted", "threshold"] = Field("fitted", description="auto mode's escalation rule: fitted = the logistic rule `loopgate calibrate --router` fitted from eval runs of both paths (gateway/routing.json or LOOPGATE_ROUTER_MODEL_PATH; the threshold rule when no model file exists); threshold = confidence threshold + question signals.")
+    router_model_path: str = Field("", description="A fitted router model (JSON from `loopgate calibrate --router`); empty = the packaged gateway/routing.json.")
     confidence_threshold: float = Field(0.5, ge=0, le=1, description="RAG confidence below this escalates to the LoopAgent.")
     escalate_on_reference: bool = Field(True, description="Escalate questions naming a section/page/clause (第X条, page 5, section 3.2).")
     escalate_on_comparison: bool = Field(True, description="Escalate comparison questions (compare, difference, vs, 区别, 比较).")

@@ -6,6 +6,12 @@ Reads an eval run's per-question records — ``loopgate eval`` ``results.jsonl``
 (``rag.confidence.refit_calibration``) and writes it (default: the packaged
 ``rag/calibration.json``), printing the in-sample AUROC overall and per language. Exit code 1
 when the file has too few usable records.
+
+``loopgate calibrate RAG_RESULTS --router LOOP_RESULTS [--budget 0.35]`` instead fits the auto
+mode's escalation rule (``gateway.routing_fit``) from two eval runs on the same questions, one
+per path, and writes ``gateway/routing.json`` (or ``--out``), printing each path's evidence hit,
+the best possible pick, the fitted rule's in-sample and cross-validated hit and its escalated
+share.
 """
 
 from __future__ import annotations
@@ -64,16 +70,77 @@ def calibration_records(path: Path) -> list[dict[str, Any]]:
     return out
 
 
+def _rows(path: Path) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise typer.BadParameter(f"cannot read {path}: {exc}") from exc
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise typer.BadParameter(f"{path}:{n}: not JSON ({exc.msg})") from exc
+            out[str(row.get("id"))] = row
+    return out
+
+
+def router_records(rag_path: Path, loop_path: Path) -> list[dict[str, Any]]:
+    """Rows for ``gateway.routing_fit.fit_router``: questions answered in both runs that have a
+    gold location (unanswerable ones are left out: evidence hit is undefined there).
+
+    :raises typer.BadParameter: unreadable file or a line that is not JSON.
+    """
+    from gateway.routing_fit import decision_features
+    from gateway.routing_rules import detect_signals
+
+    rag, loop = _rows(rag_path), _rows(loop_path)
+    out = []
+    for qid, r in rag.items():
+        lp = loop.get(qid)
+        if lp is None:
+            continue
+        rh, lh = r["score"].get("evidence_hit"), lp["score"].get("evidence_hit")
+        if rh is None or lh is None:
+            continue
+        rec = r.get("record") or {}
+        route = rec.get("route_record") or {}
+        cands = rec.get("candidates") or []
+        question = str(r.get("question") or "")
+        feats = decision_features(
+            rec.get("confidence"), route.get("features") or _find_features(r), question,
+            [s.kind for s in detect_signals(question)], cands[0]["path"] if cands else "",
+        )
+        out.append({"features": feats, "rag_hit": bool(rh), "loop_hit": bool(lh),
+                    "lang": r.get("lang", ""), "dataset": r.get("dataset", "")})
+    return out
+
+
 def calibrate_command(
     results: Annotated[Path, typer.Argument(help="results.jsonl of an eval run.")],
     out: Annotated[
-        Path | None, typer.Option(help="Where to write (default: rag/calibration.json).")
+        Path | None,
+        typer.Option(help="Where to write (default: rag/calibration.json; with --router "
+                     "gateway/routing.json)."),
     ] = None,
     l2: Annotated[float, typer.Option(min=0.0, help="L2 regularisation strength.")] = 1.0,
+    router: Annotated[
+        Path | None,
+        typer.Option(help="results.jsonl of a --mode loop run on the same questions: fit the "
+                     "auto mode's escalation rule instead (RESULTS is then the --mode rag run)."),
+    ] = None,
+    budget: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="With --router: most escalated share.")
+    ] = 0.35,
 ) -> None:
-    """Refit the RAG confidence calibration from an eval run."""
+    """Refit the RAG confidence calibration (or, with --router, the escalation rule)."""
     from rag.confidence import refit_calibration
     from rag.errors import CalibrationError
+
+    if router is not None:
+        _calibrate_router(results, router, out, l2, budget)
+        return
 
     records = calibration_records(results)
     try:
@@ -89,6 +156,27 @@ def calibrate_command(
         typer.echo(f"  AUROC {name}: {auc:.3f}")
     for name, w in zip(model.names, model.weights, strict=True):
         typer.echo(f"  {name:>18} {w:+.3f}")
+
+
+def _calibrate_router(rag: Path, loop: Path, out: Path | None, l2: float, budget: float) -> None:
+    from gateway.routing_fit import PACKAGED, fit_router
+    from rag.errors import CalibrationError
+
+    rows = router_records(rag, loop)
+    try:
+        model = fit_router(rows, budget=budget, l2=l2)
+    except CalibrationError as exc:
+        typer.echo(f"error: {exc} ({len(rows)} questions answered in both runs)", err=True)
+        raise typer.Exit(1) from None
+    model.meta["source"] = [rag.parent.name or rag.name, loop.parent.name or loop.name]
+    target = out or PACKAGED
+    model.save(target)
+    m = model.meta
+    typer.echo(f"fitted on {m['n']} questions; wrote {target}")
+    for key in ("rag_hit", "loop_hit", "oracle_hit", "fitted_hit", "escalated", "cv_hit",
+                "cv_escalated", "expected_gain"):
+        typer.echo(f"  {key:>14} {100 * m[key]:6.1f} %")
+    typer.echo(f"  threshold {model.threshold:.3f}")
 
 
 def register(app: typer.Typer) -> None:
