@@ -10,7 +10,8 @@ every printed citation's quote is verified again against its chunk.
 usage:
   .venv/bin/python benchmarks/loop_eval.py --data-dir /work/data/<me>-eval --collection eval \
       ../shared/eval/zh/questions_pdf.jsonl [--llm http://127.0.0.1:8089/v1] [--limit N] \
-      [--search hybrid|keyword] [--ids a,b] [--out results.jsonl]
+      [--search hybrid|keyword] [--ids a,b] [--out results.jsonl [--resume]] \
+      [--protocol json|read|json_actions|tools|auto]
   .venv/bin/python benchmarks/loop_eval.py --build DIR --data-dir D --collection C  # keyword-only
 """
 
@@ -75,9 +76,15 @@ async def _run(args: argparse.Namespace) -> None:
     agent = LoopAgent(store, search, llm=llm, config=cfg, key_terms=tok, documents=_Docs(store))
     qs = load_questions(args.questions, limit=args.limit,
                         ids=[i for i in args.ids.split(",") if i] if args.ids else ())
-    rows = []
-    out = open(args.out, "w", encoding="utf-8") if args.out else None  # noqa: ASYNC230
+    rows: list[dict[str, Any]] = []
+    if args.resume and args.out and Path(args.out).exists():  # noqa: ASYNC240 - resume by id
+        text = Path(args.out).read_text(encoding="utf-8")  # noqa: ASYNC240
+        rows = [json.loads(ln) for ln in text.splitlines() if ln.strip()]
+    done = {r["id"] for r in rows}
+    out = open(args.out, "a" if args.resume else "w", encoding="utf-8") if args.out else None  # noqa: ASYNC230, SIM115
     for q in qs:
+        if q.id in done:
+            continue
         hist = [{"role": "user", "content": q.context}] if q.context else []
         date = next((t.split(":", 1)[1] for t in q.tags if t.startswith("assumes_current_date:")),
                     None)
@@ -94,6 +101,8 @@ async def _run(args: argparse.Namespace) -> None:
                if res.found else False,
                "steps": sum(1 for s in res.steps if s.kind == "tool"), "stop": res.stop_reason,
                "llm_calls": res.llm_calls, "tokens": res.tokens, "ms": round(ms),
+               "prompt_tokens": res.prompt_tokens, "completion_tokens": res.completion_tokens,
+               "invalid": res.invalid_actions, "brain": res.brain, "guard": res.guard,
                "unverifiable": unverifiable, "dropped": res.dropped_citations,
                "answer": res.answer[:200], "citations": [c.to_dict() for c in res.citations]}
         rows.append(row)
@@ -113,7 +122,8 @@ def _report(rows: list[dict[str, Any]], llm: bool) -> None:
         by[r["dataset"]].append(r)
     by["ALL"] = rows
     head = "dataset | n | evidence hit % | ans-contains % | not-found on unanswerable | mean steps"
-    head += " | LLM calls | tokens | end answer/budget/fallback % | mean s" if llm else " | mean ms"
+    head += (" | LLM calls | tokens | end answer/budget/fallback % | mean s | prompt tokens"
+             " | p50/p95 s | invalid per 100 calls | LLM answer kept") if llm else " | mean ms"
     print(head)
     for name, rs in by.items():
         ans = [r for r in rs if not r["unanswerable"]]
@@ -128,9 +138,16 @@ def _report(rows: list[dict[str, Any]], llm: bool) -> None:
             share = "/".join(f"{100 * sum(e in grp for e in ends) / len(ends):.0f}" for grp in (
                 ("answer",), ("max_loops", "token_budget", "deadline", "repeated_calls",
                               "no_action", "llm_error"), ("fallback_to_rag",)))
+            secs = sorted(r["ms"] / 1000 for r in rs)
+            calls = sum(r["llm_calls"] for r in rs)
+            p95 = secs[min(len(secs) - 1, int(0.95 * len(secs)))]
             line += (f" | {statistics.mean(r['llm_calls'] for r in rs):.2f} | "
                      f"{statistics.mean(r['tokens'] for r in rs):.0f} | {share} | "
-                     f"{statistics.mean(r['ms'] for r in rs) / 1000:.1f}")
+                     f"{statistics.mean(secs):.1f} | "
+                     f"{statistics.mean(r.get('prompt_tokens', 0) for r in rs):.0f} | "
+                     f"{secs[len(secs) // 2]:.1f}/{p95:.1f}"
+                     f" | {100 * sum(r.get('invalid', 0) for r in rs) / max(1, calls):.1f} | "
+                     f"{sum(r.get('brain', '').startswith('llm:') for r in rs)}/{len(rs)}")
         else:
             line += f" | {statistics.mean(r['ms'] for r in rs):.0f}"
         print(line)
@@ -160,7 +177,9 @@ def main() -> None:
     ap.add_argument("--embed-model-path", default=str(
         Path(__file__).resolve().parents[2] / "shared" / "models" / "multilingual-e5-small"))
     ap.add_argument("--llm", help="OpenAI-compatible base URL; absent = offline policy")
-    ap.add_argument("--protocol", default="json", choices=["auto", "tools", "json"])
+    ap.add_argument("--protocol", default="json",
+                    choices=["auto", "tools", "json", "read", "json_actions"])
+    ap.add_argument("--resume", action="store_true", help="keep --out rows, run the other ids")
     ap.add_argument("--llm-timeout", type=float, default=120.0)
     ap.add_argument("--max-loops", type=int, default=6)
     ap.add_argument("--deadline", type=float, default=120.0)

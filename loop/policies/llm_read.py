@@ -84,18 +84,22 @@ class LLMReadPolicy:
     :param reserve_s: seconds before the loop deadline at which reading stops, kept for the
         offline answer (default: 10 % of the deadline, at most 2 s).
     :param step_tokens, answer_tokens: ``max_tokens`` of a step / the answer call.
+    :param write_single: also make the answer call when there is one note (default: that
+        note's fact, which the model wrote in the question's language, is the answer; the call
+        cost 8–15 s per question with the local 1.5B model on 2 busy cores).
     """
 
     def __init__(self, client: AsyncLLMClient, *, current_date: str | None = None,
                  history: Sequence[dict[str, Any]] = (), embedder: UnitEmbedder | None = None,
                  max_steps: int = 12, block_chars: int = BLOCK_CHARS,
                  reserve_s: float | None = None, step_tokens: int = 160,
-                 answer_tokens: int = 200) -> None:
+                 answer_tokens: int = 200, write_single: bool = False) -> None:
         self.client, self.embedder = client, embedder
         self.brain = f"llm:{client.config.model}:read"
         self.current_date, self.history = current_date, list(history)
         self.max_steps, self.block_chars, self.reserve_s = max_steps, block_chars, reserve_s
         self.step_tokens, self.answer_tokens = step_tokens, answer_tokens
+        self.write_single = write_single
         self.invalid = self.dropped_lines = 0
         self.notes: list[tuple[str, list[Citation]]] = []
         self._deadline = 0.0
@@ -228,12 +232,15 @@ class LLMReadPolicy:
 
     async def _write(self, nav: Navigator, head: str) -> tuple[str, list[Citation]]:
         """The answer from the notes (one LLM call and one re-ask; the notes' facts joined when
-        both replies are unusable) and its citations, footnote markers renumbered to them."""
+        both replies are unusable; one note's fact without a call unless ``write_single``) and
+        its citations, footnote markers renumbered to them."""
         citations: list[Citation] = []
         per_note: list[list[int]] = []
         for _, cs in self.notes:
             citations += [c for c in cs if c not in citations]
             per_note.append([citations.index(c) + 1 for c in cs])
+        if len(self.notes) == 1 and not self.write_single:  # its fact is the model's answer
+            return renumber(f"{self.notes[0][0]} [1]", per_note), citations
         shown = [(f, cs[0].quote, f"{cs[0].path} "
                   + location_text(cs[0].page, cs[0].page_end, cs[0].lines))
                  for f, cs in self.notes]

@@ -2,9 +2,11 @@
 
 An LLM answer is kept only when the lines it cites support the question at least as well as
 the offline policy's best evidence, both scored by one scorer: :func:`cited_support`, the
-key-term coverage of :func:`loop.evidence.best_evidence` (a term in the quoted text counts its
-full weight, in the chunk's title / section path / table header ``CONTEXT_CREDIT``, elsewhere
-in the chunk ``CHUNK_CREDIT``) applied to the quotes of one chunk read together. Pure
+key-term coverage :func:`loop.evidence.best_evidence` gives one unit (a term in the quoted line
+counts its full weight, in the chunk's title / section path / table header ``CONTEXT_CREDIT``,
+elsewhere in the chunk ``CHUNK_CREDIT``), the best of the cited lines. Lines are scored one by
+one, not joined: joined, a running page header that names the product ("TH2817B 系列使用说明书")
+lifted an unrelated formula line above the offline answer (zhpdf:03, measured). Pure
 functions, no I/O.
 """
 
@@ -30,15 +32,10 @@ def _support(chunk: Chunk, text: str, m: TermMatcher) -> float:
 
 def cited_support(citations: Sequence[Citation], chunks: Mapping[str, Chunk],
                   m: TermMatcher) -> float:
-    """Best support (0..1) of ``citations``: per cited chunk, the coverage of its quotes
-    joined (a fact and the table row under its header, two halves of a sentence); the maximum
-    over chunks. ``0.0`` with no citations, or none of a chunk in ``chunks``."""
-    quotes: dict[str, list[str]] = {}
-    for c in citations:
-        if c.chunk_id in chunks:
-            quotes.setdefault(c.chunk_id, []).append(c.quote)
-    return max((_support(chunks[cid], "\n".join(qs), m) for cid, qs in quotes.items()),
-               default=0.0)
+    """Best support (0..1) of ``citations``: the highest coverage of one cited quote in its
+    chunk. ``0.0`` with no citations, or none of a chunk in ``chunks``."""
+    return max((_support(chunks[c.chunk_id], c.quote, m) for c in citations
+                if c.chunk_id in chunks), default=0.0)
 
 
 @dataclass(frozen=True, slots=True)

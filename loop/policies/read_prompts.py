@@ -33,15 +33,20 @@ READ_SYSTEM = (
     "language, only from the notes, with the note number in brackets after each fact it "
     "supports, like [1]."
 )
+_MARK = re.compile(r"\s*\[(\d{1,3})\]")
+_CJK = re.compile(r"[\u3400-\u9fff]")
 REASK = ("Your reply could not be used: {error}. Reply with one JSON object only, for example "
          '{{"action": "continue", "to": "other"}}.')
 
 
 def context_lines(question: str, current_date: str | None,
                   history: Sequence[dict[str, Any]]) -> str:
-    """The question-specific head of every user message: question, date, earlier questions
-    (the last two user turns, 200 characters each)."""
+    """The question-specific head of every user message: question, the answer language when
+    the question is Chinese, date, earlier questions (the last two user turns, 200 characters
+    each)."""
     out = [f"Question: {question.strip()}"]
+    if _CJK.search(question):  # a 1.5B model answered Chinese questions in English (zhpdf:03)
+        out.append("Write facts and the answer in Chinese (中文).")
     if current_date:
         out.append(f"Current date: {current_date}")
     earlier = [str(h.get("content", ""))[:200] for h in history if h.get("role") == "user"][-2:]
@@ -67,7 +72,6 @@ def answer_prompt(head: str, notes: Sequence[tuple[str, str, str]]) -> str:
             "the note numbers like [1].")
 
 
-_MARK = re.compile(r"\s*\[(\d{1,3})\]")
 
 
 def renumber(answer: str, note_citations: Sequence[Sequence[int]]) -> str:

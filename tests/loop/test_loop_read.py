@@ -85,27 +85,42 @@ def test_blocks_are_verbatim_numbered_lines(kb: Any) -> None:
     assert f"2| {BATTERY}" in text and "warranty.md" in text and "p.1" in text
 
 
-def test_line_ids_become_verified_quotes_and_the_model_writes_the_answer(kb: Any) -> None:
-    with ScriptedChatServer([_extract([2]), _answer()]) as srv:
+def test_line_ids_become_verified_quotes_one_note_is_the_answer(kb: Any) -> None:
+    with ScriptedChatServer([_extract([2])]) as srv:
         res = _run(kb, srv)
     assert res.brain == "llm:scripted:read" and res.stop_reason == "answer", res.guard
-    assert res.found and res.answer == "电池保修一年[1]。" and "kept" in res.guard
+    assert res.found and res.answer == "电池保修一年[1]" and "kept" in res.guard
     (cit,) = res.citations
     assert cit.quote == BATTERY and cit.path == "warranty.md" and cit.lines == (4, 4)
-    assert res.llm_calls == 2 and res.invalid_actions == 0
+    assert res.llm_calls == 1 and res.invalid_actions == 0  # one note: no answer call
     assert_all_verified(res, kb)
-    step, answer = srv.requests
+    (step,) = srv.requests
     fmt = step["response_format"]
     assert fmt["type"] == "json_schema" and len(fmt["json_schema"]["schema"]["anyOf"]) == 3
-    assert step["messages"][0]["content"] == READ_SYSTEM == answer["messages"][0]["content"]
+    assert step["messages"][0]["content"] == READ_SYSTEM
     user = step["messages"][1]["content"]
     assert user.startswith(f"Question: {Q}") and f"2| {BATTERY}" in user
-    assert len(user) < 600  # one short block, not the whole candidate list
+    assert "in Chinese" in user and len(user) < 600  # one short block, not every candidate
+
+
+def test_the_model_writes_the_answer_from_several_notes(kb: Any) -> None:
+    returns = {"content": json.dumps({"action": "extract", "notes": [
+        {"fact": "15天内可退货", "lines": [2]}], "then": "answer"}, ensure_ascii=False)}
+    script = [_extract([2], then="other"), returns, _answer("电池保修一年[1]，退货15天[2]。")]
+    with ScriptedChatServer(script) as srv:
+        res = _run(kb, srv, question="电池保修多久，退货期限多久？")
+    assert res.llm_calls == 3 and res.brain.endswith(":read"), res.guard
+    assert res.answer == "电池保修一年[1]，退货15天[2]。"
+    assert [c.path for c in res.citations] == ["warranty.md", "returns.md"]
+    answer_req = srv.requests[-1]
+    assert answer_req["messages"][0]["content"] == READ_SYSTEM  # one system prompt for all
+    assert "[2] 15天内可退货" in answer_req["messages"][1]["content"]
+    assert_all_verified(res, kb)
 
 
 def test_an_invented_line_id_is_dropped(kb: Any) -> None:
     script = [_extract([42]),  # no line 42: re-asked with the error
-              _extract([2, 42]), _answer()]  # line 42 dropped, line 2 kept
+              _extract([2, 42])]  # line 42 dropped, line 2 kept
     with ScriptedChatServer(script) as srv:
         res = _run(kb, srv)
     assert res.invalid_actions == 1 and res.dropped_citations == 1
@@ -115,7 +130,7 @@ def test_an_invented_line_id_is_dropped(kb: Any) -> None:
 
 
 def test_unusable_twice_the_offline_rule_takes_the_step(kb: Any) -> None:
-    script = [{"content": "let me think"}, {"content": "still thinking"}, _answer("一年[1]")]
+    script = [{"content": "let me think"}, {"content": "still thinking"}]
     with ScriptedChatServer(script) as srv:
         res = _run(kb, srv)
     assert res.invalid_actions == 2 and res.found
@@ -124,7 +139,7 @@ def test_unusable_twice_the_offline_rule_takes_the_step(kb: Any) -> None:
 
 
 def test_guard_keeps_the_offline_answer_when_the_llm_cites_weaker_lines(kb: Any) -> None:
-    with ScriptedChatServer([_extract([1]), _answer("保修[1]")]) as srv:  # the heading line
+    with ScriptedChatServer([_extract([1])]) as srv:  # cites the heading line
         res = _run(kb, srv)
     assert res.brain == "offline" and res.found and BATTERY in res.answer
     assert res.guard.startswith("offline answer: llm cited lines cover")
@@ -172,7 +187,7 @@ def test_an_llm_fault_or_the_token_budget_gives_the_offline_answer(kb: Any) -> N
     costly = {**_extract([2], then="other"),
               "usage": {"prompt_tokens": 3000, "completion_tokens": 10}}
     with ScriptedChatServer([costly]) as srv:
-        res = _run(kb, srv, LoopConfig(token_budget=2000))
+        res = _run(kb, srv, LoopConfig(token_budget=2000), question="电池保修多久，退货期限多久？")
     assert res.stop_reason == "token_budget" and res.found and res.llm_calls == 1
     assert res.brain == "offline" and "token_budget" in res.guard
 
