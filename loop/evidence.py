@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from corpus.term_match import code_terms, foreign_code, holds_term
 from corpus.tokenizer import asks_quantity, holds_figure
 from corpus.types import Chunk
 
@@ -216,16 +217,14 @@ class TermMatcher:
         return tuple(self._codes)
 
     def matched(self, text: str) -> tuple[str, ...]:
-        """Key terms present in ``text`` (a code, :attr:`codes`, also with other separators)."""
+        """Key terms present in ``text`` (a code, :attr:`codes`, also with other separators;
+        never inside a longer code or number: ``fw-301`` is not in ``fw-3010``)."""
         got = self._cache.get(text)
         if got is None:
             low = self._norm(text)
             toks = set(self._analyse(text)) if self._analyse else set()
-            got = tuple(t for t in self.terms if t in toks or t in low)
-            if self._codes and len(got) < len(self.terms):
-                flat = _SEPARATORS.sub("", low)
-                got = tuple(t for t in self.terms
-                            if t in got or (t in self._codes and self._codes[t] in flat))
+            # exact: a code or number never matches a longer one (corpus.term_match)
+            got = tuple(t for t in self.terms if t in toks or holds_term(t, low))
             if len(self._cache) < 50_000:
                 self._cache[text] = got
         return got
@@ -277,10 +276,14 @@ def best_evidence(
     quantity, see :func:`asks_quantity`). ``bonus`` (by chunk id) is added to the ranking
     score only (e.g. the chunk's normalised search score, which carries the corpus IDF that
     key-term coverage lacks).
+    A unit that names another code of the family of a code of the question and not the
+    question's own (``fw-3010`` for ``fw-301``, :func:`corpus.term_match.foreign_code`) is left
+    out.
     :returns: at most ``limit`` evidence units with at least one term in the unit itself.
     """
     if not matcher.terms:
         return []
+    codes = code_terms(matcher.terms)
     out: list[tuple[float, int, int, Evidence]] = []
     for rank, chunk in enumerate(chunks):
         ctx = matcher.credits(
@@ -290,8 +293,8 @@ def best_evidence(
         for unit in split_units(chunk):
             own = matcher.credits(unit)
             matched = {t for t, c in own.items() if c >= 1.0}
-            if not own:
-                continue
+            if not own or (codes and foreign_code(matcher._norm(unit), codes)):
+                continue  # a unit naming another code of the family is not about the question's
             got = sum(
                 w
                 * max(

@@ -19,6 +19,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from corpus.term_match import holds_term
 from corpus.types import SearchHit
 from rag.errors import CalibrationError
 from rag.types import ConfidenceFeatures, RetrievedChunk
@@ -69,10 +70,10 @@ def compute_features(
     same_doc = float(bool(dense and keyword and dense[0].chunk.doc_id == keyword[0].chunk.doc_id))
     text = norm("\n".join(f"{it.chunk.title} {it.chunk.section} {it.text}" for it in items))
     terms = [t for t in dict.fromkeys(key_terms) if t]
-    found = [t for t in terms if t in text]
+    found = [t for t in terms if holds_term(t, text)]  # exact: fw-301 is not in fw-3010
     numbers = [t for t in terms if _NUMBER.search(t)]
     coverage = len(found) / len(terms) if terms else 0.0
-    number_cov = sum(1 for t in numbers if t in text) / len(numbers) if numbers else 1.0
+    number_cov = sum(1 for t in numbers if holds_term(t, text)) / len(numbers) if numbers else 1.0
     concentration = (
         sum(1 for it in items if it.chunk.doc_id == items[0].chunk.doc_id) / len(items)
         if items

@@ -18,6 +18,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 
 from corpus.citations import display_quote
+from corpus.term_match import code_terms, foreign_code, holds_term
 from corpus.tokenizer import asks_quantity, holds_figure
 from corpus.types import Chunk, Citation
 from rag.types import Evidence, Retrieval
@@ -142,7 +143,8 @@ def score_unit(
     unit but present in ``context`` (its chunk's title, section path and table header, already
     normalised) counts :data:`CONTEXT_CREDIT` of its weight: a table row ``| 工作电压 | 3.0 V ~
     3.6 V |`` names neither the product nor the table, its context does (the same rule as the
-    LoopAgent's evidence scoring, ``loop.evidence``)."""
+    LoopAgent's evidence scoring, ``loop.evidence``). Terms holding a digit match exactly
+    (:func:`corpus.term_match.holds_term`: ``fw-301`` is not in ``fw-3010``)."""
     text = (normalize or _norm)(unit)
     score = 0.0
     own = False
@@ -150,10 +152,10 @@ def score_unit(
         if not term:
             continue
         weight = 2.0 if _DIGIT.search(term) else 1.0
-        if term in text:
+        if holds_term(term, text):  # exact: fw-301 is not in fw-3010
             score += weight
             own = True
-        elif context and term in context:
+        elif context and holds_term(term, context):
             score += CONTEXT_CREDIT * weight
     if not own:
         return 0.0
@@ -181,12 +183,16 @@ def extract_answer(
     :param normalize: text normaliser of the key terms' form (``Tokenizer.normalize``).
     :returns: evidence best first; empty when nothing verifiable was found.
     """
-    terms = sorted({t for t in key_terms if t.strip()})
+    # multi-word field phrases the query was expanded with ("purchases of property, plant and
+    # equipment" for "capital expenditure") count as terms a unit may hold (rag.expand)
+    phrases = [p for p in retrieval.expansions if " " in p or "&" in p]
+    terms = sorted({t for t in (*key_terms, *phrases) if t.strip()})
     # a question asking for a figure ("工作电压范围是多少") is answered by a unit holding one:
     # such units weigh 1.5x (the answer figure is not among the key terms, so term matching
     # alone preferred an overview sentence naming the product; new-user trial); digits of the
     # question's own codes (ESP32-PICO-D4) are no figure
     figure = 1.5 if asks_quantity(retrieval.question) else 1.0
+    codes = code_terms(terms)
     scored: list[tuple[float, int, str, Chunk]] = []
     order = 0
     for rank, item in enumerate(retrieval.items):
@@ -194,6 +200,9 @@ def extract_answer(
         for chunk in item.chunks:
             ctx = _context(chunk, normalize or _norm)
             for unit in evidence_units(chunk):
+                if codes and foreign_code((normalize or _norm)(unit), codes):
+                    order += 1  # names another code of the question code's family
+                    continue
                 s = score_unit(unit, terms, normalize, ctx) * prior
                 if (figure > 1.0 and _DIGIT.search(unit)
                         and holds_figure((normalize or _norm)(unit), terms)):

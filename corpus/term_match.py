@@ -1,0 +1,109 @@
+"""Exact matching of key terms in text: a code or number in a question never matches a longer
+one (issue 17 item 7).
+
+Key terms and texts are both in the tokenizer's normal form (``Tokenizer.normalize``: NFKC,
+lower case, Simplified). A term without a digit (a Latin stem, a Chinese word) matches as a
+substring, as before (``warranti`` ⊂ ``warranties``). A term holding a digit must stand alone:
+
+- a code (``fw-301``, ``esp32-pico-d4``: letters and digits) is matched whatever separates its
+  parts in the text (hyphens of every kind, soft hyphen, spaces, ``_ . /``, none), with no
+  letter or digit right before it and, right after it, no letter or digit and no ``-``/``_``/``.``
+  that continues it (``fw-3010``, ``fw-301a``, ``esp32-pico-d4-v3`` are other codes);
+- a number, date or version (``301``, ``10``, ``2.3.1``, ``2024-01-01``) has no digit (nor
+  digit + ``.``/``,``) on either side; letters may touch it (``v2.3.1``, ``8kw``).
+
+:func:`foreign_code` says when a unit names another code of the same family than the
+question's (``fw-3010`` for ``fw-301``): such a unit is no evidence for the question's code.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+__all__ = ["code_terms", "foreign_code", "holds_term", "is_code"]
+
+_DIGIT = re.compile(r"\d")
+_LETTER = re.compile(r"[a-z]")
+_SEP = r"[\s\-_./\u00ad\u2010-\u2015\u2212]*"
+_SPLIT = re.compile(r"[\s\-_./\u00ad\u2010-\u2015\u2212]+")
+# code-like tokens of a normalised text: letters and digits joined by separators, or a letter
+# run followed by digits (same shapes as the tokenizer's ``code`` rule)
+_CODE_TOKEN = re.compile(
+    r"(?<![a-z0-9])(?:[a-z0-9]+(?:[-_/][a-z0-9]+)+|[a-z]+\d[a-z0-9]*)(?![a-z0-9])"
+)
+
+
+def is_code(term: str) -> bool:
+    """True for a product / part code: starts with a letter and holds a digit (``fw-301``,
+    ``esp32``), or holds a separator, a letter and a digit (``3m-8000``). Numbers with units
+    (``8kw``), versions and dates are no codes."""
+    if not (_DIGIT.search(term) and _LETTER.search(term)):
+        return False
+    return term[0].isalpha() or bool(re.search(r"[-_/]", term))
+
+
+def code_terms(terms: Iterable[str]) -> tuple[str, ...]:
+    """The codes among ``terms`` (:func:`is_code`), in order."""
+    return tuple(t for t in terms if is_code(t))
+
+
+@lru_cache(maxsize=8192)
+def _pattern(term: str) -> re.Pattern[str]:
+    if is_code(term):
+        parts = [re.escape(p) for p in _SPLIT.split(term) if p]
+        body = _SEP.join(parts)
+        return re.compile(rf"(?<![a-z0-9]){body}(?![a-z0-9]|[-_.][a-z0-9])")
+    body = re.escape(term)
+    left = r"(?<![0-9])(?<![0-9][.,])" if term[0].isdigit() else ""
+    right = r"(?![0-9])(?![.,][0-9])" if term[-1].isdigit() else ""
+    return re.compile(left + body + right)
+
+
+def holds_term(term: str, text: str) -> bool:
+    """True when the normalised ``text`` holds the key ``term`` (rules in the module
+    docstring). Both arguments in the tokenizer's normal form; ``False`` for an empty term."""
+    if not term:
+        return False
+    if not _DIGIT.search(term):
+        return term in text
+    if is_code(term) or term in text:
+        return _pattern(term).search(text) is not None
+    return False
+
+
+def _family(code: str) -> tuple[str, str]:
+    flat = _SPLIT.sub("", code)
+    lead = re.match(r"[a-z]*", flat)
+    return (lead.group() if lead else ""), flat
+
+
+def foreign_code(text: str, codes: Sequence[str]) -> str | None:
+    """A code of the same family as one of ``codes`` that ``text`` (normalised) holds while it
+    holds none of ``codes`` (:func:`holds_term`); ``None`` otherwise, and always when ``codes``
+    is empty. Same family, by separator-free forms: a longer code starting with the question's
+    (``fw3010`` for ``fw301``), a shorter one the question's continues with a digit (``fw30``),
+    or a sibling with the same leading letters, at least two (``fw305``, ``esp32s3`` for
+    ``esp32picod4``). A shorter code the question's continues with letters (``esp32`` for
+    ``esp32-pico-d4``: the chip the module is built on) is not foreign."""
+    if not codes or any(holds_term(c, text) for c in codes):
+        return None
+    fams = [_family(c) for c in codes]
+    for m in _CODE_TOKEN.finditer(text):
+        tok = m.group()
+        if not _DIGIT.search(tok):
+            continue
+        lead, flat = _family(tok)
+        for qlead, qflat in fams:
+            if flat == qflat:
+                continue
+            if flat.startswith(qflat):
+                return tok
+            if qflat.startswith(flat):
+                if qflat[len(flat)].isdigit() and flat[-1].isdigit():
+                    return tok
+                continue
+            if len(lead) >= 2 and lead == qlead:
+                return tok
+    return None
