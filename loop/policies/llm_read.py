@@ -42,7 +42,7 @@ from loop.llm_breaker import llm_deadline
 from loop.llm_client import AsyncLLMClient
 from loop.policies.offline import OfflinePolicy
 from loop.policies.read_blocks import BLOCK_CHARS, Block
-from loop.policies.read_guard import judge
+from loop.policies.read_guard import judge, unsupported_figures
 from loop.policies.read_nav import Navigator, OutOfTime
 from loop.policies.read_parse import (
     ANSWER_SCHEMA,
@@ -165,7 +165,9 @@ class LLMReadPolicy:
         raw = [{"chunk_id": block.chunk.chunk_id, "quote": block.line(i)} for i in ids]
         chk = check_citations(raw, state.ctx.read, state.ctx.resolve)
         state.dropped += chk.dropped
-        if chk.verified:
+        if chk.verified and unsupported_figures(fact, [c.quote for c in chk.verified]):
+            self.dropped_lines += 1  # a figure the cited lines do not hold: not evidence
+        elif chk.verified:
             self.notes.append((fact or chk.verified[0].quote, chk.verified))
 
     async def run(self, state: LoopState, on_event: EventCallback | None = None) -> LoopResult:
@@ -259,7 +261,7 @@ class LLMReadPolicy:
                            tokens=tokens, note="answer" + (" (re-asked)" if attempt else ""))
             if text:
                 break
-        if not text:
+        if not text or unsupported_figures(text, [c.quote for c in citations]):
             text = " ".join(f"{f} [{k}]" for k, (f, _) in enumerate(self.notes, 1))
         return renumber(text, per_note), citations
 

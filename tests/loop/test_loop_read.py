@@ -18,7 +18,7 @@ from corpus.types import Citation
 from loop import LLMConfig, LoopAgent, LoopConfig, LoopResult
 from loop.evidence import TermMatcher
 from loop.policies.read_blocks import chunk_blocks, render_block
-from loop.policies.read_guard import judge
+from loop.policies.read_guard import judge, unsupported_figures
 from loop.policies.read_parse import ReplyError, parse_answer, parse_decision
 from loop.policies.read_prompts import READ_SYSTEM, renumber
 
@@ -199,3 +199,15 @@ def test_moves_are_resolved_by_the_loop_and_end_with_the_plan(kb: Any) -> None:
     shown = [s for s in res.steps if s.kind == "llm"]
     assert len(shown) == len({s.note.split(":")[0] for s in shown})  # no block twice
     assert res.llm_calls <= 12 and res.brain == "offline" and res.found
+
+
+def test_a_fact_with_a_figure_its_lines_do_not_hold_is_dropped(kb: Any) -> None:
+    invented = {"content": json.dumps({"action": "extract", "notes": [
+        {"fact": "电池保修2年", "lines": [2]}], "then": "answer"}, ensure_ascii=False)}
+    with ScriptedChatServer([invented]) as srv:
+        res = _run(kb, srv)
+    assert res.dropped_citations == 1 and res.brain == "offline" and res.found
+    assert "2年" not in res.answer and "llm found nothing" in res.guard
+    assert unsupported_figures("100 微安[1]", ["RTC 8 KB"]) == ["100"]
+    assert unsupported_figures("15m [1]", ["最大传输距离：15m。"]) == []
+    assert unsupported_figures("１,000 次", ["1000次"]) == []
