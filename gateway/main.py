@@ -50,6 +50,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         components = await asyncio.to_thread(build_components, settings)
         app.state.components = components
+        if components.ingest is not None:  # resume durable ingest jobs (issue 20 item 3)
+            await components.ingest.start()
         # Everything loaded so far (models, dictionaries, the app) lives as long as the process:
         # move it out of the collector's generations so a full collection does not walk it in
         # the middle of a request (``gc.freeze``, Python docs; was the p99 of cache hits).

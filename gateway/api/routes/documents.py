@@ -16,9 +16,9 @@ refused with 400, and the resolved destination is checked to lie inside the uplo
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import unicodedata
-import uuid
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -39,6 +39,9 @@ from gateway.errors import (
     ServiceUnavailable,
     UnsupportedType,
 )
+from gateway.ingest_jobs import new_job_id
+from gateway.job_store import fsync_dir
+from gateway.redact import scrub
 
 __all__ = ["MAX_NAME_BYTES", "router", "safe_file_name", "upload_dir"]
 
@@ -92,6 +95,8 @@ async def _save(upload: UploadFile, dest: Path, used: int, limit: int) -> int:
                     "(LOOPGATE_MAX_UPLOAD_BYTES, all files of one request together)"
                 )
             await asyncio.to_thread(fh.write, block)
+        fh.flush()
+        await asyncio.to_thread(os.fsync, fh.fileno())  # durable before the 202
     if size == 0:
         raise BadRequest(f"{upload.filename!r} is empty (zero bytes)")
     return size
@@ -99,7 +104,7 @@ async def _save(upload: UploadFile, dest: Path, used: int, limit: int) -> int:
 
 def _require_store(components: Any) -> None:
     if components.store is None:
-        raise ServiceUnavailable(f"the chunk store is unavailable: {components.store_error}")
+        raise ServiceUnavailable(f"the chunk store is unavailable: {scrub(components.store_error)}")
 
 
 @router.post("", status_code=202)
@@ -124,7 +129,8 @@ async def upload_documents(
                 f"{n!r}: unsupported file type; accepted: {', '.join(sorted(allowed))}"
             )
     folder = upload_dir(settings.data_dir, name, create=False)
-    staging = (settings.data_dir / "uploads" / ".staging" / uuid.uuid4().hex).resolve()
+    job_id = new_job_id()
+    staging = components.ingest.staging_dir(job_id)
     staged: list[Path] = []
     try:
         await asyncio.to_thread(staging.mkdir, parents=True)
@@ -135,10 +141,16 @@ async def upload_documents(
                 raise BadRequest(f"file name {n!r} escapes the upload folder")
             used += await _save(upload, dest, used, settings.max_upload_bytes)
             staged.append(dest)
+        await asyncio.to_thread(fsync_dir, staging)
+        await asyncio.to_thread(fsync_dir, staging.parent)
+        job = await components.ingest.submit(name, job_id, names)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise ServiceUnavailable(f"the upload could not be stored ({exc.strerror or 'disk error'})"
+                                 ": nothing was accepted") from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    job = components.ingest.submit(name, staged, folder)
     return OrjsonResponse(
         {**job.to_dict(), "status_url": f"/v1/documents/jobs/{job.job_id}"}, status_code=202
     )
@@ -190,11 +202,7 @@ async def delete_document(
     _require_store(components)
     name = check_collection_name(collection or settings.default_collection)
     principal.check(name)
-    removed = await components.ingest.delete(name, doc)
+    removed = await components.ingest.delete(name, doc)  # the uploaded file goes first
     if removed is None:
         raise NotFound(f"collection {name!r} has no document {doc!r}")
-    folder = upload_dir(settings.data_dir, name)
-    candidate = (folder / str(removed.get("path", ""))).resolve()
-    if candidate.parent == folder and candidate.is_file():
-        candidate.unlink()
     return OrjsonResponse({"collection": name, "removed": removed})
