@@ -16,7 +16,9 @@ Binary data is rejected as ``undecodable``: NUL-heavy bytes, or a decoded text i
 (random or compressed bytes decode "successfully" as GB18030, which maps almost every byte
 sequence; real text files hold next to no control characters).
 
-Paragraphs are runs of non-blank lines; line numbers are those of the decoded text.
+Paragraphs are runs of non-blank lines; line numbers are those of the decoded text. A
+hard-wrapped file's lines are joined into their paragraphs (``corpus.parsers._unwrap``), so the
+wrapped and the unwrapped spelling of a text give the same chunks.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pathlib import Path
 
 from corpus.errors import ParseError
 from corpus.parsers._common import lines_block, sha256_hex
+from corpus.parsers._unwrap import unwrap_paragraph, wrap_width
 from corpus.types import Block, ParsedDocument
 
 __all__ = ["decode_text", "parse_text"]
@@ -131,18 +134,19 @@ def decode_text(data: bytes, path: Path) -> tuple[str, str, list[str]]:
     return text, enc, warnings
 
 
-def paragraph_blocks(lines: list[str], first_line: int = 1) -> list[Block]:
-    """Group non-blank lines into paragraph blocks (blank lines separate paragraphs)."""
+def paragraph_blocks(lines: list[str], first_line: int = 1, *, unwrap: bool = True) -> list[Block]:
+    """Group non-blank lines into paragraph blocks (blank lines separate paragraphs). With
+    ``unwrap``, the lines of a hard-wrapped file are joined into their paragraphs
+    (:mod:`corpus.parsers._unwrap`; ``line_map`` keeps each source line's number)."""
+    widths = wrap_width(lines) if unwrap else {}
     blocks: list[Block] = []
     run: list[tuple[str, int]] = []
-    for i, line in enumerate(lines, start=first_line):
+    for i, line in enumerate([*lines, ""], start=first_line):
         if line.strip():
             run.append((line.rstrip(), i))
         elif run:
-            blocks.append(lines_block("text", run))
+            blocks.append(unwrap_paragraph(run, widths) if widths else lines_block("text", run))
             run = []
-    if run:
-        blocks.append(lines_block("text", run))
     return blocks
 
 
