@@ -86,10 +86,17 @@ def fetch(args: argparse.Namespace, qs: list[Question]) -> tuple[list[dict[str, 
 
     retriever = HybridRetriever(store, tok, embedder, config=retrieval_config(settings))
     profiles = ProfileSource(store, tok.terms, max_docs=settings.rag_resolve_max_docs)
+    from rag.expand import QueryExpander
+
+    expander = (
+        QueryExpander(tok.query_terms, tok.normalize) if settings.rag_expand_queries else None
+    )
     out = []
     for q in qs:
         text = q.question if not (args.with_context and q.context) else f"{q.context}\n{q.question}"
         sparse = tok.sparse_query(text)
+        if expander is not None and not sparse.is_empty():
+            sparse, _ = expander.expand(text, sparse)
         terms = tok.key_terms(text)
         vec = embedder.embed_query(text) if embedder is not None else None
         dense = store.dense_search(args.collection, vec, args.prefetch) if vec is not None else []

@@ -48,8 +48,12 @@ def build_retriever(settings: Any, store: Any, tokenizer: Any, embedder: Any) ->
         ProfileSource(store, tokenizer.terms, max_docs=settings.rag_resolve_max_docs)
         if settings.rag_resolve_documents else None
     )
+    from rag.expand import QueryExpander
+
+    expander = (QueryExpander(tokenizer.query_terms, tokenizer.normalize)
+                if settings.rag_expand_queries else None)
     return HybridRetriever(store, tokenizer, embedder, config=retrieval_config(settings),
-                           resolver=resolver)
+                           resolver=resolver, expander=expander)
 
 
 def assemble(c: Any) -> None:

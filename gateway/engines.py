@@ -84,6 +84,11 @@ class HybridRagEngine:
         r = res.raw
         evidence = extract_answer(r, r.key_terms, make_citation, max_evidence=self.max_evidence,
                                   normalize=self.retriever.tokenizer.normalize)
+        from rag.answerability import supported_evidence
+
+        evidence, missing = supported_evidence(evidence, r.chunks, r.key_terms)
+        if missing:
+            flags = [*flags, "not_in_evidence:" + ",".join(missing)]
         found = bool(evidence) and r.confidence.value >= self.answer_floor
         if found and r.key_terms and res.features.get("coverage", 1.0) <= 0.0:
             # none of the question's key terms occurs in the retrieved text: the "evidence" is

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 
 from corpus.types import Chunk, Citation, SearchFilter
+from rag.answerability import supported_evidence
 from rag.extractive import NOT_FOUND_TEXT, extract_answer
 from rag.retriever import HybridRetriever
 from rag.steps import Flow, drive_async, drive_sync
@@ -105,6 +106,8 @@ class RagPipeline:
             max_evidence=self.max_evidence,
             normalize=self.retriever.tokenizer.normalize,
         )
+        # every code the question names must be in the answer unit or its context
+        evidence, missing = supported_evidence(evidence, retrieval.chunks, retrieval.key_terms)
         t2 = time.perf_counter()
         found = bool(evidence) and retrieval.confidence.value >= self.answer_floor
         # the answer is the unit that answers, first and alone; the rest is "related"
@@ -123,4 +126,5 @@ class RagPipeline:
             evidence=tuple(evidence),
             retrieval=retrieval,
             timings_ms=timings,
+            missing=tuple(missing),
         )

@@ -24,6 +24,7 @@ from typing import Any
 
 from corpus.types import ChunkStore, SearchFilter, SearchHit
 from rag.confidence import LogisticConfidence, compute_features
+from rag.expand import QueryExpander
 from rag.fusion import fuse
 from rag.resolve import ProfileSource, Resolution
 from rag.steps import Flow, Outcome, Step, drive_async, drive_sync
@@ -62,6 +63,8 @@ class HybridRetriever:
     :param resolver: document resolution (``rag.resolve.ProfileSource``): a question naming an
         organisation / period is searched inside the documents it names (``None``: off). Runs
         only when the caller gave no filter; the outcome is ``Retrieval.resolution``.
+    :param expander: field-vocabulary query expansion of the keyword query
+        (``rag.expand.QueryExpander``; ``None``: off); the phrases are ``Retrieval.expansions``.
     """
 
     def __init__(
@@ -73,8 +76,10 @@ class HybridRetriever:
         config: RetrievalConfig | None = None,
         scorer: ConfidenceScorer | None = None,
         resolver: ProfileSource | None = None,
+        expander: QueryExpander | None = None,
     ) -> None:
         self.resolver = resolver
+        self.expander = expander
         self.store = store
         self.tokenizer = tokenizer
         self.embedder = embedder
@@ -142,6 +147,9 @@ class HybridRetriever:
         t = time.perf_counter()
         sparse = self.tokenizer.sparse_query(question)
         key_terms = list(self.tokenizer.key_terms(question))
+        expansions: list[str] = []
+        if self.expander is not None and not sparse.is_empty():
+            sparse, expansions = self.expander.expand(question, sparse)
         timings["tokenize"] = _ms(t)
         if sparse.is_empty():
             want_kw = False
@@ -256,6 +264,7 @@ class HybridRetriever:
             filter=flt,
             key_terms=tuple(key_terms),
             resolution=resolution,
+            expansions=tuple(expansions),
         )
 
 

@@ -207,6 +207,7 @@ class Retrieval:
     :param key_terms: the question's key terms (normalised), as the tokenizer found them.
     :param resolution: document resolution (``rag.resolve.Resolution``) when it ran; when it was
         sure, ``filter`` holds the resolved documents.
+    :param expansions: field-vocabulary phrases added to the keyword query (``rag.expand``).
     """
 
     question: str
@@ -219,6 +220,7 @@ class Retrieval:
     filter: SearchFilter | None = None
     key_terms: tuple[str, ...] = ()
     resolution: Resolution | None = None
+    expansions: tuple[str, ...] = ()
 
     @property
     def chunks(self) -> list[Chunk]:
@@ -258,6 +260,8 @@ class RagAnswer:
     :param retrieval: the retrieval it came from (items, confidence, flags, timings).
     :param timings_ms: per stage, including ``retrieve`` and ``extract``.
     :param related: the other verified evidence units, best first (shown apart from the answer).
+    :param missing: codes the question names (``ESP32-PICO-D4``) that no evidence unit or its
+        context holds — the answer is then "not found" (``rag.answerability``).
     """
 
     answer: str
@@ -267,6 +271,7 @@ class RagAnswer:
     retrieval: Retrieval
     timings_ms: dict[str, float] = field(default_factory=dict)
     related: tuple[Citation, ...] = ()
+    missing: tuple[str, ...] = ()
 
     @property
     def confidence(self) -> float:
