@@ -15,8 +15,7 @@ reported ``failed``, orphan staging folders are removed and each upload folder i
 with the index. On shutdown (:meth:`IngestJobs.aclose`) no new file is started; the running
 one gets ``LOOPGATE_INGEST_DRAIN_S`` seconds to finish, else it is abandoned (its staged chunks
 never become visible and are purged at the next run) and its job runs again after the restart.
-When a job or deletion changes a collection, the gateway forgets its cached corpus version and
-tells the answer cache (``on_corpus_change``).
+A change of a collection retires its cached corpus version and cached answers.
 """
 
 from __future__ import annotations
@@ -26,15 +25,13 @@ import hashlib
 import logging
 import os
 import shutil
-import threading
 import time
-import uuid
 from collections import OrderedDict
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from gateway.ingest_job import IngestJob, new_job_id, run_in_daemon, totals
 from gateway.job_store import JobStore, fsync_dir
 from gateway.redact import public_error
 
@@ -44,44 +41,8 @@ log = logging.getLogger("loopgate.gateway")
 _KEEP_JOBS = 200
 
 
-def new_job_id() -> str:
-    """A fresh job id (16 hex digits; also the name of the upload's staging folder)."""
-    return uuid.uuid4().hex[:16]
-
-
 class _Drained(Exception):
     """The gateway is shutting down: stop before the next file."""
-
-
-@dataclass
-class IngestJob:
-    """One upload's ingest: ``status`` queued | running | done | failed; ``attempts`` counts
-    runs (a restart mid-run makes another), ``stalls`` the runs cut short since a file was last
-    finished; ``note`` says what a restart did."""
-
-    job_id: str
-    collection: str
-    files: list[str]
-    status: str = "queued"
-    progress: dict[str, Any] = field(default_factory=dict)
-    report: dict[str, Any] | None = None
-    error: str = ""
-    created_at: float = field(default_factory=time.time)
-    finished_at: float | None = None
-    attempts: int = 0
-    stalls: int = 0
-    note: str = ""
-    updated_at: float = field(default_factory=time.time)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe form (API and job store)."""
-        return asdict(self)
-
-    @classmethod
-    def from_record(cls, rec: dict[str, Any]) -> IngestJob:
-        """The job of a stored record (unknown keys ignored)."""
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in rec.items() if k in names})
 
 
 class IngestJobs:
@@ -104,8 +65,7 @@ class IngestJobs:
         self.recovered: dict[str, Any] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[None]] = set()
-        self._closing = False
-        self._ingestor: Any = None
+        self._closing, self._ingestor = False, cast(Any, None)
 
     # --- paths ---------------------------------------------------------------------------
     def staging_dir(self, job_id: str) -> Path:
@@ -231,7 +191,7 @@ class IngestJobs:
                 continue
             if self._closing:
                 raise _Drained
-            job.progress = {**_totals(done), "phase": "ingesting", "file": name,
+            job.progress = {**totals(done), "phase": "ingesting", "file": name,
                             "files_done": i, "files_total": len(job.files)}
             rep = await run_in_daemon(ingestor.ingest_paths, [root / name], job.collection,
                                       root=root)
@@ -243,7 +203,7 @@ class IngestJobs:
                                   keyword_only=self.c.embedder is None, corpus_version=version,
                                   elapsed_s=time.perf_counter() - t0)
             job.report = report.to_dict()
-            job.progress = {**_totals(done), "phase": "ingesting", "file": name,
+            job.progress = {**totals(done), "phase": "ingesting", "file": name,
                             "files_done": i + 1, "files_total": len(job.files), "path": name,
                             "status": rep.files[0].status if rep.files else "skipped"}
             await self._save(job)
@@ -325,7 +285,7 @@ class IngestJobs:
             return asdict(res)
 
     async def wait_idle(self) -> None:
-        """Wait until every queued job (and start-up reconciliation) has finished."""
+        """Wait until every job (and the start-up reconciliation) has finished (tests)."""
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
@@ -337,38 +297,3 @@ class IngestJobs:
             _, pending = await asyncio.wait(list(self._tasks), timeout=self.drain_s)
             for task in pending:
                 task.cancel()
-
-
-def _totals(files: dict[str, dict[str, Any]]) -> dict[str, int]:
-    kept = [f for f in files.values() if f["status"] not in ("failed", "removed", "skipped")]
-    return {"pages": sum(f["pages"] for f in kept), "chunks": sum(f["chunks"] for f in kept)}
-
-
-async def run_in_daemon(fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
-    """``fn(*args, **kw)`` in a daemon thread (a shutdown never waits on it); its result.
-
-    :raises Exception: whatever ``fn`` raised.
-    """
-    loop = asyncio.get_running_loop()
-    fut: asyncio.Future[Any] = loop.create_future()
-
-    def settle(value: Any, error: BaseException | None) -> None:
-        if fut.done():
-            return
-        if error is not None:
-            fut.set_exception(error)
-        else:
-            fut.set_result(value)
-
-    def work() -> None:
-        try:
-            value, error = fn(*args, **kw), None
-        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
-            value, error = None, exc
-        try:
-            loop.call_soon_threadsafe(settle, value, error)
-        except RuntimeError:  # the loop is gone (shutdown): nobody waits any more
-            pass
-
-    threading.Thread(target=work, daemon=True, name="loopgate-ingest").start()
-    return await fut

@@ -5,7 +5,10 @@ The embedded Qdrant engine belongs to one process: with no ``LOOPGATE_QDRANT_URL
 runs one worker and first checks that no other process holds the data directory (it exits
 with a clear message when one does). With a Qdrant server, ``--workers N`` runs N processes.
 A malformed setting (non-JSON ``LOOPGATE_API_KEYS``, a Redis URL without a scheme …) ends the
-command with one line naming the variable and what it expects, exit code 2.
+command with one line naming the variable and what it expects, exit code 2; so does a
+non-loopback ``--host`` with no API keys unless ``--allow-anonymous`` (issue 20 item 6). On
+SIGTERM open connections get ``GRACEFUL_S`` seconds, then the running ingest file
+``LOOPGATE_INGEST_DRAIN_S`` (queued ingest jobs resume after the restart).
 """
 
 from __future__ import annotations
@@ -15,7 +18,10 @@ from typing import Annotated, Any
 
 import typer
 
-__all__ = ["load_settings", "register", "serve_command"]
+__all__ = ["GRACEFUL_S", "load_settings", "register", "serve_command"]
+
+#: Seconds open connections get after SIGTERM before the app shuts down (then ingest drains).
+GRACEFUL_S = 4
 
 _REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 
@@ -64,6 +70,18 @@ def load_settings() -> Any:
     return s
 
 
+def _loopback(host: str) -> bool:
+    """True when ``host`` is a loopback address (``127.x``, ``::1``, ``localhost``)."""
+    import ipaddress
+
+    if host.strip("[]").lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
 def _check_data_dir(settings: object) -> str | None:
     """The store's error when the embedded data directory cannot be used, else ``None``."""
     from corpus.errors import StoreError
@@ -89,11 +107,20 @@ def serve_command(
     workers: Annotated[int, typer.Option(min=1, help="Processes (needs a Qdrant server).")] = 1,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
     access_log: Annotated[bool, typer.Option(help="Log every request.")] = False,
+    allow_anonymous: Annotated[bool, typer.Option(
+        help="Serve a non-loopback address with no API keys (anyone may query, upload, delete)."
+    )] = False,
 ) -> None:
     """Serve the LoopGate HTTP API (query, chat completions, documents, routes, metrics)."""
     import uvicorn
 
     s = load_settings()
+    bind = host or s.host
+    if not s.api_keys and not (allow_anonymous or s.allow_anonymous) and not _loopback(bind):
+        typer.echo(f"error: refusing to serve {bind} with no API keys: anyone could query, upload "
+                   "and delete. Set LOOPGATE_API_KEYS (and LOOPGATE_ADMIN_KEYS), bind 127.0.0.1, "
+                   "or pass --allow-anonymous (LOOPGATE_ALLOW_ANONYMOUS=true)", err=True)
+        raise typer.Exit(2)
     if workers > 1 and not s.qdrant_url:
         typer.echo("error: the embedded Qdrant engine is single-process; set LOOPGATE_QDRANT_URL "
                    "to a Qdrant server to run several workers", err=True)
@@ -104,12 +131,14 @@ def serve_command(
             typer.echo(f"error: {problem}", err=True)
             raise typer.Exit(1)
     options: dict[str, Any] = {
-        "host": host or s.host,
+        "host": bind,
         "port": port or s.port,
         "log_level": log_level,
         "access_log": access_log,
         "http": "httptools" if importlib.util.find_spec("httptools") else "auto",
         "loop": "uvloop" if importlib.util.find_spec("uvloop") else "auto",
+        # SIGTERM: open connections get this long, then ingest drains (LOOPGATE_INGEST_DRAIN_S)
+        "timeout_graceful_shutdown": GRACEFUL_S,
     }
     if workers > 1:
         uvicorn.run("gateway.main:create_app", factory=True, workers=workers, **options)

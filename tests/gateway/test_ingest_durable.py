@@ -185,3 +185,41 @@ async def test_one_collections_queue_does_not_block_another(tmp_path) -> None:
             assert (await client.get(slow.json()["status_url"])).json()["status"] == "queued"
         await ingest.wait_idle()
         assert (await client.get(slow.json()["status_url"])).json()["status"] == "done"
+
+
+def test_sigterm_during_a_large_upload_exits_fast_and_the_upload_finishes_after_restart(
+        tmp_path) -> None:
+    """Issue 20 item 4: SIGTERM while a multi-MB file is being ingested and other jobs wait:
+    the process exits within 10 s; after a restart every job ends done."""
+    data, port, log = tmp_path / "data", _free_port(), tmp_path / "serve.log"
+    base = f"http://127.0.0.1:{port}"
+    big = _doc("big", 12_000)  # ~4 MB of Markdown
+    proc = _start(data, port, log)
+    r = httpx.post(f"{base}/v1/documents", data={"collection": "bulk"},
+                   files=[("files", ("big.md", big, "text/markdown"))], timeout=60)
+    assert r.status_code == 202, r.text
+    ids = [r.json()["job_id"]]
+    for k in range(3):
+        r = httpx.post(f"{base}/v1/documents", data={"collection": "bulk"},
+                       files=[("files", (f"small{k}.md", _doc(f"s{k}", 5), "text/markdown"))])
+        ids.append(r.json()["job_id"])
+    deadline = time.monotonic() + 30
+    while httpx.get(f"{base}/v1/documents/jobs/{ids[0]}").json()["status"] != "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    progress = httpx.get(f"{base}/v1/documents/jobs/{ids[0]}").json()["progress"]
+    assert progress["phase"] and progress["files_total"] == 1, progress
+    t0 = time.monotonic()
+    os.killpg(proc.pid, signal.SIGTERM)
+    proc.wait(30)
+    exit_s = time.monotonic() - t0
+    print(f"\nSIGTERM to exit: {exit_s:.2f} s (a {len(big) / 1e6:.1f} MB file being ingested)")
+    assert exit_s <= 10.0
+    proc = _start(data, port, log)
+    try:
+        jobs = _wait_jobs(base, ids, timeout_s=300)
+        assert [j["status"] for j in jobs.values()] == ["done"] * 4, jobs
+        assert jobs[ids[0]]["report"]["counts"]["ingested"] == 1
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(20)
