@@ -361,6 +361,9 @@ def chunk_document(
                 ordinal=ordinal,
                 page_label=doc.page_labels.get(first[1], ""),
                 line_map=cmap,
+                page_labels=tuple(doc.page_labels.get(p, "") for p in
+                                  range(first[1], max(last[1], first[1]) + 1))
+                if doc.page_labels else (),
             )
         )
     return chunks

@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import unicodedata
 from bisect import bisect_right
+from collections.abc import Mapping
+from typing import Any
 
 from corpus.types import Chunk, Citation
 
 __all__ = [
     "MIN_QUOTE_CHARS", "display_quote", "find_quote", "locate", "location_text", "make_citation",
-    "normalise_ws",
+    "citation_location", "normalise_ws", "page_text",
 ]
 
 MIN_QUOTE_CHARS = 2
@@ -160,14 +162,42 @@ def make_citation(chunk: Chunk, quote: str) -> Citation | None:
         quote=display_quote(chunk.text[start:end]),
         page_end=page_end,
         doc_id=chunk.doc_id,
+        page_label=chunk.label_of(page),
+        page_end_label=chunk.label_of(page_end),
     )
 
 
-def location_text(page: int, page_end: int, lines: tuple[int, int] | list[int]) -> str:
+def page_text(page: int, label: str = "") -> str:
+    """A page for people: ``p.5``, or with a printed label that differs from the physical
+    page ``p. 3 (PDF page 5)``."""
+    label = (label or "").strip()
+    if label and label != str(page):
+        return f"p. {label} (PDF page {page})"
+    return f"p.{page}"
+
+
+def location_text(
+    page: int, page_end: int, lines: tuple[int, int] | list[int], label: str = "",
+    end_label: str = "",
+) -> str:
     """Where a quote is, for people: ``p.4 | lines 3-7``, or across a page break
     ``p.8 line 132 – p.9 line 2`` (``lines`` are ``(first on page, last on page_end)``;
-    ``page_end`` 0 or equal to ``page`` means one page)."""
+    ``page_end`` 0 or equal to ``page`` means one page). With printed page labels that differ
+    from the physical pages (``label`` of ``page``, ``end_label`` of ``page_end``) each page
+    reads ``p. 3 (PDF page 5)`` (:func:`page_text`)."""
     first, last = int(lines[0]), int(lines[1])
     if page_end and page_end != page:
-        return f"p.{page} line {first} – p.{page_end} line {last}"
-    return f"p.{page} | lines {first}-{last}" if last != first else f"p.{page} | line {first}"
+        end = page_text(page_end, end_label)
+        return f"{page_text(page, label)} line {first} – {end} line {last}"
+    where = page_text(page, label)
+    return f"{where} | lines {first}-{last}" if last != first else f"{where} | line {first}"
+
+
+def citation_location(c: Citation | Mapping[str, Any]) -> str:
+    """:func:`location_text` of a citation (a :class:`~corpus.types.Citation` or its
+    ``to_dict()`` form), printed labels included: ``p. 3 (PDF page 5) | lines 4-6``."""
+    if isinstance(c, Mapping):
+        span = list(c.get("lines") or [0, 0])[:2]
+        return location_text(int(c.get("page") or 0), int(c.get("page_end") or 0), span,
+                             str(c.get("page_label") or ""), str(c.get("page_end_label") or ""))
+    return location_text(c.page, c.page_end, c.lines, c.page_label, c.page_end_label)

@@ -141,6 +141,8 @@ class Chunk:
     :param section_path: headings from the top level down to this chunk's section.
     :param page_start: first 1-based physical page; ``page_end`` the last.
     :param page_label: printed label of ``page_start`` (``""`` when none).
+    :param page_labels: printed labels of ``page_start`` … ``page_end`` in order (``()`` when
+        the document has none; PDF ``/PageLabels`` via PyMuPDF ``Page.get_label()``).
     :param line_start: 1-based line on ``page_start`` of the first line; ``line_end`` the
         1-based line on ``page_end`` of the last line.
     :param char_start: offset of the chunk in the document's extracted text; ``char_end`` end.
@@ -170,6 +172,14 @@ class Chunk:
     ordinal: int = 0
     page_label: str = ""
     line_map: tuple[LineSpan, ...] = ()
+    page_labels: tuple[str, ...] = ()
+
+    def label_of(self, page: int) -> str:
+        """Printed label of physical ``page`` of this chunk (``""`` when unknown)."""
+        i = page - self.page_start
+        if 0 <= i < len(self.page_labels):
+            return self.page_labels[i]
+        return self.page_label if page == self.page_start else ""
 
     def to_payload(self) -> dict[str, Any]:
         """Return the chunk as a JSON-safe dict (the Qdrant point payload)."""
@@ -185,6 +195,7 @@ class Chunk:
         kw = {k: v for k, v in data.items() if k in names}
         kw["section_path"] = tuple(kw.get("section_path") or ())
         kw["line_map"] = tuple(tuple(t) for t in kw.get("line_map") or ())
+        kw["page_labels"] = tuple(kw.get("page_labels") or ())
         return cls(**kw)
 
     @property
@@ -223,6 +234,9 @@ class Citation:
         last on ``page_end``).
     :param quote: verbatim text found in the chunk (after whitespace normalisation).
     :param bbox: optional ``(x0, y0, x1, y1)`` on the PDF page.
+    :param page_label: the printed label of ``page`` (``"3"`` on physical page 5 of a document
+        numbered i, ii, 1, …), ``page_end_label`` of ``page_end``; ``""`` when the document has
+        no labels. ``page`` stays the physical page (what the eval scorer scores).
     """
 
     chunk_id: str
@@ -234,6 +248,8 @@ class Citation:
     page_end: int = 0
     bbox: tuple[float, float, float, float] | None = None
     doc_id: str = ""
+    page_label: str = ""
+    page_end_label: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form (API responses, route records, eval results)."""

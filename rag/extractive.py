@@ -5,7 +5,9 @@ A unit is a sentence (split after ``. ! ? 。 ！ ？ ；`` or at a line break) 
 one body row (its header row is kept in front when quoting would otherwise lose the column
 names). Each unit is scored by the question's key terms it holds — numbers and codes weigh
 double, every term once — times a rank prior ``1 / (1 + 0.5 * item_rank)``, lightly normalised by
-length; the best few become evidence. Every quote goes through
+length; the best few become evidence. A question naming a page ("page 3", "第3页") weighs units
+of chunks on that page 3x, the page read by its printed label first
+(:func:`corpus.page_labels.chunk_on_page`). Every quote goes through
 ``corpus.citations.make_citation`` (verbatim check + page/line mapping); a unit that does not
 verify is dropped, never shown.
 """
@@ -18,6 +20,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 
 from corpus.citations import display_quote
+from corpus.page_labels import chunk_on_page, page_refs
 from corpus.term_match import code_terms, foreign_code, holds_term
 from corpus.tokenizer import asks_quantity, holds_figure
 from corpus.types import Chunk, Citation
@@ -193,17 +196,19 @@ def extract_answer(
     # question's own codes (ESP32-PICO-D4) are no figure
     figure = 1.5 if asks_quantity(retrieval.question) else 1.0
     codes = code_terms(terms)
+    pages = page_refs(retrieval.question)  # "page 3": the printed label first (page_labels)
     scored: list[tuple[float, int, str, Chunk]] = []
     order = 0
     for rank, item in enumerate(retrieval.items):
         prior = 1.0 / (1.0 + 0.5 * rank)
         for chunk in item.chunks:
             ctx = _context(chunk, normalize or _norm)
+            on_page = 3.0 if pages and any(chunk_on_page(chunk, p) for p in pages) else 1.0
             for unit in evidence_units(chunk):
                 if codes and foreign_code((normalize or _norm)(unit), codes):
                     order += 1  # names another code of the question code's family
                     continue
-                s = score_unit(unit, terms, normalize, ctx) * prior
+                s = score_unit(unit, terms, normalize, ctx) * prior * on_page
                 if (figure > 1.0 and _DIGIT.search(unit)
                         and holds_figure((normalize or _norm)(unit), terms)):
                     s *= figure

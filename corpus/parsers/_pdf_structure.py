@@ -18,7 +18,19 @@ _PAGE_NO = re.compile(
     r"(?:\s*[-–—])?\s*$|^\s*第\s*\d{1,4}\s*页(?:\s*[/／]?\s*共\s*\d{1,4}\s*页)?\s*$",
     re.IGNORECASE,
 )
-_TOC_LINE = re.compile(r"^(?P<title>.*?\S)(?:\s*[.·…_]{2,}\s*|\s+)(?P<num>\d{1,3})$")
+_TOC_LINE = re.compile(
+    r"^(?P<title>.*?\S)(?:\s*[.·…_]{2,}\s*|\s+)(?P<num>\d{1,3}|[ivxlc]{1,6})$", re.I
+)
+_TOC_TITLE = re.compile(r"^\s*(?:table\s+of\s+)?contents\s*$|^\s*目\s*录\s*$|^\s*目\s*次\s*$", re.I)
+_ROMAN_VAL = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
+
+
+def _toc_number(raw: str) -> int:
+    """A TOC entry's page number; a Roman label (front matter) counts below every Arabic one."""
+    if raw.isdigit():
+        return int(raw)
+    vals = [_ROMAN_VAL[c] for c in raw.lower()]
+    return sum(-a if a < b else a for a, b in zip(vals, [*vals[1:], 0], strict=True)) - 1000
 _NUMBERED = re.compile(
     r"^(?:(?P<word>section|chapter|part|item|article)\s+(?P<wn>[0-9ivx]+[a-z]?(?:\.\d+)*)\.?"
     r"|(?P<num>\d+(?:\.\d+)+)\.?(?=\s+[A-Z\u4e00-\u9fff])"
@@ -61,12 +73,17 @@ def running_lines(
 
 
 def is_toc_page(lines: list[VLine]) -> bool:
+    """True for a table-of-contents page: at least 6 lines (3 under a ``Contents`` / ``目录``
+    title) and 40 % of the page's lines are ``title …… page`` entries (Arabic or Roman page
+    numbers), their numbers mostly ascending. Such a page is kept out of the chunks, so its
+    lines never become headings or section paths."""
     nums: list[int] = []
+    titled = any(_TOC_TITLE.match(v.text) for v in lines[:5])
     for v in lines:
         m = _TOC_LINE.match(v.text)
         if m and "$" not in v.text and "%" not in v.text and re.search(r"[^\W\d]", m["title"]):
-            nums.append(int(m["num"]))
-    if len(nums) < 6 or len(nums) < 0.4 * len(lines):
+            nums.append(_toc_number(m["num"]))
+    if len(nums) < (3 if titled else 6) or len(nums) < 0.4 * len(lines):
         return False
     ups = sum(b >= a for a, b in zip(nums, nums[1:], strict=False))
     return ups >= 0.8 * (len(nums) - 1)

@@ -67,7 +67,7 @@ def print_rag_answer(ans: Any, *, console: Any = None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from corpus.citations import location_text
+    from corpus.citations import citation_location
 
     # document text is printed verbatim: no Rich markup, no emoji codes (":x:" in /etc/passwd
     # lines came out as an emoji)
@@ -78,7 +78,7 @@ def print_rag_answer(ans: Any, *, console: Any = None) -> None:
     for i, c in enumerate(ans.citations, 1):
         con.print(
             f"  [{i}] {c.path} | {' > '.join(c.section_path) or '(top)'} | "
-            f'{location_text(c.page, c.page_end, c.lines)}\n      "{c.quote}"',
+            f'{citation_location(c)}\n      "{c.quote}"',
             markup=False, emoji=False,
         )
     if ans.related:
@@ -86,7 +86,7 @@ def print_rag_answer(ans: Any, *, console: Any = None) -> None:
     for c in ans.related:
         con.print(
             f"  - {c.path} | {' > '.join(c.section_path) or '(top)'} | "
-            f'{location_text(c.page, c.page_end, c.lines)}\n      "{c.quote}"',
+            f'{citation_location(c)}\n      "{c.quote}"',
             markup=False, emoji=False,
         )
     feats = "  ".join(f"{k}={v:.3f}" for k, v in r.confidence.features.to_dict().items())

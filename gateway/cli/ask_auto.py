@@ -22,7 +22,7 @@ def print_result(body: dict[str, Any], *, console: Any = None) -> None:
     """Human-readable report of a router result (``QueryResult`` as a dict with ``route``)."""
     from rich.console import Console
 
-    from corpus.citations import location_text
+    from corpus.citations import citation_location
 
     con = console or Console(emoji=False)
     route = body["route"]
@@ -30,13 +30,13 @@ def print_result(body: dict[str, Any], *, console: Any = None) -> None:
               f"{', cached' if body['cached'] else ''}):")
     con.print(body["answer"], markup=False, emoji=False)
     for i, c in enumerate(body["citations"], 1):
-        where = location_text(c["page"], c.get("page_end") or 0, c["lines"])
+        where = citation_location(c)
         con.print(f"  [{i}] {c['path']} | {' > '.join(c['section_path']) or '(top)'} | "
                   f"{where}\n      \"{c['quote']}\"", markup=False, emoji=False)
     if body.get("related"):
         con.print("[bold]related[/bold]:")
     for c in body.get("related") or ():
-        where = location_text(c["page"], c.get("page_end") or 0, c["lines"])
+        where = citation_location(c)
         con.print(f"  - {c['path']} | {' > '.join(c['section_path']) or '(top)'} | "
                   f"{where}\n      \"{c['quote']}\"", markup=False, emoji=False)
     decision = route.get("decision") or {}

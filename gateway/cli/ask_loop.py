@@ -22,7 +22,7 @@ def print_loop_result(res: Any, *, console: Any = None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from corpus.citations import location_text
+    from corpus.citations import citation_location
 
     con = console or Console(emoji=False)
     con.print(f"[bold]answer[/bold] ({'found' if res.found else 'not found'}):")
@@ -33,7 +33,7 @@ def print_loop_result(res: Any, *, console: Any = None) -> None:
                   "or --mode rag for its answer", markup=False, emoji=False)
     for i, c in enumerate(res.citations, 1):
         con.print(f"  [{i}] {c.path} | {' > '.join(c.section_path) or '(top)'} | "
-                  f"{location_text(c.page, c.page_end, c.lines)}\n      \"{c.quote}\"",
+                  f"{citation_location(c)}\n      \"{c.quote}\"",
                   markup=False, emoji=False)
     trace = Table(title="steps", show_edge=False)
     for col in ("#", "kind", "tool", "arguments", "status", "chars", "ms"):

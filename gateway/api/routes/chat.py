@@ -23,7 +23,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sse_starlette import EventSourceResponse
 
-from corpus.citations import location_text
+from corpus.citations import citation_location
 from gateway.api.deps import ComponentsDep, OrjsonResponse, PrincipalDep, RouterDep
 from gateway.api.routes.query import HISTORY_LIMIT, QueryRequest, to_query_input
 from gateway.errors import BadRequest, NotFound, error_body, status_of, validation_message
@@ -64,7 +64,8 @@ def _text(content: str | list[dict[str, Any]] | None) -> str:
 
 def format_footnotes(answer: str, citations: list[dict[str, Any]]) -> str:
     """The answer followed by numbered footnotes ``[n] path › section, p.P | lines a-b: "quote"``
-    (across a page break ``p.8 line 132 – p.9 line 2``: :func:`corpus.citations.location_text`,
+    (across a page break ``p.8 line 132 – p.9 line 2``, with printed page labels ``p. 3 (PDF
+    page 5)``: :func:`corpus.citations.citation_location`,
     as the CLI prints them)."""
     if not citations:
         return answer
@@ -73,8 +74,7 @@ def format_footnotes(answer: str, citations: list[dict[str, Any]]) -> str:
     for i, c in enumerate(citations, 1):
         section = " › ".join(c.get("section_path") or [])
         where = f"{c.get('path', '')}" + (f" › {section}" if section else "")
-        span = (c.get("lines") or [0, 0])[:2]
-        where += ", " + location_text(int(c.get("page") or 0), int(c.get("page_end") or 0), span)
+        where += ", " + citation_location(c)
         quote = " ".join(str(c.get("quote", "")).split())
         quote = quote if len(quote) <= 200 else quote[:197] + "…"
         lines.append(f"[{i}] {where}: \"{quote}\"")
