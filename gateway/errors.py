@@ -30,6 +30,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from corpus.errors import LoopGateError, ParseError, StoreError
+from gateway.redact import scrub
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -170,6 +171,15 @@ def validation_message(errors: Any) -> str:
     return "; ".join(parts) or "invalid request"
 
 
+def client_message(exc: BaseException) -> str:
+    """The message a client may see for ``exc`` (stream error events): the error's own message,
+    scrubbed of paths and hosts; a generic line for an unexpected (500) error."""
+    status, code = status_of(exc)
+    if code == "internal":
+        return "internal error (see the gateway log)"
+    return scrub(getattr(exc, "message", None) or str(exc) or type(exc).__name__)
+
+
 def error_body(status: int, code: str, message: str, **detail: Any) -> dict[str, Any]:
     """The JSON error body (OpenAI-compatible ``{"error": {...}}`` shape)."""
     kind = "invalid_request_error" if 400 <= status < 500 else "server_error"
@@ -198,6 +208,7 @@ def install_error_handlers(app: FastAPI) -> None:
                 f"{message} — the embedded Qdrant data directory is held by another process "
                 "(a running `loopgate serve`?); use its HTTP API or stop it"
             )
+        message = scrub(message)  # no absolute path, host or address leaves (issue 20 item 6)
         detail = getattr(exc, "detail", None) or {}
         return ORJSONResponse(error_body(status, code, message, **detail), status_code=status)
 

@@ -77,6 +77,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for name in _OPTIONAL_ROUTES:
         if importlib.util.find_spec(name) is not None:
             app.include_router(importlib.import_module(name).router)
+    from gateway.api.admin_guard import AdminGuard
+
+    app.add_middleware(AdminGuard, settings=settings)  # /metrics, /docs … need an admin key
     app.add_middleware(BodySizeLimit, max_body_bytes=settings.max_body_bytes,
                        max_upload_bytes=settings.max_upload_bytes)
     return app

@@ -36,3 +36,61 @@ def test_loopback_keys_or_explicit_anonymous_start(monkeypatch, tmp_path, host, 
     result = CliRunner().invoke(app, ["serve", "--host", host, *args])
     assert result.exit_code == 0, result.output
     assert ran["host"] == host and ran["timeout_graceful_shutdown"] == serve_mod.GRACEFUL_S
+
+
+ADMIN, USER = "adm-0123456789", "usr-0123456789"
+
+
+async def test_admin_paths_need_the_admin_key(tmp_path) -> None:
+    from _apphelp import make_settings, running
+
+    settings = make_settings(tmp_path, api_keys={USER: ["docs"]}, admin_keys=[ADMIN])
+    async with running(settings) as (app, client):
+        for path in ("/metrics", "/docs", "/openapi.json", "/v1/stats", "/redoc"):
+            assert (await client.get(path)).status_code == 401, path
+            r = await client.get(path, headers={"Authorization": f"Bearer {USER}"})
+            assert r.status_code == 403 and r.json()["error"]["code"] == "forbidden", path
+            r = await client.get(path, headers={"Authorization": f"Bearer {ADMIN}"})
+            assert r.status_code == 200, (path, r.text)
+        r = await client.get("/v1/documents", params={"collection": "docs"},
+                             headers={"Authorization": f"Bearer {ADMIN}"})
+        assert r.status_code == 200  # an admin key not in api_keys may use every collection
+
+
+_LEAKS = ("Traceback", "Errno", "redis://", "127.0.0.1", "localhost:", "/tmp/", "/home/",
+          "/work/", "/etc/", "ConnectionRefused", "site-packages")
+
+
+async def test_no_error_body_leaks_paths_hosts_or_exception_text(tmp_path) -> None:
+    """Every route answers bad requests (no key, a foreign key, a bad body, unknown ids) without
+    absolute paths, host names or exception text; /readyz with Redis down names no address."""
+    from _apphelp import make_settings, running
+
+    settings = make_settings(tmp_path, api_keys={USER: ["docs"]}, admin_keys=[ADMIN],
+                             redis_url="redis://127.0.0.1:1/0")
+    async with running(settings) as (app, client):
+        routes = [(m.upper(), path) for path, ops in app.openapi()["paths"].items()
+                  for m in ops if m.upper() in ("GET", "POST", "DELETE")]
+        routes += [("GET", p) for p in ("/metrics", "/dashboard", "/dashboard/assets/{name}",
+                                        "/docs", "/openapi.json")]
+        assert len(routes) >= 15
+        seen = 0
+        for method, path in routes:
+            url = path.replace("{job_id}", "nope").replace("{trace_id}", "nope") \
+                      .replace("{doc:path}", "../../etc/passwd").replace("{name}", "x")
+            for headers, body in (({}, None), ({"Authorization": f"Bearer {USER}"}, b"{bad"),
+                                  ({"Authorization": f"Bearer {ADMIN}"}, b'{"question": 5}'),
+                                  ({"Authorization": f"Bearer {ADMIN}"}, None)):
+                kw = {"content": body, "headers": {**headers, "content-type": "application/json"}}
+                r = await client.request(method, url, **kw) if body is not None \
+                    else await client.request(method, url, headers=headers,
+                                              params={"collection": "../x"})
+                text = r.text
+                assert not any(leak in text for leak in _LEAKS), (method, url, r.status_code,
+                                                                   text[:400])
+                assert str(tmp_path) not in text
+                seen += r.status_code >= 400
+        assert seen >= 30
+        r = await client.get("/readyz")
+        assert "redis" in r.json()["checks"] and r.json()["checks"]["redis"]["status"] == "down"
+        assert not any(leak in r.text for leak in _LEAKS), r.text

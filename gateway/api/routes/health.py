@@ -10,6 +10,7 @@ it opened (no error text).
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from typing import Any
 
@@ -20,6 +21,7 @@ from gateway.api.deps import ComponentsDep, OrjsonResponse
 __all__ = ["probe_all", "router"]
 
 router = APIRouter(tags=["health"])
+log = logging.getLogger("loopgate.gateway")
 
 
 async def _timed(name: str, probe: Any, limit_s: float) -> dict[str, Any]:
@@ -31,9 +33,23 @@ async def _timed(name: str, probe: Any, limit_s: float) -> dict[str, Any]:
     except TimeoutError:
         status, detail = "down", f"no answer within {limit_s:g} s"
     except Exception as exc:  # noqa: BLE001 - a probe reports, never raises
-        status, detail = "down", f"{type(exc).__name__}: {exc}"
+        # no exception text: it names addresses and paths (issue 20 item 6); the log has it
+        log.warning("readiness probe %s failed: %s: %s", name, type(exc).__name__, exc)
+        status, detail = "down", _why(exc)
     return {"name": name, "status": status, "detail": detail,
             "ms": round((time.perf_counter() - t0) * 1000, 2)}
+
+
+def _why(exc: BaseException) -> str:
+    """A reason for a failed probe without the exception's text."""
+    from corpus.errors import StoreError
+    from gateway.errors import is_lock_error
+
+    if is_lock_error(exc):
+        return "the data directory is held by another LoopGate process"
+    if isinstance(exc, StoreError):
+        return "the chunk store is unavailable"
+    return f"unreachable ({type(exc).__name__})"
 
 
 async def probe_all(components: Any) -> dict[str, dict[str, Any]]:
@@ -43,7 +59,9 @@ async def probe_all(components: Any) -> dict[str, dict[str, Any]]:
 
     async def qdrant() -> str:
         if components.store is None:
-            raise RuntimeError(components.store_error or "chunk store not opened")
+            from corpus.errors import StoreError
+
+            raise StoreError(components.store_error or "chunk store not opened")
         def probe() -> list[str]:
             names = components.store.list_collections()
             for name in names[:20]:  # opens each shard: a locked one raises StoreError

@@ -179,11 +179,15 @@ async def query_stream(
         try:
             await router_.ask(q, on_event)
         except Exception as exc:  # noqa: BLE001 - reported to the client as an error event
-            from gateway.errors import status_of
+            from gateway.errors import client_message, status_of
 
             status, code = status_of(exc)
+            if code == "internal":
+                import logging
+
+                logging.getLogger("loopgate.gateway").error("query stream failed", exc_info=exc)
             await queue.put({"type": "error", "status": status, "code": code,
-                             "message": getattr(exc, "message", None) or str(exc)})
+                             "message": client_message(exc)})
         finally:
             await queue.put(None)
 
