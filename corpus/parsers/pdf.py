@@ -30,7 +30,10 @@ Pipeline per document:
    line of their own.
 7. scanned pages (images over half the page, under 200 characters of text) are read by OCR
    when Tesseract is installed (``corpus.parsers._pdf_ocr``), with a warning naming them.
-8. no text at all: ``needs_ocr`` when the pages hold images (and OCR is unavailable or read
+8. text-layer quality (``corpus.parsers._pdf_quality``): a page whose text cannot be what it
+   shows (unmapped glyphs, private-use characters, implausible CJK) is read by OCR when
+   available, else kept out of the index with a ``garbled_text: … needs_ocr: [pages]`` warning.
+9. no text at all: ``needs_ocr`` when the pages hold images (and OCR is unavailable or read
    nothing), else ``no_text``.
 """
 
@@ -49,6 +52,7 @@ from corpus.parsers._pdf_page import (
     has_ruling_grid,
     page_lines,
 )
+from corpus.parsers._pdf_quality import screen_pages
 from corpus.parsers._pdf_structure import (
     body_size,
     heading_level,
@@ -126,6 +130,11 @@ def _text_block(run: list[VLine], page: int, label: str) -> Block:
     )
 
 
+def _ocr_lines(page: pymupdf.Page) -> list[VLine] | None:
+    tp = ocr_textpage(page)
+    return page_lines(page, tp) if tp is not None else None
+
+
 def _flush(run: list[VLine], blocks: list[Block], page: int, label: str) -> None:
     """Append the pending paragraph ``run`` (if any) to ``blocks`` and empty it."""
     if run:
@@ -179,6 +188,19 @@ def _parse(path: Path, data: bytes, doc: pymupdf.Document) -> ParsedDocument:
             if ocr_lines:
                 lines[i] = ocr_lines
                 read_by_ocr.append(i + 1)
+    fixed, garbled = screen_pages(lines, lambda ls: "".join(v.text for v in ls),
+                                  lambda i: _ocr_lines(pages[i]), {p - 1 for p in read_by_ocr})
+    read_by_ocr = sorted(read_by_ocr + fixed)
+    if garbled:
+        warnings.append(
+            f"garbled_text: {len(garbled)} page(s) whose text layer cannot be what the page "
+            f"shows ({', '.join(sorted(set(garbled.values())))}) kept out of the index; "
+            f"needs_ocr: {sorted(garbled)[:20]}"
+        )
+        if not any(lines):
+            raise ParseError("needs_ocr", f"{path}: the text layer of every page with text is "
+                             f"garbled ({', '.join(sorted(set(garbled.values())))}; a font "
+                             "without a usable ToUnicode map): OCR is needed")
     if read_by_ocr:
         warnings.append(
             f"{len(read_by_ocr)} scanned page(s) read by OCR ({ocr_languages()}): "

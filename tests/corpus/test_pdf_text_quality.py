@@ -1,0 +1,100 @@
+"""Text-layer quality per page (issue 17 item 1), on PDFs generated here with PyMuPDF: a page
+whose CJK font lost its ToUnicode map (MuPDF then returns glyph ids: rare CJK Extension A
+characters and controls) or maps to private-use code points is garbled: OCR'd when Tesseract
+is there, else reported (``garbled_text``, ``needs_ocr``) and kept out of the index."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from corpus.chunker import chunk_document
+from corpus.errors import ParseError
+from corpus.parsers import parse_file
+from corpus.parsers._pdf_ocr import ocr_languages
+from corpus.parsers._pdf_quality import garbled_reason
+
+ZH = "网络运营者应当按照网络安全等级保护制度的要求履行安全保护义务，网络日志留存不少于六个月。"
+ZH_T = "網路經營者應當按照網路安全等級保護制度的要求履行安全保護義務，網路日誌留存不少於六個月。"
+EN = "Network operators shall keep their network logs for no less than six months."
+_PUA_CMAP = """/CIDInit /ProcSet findresource begin 12 dict begin begincmap
+/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def
+/CMapName /Garbled def /CMapType 2 def
+1 begincodespacerange <0000> <FFFF> endcodespacerange
+1 beginbfrange <0000> <FFFF> <E000> endbfrange
+endcmap CMapName currentdict /CMap defineresource pop end end"""
+
+
+def _page(doc: pymupdf.Document, text: str, font: str) -> pymupdf.Page:
+    page = doc.new_page(width=595, height=842)
+    page.insert_font(fontname=font, fontbuffer=pymupdf.Font("cjk").buffer)
+    page.insert_textbox(pymupdf.Rect(72, 72, 523, 770), (text + "\n") * 6, fontname=font,
+                        fontsize=11)
+    return page
+
+
+def _break_font(doc: pymupdf.Document, page: pymupdf.Page, how: str) -> None:
+    """Give the page its own copy of the font dictionary (PyMuPDF shares one embedded font
+    between pages) with no ToUnicode map, or one that maps every glyph to private use."""
+    name = page.get_fonts()[0][4]
+    xref = page.get_fonts()[0][0]
+    copy = doc.get_new_xref()
+    doc.update_object(copy, doc.xref_object(xref))
+    if how == "no_tounicode":
+        doc.xref_set_key(copy, "ToUnicode", "null")
+    else:
+        cmap = doc.get_new_xref()
+        doc.update_object(cmap, "<<>>")
+        doc.update_stream(cmap, _PUA_CMAP.encode())
+        doc.xref_set_key(copy, "ToUnicode", f"{cmap} 0 R")
+    res = doc.xref_get_key(page.xref, "Resources")
+    if res[0] == "xref":
+        doc.xref_set_key(int(res[1].split()[0]), f"Font/{name}", f"{copy} 0 R")
+    else:
+        doc.xref_set_key(page.xref, f"Resources/Font/{name}", f"{copy} 0 R")
+
+
+def _mixed_pdf(path: Path) -> Path:
+    doc = pymupdf.open()
+    _page(doc, EN + " " + ZH, "F0")
+    _page(doc, ZH_T, "F0")
+    _break_font(doc, _page(doc, ZH + EN, "F1"), "no_tounicode")
+    _break_font(doc, _page(doc, ZH, "F2"), "pua")
+    doc.save(path)
+    doc.close()
+    return path
+
+
+def test_garbled_reason_passes_real_text() -> None:
+    assert garbled_reason(ZH * 3) is None and garbled_reason(ZH_T * 3) is None
+    assert garbled_reason(EN * 3) is None
+    assert garbled_reason("\ue000\ue001\ue002" * 10) == "unmapped glyphs"
+    shifted = "/FUXPSL\x01MPHT\x01BSF\x01LFQU\x01TJY\x01NPOUIT"  # "Network logs are kept …"
+    assert garbled_reason(shifted * 3) == "unmapped glyphs"
+    glyph_ids = "㟏㝚䡎㲣㢃" * 4  # CIDs read as code points: CJK Extension A
+    assert garbled_reason(glyph_ids) == "implausible CJK characters"
+    assert garbled_reason("short \ufffd") is None  # too little text to judge
+
+
+@pytest.mark.skipif(bool(ocr_languages()), reason="without OCR only (Tesseract installed here)")
+def test_garbled_pages_are_reported_and_kept_out(tmp_path: Path) -> None:
+    doc = parse_file(_mixed_pdf(tmp_path / "mixed.pdf"))
+    warn = next(w for w in doc.warnings if w.startswith("garbled_text"))
+    assert "needs_ocr: [3, 4]" in warn
+    assert {b.page for b in doc.blocks} == {1, 2}
+    chunks = chunk_document(doc, rel_path="mixed.pdf")
+    text = "".join(c.text for c in chunks).replace("\n", "")
+    assert "网络日志留存不少于六个月" in text and "網路日誌" in text
+    assert garbled_reason(text) is None and "\ue000" not in text and "㟏" not in text
+
+
+@pytest.mark.skipif(bool(ocr_languages()), reason="without OCR only (Tesseract installed here)")
+def test_a_wholly_garbled_pdf_needs_ocr(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    _break_font(doc, _page(doc, ZH, "F1"), "no_tounicode")
+    doc.save(tmp_path / "bad.pdf")
+    with pytest.raises(ParseError) as err:
+        parse_file(tmp_path / "bad.pdf")
+    assert err.value.code == "needs_ocr" and "garbled" in str(err.value)
