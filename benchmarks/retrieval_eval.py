@@ -105,7 +105,7 @@ def fetch(args: argparse.Namespace, qs: list[Question]) -> tuple[list[dict[str, 
             if not sparse.is_empty()
             else []
         )
-        res = profiles.resolve(args.collection, text, terms)
+        res = profiles.resolve(args.collection, text, tok.name_terms(text))
         row = {"q": q, "text": text, "dense": dense, "keyword": kw, "terms": terms, "res": res}
         if res.sure and res.doc_ids:
             flt = SearchFilter(doc_ids=res.doc_ids)

@@ -198,6 +198,28 @@ class Tokenizer:
         quoted = [t for p in self.quoted_phrases(question) for t in self._iter_terms(p, stop=True)]
         return list(dict.fromkeys(special + quoted + names + other))
 
+    def name_terms(self, question: str) -> list[str]:
+        """The key terms that name something: codes holding letters and digits (``3m``,
+        ``esp32-pico-d4``), capitalised Latin words not opening a sentence and acronyms
+        (``Amazon``, ``AMCOR``), and Chinese words rjieba tags as names (``nr``/``ns``/``nt``/
+        ``nz``) — as index terms, deduplicated, question order. Document resolution
+        (``rag.resolve``) matches only these against document profiles."""
+        norm = self.normalize(question)
+        proper = {
+            self.normalize(w) for w in _PROPER_RE.findall(unicodedata.normalize("NFKC", question))
+        }
+        out: list[str] = []
+        for kind, term in self._iter_kinds(norm, stop=True, search_mode=False, tag=True):
+            if term in QUESTION_WORDS:
+                continue
+            if kind == "special" and any(c.isalpha() for c in term):
+                out.append(term)
+            elif kind == "name" and len(term) >= 2:
+                out.append(term)
+            elif kind == "word" and term in proper:
+                out.append(self._stem(term))
+        return list(dict.fromkeys(out))
+
     # --- internals ----------------------------------------------------------------------
     def _stem(self, word: str) -> str:
         stem = self._stems.get(word)

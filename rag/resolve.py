@@ -3,20 +3,21 @@ documents it names before chunk retrieval runs (issue 15, item 1).
 
 Pure scoring over :class:`~corpus.profile.DocumentProfile` s (no I/O)::
 
-    entity terms  = the question's key terms, without years and period codes (fy2018, q2), that
-                    a document holds in a strong field (file-name words, title, organisation)
-                    or — for a code with digits (ESP32-PICO-D4, 3M) or a Chinese term — in the
-                    head of its cover, and that few documents hold so
-                    (df ≤ max(5, 5 % of the documents))
+    entity terms  = the question's name terms (``Tokenizer.name_terms``: codes, capitalised
+                    words, Chinese proper nouns), without years and period codes (fy2018, q2),
+                    that name a document: a word of its issuer ("3M COMPANY", "PepsiCo, Inc.")
+                    or a code of letters and digits in its file name, title or issuer
+                    (ESP32-PICO-D4, 3M) — and that few documents' identity text holds
+                    (df ≤ max(5, 2 % of the documents))
     score(doc)    = Σ idf(t) over the entity terms the document matches, idf = ln(N / df)
-    candidates    = documents with score ≥ 0.8 × best score
+    candidates    = documents with score ≥ 0.8 × best score, plus every document whose cover
+                    head names all the matched terms (same issuer, unrecognised issuer line)
     period        = years in the question (2018, FY2018, FY 2023, 2023年); candidates whose
                     period years meet them are kept when there are any
     resolved      = the candidates, when there are at most ``max_docs`` of them
 
 A question naming no rare entity, or more documents than ``max_docs``, is *unsure*: retrieval
-then runs over the whole collection and the result is flagged ``resolution_unsure`` only when an
-entity matched (nothing to resolve is not a fault).
+then runs over the whole collection (``Retrieval.resolution`` says why).
 
 The rarity and share thresholds are the design's starting values, not fitted to question ids:
 an organisation's name is on the covers of its own filings only, a section word on many.
@@ -38,7 +39,7 @@ __all__ = ["DocumentResolver", "ProfileSource", "Resolution", "question_years"]
 
 _YEAR_Q = re.compile(r"(?:fy\s*'?|(?<![\d.]))((?:19[5-9]|20\d)\d)(?!\d)", re.IGNORECASE)
 _PERIOD_CODE = re.compile(r"^(?:fy|q[1-4]|h[12]|cy)?\s*'?\d{2,4}$|^(?:fy|q[1-4]|h[12])$")
-_NAME_LIKE = re.compile(r"\d|^[^\x00-\x7f]")
+_CODE = re.compile(r"(?=.*\d)(?=.*[a-z])")
 _SPLIT = re.compile(r"[\s_\-./\\()\[\],;:]+")
 
 
@@ -70,8 +71,8 @@ class Resolution:
 @dataclass
 class _Card:
     profile: DocumentProfile
-    strong: set[str] = field(default_factory=set)
-    weak: set[str] = field(default_factory=set)
+    strong: set[str] = field(default_factory=set)  # issuer words and codes: names the document
+    weak: set[str] = field(default_factory=set)  # every term of the identity text
 
 
 class DocumentResolver:
@@ -82,7 +83,7 @@ class DocumentResolver:
         terms and profile terms compare.
     :param max_docs: most documents a sure resolution may hold (default 4).
     :param min_df_share: a term more than ``max(5, share × N)`` documents hold is not an entity
-        term (default 0.05).
+        term (default 0.02).
     """
 
     def __init__(
@@ -91,7 +92,7 @@ class DocumentResolver:
         terms: Callable[[str], list[str]],
         *,
         max_docs: int = 4,
-        min_df_share: float = 0.05,
+        min_df_share: float = 0.02,
     ) -> None:
         self.max_docs = max_docs
         self._terms = terms
@@ -101,8 +102,10 @@ class DocumentResolver:
             strong_text = "\n".join(
                 (_SPLIT.sub(" ", p.path.rsplit("/", 1)[-1]), p.title, p.organisation)
             )
-            card = _Card(p, set(terms(strong_text)))
-            card.weak = {t for t in terms(p.identity) if _NAME_LIKE.search(t)} | card.strong
+            # names: the issuer's words, and codes (letters + digits) of file name, title, issuer
+            names = set(terms(p.organisation))
+            names |= {t for t in terms(strong_text) if _CODE.search(t)}
+            card = _Card(p, names, set(terms(p.identity)) | names)
             self._cards.append(card)
             for t in card.weak:
                 df[t] += 1
@@ -115,7 +118,8 @@ class DocumentResolver:
         return len(self._cards)
 
     def resolve(self, question: str, key_terms: Sequence[str]) -> Resolution:
-        """Resolve ``question`` (its ``key_terms`` from ``Tokenizer.key_terms``); never raises."""
+        """Resolve ``question`` given its name terms (``Tokenizer.name_terms``; key terms work
+        too, less precisely); never raises."""
         years = question_years(question)
         cands = [
             t
@@ -129,11 +133,16 @@ class DocumentResolver:
         for t in cands:
             idf = math.log(self._n / self._df[t]) + 1e-6
             for i, card in enumerate(self._cards):
-                if t in card.weak:
+                if t in card.strong:
                     scores[i] += idf
                     matched.add(t)
         if not scores:
             return Resolution(years=years)
+        # documents whose cover also names what matched belong to the set (a report by the
+        # same organisation whose issuer line was not recognised, a paper on its datasets)
+        for i, card in enumerate(self._cards):
+            if i not in scores and matched and matched <= card.weak:
+                scores[i] = sum(math.log(self._n / self._df[t]) for t in matched)
         best = max(scores.values())
         picked = [i for i, s in scores.items() if s >= 0.8 * best]
         in_period = [i for i in picked if years and set(years) & set(self._cards[i].profile.years)]

@@ -167,7 +167,7 @@ class HybridRetriever:
             first.append(
                 Step(
                     "resolve",
-                    partial(self.resolver.resolve, collection, question, key_terms),
+                    partial(self.resolver.resolve, collection, question, _names(self, question)),
                     cfg.search_timeout_s,
                 )
             )
@@ -338,3 +338,10 @@ def resolve_filter(
         if not doc_ids:
             raise RetrievalError("the named documents are not under the path prefix")
     return SearchFilter(doc_ids=tuple(dict.fromkeys(doc_ids)), section_prefix=tuple(section_prefix))
+
+
+def _names(r: HybridRetriever, question: str) -> list[str]:
+    """The question's name terms (``Tokenizer.name_terms``) for document resolution; the key
+    terms for a tokenizer without that method."""
+    names = getattr(r.tokenizer, "name_terms", None)
+    return list(names(question)) if callable(names) else list(r.tokenizer.key_terms(question))

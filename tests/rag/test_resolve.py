@@ -72,13 +72,13 @@ def _names(res: object) -> set[str]:
 def test_resolves_organisation_and_period(profiles: list[DocumentProfile]) -> None:
     r = DocumentResolver(profiles, TOK.terms)
     q = "What is 3M's FY2018 capital expenditure in USD millions?"
-    res = r.resolve(q, TOK.key_terms(q))
+    res = r.resolve(q, TOK.name_terms(q))
     assert res.sure and _names(res) == {"3M_2018_10K.pdf"}, res
     q = "Was there any drop in Cash & Cash equivalents for Best Buy between FY 2023 and Q2 of FY2024?"
-    res = r.resolve(q, TOK.key_terms(q))
+    res = r.resolve(q, TOK.name_terms(q))
     assert res.sure and "BESTBUY_2024Q2_10Q.pdf" in _names(res) and len(res.doc_ids) <= 4, res
     q = "What is the FY2016 COGS for Microsoft?"
-    assert _names(r.resolve(q, TOK.key_terms(q))) == {"MICROSOFT_2016_10K.pdf"}
+    assert _names(r.resolve(q, TOK.name_terms(q))) == {"MICROSOFT_2016_10K.pdf"}
 
 
 def test_a_10q_beside_the_10k_of_the_same_year_and_a_copy_under_another_name(
@@ -87,7 +87,7 @@ def test_a_10q_beside_the_10k_of_the_same_year_and_a_copy_under_another_name(
     copy = _cover_profile(fin_dir / "AMCOR_2023_10K.pdf", "uploads/annual-report-final.pdf")
     r = DocumentResolver([*profiles, copy], TOK.terms)
     q = "Does AMCOR have an improving gross margin profile as of FY2023?"
-    res = r.resolve(q, TOK.key_terms(q))
+    res = r.resolve(q, TOK.name_terms(q))
     names = _names(res)
     assert res.sure and {"AMCOR_2023_10K.pdf", "annual-report-final.pdf"} <= names, res
     assert "AMCOR_2023Q2_10Q.pdf" in names  # fiscal 2023's quarter: kept, retrieval decides
@@ -99,7 +99,7 @@ def test_nothing_named_is_not_resolved(profiles: list[DocumentProfile]) -> None:
         "What is the effective tax rate?",  # no organisation
         "Which debt securities are registered to trade on a national securities exchange?",
     ):
-        res = r.resolve(q, TOK.key_terms(q))
+        res = r.resolve(q, TOK.name_terms(q))
         assert not res.sure or not res.doc_ids, (q, res)
 
 
