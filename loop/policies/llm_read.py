@@ -18,7 +18,9 @@ and never worse than no LLM.
 4. Never worse: on a deadline, an LLM fault or the token budget the answer is the offline
    policy's over everything read; otherwise the LLM answer is kept only when its cited lines
    support the question at least as well as the offline policy's best evidence
-   (:mod:`loop.policies.read_guard`); ``LoopResult.guard`` and the last step say why.
+   (:mod:`loop.policies.read_guard`); ``LoopResult.guard`` and the last step say why. A kept
+   LLM answer's citations are followed by the offline answer's other citations (its answer
+   text marks only its own), so the evidence returned always holds the offline answer's.
 
 Usage example::
 
@@ -182,7 +184,8 @@ class LLMReadPolicy:
         if base.stop_reason == "fallback_to_rag" or not state.ctx.read:
             return self._result(state, base, base.stop_reason, "offline: nothing to read",
                                 offline.dense_error)
-        read_before = set(state.ctx.read)
+        read_before = set(state.ctx.read)  # the guard scores with the offline answer's weights
+        m0 = state.matcher.known([c.context_text() for c in state.ctx.seen.values()])
         head = context_lines(state.question, self.current_date, self.history)
         nav.make_plan(base)
         end: StopReason = "answer"
@@ -194,20 +197,21 @@ class LLMReadPolicy:
             end, note = stop.reason, str(stop)
         except OutOfTime as exc:
             end, note = "deadline", str(exc)
-        if set(state.ctx.read) != read_before:  # the offline answer over everything read
-            base = await self._offline_again(state)
+        if set(state.ctx.read) != read_before and not base.found:  # over everything read;
+            base = await self._offline_again(state)  # a found one stays (recomputed: zhpdf:10 lost)
         if end in _FAULTS or (end == "max_loops" and not self.notes):
             why = f"offline answer: {end}" + (f" ({note})" if note else "")
             await nav.emit(kind="stop", status=end, note=why[:300])
             return self._result(state, base, end, why, offline.dense_error)
         cited = [c for _, cs in self.notes for c in cs]
-        matcher = state.matcher.known([c.context_text() for c in state.ctx.seen.values()])
-        verdict = judge(cited, base.citations, base.found, state.ctx.read, matcher,
-                        cfg.min_coverage)
+        verdict = judge(cited, base.citations, base.found, state.ctx.read, m0, cfg.min_coverage)
         await nav.emit(kind="stop", status=end, note=verdict.reason)
         if not verdict.keep_llm or written is None:
             return self._result(state, base, end, verdict.reason, offline.dense_error)
-        return self._result(state, None, end, verdict.reason, offline.dense_error, written)
+        answer, mine = written  # then the offline answer's other citations: never less evidence
+        more = [c for c in base.citations if c not in mine]
+        return self._result(state, None, end, verdict.reason, offline.dense_error,
+                            (answer, [*mine, *more]))
 
     async def _read(self, nav: Navigator, head: str) -> StopReason:
         """Blocks one at a time until the model says it can answer, the plan runs out
@@ -266,8 +270,7 @@ class LLMReadPolicy:
         return renumber(text, per_note), citations
 
     async def _offline_again(self, state: LoopState) -> LoopResult:
-        """The offline policy's answer over every chunk read (the embedder only when time is
-        left for it)."""
+        """The offline policy's answer over every chunk read (embedder only if time is left)."""
         late = time.monotonic() >= self._deadline
         call = await OfflinePolicy(embedder=None if late else self.embedder).final_answer(state)
         args = call.arguments

@@ -118,6 +118,18 @@ def test_the_model_writes_the_answer_from_several_notes(kb: Any) -> None:
     assert_all_verified(res, kb)
 
 
+def test_a_kept_llm_answer_carries_the_offline_citations_too(kb: Any) -> None:
+    question = "电池保修多久，退货期限多久？"
+    offline = asyncio.run(LoopAgent(kb.store, kb.search, documents=kb).run_async(
+        question, kb.collection))
+    assert offline.found and offline.citations
+    with ScriptedChatServer([_extract([2])]) as srv:  # the model notes the warranty only
+        res = _run(kb, srv, question=question)
+    assert res.brain.endswith(":read") and res.answer == "电池保修一年[1]", res.guard
+    assert res.citations[0].quote == BATTERY
+    assert all(c in res.citations for c in offline.citations)
+
+
 def test_an_invented_line_id_is_dropped(kb: Any) -> None:
     script = [_extract([42]),  # no line 42: re-asked with the error
               _extract([2, 42])]  # line 42 dropped, line 2 kept
