@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
-from corpus.profile import DocumentProfile, build_profile
+from corpus.profile import PROFILE_VERSION, DocumentProfile, build_profile
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.types import Chunk, DocumentInfo, OutlineEntry, SparseVector
 
@@ -200,14 +200,15 @@ class Catalogue:
     def profiles(self, collection: str) -> list[DocumentProfile]:
         """Every document's profile (the document-level index), sorted by path.
 
-        Entries written before profiles existed get theirs built from the stored chunks of pages
-        1–2 and saved back (once; the corpus version does not move, nothing searchable changed).
+        Entries written before profiles existed, or by an older :data:`PROFILE_VERSION`, get
+        theirs built from the stored chunks of pages 1–2 and saved back (once; the corpus
+        version does not move, nothing searchable changed).
 
         :raises StoreError: on backend failure.
         """
         out: list[DocumentProfile] = []
         for path, entry in sorted(self.entries(collection).items()):
-            if entry.profile is None:
+            if entry.profile is None or entry.profile.version != PROFILE_VERSION:
                 chunks = self.store.document_chunks(collection, entry.info.doc_id)
                 entry.profile = build_profile(entry.info, chunks)
                 self.store.put_record(collection, _KIND, path, entry.to_data())

@@ -29,7 +29,11 @@ from typing import Any
 
 from corpus.types import Chunk, DocumentInfo
 
-__all__ = ["DocumentProfile", "build_profile", "COVER_CHARS"]
+__all__ = ["COVER_CHARS", "PROFILE_VERSION", "DocumentProfile", "build_profile"]
+
+PROFILE_VERSION = 2
+"""Bumped when :func:`build_profile` reads covers differently; older stored profiles are
+rebuilt from the stored chunks (``Catalogue.profiles``)."""
 
 COVER_CHARS = 1500
 """Characters of the document's first chunks (pages 1–2) read as its cover."""
@@ -56,8 +60,13 @@ _FILE_NO_RE = re.compile(
     r"commission\s+file\s+n(?:o\.|umber)[^\n]*\n(?:\s*\n)*\s*([^\n(]{2,80}?)\s*\n", re.IGNORECASE
 )
 _TICKER_RE = re.compile(
-    r"([A-Z][\w&.,' -]{1,60}?)\s*\(\s*(?:NYSE|NASDAQ|Nasdaq|NYSE American|ASX|LSE)\s*:", re.M
+    r"([A-Z][\w&.,' -]{1,60}?)\s*\(\s*(?:NYSE|NASDAQ|Nasdaq|NYSE American|ASX|LSE)\s*:",
+    re.M,
 )
+_SYMBOL_INLINE_RE = re.compile(
+    r"\(\s*(?:NYSE|NASDAQ|Nasdaq|NYSE American)\s*:\s*([A-Z.]{1,6})\s*\)"
+)
+_NOT_SYMBOL = frozenset({"NYSE", "NONE", "OR", "THE", "LLC", "PLC", "INC", "CO", "N/A", "A", "I"})
 _ZH_ORG_RE = re.compile(
     r"([\u4e00-\u9fff（）()]{2,30}?(?:有限公司|股份公司|委员会|人民政府|研究院|协会|集团))"
 )
@@ -96,6 +105,7 @@ class DocumentProfile:
     :param summary: the first page's lead, ≤ 300 characters.
     :param identity: the text entity matching runs on (file-name words, title, organisation,
         cover head).
+    :param version: :data:`PROFILE_VERSION` of the code that built it.
     """
 
     doc_id: str
@@ -107,6 +117,7 @@ class DocumentProfile:
     language: str = "en"
     summary: str = ""
     identity: str = ""
+    version: int = PROFILE_VERSION
 
     def to_data(self) -> dict[str, Any]:
         """JSON-safe form (stored in the catalogue record)."""
@@ -118,6 +129,7 @@ class DocumentProfile:
     def from_data(cls, data: dict[str, Any]) -> DocumentProfile:
         """Inverse of :meth:`to_data`; unknown keys are ignored."""
         fields = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        fields.setdefault("version", 1)
         fields["years"] = tuple(int(y) for y in fields.get("years", ()))
         return cls(**fields)
 
@@ -141,11 +153,26 @@ def _cover(chunks: Sequence[Chunk]) -> str:
 
 
 def _organisation(cover: str) -> str:
+    name = ""
     for rx in (_SEC_NAME_RE, _FILE_NO_RE, _TICKER_RE, _ZH_ORG_RE):
         m = rx.search("\n" + cover)
         if m:
-            return " ".join(m.group(1).split()).strip(" ,.")
-    return ""
+            name = " ".join(m.group(1).split()).strip(" ,.")
+            break
+    symbols = _symbols(cover)
+    return f"{name} ({', '.join(symbols)})" if name and symbols else name
+
+
+def _symbols(cover: str) -> list[str]:
+    """Ticker symbols the cover states: "(NYSE: JNJ)" or the lines of an SEC cover's "Trading
+    Symbol(s)" column (one to five capital letters on a line of their own)."""
+    found = [m.group(1) for m in _SYMBOL_INLINE_RE.finditer(cover)]
+    at = re.search(r"trading\s+symbol", cover, re.IGNORECASE)
+    if at:
+        window = cover[at.end() : at.end() + 500]
+        lines = re.findall(r"(?m)^\s*([A-Z]{1,5})\s*$", window)
+        found += [s for s in lines if s not in _NOT_SYMBOL]
+    return list(dict.fromkeys(found))[:3]
 
 
 def _years(path: str, cover: str) -> tuple[int, ...]:

@@ -90,6 +90,7 @@ _STEM_CACHE: dict[str, str] = {}  # word → Snowball stem, capped at 200k words
 _QUOTED_RE = re.compile(
     r'"([^"]{2,80})"|“([^”]{2,80})”|「([^」]{1,80})」|『([^』]{1,80})』|\'([^\']{2,80})\''
 )
+_POSSESSIVE = re.compile(r"['’]s?$")
 _PROPER_RE = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][A-Za-z0-9]*(?:[-][A-Z0-9][A-Za-z0-9]*)*)")
 
 
@@ -216,8 +217,10 @@ class Tokenizer:
                 out.append(term)
             elif kind == "name" and len(term) >= 2:
                 out.append(term)
-            elif kind == "word" and term in proper:
-                out.append(self._stem(term))
+            elif kind == "word":
+                bare = _POSSESSIVE.sub("", term)  # "amazon's" names Amazon
+                if bare in proper:
+                    out.append(self._stem(bare))
         return list(dict.fromkeys(out))
 
     # --- internals ----------------------------------------------------------------------
