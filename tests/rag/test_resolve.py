@@ -51,10 +51,11 @@ def test_profile_reads_issuer_form_and_period_from_the_cover(fin_dir: Path) -> N
     assert (p.organisation, p.doc_type, p.language) == ("3M COMPANY", "10-K", "en")
     assert p.years == (2018,)  # "Notes due 2026" on the same cover is not a period
     q = _cover_profile(fin_dir / "AMCOR_2023Q2_10Q.pdf")
-    assert (q.organisation, q.doc_type) == ("AMCOR PLC", "10-Q")
+    assert (q.organisation, q.doc_type) == ("AMCOR PLC (AMCR)", "10-Q")  # + trading symbol
     assert set(q.years) == {2023, 2022}  # fiscal 2023 (file name), quarter ended Dec 31, 2022
     e = _cover_profile(fin_dir / "JOHNSON_JOHNSON_2022Q4_EARNINGS.pdf")
-    assert e.organisation == "Johnson & Johnson" and e.doc_type == "earnings" and 2022 in e.years
+    assert e.organisation == "Johnson & Johnson (JNJ)" and e.doc_type == "earnings"
+    assert 2022 in e.years
     assert DocumentProfile.from_data(p.to_data()) == p
 
 
@@ -79,6 +80,10 @@ def test_resolves_organisation_and_period(profiles: list[DocumentProfile]) -> No
     assert res.sure and "BESTBUY_2024Q2_10Q.pdf" in _names(res) and len(res.doc_ids) <= 4, res
     q = "What is the FY2016 COGS for Microsoft?"
     assert _names(r.resolve(q, TOK.name_terms(q))) == {"MICROSOFT_2016_10K.pdf"}
+    q = "What drove gross margin change as of FY2022 for JnJ?"  # the ticker names it
+    assert "JOHNSON_JOHNSON_2022_10K.pdf" in _names(r.resolve(q, TOK.name_terms(q)))
+    q = "What is Amazon's FY2017 days payable outstanding?"  # a possessive names it too
+    assert _names(r.resolve(q, TOK.name_terms(q))) == {"AMAZON_2017_10K.pdf"}
 
 
 def test_a_10q_beside_the_10k_of_the_same_year_and_a_copy_under_another_name(
