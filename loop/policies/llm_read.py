@@ -42,18 +42,11 @@ from loop.controller import EventCallback, LoopState, drive
 from loop.errors import LLMError, LLMTimeoutError
 from loop.llm_breaker import llm_deadline
 from loop.llm_client import AsyncLLMClient
+from loop.policies import read_parse as rp
 from loop.policies.offline import OfflinePolicy
 from loop.policies.read_blocks import BLOCK_CHARS, Block
-from loop.policies.read_guard import judge, unsupported_figures
+from loop.policies.read_guard import is_question_echo, judge, unsupported_figures
 from loop.policies.read_nav import Navigator, OutOfTime
-from loop.policies.read_parse import (
-    ANSWER_SCHEMA,
-    STEP_SCHEMA,
-    Decision,
-    ReplyError,
-    parse_answer,
-    parse_decision,
-)
 from loop.policies.read_prompts import (
     READ_SYSTEM,
     REASK,
@@ -100,8 +93,8 @@ class LLMReadPolicy:
         self.brain = f"llm:{client.config.model}:read"
         self.current_date, self.history = current_date, list(history)
         self.max_steps, self.block_chars, self.reserve_s = max_steps, block_chars, reserve_s
-        self.step_tokens, self.answer_tokens = step_tokens, answer_tokens
-        self.write_single = write_single
+        self.step_tokens, self.answer_tokens, self.write_single = (step_tokens, answer_tokens,
+                                                                   write_single)
         self.invalid = self.dropped_lines = 0
         self.notes: list[tuple[str, list[Citation]]] = []
         self._deadline = 0.0
@@ -133,7 +126,7 @@ class LLMReadPolicy:
         return (reply.content, (time.perf_counter() - t0) * 1000,
                 reply.prompt_tokens + reply.completion_tokens)
 
-    async def _decide(self, nav: Navigator, head: str, block: Block) -> Decision:
+    async def _decide(self, nav: Navigator, head: str, block: Block) -> rp.Decision:
         """The model's decision on ``block`` (one call, one re-ask with the parse error); when
         both replies are unusable the offline rule decides: the block's best unit becomes a
         note when it covers the coverage floor, and reading moves on to another block."""
@@ -141,10 +134,10 @@ class LLMReadPolicy:
                 step_prompt(head, [f for f, _ in self.notes], block)}]
         where = f"block {block.chunk.chunk_id}#{block.index + 1}"
         for attempt in range(2):
-            text, ms, tokens = await self._chat(nav, msgs, STEP_SCHEMA, self.step_tokens)
+            text, ms, tokens = await self._chat(nav, msgs, rp.STEP_SCHEMA, self.step_tokens)
             try:
-                d = parse_decision(text, len(block.lines))
-            except ReplyError as exc:
+                d = rp.parse_decision(text, len(block.lines))
+            except rp.ReplyError as exc:
                 self.invalid += 1
                 await nav.emit(kind="llm", status="invalid", elapsed_ms=ms, tokens=tokens,
                                note=f"{where}: {exc}"[:300])
@@ -160,17 +153,18 @@ class LLMReadPolicy:
         m, floor = nav.state.matcher, nav.state.ctx.config.min_coverage
         best = max(range(len(block.lines)), key=lambda i: m.coverage(block.lines[i]))
         if m.coverage(block.lines[best]) >= floor:
-            return Decision("extract", [(block.lines[best], [best + 1])], "other")
-        return Decision("continue", move="other")
+            return rp.Decision("extract", [(block.lines[best], [best + 1])], "other")
+        return rp.Decision("continue", move="other")
 
     def _note(self, state: LoopState, block: Block, fact: str, ids: list[int]) -> None:
         raw = [{"chunk_id": block.chunk.chunk_id, "quote": block.line(i)} for i in ids]
         chk = check_citations(raw, state.ctx.read, state.ctx.resolve)
         state.dropped += chk.dropped
-        if chk.verified and unsupported_figures(fact, [c.quote for c in chk.verified]):
-            self.dropped_lines += 1  # a figure the cited lines do not hold: not evidence
+        quotes = [c.quote for c in chk.verified]
+        if unsupported_figures(fact, quotes) or is_question_echo(fact, state.question):
+            self.dropped_lines += 1  # a figure the lines do not hold, or the question: no fact
         elif chk.verified:
-            self.notes.append((fact or chk.verified[0].quote, chk.verified))
+            self.notes.append((fact or quotes[0], chk.verified))
 
     async def run(self, state: LoopState, on_event: EventCallback | None = None) -> LoopResult:
         """Answer ``state.question``: offline pass, block reading, answer, guard. Never raises
@@ -254,10 +248,10 @@ class LLMReadPolicy:
                 {"role": "user", "content": answer_prompt(head, shown)}]
         text = ""
         for attempt in range(2):
-            reply, ms, tokens = await self._chat(nav, msgs, ANSWER_SCHEMA, self.answer_tokens)
+            reply, ms, tokens = await self._chat(nav, msgs, rp.ANSWER_SCHEMA, self.answer_tokens)
             try:
-                text = parse_answer(reply)
-            except ReplyError as exc:
+                text = rp.parse_answer(reply)
+            except rp.ReplyError as exc:
                 self.invalid += 1
                 msgs = [*msgs[:2], {"role": "assistant", "content": reply[:1000]},
                         {"role": "user", "content": REASK.format(error=exc)}]

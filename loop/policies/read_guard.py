@@ -20,17 +20,28 @@ from dataclasses import dataclass
 from corpus.types import Chunk, Citation
 from loop.evidence import CHUNK_CREDIT, CONTEXT_CREDIT, TermMatcher
 
-__all__ = ["Verdict", "cited_support", "judge", "unsupported_figures"]
+__all__ = ["Verdict", "cited_support", "is_question_echo", "judge", "unsupported_figures"]
 
-_FIGURE = re.compile(r"\d+(?:[.,]\d+)*")
+# Arabic figures, and runs of Chinese numerals of two or more characters (三十, 六个月's 六 alone
+# is skipped: single numerals are common inside words)
+_FIGURE = re.compile(r"\d+(?:[.,]\d+)*|[零〇一二两三四五六七八九十百千万亿]{2,}")
 _MARKER = re.compile(r"\[\d{1,3}\]")
+
+
+def is_question_echo(fact: str, question: str) -> bool:
+    """True when a note's ``fact`` is a question, not a statement: it ends with a question
+    mark, or it holds the question's text (the local 1.5B model noted the question itself on
+    zhpdf:44 and on the unanswerable zhpdf:63)."""
+    f = re.sub(r"\s|\[\d{1,3}\]", "", unicodedata.normalize("NFKC", fact))
+    q = re.sub(r"[\s?？]", "", unicodedata.normalize("NFKC", question))
+    return f.endswith("?") or (len(q) >= 6 and q in f)
 
 
 def unsupported_figures(text: str, quotes: Sequence[str]) -> list[str]:
     """Numbers in ``text`` (a fact or an answer; footnote markers ``[1]`` ignored) that none of
     ``quotes`` holds, compared after NFKC with spaces and thousands commas removed: a fact the
-    cited lines cannot carry ("100 微安" noted from lines without that figure, zhpdf:62 with
-    the local 1.5B model)."""
+    cited lines cannot carry (with the local 1.5B model: "100 微安" noted from lines without
+    that figure, zhpdf:62; "提前三十日" from a line saying "提前三日", zhpdf:17)."""
     def flat(t: str) -> str:
         return re.sub(r"[\s,]", "", unicodedata.normalize("NFKC", t))
     held = flat(" ".join(quotes))

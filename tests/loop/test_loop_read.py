@@ -18,7 +18,7 @@ from corpus.types import Citation
 from loop import LLMConfig, LoopAgent, LoopConfig, LoopResult
 from loop.evidence import TermMatcher
 from loop.policies.read_blocks import chunk_blocks, render_block
-from loop.policies.read_guard import judge, unsupported_figures
+from loop.policies.read_guard import is_question_echo, judge, unsupported_figures
 from loop.policies.read_parse import ReplyError, parse_answer, parse_decision
 from loop.policies.read_prompts import READ_SYSTEM, renumber
 
@@ -223,3 +223,13 @@ def test_a_fact_with_a_figure_its_lines_do_not_hold_is_dropped(kb: Any) -> None:
     assert unsupported_figures("100 微安[1]", ["RTC 8 KB"]) == ["100"]
     assert unsupported_figures("15m [1]", ["最大传输距离：15m。"]) == []
     assert unsupported_figures("１,000 次", ["1000次"]) == []
+
+
+def test_changed_chinese_numerals_and_echoed_questions_are_no_facts() -> None:
+    line = "劳动者在试用期内提前三日通知用人单位，可以解除劳动合同。"
+    assert unsupported_figures("试用期内提前三十日通知[1]", [line]) == ["三十"]
+    assert unsupported_figures("整机保修三年，电池保修一年", [BATTERY]) == []
+    assert is_question_echo("根据劳动合同法，员工每年可以享受多少天带薪年休假？[1]",
+                            "每年可以享受多少天带薪年休假？")
+    assert is_question_echo("Is it optional?", "Is the GPIB interface included?")
+    assert not is_question_echo("电池保修一年", Q)
