@@ -7,7 +7,9 @@
   LLM fault (timeout, HTTP error, a reply that is not a chat completion, the circuit breaker
   open: any ``loop.errors.LLMError``) falls back to the extractive answer flagged
   ``llm_unavailable``; a reply whose text is not the grounded-answer JSON, ``llm_bad_json``;
-  an answer with no verifiable citation, ``llm_citations_unverified``.
+  an answer with no verifiable citation, ``llm_citations_unverified``. Answer sentences the
+  verified quotes do not support are dropped (``unsupported_sentences:N``; none left:
+  extractive, ``llm_answer_unsupported``); "not found" is a fixed text.
 - :class:`LoopAgentEngine` – ``loop.agent.LoopAgent``; step events become short progress
   texts ("searching 'warranty'", "reading policy.md p.12"); its LLM calls end
   ``llm_reserve_s`` before the agent's deadline (``loop.llm_breaker.llm_deadline``); an LLM
@@ -28,8 +30,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from corpus.types import Chunk, SearchFilter, SearchHit
-from gateway.grounded import FENCE, GROUNDED_SCHEMA, GROUNDED_SYSTEM, GroundedReply
+from corpus.types import SearchFilter, SearchHit
+from gateway.grounded import (
+    FENCE,
+    GROUNDED_SCHEMA,
+    NOT_FOUND_TEXT,
+    GroundedReply,
+    grounded_messages,
+)
 from gateway.router_types import AnswerDraft, EventSink, LoopResult, RagResult
 from loop.errors import LLMError
 from loop.llm_breaker import llm_deadline
@@ -115,20 +123,10 @@ class HybridRagEngine:
         return await self._grounded(question, retrieval)
 
     async def _grounded(self, question: str, res: RagResult) -> AnswerDraft:
+        from corpus.answer_check import check_answer
         from loop.citations import check_citations
 
-        shown: dict[str, Chunk] = {}
-        parts = []
-        for h in res.hits:
-            c = h.chunk
-            if c.chunk_id in shown:
-                continue
-            shown[c.chunk_id] = c
-            where = f"{c.path} › {c.section} p.{c.page_start}".strip()
-            parts.append(f"[chunk_id: {c.chunk_id}] ({where})\n{c.text[:self.llm_max_chars]}")
-        messages = [{"role": "system", "content": GROUNDED_SYSTEM},
-                    {"role": "user", "content": "Passages:\n\n" + "\n\n".join(parts)
-                     + f"\n\nQuestion: {question}"}]
+        messages, shown = grounded_messages(question, res.hits, self.llm_max_chars)
         try:
             reply = await self.llm.chat(messages, json_schema=GROUNDED_SCHEMA)
         except LLMError:
@@ -148,14 +146,20 @@ class HybridRagEngine:
             return matches[0] if len(matches) == 1 else None
 
         check = check_citations(data.citations, shown, resolve)
-        found = data.found
-        if found and not check.verified:
-            draft = await asyncio.to_thread(self._extractive, res, ["llm_citations_unverified"])
+        flags = [f"dropped_citations:{check.dropped}"] if check.dropped else []
+        if not data.found:  # a fixed text: no words of the model leave as "not found"
+            return AnswerDraft(NOT_FOUND_TEXT, [], False, "llm", tokens, flags)
+        # every sentence must be held by the verified quotes (numbers, names, URLs)
+        chk = check_answer(data.answer, [c.quote for c in check.verified],
+                           [" ".join((c.path, *c.section_path)) for c in check.verified])
+        if chk.dropped:
+            flags.append(f"unsupported_sentences:{chk.dropped}")
+        if not check.verified or not chk.text:
+            why = "llm_citations_unverified" if not check.verified else "llm_answer_unsupported"
+            draft = await asyncio.to_thread(self._extractive, res, [*flags, why])
             draft.tokens = tokens
             return draft
-        text = data.answer.strip() or "Not found in the documents."
-        flags = [f"dropped_citations:{check.dropped}"] if check.dropped else []
-        return AnswerDraft(text, check.verified if found else [], found, "llm", tokens, flags)
+        return AnswerDraft(chk.text, check.verified, True, "llm", tokens, flags)
 
 
 def describe_step(ev: dict[str, Any], page_of: dict[str, str] | None = None) -> str:
@@ -240,6 +244,8 @@ class LoopAgentEngine:
             flags.append(f"loop_stop:{res.stop_reason}")
         if res.dense_error:
             flags.append("embedder_unavailable")
+        if res.unsupported_sentences:  # dropped by loop.agent.checked
+            flags.append(f"unsupported_sentences:{res.unsupported_sentences}")
         brain = "loop-offline" if res.brain == "offline" else f"loop-{res.brain}"
         if res.fallback:
             return LoopResult(None, res.fallback_reason or "broad question", steps, tokens,

@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 
 from corpus.types import ChunkStore, SearchFilter, SearchHit
+from loop.citations import supported_answer
 from loop.controller import EventCallback, LoopState, drive
 from loop.errors import LLMError
 from loop.evidence import TermMatcher
@@ -31,6 +32,7 @@ from loop.policies.llm_tools import LLMToolsPolicy
 from loop.policies.offline import OfflinePolicy
 from loop.tools import ToolContext
 from loop.types import (
+    NOT_FOUND,
     DocumentDirectory,
     KeyTermExtractor,
     LLMConfig,
@@ -41,7 +43,7 @@ from loop.types import (
     UnitEmbedder,
 )
 
-__all__ = ["LoopAgent", "SimpleKeyTerms"]
+__all__ = ["LoopAgent", "SimpleKeyTerms", "checked"]
 
 _STOP = {"the", "a", "an", "of", "in", "on", "is", "are", "what", "which", "how", "who", "when",
          "does", "do", "to", "for", "and", "or", "was", "were", "by", "with", "it", "this",
@@ -61,6 +63,21 @@ class SimpleKeyTerms:
             else:
                 out.append(w)
         return [t for t in dict.fromkeys(out) if t not in _STOP]
+
+
+def checked(res: LoopResult) -> LoopResult:
+    """``res`` with its LLM-written answer checked before it leaves: a "not found" carries the
+    fixed :data:`loop.types.NOT_FOUND` text (no model words), and a found answer keeps only the
+    sentences its citations support (:func:`loop.citations.supported_answer`), counting the
+    others in ``unsupported_sentences``. Offline answers and evidence answers (verbatim units)
+    and hand-backs to RAG pass unchanged."""
+    if res.brain == "offline" or res.fallback or res.evidence_answer:
+        return res
+    if not res.found or not res.citations:
+        res.answer, res.found, res.citations = NOT_FOUND, False, []
+        return res
+    res.answer, res.unsupported_sentences = supported_answer(res.answer, res.citations)
+    return res
 
 
 def _default_terms() -> KeyTermExtractor:
@@ -183,7 +200,7 @@ class LoopAgent:
         if protocol in ("json", "read"):  # the line-reading protocol (small / local models)
             reader = LLMReadPolicy(self.client, current_date=current_date, history=history,
                                    embedder=self.embedder)
-            return await reader.run(state, on_event)
+            return checked(await reader.run(state, on_event))
         directory, more = await asyncio.to_thread(self._directory, collection, candidates)
         if self.documents:
             ctx.documents = self.documents.list_documents(collection)
@@ -191,7 +208,7 @@ class LoopAgent:
                               candidates=list(candidates)[:5], history=history,
                               current_date=current_date, max_loops=self.config.max_loops)
         policy = (LLMToolsPolicy if protocol == "tools" else LLMJsonPolicy)(self.client, prompt)
-        return await drive(policy, state, on_event)
+        return checked(await drive(policy, state, on_event))
 
     def run(
         self, question: str, collection: str, *, candidates: Sequence[SearchHit] = (),

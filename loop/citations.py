@@ -11,10 +11,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from corpus.citations import make_citation
+from corpus.answer_check import check_answer
+from corpus.citations import display_quote, make_citation
+from corpus.injection import is_injection
 from corpus.types import Chunk, Citation
 
-__all__ = ["CitationCheck", "check_citations", "make_citation"]
+__all__ = ["CitationCheck", "check_citations", "make_citation", "supported_answer"]
 
 
 @dataclass(slots=True)
@@ -28,7 +30,8 @@ class CitationCheck:
 
 def check_citations(raw: Any, read: Mapping[str, Chunk], resolve: Callable[[str], str | None]
                     ) -> CitationCheck:
-    """Keep citations whose chunk was read in this loop and whose quote is verbatim in it.
+    """Keep citations whose chunk was read in this loop and whose quote is verbatim in it and
+    is no instruction to a model (:func:`corpus.injection.is_injection`).
 
     :param raw: the model's ``citations`` argument: a list of ``{"chunk_id", "quote"}``
         (anything else counts as one dropped citation).
@@ -50,6 +53,10 @@ def check_citations(raw: Any, read: Mapping[str, Chunk], resolve: Callable[[str]
             out.dropped += 1
             out.reasons.append(f"chunk {item.get('chunk_id')!r} was not read in this loop")
             continue
+        if is_injection(quote):  # a document line speaking to the model is data, never evidence
+            out.dropped += 1
+            out.reasons.append(f"quote is an instruction to the reader: {quote[:60]!r}")
+            continue
         cit = make_citation(read[cid], quote)
         if cit is None:
             out.dropped += 1
@@ -60,3 +67,18 @@ def check_citations(raw: Any, read: Mapping[str, Chunk], resolve: Callable[[str]
             seen.add(key)
             out.verified.append(cit)
     return out
+
+
+def supported_answer(answer: str, citations: Sequence[Citation]) -> tuple[str, int]:
+    """A model-written answer cut to the sentences its verified ``citations`` support
+    (``corpus.answer_check.check_answer``: numbers, codes, names and URLs present in the quotes
+    or the cited paths and section titles; no instruction to a model).
+
+    :returns: ``(text, dropped)``; when no sentence is supported, ``text`` is the first
+        citation's quote (verbatim document text) and ``dropped`` counts every sentence.
+    """
+    context = [" ".join((c.path, *c.section_path)) for c in citations]
+    chk = check_answer(answer, [c.quote for c in citations], context)
+    if chk.text or not citations:
+        return chk.text, chk.dropped
+    return display_quote(citations[0].quote), chk.dropped

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from corpus.injection import is_injection
 from corpus.term_match import code_terms, foreign_code, holds_term
 from corpus.tokenizer import asks_quantity, holds_figure
 from corpus.types import Chunk
@@ -278,7 +279,7 @@ def best_evidence(
     key-term coverage lacks).
     A unit that names another code of the family of a code of the question and not the
     question's own (``fw-3010`` for ``fw-301``, :func:`corpus.term_match.foreign_code`) is left
-    out.
+    out, and so is one addressing the reader as a model (:func:`corpus.injection.is_injection`).
     :returns: at most ``limit`` evidence units with at least one term in the unit itself.
     """
     if not matcher.terms:
@@ -293,8 +294,9 @@ def best_evidence(
         for unit in split_units(chunk):
             own = matcher.credits(unit)
             matched = {t for t, c in own.items() if c >= 1.0}
-            if not own or (codes and foreign_code(matcher._norm(unit), codes)):
-                continue  # a unit naming another code of the family is not about the question's
+            if (not own or (codes and foreign_code(matcher._norm(unit), codes))
+                    or is_injection(unit)):
+                continue  # another code of the family, or an order to a model (corpus.injection)
             got = sum(
                 w
                 * max(

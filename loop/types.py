@@ -244,6 +244,8 @@ class LoopResult:
         key terms only); ``""`` when it did not.
     :param guard: line-reading protocol: why its answer or the offline one was returned.
     :param invalid_actions: LLM replies that could not be parsed (each re-asked once).
+    :param unsupported_sentences: sentences of the LLM-written answer dropped because the
+        cited quotes do not hold their numbers, names or URLs (``corpus.answer_check``).
     """
 
     answer: str
@@ -264,6 +266,7 @@ class LoopResult:
     dense_error: str = ""
     guard: str = ""
     invalid_actions: int = 0
+    unsupported_sentences: int = 0
 
     @property
     def fallback(self) -> bool:
@@ -287,6 +290,7 @@ class LoopResult:
             "tool_calls": self.tool_calls, "elapsed_ms": round(self.elapsed_ms, 1),
             "read_chunk_ids": list(self.read_chunk_ids), "evidence_answer": self.evidence_answer,
             "guard": self.guard, "invalid_actions": self.invalid_actions,
+            "unsupported_sentences": self.unsupported_sentences,
             "steps": [s.to_dict() for s in self.steps],
         }
 

@@ -9,7 +9,9 @@ length; the best few become evidence. A question naming a page ("page 3", "第3�
 of chunks on that page 3x, the page read by its printed label first
 (:func:`corpus.page_labels.chunk_on_page`). Every quote goes through
 ``corpus.citations.make_citation`` (verbatim check + page/line mapping); a unit that does not
-verify is dropped, never shown.
+verify is dropped, never shown. A unit that addresses the reader as a model ("ignore previous
+instructions", "SYSTEM: …", 忽略之前的指令; :func:`corpus.injection.is_injection`) is never
+evidence.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 
 from corpus.citations import display_quote
+from corpus.injection import is_injection
 from corpus.page_labels import chunk_on_page, page_refs
 from corpus.term_match import code_terms, foreign_code, holds_term
 from corpus.tokenizer import asks_quantity, holds_figure
@@ -205,9 +208,11 @@ def extract_answer(
             ctx = _context(chunk, normalize or _norm)
             on_page = 3.0 if pages and any(chunk_on_page(chunk, p) for p in pages) else 1.0
             for unit in evidence_units(chunk):
-                if codes and foreign_code((normalize or _norm)(unit), codes):
-                    order += 1  # names another code of the question code's family
-                    continue
+                if is_injection(unit) or (codes and foreign_code((normalize or _norm)(unit),
+                                                                 codes)):
+                    order += 1  # an order to a model (corpus.injection), or another code of
+                    continue    # the question code's family: never the answer
+
                 s = score_unit(unit, terms, normalize, ctx) * prior * on_page
                 if (figure > 1.0 and _DIGIT.search(unit)
                         and holds_figure((normalize or _norm)(unit), terms)):
@@ -217,7 +222,7 @@ def extract_answer(
                 order += 1
     if not scored and retrieval.items:  # no key term anywhere: the top chunk's first sentence
         top = retrieval.items[0].chunk
-        first = evidence_units(top)[:1]
+        first = [u for u in evidence_units(top) if not is_injection(u)][:1]
         scored = [(1e-3, 0, first[0], top)] if first else []
     scored.sort(key=lambda t: (-t[0], t[1]))
     out: list[Evidence] = []
