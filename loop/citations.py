@@ -13,7 +13,7 @@ from typing import Any
 
 from corpus.answer_check import check_answer
 from corpus.citations import display_quote, make_citation
-from corpus.injection import is_injection
+from corpus.injection import in_injection
 from corpus.types import Chunk, Citation
 
 __all__ = ["CitationCheck", "check_citations", "make_citation", "supported_answer"]
@@ -31,7 +31,7 @@ class CitationCheck:
 def check_citations(raw: Any, read: Mapping[str, Chunk], resolve: Callable[[str], str | None]
                     ) -> CitationCheck:
     """Keep citations whose chunk was read in this loop and whose quote is verbatim in it and
-    is no instruction to a model (:func:`corpus.injection.is_injection`).
+    is no instruction to a model, nor cut from one (:func:`corpus.injection.in_injection`).
 
     :param raw: the model's ``citations`` argument: a list of ``{"chunk_id", "quote"}``
         (anything else counts as one dropped citation).
@@ -53,7 +53,7 @@ def check_citations(raw: Any, read: Mapping[str, Chunk], resolve: Callable[[str]
             out.dropped += 1
             out.reasons.append(f"chunk {item.get('chunk_id')!r} was not read in this loop")
             continue
-        if is_injection(quote):  # a document line speaking to the model is data, never evidence
+        if in_injection(read[cid].text, quote):  # a line speaking to a model: data, not evidence
             out.dropped += 1
             out.reasons.append(f"quote is an instruction to the reader: {quote[:60]!r}")
             continue

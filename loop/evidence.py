@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from corpus.injection import is_injection
+from corpus.injection import clean_segments, in_injection
 from corpus.term_match import code_terms, foreign_code, holds_term
 from corpus.tokenizer import asks_quantity, holds_figure
 from corpus.types import Chunk
@@ -141,7 +141,8 @@ def split_units(chunk: Chunk, max_len: int = 300) -> list[str]:
     """Sentences and table rows of ``chunk``, ≥ 4 characters each. Paragraph lines are joined
     (a sentence may span PDF lines); every unit is a quote the citation check verifies."""
     units: list[str] = []
-    for lines in _paragraphs(chunk.text, frozenset((chunk.title, *chunk.section_path))):
+    heads = frozenset((chunk.title, *chunk.section_path))  # cut at injection lines (corpus)
+    for lines in (p for seg in clean_segments(chunk.text) for p in _paragraphs(seg, heads)):
         text_lines: list[str] = []
         for ln in [*lines, ""]:
             if ln.startswith("|") or not ln:
@@ -279,7 +280,8 @@ def best_evidence(
     key-term coverage lacks).
     A unit that names another code of the family of a code of the question and not the
     question's own (``fw-3010`` for ``fw-301``, :func:`corpus.term_match.foreign_code`) is left
-    out, and so is one addressing the reader as a model (:func:`corpus.injection.is_injection`).
+    out, and so is one addressing the reader as a model, or cut from such a
+    line (:func:`corpus.injection.in_injection`).
     :returns: at most ``limit`` evidence units with at least one term in the unit itself.
     """
     if not matcher.terms:
@@ -295,7 +297,7 @@ def best_evidence(
             own = matcher.credits(unit)
             matched = {t for t, c in own.items() if c >= 1.0}
             if (not own or (codes and foreign_code(matcher._norm(unit), codes))
-                    or is_injection(unit)):
+                    or in_injection(chunk.text, unit)):
                 continue  # another code of the family, or an order to a model (corpus.injection)
             got = sum(
                 w

@@ -10,8 +10,8 @@ of chunks on that page 3x, the page read by its printed label first
 (:func:`corpus.page_labels.chunk_on_page`). Every quote goes through
 ``corpus.citations.make_citation`` (verbatim check + page/line mapping); a unit that does not
 verify is dropped, never shown. A unit that addresses the reader as a model ("ignore previous
-instructions", "SYSTEM: …", 忽略之前的指令; :func:`corpus.injection.is_injection`) is never
-evidence.
+instructions", "SYSTEM: …", 忽略之前的指令), or is cut from such a line, is never evidence
+(:func:`corpus.injection.in_injection`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 
 from corpus.citations import display_quote
-from corpus.injection import is_injection
+from corpus.injection import clean_segments, in_injection
 from corpus.page_labels import chunk_on_page, page_refs
 from corpus.term_match import code_terms, foreign_code, holds_term
 from corpus.tokenizer import asks_quantity, holds_figure
@@ -77,7 +77,8 @@ def evidence_units(chunk: Chunk) -> list[str]:
             if len(s) >= 5:
                 units.append(s)
         return units
-    return _sentences(chunk.text, heads)
+    # sentences never run across an injection line (corpus.injection) into the text beside it
+    return [u for seg in clean_segments(chunk.text) for u in _sentences(seg, heads)]
 
 
 def _sentences(text: str, headings: Sequence[str] = ()) -> list[str]:
@@ -208,8 +209,8 @@ def extract_answer(
             ctx = _context(chunk, normalize or _norm)
             on_page = 3.0 if pages and any(chunk_on_page(chunk, p) for p in pages) else 1.0
             for unit in evidence_units(chunk):
-                if is_injection(unit) or (codes and foreign_code((normalize or _norm)(unit),
-                                                                 codes)):
+                if in_injection(chunk.text, unit) or (
+                        codes and foreign_code((normalize or _norm)(unit), codes)):
                     order += 1  # an order to a model (corpus.injection), or another code of
                     continue    # the question code's family: never the answer
 
@@ -222,7 +223,7 @@ def extract_answer(
                 order += 1
     if not scored and retrieval.items:  # no key term anywhere: the top chunk's first sentence
         top = retrieval.items[0].chunk
-        first = [u for u in evidence_units(top) if not is_injection(u)][:1]
+        first = [u for u in evidence_units(top) if not in_injection(top.text, u)][:1]
         scored = [(1e-3, 0, first[0], top)] if first else []
     scored.sort(key=lambda t: (-t[0], t[1]))
     out: list[Evidence] = []

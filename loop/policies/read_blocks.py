@@ -9,6 +9,7 @@ Pure functions, no I/O. Sizes are in characters (a Chinese block of 420 characte
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from corpus.citations import normalise_ws
@@ -18,6 +19,7 @@ from loop.evidence import split_units
 __all__ = ["BLOCK_CHARS", "Block", "block_of", "chunk_blocks", "render_block"]
 
 BLOCK_CHARS = 420  # characters of numbered lines per block (one line may exceed it alone)
+_TAG = re.compile(r"<(?=/?\s*document)", re.IGNORECASE)
 LINE_CHARS = 300  # a longer unit is shown cut (``split_units`` already caps units at 300)
 
 
@@ -77,7 +79,9 @@ def render_block(block: Block) -> str:
     header = c.table_header()
     if header and header not in block.lines and any(ln.startswith("|") for ln in block.lines):
         out.append(f"(table columns: {header[:LINE_CHARS]})")
-    out += [f"{i}| {ln[:LINE_CHARS]}" for i, ln in enumerate(block.lines, 1)]
+    # the lines are data, delimited (a tag written in the document is defused)
+    out += ["<document>", *(f"{i}| {_TAG.sub('‹', ln[:LINE_CHARS])}"
+                            for i, ln in enumerate(block.lines, 1)), "</document>"]
     before = block.index > 0 or bool(c.prev_id)
     after = block.index < block.count - 1 or bool(c.next_id)
     out.append("(" + ", ".join([("text before this block" if before else "start of document"),
