@@ -1,5 +1,5 @@
 """Deep-read path (LoopAgent): LLM client, tool set, loop controller, budgets, citation
-checking, reading policies (LLM native tools, LLM JSON actions, offline)."""
+checking, reading policies (LLM native tools, LLM line reading, LLM JSON actions, offline)."""
 
 from loop.agent import LoopAgent, SimpleKeyTerms
 from loop.citations import CitationCheck, check_citations
@@ -15,6 +15,7 @@ from loop.errors import (
 )
 from loop.llm_client import AsyncLLMClient, ChatReply
 from loop.policies.llm_json import LLMJsonPolicy, parse_action
+from loop.policies.llm_read import LLMReadPolicy
 from loop.policies.llm_tools import LLMToolsPolicy
 from loop.policies.offline import OfflinePolicy
 from loop.tools import TOOLS, StoreKeywordSearch, Tool, ToolContext
@@ -42,6 +43,7 @@ __all__ = [
     "LLMHTTPError",
     "LLMJsonPolicy",
     "LLMProtocolError",
+    "LLMReadPolicy",
     "LLMTimeoutError",
     "LLMToolsPolicy",
     "LoopAgent",
