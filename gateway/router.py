@@ -191,6 +191,9 @@ class Router(RouterStages):
         if rag_res is not None:
             rec["confidence"] = rag_res.confidence
             rec["features"] = rag_res.features
+            res = getattr(rag_res.raw, "resolution", None)
+            if res is not None and res.sure and res.doc_ids:
+                rec["resolution"] = {"documents": list(res.paths), "reason": res.reason}
             rec["candidates"] = [h.chunk.chunk_id for h in rag_res.hits]
         store_ok = "store_unavailable" not in rec["flags"]
         decision = decide(
@@ -286,8 +289,10 @@ def fitted_decision(model: RoutingModel, question: str, rag_res: RagResult,
                     signals: list[Signal]) -> Decision:
     """Route by the fitted rule (``gateway.routing_fit``); the reason names score and threshold."""
     kinds = [s.kind for s in signals]
+    res = getattr(rag_res.raw, "resolution", None)
     feats = decision_features(rag_res.confidence, rag_res.features, question, kinds,
-                              rag_res.hits[0].chunk.path)
+                              rag_res.hits[0].chunk.path,
+                              resolved=bool(res is not None and res.sure and res.doc_ids))
     esc, p = model.escalate(feats)
     if esc:
         return Decision("loop", f"escalated: fitted rule, LoopAgent gain score {p:.2f} >= "

@@ -40,8 +40,8 @@ _CONF_FEATURES = (
     "keyword_spread",
 )
 ROUTER_FEATURES: tuple[str, ...] = (
-    "confidence", *_CONF_FEATURES, "zh", "sig_reference", "sig_comparison", "sig_multipart",
-    "top_text_doc",
+    "confidence", *_CONF_FEATURES, "zh", "traditional", "sig_reference", "sig_comparison",
+    "sig_multipart", "top_text_doc", "resolved", "asks_quantity", "log_length",
 )
 _TEXT_SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".docx")
 
@@ -52,6 +52,8 @@ def decision_features(
     question: str,
     signals: Sequence[str],
     top_path: str = "",
+    *,
+    resolved: bool = False,
 ) -> dict[str, float]:
     """The router's features for one question, keyed by :data:`ROUTER_FEATURES`.
 
@@ -59,16 +61,32 @@ def decision_features(
     :param features: ``ConfidenceFeatures.to_dict()`` of the retrieval (missing keys are 0).
     :param signals: signal kinds from ``routing_rules.detect_signals``.
     :param top_path: path of the top RAG candidate (``""`` when none).
+    :param resolved: document resolution narrowed the search (``Retrieval.resolution.sure``).
     """
+    from corpus.tokenizer import asks_quantity
+
     feats = dict(features or {})
     han = sum("\u4e00" <= ch <= "\u9fff" for ch in question)
     out = {"confidence": float(confidence or 0.0)}
     out.update({k: float(feats.get(k) or 0.0) for k in _CONF_FEATURES})
     out["zh"] = 1.0 if han * 2 > len(question.strip()) else 0.0
+    out["traditional"] = 1.0 if han and _traditional(question) else 0.0
+    out["resolved"] = 1.0 if resolved else 0.0
+    out["asks_quantity"] = 1.0 if asks_quantity(question) else 0.0
+    out["log_length"] = math.log1p(len(question.strip()))
     for kind in ("reference", "comparison", "multipart"):
         out[f"sig_{kind}"] = 1.0 if kind in signals else 0.0
     out["top_text_doc"] = 1.0 if top_path.lower().endswith(_TEXT_SUFFIXES) else 0.0
     return out
+
+
+def _traditional(text: str) -> bool:
+    """True when OpenCC's Traditional → Simplified conversion changes ``text``."""
+    import unicodedata
+
+    from corpus.tokenizer import Tokenizer
+
+    return Tokenizer().normalize(text) != unicodedata.normalize("NFKC", text).lower()
 
 
 @dataclass

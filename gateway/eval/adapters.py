@@ -101,6 +101,12 @@ class RagPipelineAnswerer:
                 "mode": r.mode,
                 "confidence": ans.confidence,
                 "features": r.confidence.features.to_dict(),
+                **(
+                    {"resolution": {"documents": list(r.resolution.paths),
+                                    "reason": r.resolution.reason}}
+                    if r.resolution is not None and r.resolution.sure and r.resolution.doc_ids
+                    else {}
+                ),
                 "flags": list(r.flags),
                 "timings_ms": {k: round(v, 2) for k, v in ans.timings_ms.items()},
             },
