@@ -11,6 +11,9 @@ when its score is at least ``threshold``; :func:`fit_router` chooses the thresho
 maximises the evidence hit of the combined pick on the fitting records, escalating at most
 ``budget`` of them, and reports a k-fold cross-validated estimate beside the in-sample one.
 
+In the router the rule replaces the confidence threshold: a question that names a section or
+page, compares, or has several parts (``routing_rules.detect_signals``) is still escalated.
+
 ``loopgate calibrate --router RAG_RESULTS LOOP_RESULTS`` fits it from two ``loopgate eval``
 runs on the same questions and writes ``gateway/routing.json`` (package data); the router uses
 it when ``LOOPGATE_ROUTER_RULE=fitted`` (the default when the file exists).
