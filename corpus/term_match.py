@@ -8,7 +8,8 @@ substring, as before (``warranti`` ⊂ ``warranties``). A term holding a digit m
 - a code (``fw-301``, ``esp32-pico-d4``: letters and digits) is matched whatever separates its
   parts in the text (hyphens of every kind, soft hyphen, spaces, ``_ . /``, none), with no
   letter or digit right before it and, right after it, no letter or digit and no ``-``/``_``/``.``
-  that continues it (``fw-3010``, ``fw-301a``, ``esp32-pico-d4-v3`` are other codes);
+  with another code part (``fw-3010``, ``fw-301a``, ``esp32-pico-d4-v3`` are other codes; a
+  word may follow: ``esp32_pico_d4_datasheet.pdf`` names ``esp32-pico-d4``);
 - a number, date or version (``301``, ``10``, ``2.3.1``, ``2024-01-01``) has no digit (nor
   digit + ``.``/``,``) on either side; letters may touch it (``v2.3.1``, ``8kw``).
 
@@ -54,7 +55,13 @@ def _pattern(term: str) -> re.Pattern[str]:
     if is_code(term):
         parts = [re.escape(p) for p in _SPLIT.split(term) if p]
         body = _SEP.join(parts)
-        return re.compile(rf"(?<![a-z0-9]){body}(?![a-z0-9]|[-_.][a-z0-9])")
+        # not continued by a letter/digit, nor by a separator + another code part (one holding
+        # a digit, or one or two characters: -v3, -a); a separator + a word may follow
+        # (esp32_pico_d4_datasheet_cn.pdf names ESP32-PICO-D4)
+        return re.compile(
+            rf"(?<![a-z0-9]){body}(?![a-z0-9])"
+            r"(?![-_.](?:[a-z]*[0-9]|[a-z0-9]{1,2}(?![a-z0-9])))"
+        )
     body = re.escape(term)
     left = r"(?<![0-9])(?<![0-9][.,])" if term[0].isdigit() else ""
     right = r"(?![0-9])(?![.,][0-9])" if term[-1].isdigit() else ""

@@ -128,3 +128,13 @@ def test_generated_codes_never_cite_a_longer_code(tmp_path: Path) -> None:
         assert [want in e.text for e in ev] == [True] * len(ev) and ev, (q, [e.text for e in ev])
         loop_ev = best_evidence(chunks, TermMatcher(terms, TOK))
         assert loop_ev and all(want in e.text for e in loop_ev), [e.text for e in loop_ev]
+
+
+def test_a_code_in_a_file_name_followed_by_a_word() -> None:
+    """zhpdf:10's table row names no product; its file name does: esp32_pico_d4_datasheet_cn.pdf
+    must still hold esp32-pico-d4 (a word after the separator is not another code part)."""
+    from corpus.term_match import holds_term
+
+    assert holds_term("esp32-pico-d4", "zh/docs/pdf/esp32_pico_d4_datasheet_cn.pdf")
+    assert not holds_term("esp32-pico-d4", "esp32-pico-d4-v3")
+    assert not holds_term("fw-301", "fw-301-a")
