@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-__all__ = ["code_terms", "foreign_code", "holds_term", "is_code"]
+__all__ = ["code_terms", "foreign_code", "holds_term", "is_code", "is_period"]
 
 _DIGIT = re.compile(r"\d")
 _LETTER = re.compile(r"[a-z]")
@@ -43,6 +43,18 @@ def is_code(term: str) -> bool:
     if not (_DIGIT.search(term) and _LETTER.search(term)):
         return False
     return term[0].isalpha() or bool(re.search(r"[-_/]", term))
+
+
+_PERIOD = re.compile(
+    r"^(?:fy|q[1-4]|h[12]|cy)?'?\d{2,4}$|^(?:fy|q[1-4]|h[12])$"  # fy2018, q2, 2023, fy
+    r"|^\d{4}[-/.]\d{1,2}(?:[-/.]\d{1,2})?$"  # 2022-05, 2024-01-01
+)
+
+
+def is_period(term: str) -> bool:
+    """True for a fiscal period or date term (``fy2018``, ``q2``, ``h1``, ``2023``, ``fy``,
+    ``2022-05``): it says *when*, it names no document or product."""
+    return _PERIOD.match(term) is not None
 
 
 def code_terms(terms: Iterable[str]) -> tuple[str, ...]:

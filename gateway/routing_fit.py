@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rag.confidence import FEATURE_NAMES
+
 __all__ = [
     "ROUTER_FEATURES",
     "RoutingModel",
@@ -37,11 +39,7 @@ __all__ = [
 ]
 
 PACKAGED = Path(__file__).with_name("routing.json")
-_CONF_FEATURES = (
-    "dense_top", "dense_margin", "keyword_top", "keyword_margin", "agreement",
-    "top_doc_agreement", "coverage", "number_coverage", "doc_concentration", "dense_spread",
-    "keyword_spread",
-)
+_CONF_FEATURES = FEATURE_NAMES  # the RAG confidence features (rag.types.ConfidenceFeatures)
 ROUTER_FEATURES: tuple[str, ...] = (
     "confidence", *_CONF_FEATURES, "zh", "traditional", "sig_reference", "sig_comparison",
     "sig_multipart", "top_text_doc", "resolved", "asks_quantity", "log_length",

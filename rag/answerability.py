@@ -6,7 +6,8 @@ not hold used to come back "found" quoting an unrelated manual at confidence 0.7
 here: every **code** the question names — a token of letters and digits such as
 ``ESP32-PICO-D4``, ``FW-301``, ``3M``, not a period such as ``FY2018`` or ``Q2`` — must occur in
 the answer unit or in its context (the chunk's title, section path, path and table header),
-matched whole (separators ignored, ``FW-301`` never inside ``FW-3010``). A code nowhere in the
+matched whole by ``corpus.term_match.holds_term`` (any separators, ``FW-301`` never inside
+``FW-3010``). A code nowhere in the
 evidence means the evidence is about something else: the answer is "not found" and the route
 record says which code was missing.
 """
@@ -17,43 +18,19 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
+from corpus.term_match import code_terms, holds_term, is_period
 from corpus.types import Chunk
 from rag.types import Evidence
 
 __all__ = ["codes_of", "missing_codes", "supported_evidence"]
 
-_PERIOD = re.compile(
-    r"^(?:fy|q[1-4]|h[12]|cy)?'?\d{2,4}$|^(?:q[1-4]|h[12])$|^\d{4}[-/.]\d{1,2}([-/.]\d{1,2})?$"
-    r"|^v?\d+(?:\.\d+)+[a-z]?$|^v\d+$"  # periods, dates, versions (1.2, v1.2.3): not names
-)
-_SEP = re.compile(r"[\-_./\u00ad\u2010-\u2015·]+")
-
-
-def _squash(text: str) -> str:
-    return _SEP.sub("", unicodedata.normalize("NFKC", text).lower())
+_VERSION = re.compile(r"^v?\d+(?:\.\d+)+[a-z]?$|^v\d+$")  # 1.2, v1.2.3, v2: not names
 
 
 def codes_of(key_terms: Iterable[str]) -> list[str]:
-    """The key terms that are codes: letters and digits together, not a period or a plain
-    number with a unit (``8kw``, ``5v`` are quantities, not names)."""
-    out = []
-    for t in key_terms:
-        if not (re.search(r"\d", t) and re.search(r"[a-z]", t)):
-            continue
-        if _PERIOD.match(t) or re.fullmatch(r"\d+(?:\.\d+)?[a-zμ%°]{1,3}", t):
-            continue
-        out.append(t)
-    return out
-
-
-def _holds(code: str, hay: str) -> bool:
-    """``code`` occurs in ``hay`` (both squashed) as a whole token: no ASCII letter or digit
-    right before or after it (``fw301`` is not in ``fw3010``, ``3m`` not in ``2023m``)."""
-    c = _squash(code)
-    if not c:
-        return True
-    rx = re.compile(r"(?<![a-z0-9])" + re.escape(c) + r"(?![a-z0-9])")
-    return rx.search(hay) is not None
+    """The key terms that are codes (``corpus.term_match.is_code``), not a period, date or
+    version (``fy2018``, ``q2``, ``v1.2``)."""
+    return [t for t in code_terms(key_terms) if not is_period(t) and not _VERSION.match(t)]
 
 
 def missing_codes(key_terms: Sequence[str], texts: Iterable[str]) -> list[str]:
@@ -66,8 +43,8 @@ def missing_codes(key_terms: Sequence[str], texts: Iterable[str]) -> list[str]:
     codes = codes_of(key_terms)
     if not codes:
         return []
-    hay = " ".join(_squash(t) for t in texts)
-    return [c for c in codes if not _holds(c, hay)]
+    hay = unicodedata.normalize("NFKC", " ".join(texts)).lower()
+    return [c for c in codes if not holds_term(c, hay)]
 
 
 def supported_evidence(

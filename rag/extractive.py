@@ -27,6 +27,7 @@ from corpus.page_labels import chunk_on_page, page_refs
 from corpus.term_match import code_terms, foreign_code, holds_term
 from corpus.tokenizer import asks_quantity, holds_figure
 from corpus.types import Chunk, Citation
+from rag.expand import QueryExpander
 from rag.types import Evidence, Retrieval
 
 __all__ = ["NOT_FOUND_TEXT", "display_text", "evidence_units", "extract_answer", "score_unit"]
@@ -192,8 +193,9 @@ def extract_answer(
     """
     # multi-word field phrases the query was expanded with ("purchases of property, plant and
     # equipment" for "capital expenditure") count as terms a unit may hold (rag.expand)
-    phrases = [p for p in retrieval.expansions if " " in p or "&" in p]
-    terms = sorted({t for t in (*key_terms, *phrases) if t.strip()})
+    terms = sorted(
+        {t for t in QueryExpander.terms_for_evidence(key_terms, retrieval.expansions) if t.strip()}
+    )
     # a question asking for a figure ("工作电压范围是多少") is answered by a unit holding one:
     # such units weigh 1.5x (the answer figure is not among the key terms, so term matching
     # alone preferred an overview sentence naming the product; new-user trial); digits of the

@@ -33,12 +33,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from corpus.profile import DocumentProfile
+from corpus.term_match import is_period
 from corpus.types import ChunkStore
 
 __all__ = ["DocumentResolver", "ProfileSource", "Resolution", "question_years"]
 
 _YEAR_Q = re.compile(r"(?:fy\s*'?|(?<![\d.]))((?:19[5-9]|20\d)\d)(?!\d)", re.IGNORECASE)
-_PERIOD_CODE = re.compile(r"^(?:fy|q[1-4]|h[12]|cy)?\s*'?\d{2,4}$|^(?:fy|q[1-4]|h[12])$")
 _CODE = re.compile(r"(?=.*\d)(?=.*[a-z])")
 _SPLIT = re.compile(r"[\s_\-./\\()\[\],;:]+")
 
@@ -124,7 +124,7 @@ class DocumentResolver:
         cands = [
             t
             for t in dict.fromkeys(key_terms)
-            if t and not _PERIOD_CODE.match(t) and 0 < self._df.get(t, 0) <= self._max_df
+            if t and not is_period(t) and 0 < self._df.get(t, 0) <= self._max_df
         ]
         if not cands:
             return Resolution(years=years)

@@ -43,23 +43,32 @@ def _find_features(obj: Any) -> dict[str, float] | None:
     return None
 
 
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    """The JSON rows of a JSON Lines file (blank lines skipped).
+
+    :raises typer.BadParameter: unreadable file or a line that is not JSON.
+    """
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise typer.BadParameter(f"cannot read {path}: {exc}") from exc
+    rows = []
+    for n, line in enumerate(lines, 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise typer.BadParameter(f"{path}:{n}: not JSON ({exc.msg})") from exc
+    return rows
+
+
 def calibration_records(path: Path) -> list[dict[str, Any]]:
     """``{"features", "hit", "lang"}`` per usable row of an eval results file.
 
     :raises typer.BadParameter: unreadable file or a line that is not JSON.
     """
     out = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise typer.BadParameter(f"cannot read {path}: {exc}") from exc
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise typer.BadParameter(f"{path}:{n}: not JSON ({exc.msg})") from exc
+    for row in _jsonl(path):
         hit = row.get("hit")
         if hit is None and isinstance(row.get("score"), dict):
             hit = row["score"].get("evidence_hit_at_k")
@@ -71,19 +80,7 @@ def calibration_records(path: Path) -> list[dict[str, Any]]:
 
 
 def _rows(path: Path) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise typer.BadParameter(f"cannot read {path}: {exc}") from exc
-    for n, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise typer.BadParameter(f"{path}:{n}: not JSON ({exc.msg})") from exc
-            out[str(row.get("id"))] = row
-    return out
+    return {str(row.get("id")): row for row in _jsonl(path)}
 
 
 def router_records(rag_path: Path, loop_path: Path) -> list[dict[str, Any]]:

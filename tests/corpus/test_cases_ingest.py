@@ -5,7 +5,6 @@ truncated files. Each test reads the case's files in place and its ``expected.js
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,13 +17,6 @@ from corpus.tokenizer import Tokenizer
 pytestmark = pytest.mark.integration
 
 TOK = Tokenizer()
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[QdrantChunkStore]:
-    s = QdrantChunkStore.embedded(tmp_path / "qdrant")
-    yield s
-    s.close()
 
 
 def _case(cases_dir: Path, name: str) -> tuple[Path, dict]:

@@ -11,7 +11,6 @@ import json
 import os
 import shutil
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pymupdf
@@ -26,13 +25,6 @@ from corpus.types import ParsedDocument
 pytestmark = pytest.mark.integration
 
 TOK = Tokenizer()
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[QdrantChunkStore]:
-    s = QdrantChunkStore.embedded(tmp_path / "qdrant")
-    yield s
-    s.close()
 
 
 def write_pdf(path: Path, pages: list[str], **save: object) -> Path:

@@ -15,5 +15,9 @@ def test_a_code_matches_whole_across_separators_never_inside_a_longer_code() -> 
     assert missing_codes(["fw-301"], ["型号 FW-301。"]) == []
     assert missing_codes(["fw-301"], ["FW_301 warranty"]) == []
     # the ESP32 datasheet's title writes the name with soft hyphens (U+00AD)
-    assert missing_codes(["esp32-pico-d4"], ["工作电压 3.0 V", "ESP32\u00adPICO\u00adD4 技术规格书"]) == []
+    title = "ESP32\u00adPICO\u00adD4 技术规格书"
+    assert missing_codes(["esp32-pico-d4"], ["工作电压 3.0 V", title]) == []
     assert missing_codes(["oper", "voltag"], ["anything"]) == []  # no code, nothing to check
+    # a file name holds the code before a word (the table row itself names no product)
+    row, path = "| 存储温度 | –40 | 150 |", "esp32_pico_d4_datasheet.pdf"
+    assert missing_codes(["esp32-pico-d4"], [row, path]) == []
