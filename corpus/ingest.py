@@ -42,6 +42,7 @@ from corpus._ingest_report import (
 )
 from corpus._ingest_worker import Failure, ParseFn, Prepared, run_prepare
 from corpus.catalogue import Catalogue, CatalogueEntry, outline_from_chunks
+from corpus.directory_build import DirectoryBuilder
 from corpus.errors import StoreError
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
@@ -65,6 +66,9 @@ class Ingestor:
     :param embedder: dense embedder, or ``None`` for a keyword-only collection.
     :param workers: parser processes (default ``min(2, cpu count)``; 1 = in this process).
     :param parse: parser function (default ``corpus.parsers.parse_file``); must be picklable.
+    :param directory: builds each written document's directory entries
+        (``corpus.directory_build.DirectoryBuilder``); ``None`` = none stored (the loop then
+        builds extractive entries when it first reads a document's directory).
     """
 
     def __init__(
@@ -75,8 +79,10 @@ class Ingestor:
         *,
         workers: int | None = None,
         parse: ParseFn | None = None,
+        directory: DirectoryBuilder | None = None,
     ) -> None:
         self.store, self.tokenizer, self.embedder = store, tokenizer, embedder
+        self.directory = directory
         self.catalogue = Catalogue(store)
         self.workers = workers if workers is not None else min(2, os.cpu_count() or 1)
         self.parse = parse
@@ -315,6 +321,11 @@ class Ingestor:
             self.catalogue.commit_document(
                 collection, entry, prep.chunks, prep.sparse, dense, previous=previous
             )
+            if self.directory is not None:  # after the commit: never blocks the document
+                old = previous.info.doc_id if previous is not None else None
+                if warn := self.directory.write(self.store, collection, prep.doc_id,
+                                                prep.chunks, old):
+                    prep.warnings.append(warn)
         except StoreError as exc:
             return FileResult(
                 rel, "failed", error_code="store_error", error_message=f"{rel}: {exc}"

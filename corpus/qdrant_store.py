@@ -185,6 +185,14 @@ class QdrantChunkStore(StoreSearchMixin):
         """Delete the record point ``(kind, key)`` (no-op when missing)."""
         self.backend.delete(collection, None, [record_id(kind, key)])
 
+    def record(self, collection: str, kind: str, key: str) -> dict[str, Any] | None:
+        """The data of record ``(kind, key)``, or ``None`` (also for a missing collection)."""
+        if not self.backend.exists(check_collection_name(collection)):
+            return None
+        rid = record_id(kind, key)
+        row = self.backend.retrieve(collection, [rid]).get(rid)
+        return dict(row.get("data") or {}) if row and row.get(KIND) == kind else None
+
     def records(self, collection: str, kind: str) -> dict[str, dict[str, Any]]:
         """All records of ``kind`` as ``{key: data}`` (``{}`` when the collection is missing)."""
         if not self.backend.exists(check_collection_name(collection)):
@@ -261,7 +269,8 @@ class QdrantChunkStore(StoreSearchMixin):
     def count_chunks(self, collection: str, doc_id: str | None = None) -> int:
         """Number of visible chunks (of one document when ``doc_id`` is given)."""
         must = (("doc_id", doc_id),) if doc_id else ()
-        flt = Flt(must=must, must_not=((KIND, ["meta", "document"]), ("staged", STAGED)))
+        flt = Flt(must=must, must_not=((KIND, ["meta", "document", "directory"]),
+                                        ("staged", STAGED)))
         return self.backend.count(collection, flt)
 
     def document_chunks(self, collection: str, doc_id: str) -> list[Chunk]:

@@ -1,0 +1,194 @@
+"""The document directory (issue 14 item 1): extractive entries, storage beside the chunks,
+and model-written entries cached by chunk content hash (a counting writer, no model)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from corpus.directory import (
+    DIRECTORY_KIND,
+    MAX_TERMS,
+    MIN_TERMS,
+    content_hash,
+    extractive_entries,
+    load_directory,
+)
+from corpus.directory_build import DirectoryBuilder, EntryCache
+from corpus.ingest import Ingestor
+from corpus.qdrant_store import QdrantChunkStore
+from corpus.tokenizer import Tokenizer
+from corpus.types import Chunk
+
+ZH = """# 产品手册
+
+## 1 概述
+
+本产品是一款工业级温湿度传感器。它适用于仓库和机房的环境监测。
+
+## 2 存储条件
+
+产品应存放在干燥通风的仓库内，存储温度为 -40 ℃ 至 85 ℃，相对湿度不超过 90%。
+
+## 3 保修
+
+保修期为自购买之日起十二个月。人为损坏不在保修范围内。
+"""
+
+EN = """# Handbook
+
+## Travel policy
+
+Employees book flights through the travel desk. Economy class is the default for flights
+under six hours; business class needs a director's approval.
+
+## Expense reports
+
+Expense reports are due within 30 days of the trip. Receipts are required for every item
+above 25 dollars.
+
+## Pricing table
+
+| Plan | Price | Seats |
+|---|---|---|
+| Basic | 10 | 5 |
+| Team | 50 | 25 |
+"""
+
+
+def _chunks(store: QdrantChunkStore, collection: str) -> list[Chunk]:
+    from corpus.catalogue import Catalogue
+
+    out: list[Chunk] = []
+    for e in Catalogue(store).entries(collection).values():
+        out += store.document_chunks(collection, e.info.doc_id)
+    return out
+
+
+def _docs(tmp: Path) -> Path:
+    d = tmp / "docs"
+    d.mkdir()
+    (d / "manual.md").write_text(ZH, encoding="utf-8")
+    (d / "handbook.md").write_text(EN, encoding="utf-8")
+    return d
+
+
+class CountingWriter:
+    """An :class:`EntryWriter` that writes 'summary of <first line>' and counts its calls;
+    ``fail`` makes every call raise, ``hang`` makes it block until released."""
+
+    name = "counting-writer/v1"
+
+    def __init__(self, fail: bool = False, hang: bool = False) -> None:
+        self.calls = 0
+        self.chunks = 0
+        self.fail, self.hang = fail, hang
+        self.release = threading.Event()
+
+    def write_entries(self, chunks: Sequence[Chunk]) -> list[tuple[str, list[str]] | None]:
+        self.calls += 1
+        self.chunks += len(chunks)
+        if self.hang:
+            self.release.wait(5)
+        if self.fail:
+            raise ConnectionError("model server down")
+        return [(f"summary of {c.text.splitlines()[0][:30]}", ["Model Term", "温度"])
+                for c in chunks]
+
+
+def test_extractive_entries_title_lead_and_distinctive_terms(store: QdrantChunkStore,
+                                                              tmp_path: Path) -> None:
+    Ingestor(store, Tokenizer(), workers=1).ingest_paths([_docs(tmp_path)], "c")
+    chunks = _chunks(store, "c")
+    entries = {e.chunk_id: e for e in extractive_entries(chunks, Tokenizer())}
+    by_title = {e.title: e for e in entries.values()}
+    storage = next(e for t, e in by_title.items() if t.endswith("2 存储条件"))
+    assert storage.summary.startswith("产品应存放在干燥通风的仓库内")
+    assert "存储" not in storage.summary[:2]  # not the heading
+    assert MIN_TERMS <= len(storage.terms) <= MAX_TERMS
+    assert "湿度" in storage.terms or "温度" in storage.terms or "存储" in storage.terms
+    travel = next(e for t, e in by_title.items() if t.endswith("Travel policy"))
+    assert travel.summary == "Employees book flights through the travel desk."
+    assert any(t.startswith("flight") or t == "travel" for t in travel.terms)
+    table = next(e for t, e in by_title.items() if t.endswith("Pricing table"))
+    assert table.summary == "Table: Plan, Price, Seats"
+    for c in chunks:  # every entry is its chunk's, with its pages and hash
+        e = entries[c.chunk_id]
+        assert (e.page_start, e.page_end, e.content_hash) == (c.page_start, c.page_end,
+                                                              content_hash(c))
+        assert e.source == "extractive" and len(e.summary) <= 140
+
+
+def test_directory_stored_with_the_document_and_replaced_with_it(store: QdrantChunkStore,
+                                                                  tmp_path: Path) -> None:
+    docs = _docs(tmp_path)
+    ing = Ingestor(store, Tokenizer(), workers=1, directory=DirectoryBuilder(Tokenizer()))
+    report = ing.ingest_paths([docs], "c")
+    assert store.count_chunks("c") == report.chunks  # directory records are no chunks
+    stored = store.records("c", DIRECTORY_KIND)
+    chunks = _chunks(store, "c")
+    assert set(stored) == {c.doc_id for c in chunks}
+    manual = next(c for c in chunks if c.path == "manual.md")
+    got = load_directory(store, "c", manual.doc_id)
+    assert [e.chunk_id for e in got] == [c.chunk_id for c in chunks if c.doc_id == manual.doc_id]
+    (docs / "manual.md").write_text(ZH.replace("十二个月", "二十四个月"), encoding="utf-8")
+    ing.ingest_paths([docs], "c")
+    new = {c.doc_id for c in _chunks(store, "c")}
+    assert set(store.records("c", DIRECTORY_KIND)) == new  # the old version's is gone
+    assert manual.doc_id not in new
+
+
+def test_documents_without_a_record_get_extractive_entries_on_read(store: QdrantChunkStore,
+                                                                    tmp_path: Path) -> None:
+    Ingestor(store, Tokenizer(), workers=1).ingest_paths([_docs(tmp_path)], "c")
+    assert store.records("c", DIRECTORY_KIND) == {}
+    doc = _chunks(store, "c")[0].doc_id
+    got = load_directory(store, "c", doc)
+    assert got and all(e.source == "extractive" for e in got)
+    assert store.records("c", DIRECTORY_KIND) == {}  # reading never writes
+    assert load_directory(store, "c", "0" * 64) == []
+
+
+def test_model_entries_cached_by_content_hash(store: QdrantChunkStore, tmp_path: Path) -> None:
+    docs = _docs(tmp_path)
+    cache = EntryCache(tmp_path / "cache" / "entries.sqlite3")
+    writer = CountingWriter()
+    builder = DirectoryBuilder(Tokenizer(), writer=writer, cache=cache, batch=2)
+    report = Ingestor(store, Tokenizer(), workers=1, directory=builder).ingest_paths([docs], "a")
+    assert writer.chunks == report.chunks and writer.calls == builder.stats.llm_calls > 0
+    doc = _chunks(store, "a")[0].doc_id
+    entries = load_directory(store, "a", doc)
+    assert all(e.source == "llm" and e.summary.startswith("summary of") for e in entries)
+    assert all("model term" in e.terms and len(e.terms) >= MIN_TERMS for e in entries)
+    # the same corpus into another collection, with a new builder on the same cache file:
+    # the model is called 0 times
+    again = CountingWriter()
+    b2 = DirectoryBuilder(Tokenizer(), writer=again,
+                          cache=EntryCache(tmp_path / "cache" / "entries.sqlite3"), batch=2)
+    Ingestor(store, Tokenizer(), workers=1, directory=b2).ingest_paths([docs], "b")
+    assert again.calls == 0 and b2.stats.cached == report.chunks
+    # one section edited: only the changed chunk goes to the model
+    (docs / "manual.md").write_text(ZH.replace("十二个月", "二十四个月"), encoding="utf-8")
+    Ingestor(store, Tokenizer(), workers=1, directory=b2).ingest_paths([docs], "b")
+    assert again.calls == 1 and again.chunks == 1
+
+
+def test_model_faults_fall_back_to_extractive_and_ingest_goes_on(store: QdrantChunkStore,
+                                                                  tmp_path: Path) -> None:
+    docs = _docs(tmp_path)
+    broken = CountingWriter(fail=True)
+    b = DirectoryBuilder(Tokenizer(), writer=broken, batch=1, max_failures=2)
+    report = Ingestor(store, Tokenizer(), workers=1, directory=b).ingest_paths([docs], "c")
+    assert report.counts.get("ingested") == 2
+    assert broken.calls == 2  # then the writer is not called again in this run
+    assert b.stats.fallbacks == report.chunks and b.stats.llm_written == 0
+    assert all(e.source == "extractive" for c in _chunks(store, "c")
+               for e in load_directory(store, "c", c.doc_id))
+    hung = CountingWriter(hang=True)
+    b2 = DirectoryBuilder(Tokenizer(), writer=hung, batch=50, timeout_s=0.2)
+    chunks = _chunks(store, "c")
+    got = b2.build(chunks[:2])
+    hung.release.set()
+    assert [e.source for e in got] == ["extractive", "extractive"]
+    assert b2.stats.errors and "timed out" in b2.stats.errors[0]
