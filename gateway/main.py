@@ -31,9 +31,12 @@ log = logging.getLogger("loopgate.gateway")
 _ROUTES = [
     "gateway.api.routes.query",
     "gateway.api.routes.chat",
+    "gateway.api.routes.sessions",
     "gateway.api.routes.documents",
     "gateway.api.routes.health",
     "gateway.api.routes.metrics",
+    "gateway.api.routes.viewer",
+    "gateway.api.routes.ask_page",
 ]
 _OPTIONAL_ROUTES = [
     "gateway.api.routes.routes_log",
@@ -82,4 +85,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(AdminGuard, settings=settings)  # /metrics, /docs … need an admin key
     app.add_middleware(BodySizeLimit, max_body_bytes=settings.max_body_bytes,
                        max_upload_bytes=settings.max_upload_bytes)
+    from gateway.api.compression import StaticGZip
+
+    app.add_middleware(StaticGZip)  # the static pages' assets gzipped (plotly.js 4.8 → 1.4 MB)
     return app

@@ -47,6 +47,8 @@ class Ctx:
     record: dict[str, Any]
     emit: EventSink | None
     timings: dict[str, float] = field(default_factory=dict)
+    #: step events held until the route decision is sent (the stream starts with ``route``)
+    pending: list[dict[str, Any]] = field(default_factory=list)
 
 
 class RouterStages:
@@ -89,6 +91,10 @@ class RouterStages:
     async def _emit(self, ctx: Ctx, event: dict[str, Any]) -> None:
         if ctx.emit is not None:
             await ctx.emit(event)
+            if event.get("type") == "route" and ctx.pending:
+                held, ctx.pending = ctx.pending, []
+                for ev in held:
+                    await ctx.emit(ev)
 
     # ------------------------------------------------------------------------------ stages
     async def _version(self, collection: str) -> str:
@@ -124,6 +130,12 @@ class RouterStages:
             return None
         if res is not None:
             ctx.record["flags"].extend(f for f in res.flags if f not in ctx.record["flags"])
+            step = {"type": "step", "kind": "search", "stage": stage,
+                    "text": search_text(query, res, top_k)}
+            if ctx.emit is not None and stage == "retrieve":  # sent after the route decision
+                ctx.pending.append(step)
+            else:
+                await self._emit(ctx, step)
         return res
 
     async def _rag_answer(
@@ -208,3 +220,14 @@ def degraded_result(record: dict[str, Any], why: str) -> QueryResult:
     return QueryResult(f"No answer could be produced: {why}.", [], False, {}, cached=False)
 
 
+def search_text(query: str, res: RagResult, top_k: int) -> str:
+    """The stream's step text of one retrieval: ``searching 'warranty' (hybrid): 5 of top 5
+    passages, best policy.md p.3``; ``keyword-only`` when the dense half did not run."""
+    dense_off = "keyword_only" in res.flags or any(f.startswith("embed") for f in res.flags)
+    how = "keyword-only" if dense_off else "hybrid"
+    shown = query if len(query) <= 80 else query[:79] + "…"
+    if not res.hits:
+        return f"searching '{shown}' ({how}): nothing found"
+    best = res.hits[0].chunk
+    return (f"searching '{shown}' ({how}): {len(res.hits)} of top {top_k} passages, best "
+            f"{best.path} p.{best.page_start}")

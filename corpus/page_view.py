@@ -1,0 +1,196 @@
+"""What a citation looks like on its source: a PDF page rendered to PNG with the boxes of the
+quoted words, or the lines of a Markdown / text file with the quoted ones marked.
+
+Citations carry ``page`` / ``page_end`` and ``lines`` (1-based line numbers on the page, as
+``corpus.parsers._pdf_page.page_lines`` numbers them: visual lines in reading order, every
+visible line counted) and the verbatim ``quote``. :func:`quote_boxes` reads the same visual
+lines again, takes the cited ones, and finds the quote's characters in them (PyMuPDF
+``rawdict`` characters, compared in the normal form of ``corpus.citations`` with all whitespace
+and table pipes removed). The boxes are those characters' union per visual line; when the
+characters cannot be matched (an OCR'd page, a table row the chunker rebuilt) the cited lines'
+whole boxes are returned instead, and ``exact`` says which.
+
+Rendering uses PyMuPDF ``Page.get_pixmap(dpi=…)`` (AGPL-3.0, like LoopGate).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+from corpus.citations import normalise_ws
+from corpus.errors import ParseError
+from corpus.parsers._pdf_page import _FLAGS, page_lines
+from corpus.parsers._pymupdf import pymupdf
+from corpus.parsers.text import decode_text
+
+__all__ = ["Box", "PageImage", "QuoteBoxes", "quote_boxes", "render_page", "source_lines"]
+
+#: ``(x0, y0, x1, y1)`` in PDF points, origin top-left (PyMuPDF's page coordinates).
+Box = tuple[float, float, float, float]
+
+#: Rendering resolution bounds (dots per inch): 72 = one pixel per point.
+MIN_DPI, MAX_DPI = 48, 200
+
+
+@dataclass(frozen=True, slots=True)
+class PageImage:
+    """A rendered PDF page.
+
+    :ivar png: the PNG bytes. :ivar width: / :ivar height: image size in pixels.
+    :ivar page_width: / :ivar page_height: page size in PDF points (a box's ``x / page_width``
+        is its share of the image width). :ivar page_count: pages of the document.
+    """
+
+    png: bytes
+    width: int
+    height: int
+    page_width: float
+    page_height: float
+    page_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class QuoteBoxes:
+    """Where a quote sits on one page: ``boxes`` (one per visual line it covers, PDF points),
+    ``lines`` the visual line numbers they belong to, ``exact`` true when the boxes are the
+    quote's own characters (false: the cited lines' whole boxes), ``page_width`` /
+    ``page_height`` in points."""
+
+    boxes: list[Box]
+    lines: list[int]
+    exact: bool
+    page_width: float
+    page_height: float
+
+
+def _open(path: Path) -> pymupdf.Document:
+    try:
+        return pymupdf.open(path)
+    except Exception as exc:  # PyMuPDF raises its own FileDataError / RuntimeError family
+        raise ParseError("corrupt_pdf", f"{path.name}: cannot be opened as a PDF") from exc
+
+
+def _page(doc: pymupdf.Document, page: int) -> pymupdf.Page:
+    if not 1 <= page <= doc.page_count:
+        raise ValueError(f"page {page} is outside 1..{doc.page_count}")
+    return doc[page - 1]
+
+
+def render_page(path: Path, page: int, *, dpi: int = 110) -> PageImage:
+    """Render physical ``page`` (1-based) of the PDF at ``path`` to PNG.
+
+    :param dpi: resolution, clamped to ``MIN_DPI..MAX_DPI`` (110 dpi: an A4 page is 909 x 1286
+        pixels, 100-300 kB for a text page).
+    :raises ParseError: ``corrupt_pdf`` (not a PDF). :raises ValueError: no such page.
+    """
+    dpi = max(MIN_DPI, min(MAX_DPI, int(dpi)))
+    with _open(path) as doc:
+        pg = _page(doc, page)
+        pix = pg.get_pixmap(dpi=dpi, alpha=False)
+        return PageImage(pix.tobytes("png"), pix.width, pix.height, pg.rect.width,
+                         pg.rect.height, doc.page_count)
+
+
+def _key(text: str) -> str:
+    """The comparison form: ``normalise_ws`` without any whitespace or table pipe."""
+    return "".join(ch for ch in normalise_ws(text) if not ch.isspace() and ch != "|")
+
+
+def _char_key(ch: str) -> str:
+    norm = unicodedata.normalize("NFKC", ch) if ord(ch) > 0x7F else ch
+    return "".join(c for c in norm if not c.isspace() and c != "|")
+
+
+def _line_chars(page: pymupdf.Page, box: Box) -> list[tuple[str, Box]]:
+    """``(key, box)`` of each character whose centre lies in ``box``, left to right."""
+    x0, y0, x1, y1 = box
+    found: list[tuple[float, str, Box]] = []
+    raw = page.get_text("rawdict", flags=_FLAGS, clip=pymupdf.Rect(x0 - 1, y0 - 1, x1 + 1, y1 + 1))
+    for block in raw.get("blocks", []):
+        for line in block.get("lines", []):
+            for span in line.get("spans", []):
+                for ch in span.get("chars", []):
+                    cb = ch["bbox"]
+                    cx, cy = (cb[0] + cb[2]) / 2, (cb[1] + cb[3]) / 2
+                    if x0 - 1 <= cx <= x1 + 1 and y0 - 1 <= cy <= y1 + 1:
+                        key = _char_key(ch["c"])
+                        if key:
+                            found.append((cb[0], key, (cb[0], cb[1], cb[2], cb[3])))
+    found.sort(key=lambda t: t[0])
+    return [(k, b) for _, k, b in found]
+
+
+def _union(boxes: list[Box]) -> Box:
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes),
+            max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+
+def _span_in(text: str, quote: str, *, head: bool, tail: bool) -> tuple[int, int] | None:
+    """Where ``quote`` sits in ``text``: whole, or (a quote running onto the next page, ``tail``)
+    a prefix of it ending ``text``, or (continued from the previous page, ``head``) a suffix of
+    it starting ``text``."""
+    at = text.find(quote)
+    if at >= 0:
+        return at, at + len(quote)
+    if tail:
+        for m in range(min(len(quote), len(text)), 1, -1):
+            if text.endswith(quote[:m]):
+                return len(text) - m, len(text)
+    if head:
+        for m in range(min(len(quote), len(text)), 1, -1):
+            if text.startswith(quote[-m:]):
+                return 0, m
+    return None
+
+
+def quote_boxes(
+    path: Path, page: int, lines: tuple[int, int], quote: str, *, cited_page: int | None = None,
+    page_end: int = 0,
+) -> QuoteBoxes:
+    """Boxes of ``quote`` on physical ``page`` of the PDF at ``path``.
+
+    :param lines: the citation's ``(first, last)`` line numbers (first on ``cited_page``, last
+        on ``page_end``).
+    :param cited_page: the citation's ``page`` (default ``page``); a quote crossing a page break
+        is looked for on both pages: from ``first`` to the page's end on ``cited_page``, from
+        line 1 to ``last`` on ``page_end``.
+    :returns: :class:`QuoteBoxes`; ``boxes`` empty when the cited lines are not on ``page``.
+    :raises ParseError: ``corrupt_pdf``. :raises ValueError: no such page.
+    """
+    start_page = cited_page or page
+    end_page = page_end if page_end and page_end > start_page else start_page
+    first = lines[0] if page == start_page else 1
+    last = lines[1] if page == end_page else 10**9
+    with _open(path) as doc:
+        pg = _page(doc, page)
+        size = (pg.rect.width, pg.rect.height)
+        vlines = [v for v in page_lines(pg) if first <= v.number <= last]
+        if not vlines or not start_page <= page <= end_page:
+            return QuoteBoxes([], [], False, *size)
+        keys: list[str] = []
+        where: list[tuple[int, Box]] = []  # (line number, char box) per key character
+        for v in vlines:
+            for k, b in _line_chars(pg, v.bbox):
+                for c in k:
+                    keys.append(c)
+                    where.append((v.number, b))
+        span = _span_in("".join(keys), _key(quote), head=page > start_page, tail=page < end_page)
+    if span is None:
+        return QuoteBoxes([v.bbox for v in vlines], [v.number for v in vlines], False, *size)
+    per_line: dict[int, list[Box]] = {}
+    for number, b in where[span[0]:span[1]]:
+        per_line.setdefault(number, []).append(b)
+    numbers = sorted(per_line)
+    return QuoteBoxes([_union(per_line[n]) for n in numbers], numbers, True, *size)
+
+
+def source_lines(path: Path) -> list[str]:
+    """The lines of a Markdown / text file as the parsers numbered them (decoded like
+    ``corpus.parsers.text.decode_text``; line ``n`` is ``result[n - 1]``).
+
+    :raises ParseError: ``undecodable`` (binary data).
+    """
+    text, _enc, _warnings = decode_text(path.read_bytes(), path)
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
