@@ -1,10 +1,10 @@
 """The LoopAgent's tool set (DESIGN.md "Key contracts"), like Haystack's ``Tool``: a name, a
 description, a JSON schema for the parameters and a callable.
 
-``search``, ``read``, ``next_chunk``, ``prev_chunk``, ``outline`` and ``summarize`` are executed
-by :func:`run_tool` in a worker thread under the per-call timeout; a timed-out or failing call
-returns an empty :class:`~loop.types.ToolResult` with a hint, never an exception. ``answer`` and
-``fallback_to_rag`` end the loop and are handled by the controller.
+``search``, ``read``, ``next_chunk``, ``prev_chunk``, ``outline``, ``scan`` (``loop.scan``) and
+``summarize`` are executed by :func:`run_tool` in a worker thread under the per-call timeout; a
+timed-out or failing call returns an empty :class:`~loop.types.ToolResult` with a hint, never an
+exception. ``answer`` and ``fallback_to_rag`` end the loop and are handled by the controller.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from corpus.types import Chunk, ChunkStore, DocumentInfo, SearchFilter, SearchHit, SparseVector
+from loop.scan import scan
 from loop.types import LoopConfig, SearchBackend, ToolResult
 
 __all__ = ["TOOLS", "TOOL_NAMES", "StoreKeywordSearch", "Tool", "ToolContext", "run_tool"]
@@ -202,6 +203,11 @@ TOOLS: dict[str, Tool] = {t.name: t for t in [
          _read_like(-1)),
     Tool("outline", "Section tree of a document with pages and chunk ids.",
          _obj({"doc": {"type": "string", "description": "document path"}}, ["doc"]), _outline),
+    Tool("scan", "Directory of the top candidate documents: the entries (section, pages, "
+         "summary, key terms, chunk id) that best match the query; read the ids you pick.",
+         _obj({"query": _S, "docs": {"type": "array", "items": _S, "description":
+               "document paths (default: the documents of the candidates shown)"}}, ["query"]),
+         scan),
     Tool("summarize", "Write down what is known and what is missing; does not end the loop.",
          _obj({"notes": _S}, ["notes"]), _summarize),
     Tool("answer", "Final answer. Cite chunks you read, with quotes copied exactly from them. "

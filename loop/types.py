@@ -107,6 +107,10 @@ class LoopConfig:
         cover to be cited by the offline policy (and a budget stop); the offline policy answers
         when its best-ranked unit covers it, or another unit covers it by a margin (0.15),
         else says not found.
+    :param directory_scan: the offline policy scans the directory of the top candidate
+        documents (``scan`` tool) and reads the sections it picks after the RAG candidates.
+    :param scan_docs: candidate documents one ``scan`` lists (1..10); ``scan_entries``: the
+        directory entries it shows, best match first (1..40).
     """
 
     max_loops: int = 6
@@ -119,6 +123,9 @@ class LoopConfig:
     snippet_chars: int = 160
     directory_max_docs: int = 20
     min_coverage: float = 0.4
+    directory_scan: bool = True
+    scan_docs: int = 3
+    scan_entries: int = 12
 
     def __post_init__(self) -> None:
         if not 1 <= self.max_loops <= MAX_LOOPS_LIMIT:
@@ -127,6 +134,8 @@ class LoopConfig:
             raise ValueError(f"search_top_k must be 1..5, got {self.search_top_k}")
         if self.tool_timeout_s <= 0 or self.max_duplicates < 1:
             raise ValueError("tool_timeout_s must be > 0 and max_duplicates >= 1")
+        if not (1 <= self.scan_docs <= 10 and 1 <= self.scan_entries <= 40):
+            raise ValueError("scan_docs must be 1..10 and scan_entries 1..40")
 
 
 @dataclass(frozen=True, slots=True)

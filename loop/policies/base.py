@@ -20,6 +20,8 @@ SYSTEM_PROMPT = (
     "- search(query): find candidate chunks (ids, file, section, pages, snippet).\n"
     "- read(chunk_id): read a chunk. next_chunk / prev_chunk(chunk_id): page forward / back.\n"
     "- outline(doc): section tree of a document, with chunk ids.\n"
+    "- scan(query): directory of the candidate documents: the sections matching the query, "
+    "with summary, key terms and chunk ids to read.\n"
     "- summarize(notes): note what you know and what is missing.\n"
     "- answer(response, found, citations): the final answer. Each citation is "
     "{\"chunk_id\", \"quote\"}: a chunk you read with read/next_chunk/prev_chunk, and a quote "

@@ -2,8 +2,10 @@
 
 Through the same tools and controller as the LLM policies: key terms of the question →
 ``search`` (the question, its key terms, then once more without the product code every
-candidate holds, or with only the key terms some candidate holds) → ``read`` the best
-candidates (ranked by key-term coverage, then search rank) → ``next_chunk`` when the best
+candidate holds, or with only the key terms some candidate holds) and ``scan`` the directory of
+the candidate documents (``loop.scan``; ``LoopConfig.directory_scan``) → ``read`` the best
+candidates (ranked by key-term coverage, then search rank; a section the directory picked is
+read when it covers the key terms better than the candidates left, a tie going to them) → ``next_chunk`` when the best
 evidence is a table or a section that runs on, or a chunk read ends with the caption of a table
 the chunker put in the next chunk → ``answer`` with the best sentence / table row by key-term
 coverage (verified citation), or ``found=false``.
@@ -16,6 +18,7 @@ import asyncio
 import re
 
 from corpus.citations import display_quote
+from corpus.types import Chunk
 from loop.controller import LoopState
 from loop.evidence import (
     Evidence,
@@ -117,10 +120,15 @@ class OfflinePolicy:
         self.embedder, self.dense_weight, self.dense_units = embedder, dense_weight, dense_units
         self.dense_error = ""  # why the embedder failed (the answer then ranks by key terms)
         self.last: tuple[ToolCall, ToolResult] | None = None
+        self.planned: dict[str, Chunk] = {}  # chunks the directory scan picked (jump targets)
 
     def observe(self, call: ToolCall, result: ToolResult) -> None:
-        """Remember the last result (the policy reads its state from ``LoopState.ctx``)."""
+        """Remember the last result (the policy reads its state from ``LoopState.ctx``) and
+        the chunks a ``scan`` picked (read after the RAG candidates, :meth:`_next`)."""
         self.last = (call, result)
+        if call.name == "scan" and result.status == "ok":
+            for c in result.data:
+                self.planned.setdefault(c.chunk_id, c)
 
     def _first_searches(self, state: LoopState) -> list[str]:
         """The question, and (``term_search``) its key terms alone when that differs."""
@@ -292,7 +300,10 @@ class OfflinePolicy:
         if not self.searches:
             searches = self._first_searches(state)
             self.searches.extend(searches)
-            return [ToolCall("search", {"query": q}) for q in searches]
+            calls = [ToolCall("search", {"query": q}) for q in searches]
+            if ctx.config.directory_scan:  # after the searches: their documents are candidates
+                calls.append(ToolCall("scan", {"query": " ".join(m.terms)}))
+            return calls
         if not self._matches(state):
             return [ToolCall("fallback_to_rag", {"reason": "no key term matches any chunk"})]
         if turns_left <= 0:
@@ -322,17 +333,24 @@ class OfflinePolicy:
                 calls.append(ToolCall("next_chunk", {"chunk_id": page}))
         demote = not asks_revision(state.question)
 
-        def score(cid: str) -> float:
-            c = ctx.seen[cid]
-            penalty = REVISION_PENALTY if demote and is_revision_history(c) else 0.0
-            return round(m.coverage(c.context_text()) - penalty, 1)
-
         unread = [
             cid
             for cid in ctx.seen
             if cid not in ctx.read and m.matched(ctx.seen[cid].context_text())
         ]
-        ranked = sorted(unread, key=lambda cid: (-score(cid), -ctx.hits.get(cid, 0.0)))
+        # scan → jump: sections the directory picked that no search showed, read when they
+        # cover the key terms at least as well as a candidate (a tie goes to the candidate)
+        floor = self._floor(state)
+        jump = {cid for cid, c in self.planned.items() if cid not in ctx.seen
+                and cid not in ctx.read and m.coverage(c.context_text()) >= floor}
+
+        def score(cid: str) -> float:
+            c = ctx.seen[cid] if cid in ctx.seen else self.planned[cid]
+            penalty = REVISION_PENALTY if demote and is_revision_history(c) else 0.0
+            return round(m.coverage(c.context_text()) - penalty, 1)
+
+        ranked = sorted([*unread, *jump], key=lambda cid: (-score(cid), cid in jump,
+                                                           -ctx.hits.get(cid, 0.0), cid))
         for cid in ranked:
             if len(calls) >= self.per_turn or self.reads >= self.max_reads:
                 break
