@@ -80,7 +80,8 @@ def assemble(c: Any) -> None:
             documents=_directory(c.store), embedder=c.embedder,
             config=LoopConfig(max_loops=s.loop_max_loops, tool_timeout_s=s.timeout_tool_s,
                               token_budget=s.loop_token_budget, deadline_s=s.loop_deadline_s,
-                              min_coverage=s.loop_min_coverage),
+                              min_coverage=s.loop_min_coverage,
+                              directory_scan=s.loop_directory_scan),
         )
         loop = LoopAgentEngine(c.agent, c.store, deadline_s=s.loop_deadline_s,
                                llm_reserve_s=s.llm_deadline_reserve_s)

@@ -79,8 +79,11 @@ class IngestJobs:
     def _get_ingestor(self) -> Any:
         if self._ingestor is None:
             from corpus.ingest import Ingestor
+            from gateway.directory_setup import directory_builder
 
-            self._ingestor = Ingestor(self.c.store, self.c.tokenizer, self.c.embedder, workers=1)
+            self._ingestor = Ingestor(self.c.store, self.c.tokenizer, self.c.embedder, workers=1,
+                                      directory=directory_builder(self.c.settings,
+                                                                  self.c.tokenizer))
         return self._ingestor
 
     # --- public API ----------------------------------------------------------------------

@@ -91,6 +91,12 @@ class Settings(BaseSettings):
     loop_token_budget: int = Field(12000, ge=500, description="LLM tokens one LoopAgent run may spend.")
     loop_min_coverage: float = Field(0.4, ge=0, le=1, description="Offline reading policy: share of the question's key-term weight a unit must cover to be cited; the loop answers when the best-ranked unit covers it or another covers it by 0.15 more, else \"not found\".")
     loop_deadline_s: float = Field(20.0, gt=0, description="Wall-clock budget of one LoopAgent run, seconds.")
+    loop_directory_scan: bool = Field(True, description="Offline LoopAgent (and the line-reading protocol's offline pass): scan the directory of the top candidate documents and read the sections it picks after the RAG candidates; false = search and read only.")
+
+    # --- document directory (built at ingest) -----------------------------------------------
+    directory: Literal["off", "extractive", "llm"] = Field("extractive", description="Directory entries (title, one-line summary, key terms per chunk) written at ingest: off = none stored (built on first scan), extractive = heading path, lead sentence and key terms, llm = written by the configured LLM, cached by chunk content hash (extractive when it fails or no LLM is set).")
+    directory_llm_batch: int = Field(8, ge=1, le=64, description="Chunks per LLM call when LOOPGATE_DIRECTORY=llm.")
+    directory_llm_timeout_s: float = Field(300.0, gt=0, description="Timeout of one LLM directory batch, seconds; then the batch keeps extractive entries and the ingest goes on.")
 
     # --- timeouts (enforced in one place: gateway.router) --------------------------------
     request_deadline_s: float = Field(30.0, gt=0, description="Whole-request deadline, seconds; past it a degraded answer is returned.")

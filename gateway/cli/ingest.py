@@ -107,6 +107,7 @@ def ingest_command(
     from corpus.ingest import Ingestor
     from corpus.tokenizer import Tokenizer
     from gateway.components import open_store
+    from gateway.directory_setup import directory_builder
     from gateway.settings import get_settings
 
     missing = [str(p) for p in paths if not p.exists()]
@@ -146,7 +147,9 @@ def ingest_command(
                     detail=f"{ev.pages} pages · {ev.chunks} chunks · {ev.path[-40:]}",
                 )
 
-            ingestor = Ingestor(store, Tokenizer(), embedder, workers=workers)  # lazy engines
+            tok = Tokenizer()  # lazy engines
+            ingestor = Ingestor(store, tok, embedder, workers=workers,
+                                directory=directory_builder(settings, tok))
             report = ingestor.ingest_paths(paths, collection, root=root, progress=on_progress)
     except StoreError as exc:
         err.print(f"[red]error:[/] {exc}")
