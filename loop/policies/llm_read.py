@@ -181,7 +181,7 @@ class LLMReadPolicy:
         read_before = set(state.ctx.read)  # the guard scores with the offline answer's weights
         m0 = state.matcher.known([c.context_text() for c in state.ctx.seen.values()])
         head = context_lines(state.question, self.current_date, self.history)
-        nav.make_plan(base)
+        nav.make_plan(base, list(offline.planned.values()))
         end: StopReason = "answer"
         note, written = "", None
         try:

@@ -5,10 +5,10 @@ Through the same tools and controller as the LLM policies: key terms of the ques
 candidate holds, or with only the key terms some candidate holds) and ``scan`` the directory of
 the candidate documents (``loop.scan``; ``LoopConfig.directory_scan``) → ``read`` the best
 candidates (ranked by key-term coverage, then search rank; a section the directory picked is
-read when it covers the key terms better than the candidates left, a tie going to them) → ``next_chunk`` when the best
-evidence is a table or a section that runs on, or a chunk read ends with the caption of a table
-the chunker put in the next chunk → ``answer`` with the best sentence / table row by key-term
-coverage (verified citation), or ``found=false``.
+read when it covers the key terms better than the candidates left, a tie going to them) →
+``next_chunk`` when the best evidence is a table or a section that runs on, or a chunk read ends
+with the caption of a table the chunker put in the next chunk → ``answer`` with the best
+sentence / table row by key-term coverage (verified citation), or ``found=false``.
 ``fallback_to_rag`` when no key term matches any chunk.
 """
 

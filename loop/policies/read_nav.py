@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from corpus.types import Chunk
@@ -69,11 +70,12 @@ class Navigator:
                         elapsed_ms=(time.perf_counter() - t0) * 1000)
         return res.data[0] if res.status == "ok" and res.data else None
 
-    def make_plan(self, base: LoopResult) -> None:
+    def make_plan(self, base: LoopResult, planned: Sequence[Chunk] = ()) -> None:
         """Blocks to read, best first: the block of the offline answer's first citation, the
         blocks of the best units of the chunks read (key-term coverage, revision histories
         demoted unless the question asks about versions), then the ids of unread candidates
-        that hold a key term, by coverage."""
+        that hold a key term, by coverage, then the unread sections the directory scan
+        picked (``planned``, :class:`~loop.policies.offline.OfflinePolicy` ``planned``)."""
         ctx = self.state.ctx
         m = self.state.matcher.known([c.context_text() for c in ctx.seen.values()])
         plan: list[Block | str] = []
@@ -89,7 +91,9 @@ class Navigator:
         unread = [cid for cid, c in ctx.seen.items()
                   if cid not in ctx.read and m.matched(c.context_text())]
         unread.sort(key=lambda i: -m.coverage(ctx.seen[i].context_text()))
-        self.plan = [*plan, *unread]
+        jump = [c.chunk_id for c in planned if c.chunk_id not in ctx.read
+                and c.chunk_id not in unread and m.matched(c.context_text())]
+        self.plan = [*plan, *unread, *jump]
 
     async def other(self, skip_doc: str = "") -> Block | None:
         """The next planned block not shown yet (not of document ``skip_doc``): an unread
