@@ -20,6 +20,7 @@ app = typer.Typer(
 _COMMAND_MODULES: list[str] = [
     "gateway.cli.ingest",
     "gateway.cli.ask",
+    "gateway.cli.chat",
     "gateway.cli.calibrate",
     "gateway.cli.eval",
     "gateway.cli.serve",

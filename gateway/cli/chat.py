@@ -1,0 +1,215 @@
+"""``loopgate chat``: an interactive session on one loaded process.
+
+The components (``gateway.app_state.build_components``: store, embedding model, tokenizer,
+cache, router) are built once, and every question runs on one event loop
+(``asyncio.Runner``), so a question costs its own time only; each answer is followed by its
+wall time. Lines read from standard input (a terminal gets line editing and input history from
+``readline`` when Python has it; piped input works the same, one question per line):
+
+- a question → the answer, its numbered citations and the route (decision, reason, final path);
+  earlier turns of the session are sent as ``history`` (follow-up questions);
+- ``/mode auto|rag|loop``, ``/collection NAME`` (the collection must exist), ``/sources`` (the
+  documents of the collection), ``/new`` (forget the conversation), ``/help``, ``/quit``.
+
+Exit code 0 at the end of input or ``/quit``; 1 when the store cannot be opened (e.g. an
+embedded data directory held by ``loopgate serve``: use its HTTP API or the Ask page).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from typing import Annotated, Any
+
+import typer
+
+from gateway.cli.ask import AskMode
+
+__all__ = ["ChatSession", "chat_command", "print_answer", "register"]
+
+HELP = ("commands: /mode auto|rag|loop · /collection NAME · /sources · /new (forget the "
+        "conversation) · /help · /quit")
+#: Turns of the conversation sent as history (user and assistant messages, most recent).
+HISTORY_TURNS = 20
+
+
+class ChatSession:
+    """One chat session over built components.
+
+    Usage example::
+
+        session = ChatSession(components, "manuals", "auto", console)
+        with asyncio.Runner() as runner:
+            session.handle("How long is the warranty?", runner)
+
+    :param components: ``gateway.app_state.Components`` (owned by the caller).
+    :param collection: the collection asked; ``mode``: ``auto``, ``rag`` or ``loop``.
+    """
+
+    def __init__(self, components: Any, collection: str, mode: str, console: Any) -> None:
+        self.c, self.collection, self.mode, self.con = components, collection, mode, console
+        self.history: list[dict[str, str]] = []
+        self.walls: list[float] = []
+
+    def collections(self) -> list[str]:
+        """Names of the store's collections (sorted)."""
+        return sorted(self.c.store.list_collections())
+
+    def handle(self, line: str, runner: asyncio.Runner) -> bool:
+        """Act on one input line; returns False for ``/quit``."""
+        line = line.strip()
+        if not line:
+            return True
+        if line.startswith("/"):
+            return self._command(line)
+        self._ask(line, runner)
+        return True
+
+    def _command(self, line: str) -> bool:
+        name, _, arg = line.partition(" ")
+        arg = arg.strip()
+        if name in ("/quit", "/exit", "/q"):
+            return False
+        if name == "/mode" and arg in {m.value for m in AskMode}:
+            self.mode = arg
+            self.con.print(f"mode: {arg}")
+        elif name == "/collection" and arg:
+            names = self.collections()
+            if arg not in names:
+                self.con.print(f"[red]no collection {arg!r}[/] (there are: "
+                               f"{', '.join(names) or 'none'})")
+            else:
+                self.collection, self.history = arg, []
+                self.con.print(f"collection: {arg} (conversation reset)")
+        elif name == "/sources":
+            self._sources()
+        elif name == "/new":
+            self.history = []
+            self.con.print("conversation reset")
+        elif name == "/help":
+            self.con.print(HELP, markup=False)
+        else:
+            self.con.print(f"[red]unknown or incomplete command[/] {line!r}; {HELP}", markup=True)
+        return True
+
+    def _sources(self) -> None:
+        from rich.table import Table
+
+        from corpus.catalogue import Catalogue
+
+        docs = Catalogue(self.c.store).documents(self.collection)
+        table = Table(title=f"{self.collection}: {len(docs)} documents", title_justify="left")
+        for col in ("path", "type", "pages", "chunks", "dense"):
+            table.add_column(col)
+        for d in docs:
+            table.add_row(d.path, d.media_type, str(d.page_count), str(d.chunk_count),
+                          "yes" if d.has_dense else "no")
+        self.con.print(table)
+
+    def _ask(self, question: str, runner: asyncio.Runner) -> None:
+        from gateway.errors import GatewayError
+        from gateway.router_types import QueryInput
+
+        q = QueryInput(question, self.collection, self.mode,  # type: ignore[arg-type]
+                       history=tuple(self.history[-HISTORY_TURNS:]))
+        t0 = time.perf_counter()
+        try:
+            res = runner.run(self.c.router.ask(q))
+        except GatewayError as exc:
+            self.con.print(f"[red]error:[/] {exc.message}")
+            return
+        wall = time.perf_counter() - t0
+        self.walls.append(wall)
+        body = {**res.to_dict(), "cached": res.cached, "route": res.route}
+        print_answer(body, self.con)
+        self.con.print(f"[dim]wall time {wall:.2f} s (question {len(self.walls)})[/]")
+        self.history += [{"role": "user", "content": question},
+                         {"role": "assistant", "content": res.answer}]
+
+
+def print_answer(body: dict[str, Any], con: Any) -> None:
+    """The answer, its numbered citations and one route line (document text printed verbatim,
+    no Rich markup)."""
+    from corpus.citations import citation_location
+
+    con.print(body["answer"], markup=False, style="bold" if body["found"] else "dim")
+    for i, c in enumerate(body["citations"], 1):
+        section = " > ".join(c.get("section_path") or ())
+        con.print(f"  [{i}] {c['path']} | {section or '(top)'} | {citation_location(c)}",
+                  markup=False, style="cyan")
+        con.print(f"      \"{c['quote']}\"", markup=False)
+    r = body["route"]
+    d = r.get("decision") or {}
+    flags = [f for f in r.get("flags") or () if f != "degraded"]
+    con.print(f"  route {d.get('route', '-')} → {r.get('final_path')} ({d.get('reason', '')})"
+              + (f" · flags {', '.join(flags)}" if flags else "")
+              + (" · cached" if body.get("cached") else ""), markup=False, style="dim")
+
+
+def _lines(interactive: bool) -> Any:
+    """Input lines: ``input()`` with readline history on a terminal, else stdin lines."""
+    if interactive:
+        try:
+            import readline  # noqa: F401 - line editing and history for input()
+        except ImportError:
+            pass
+        while True:
+            try:
+                yield input("loopgate> ")
+            except EOFError:
+                return
+    else:
+        yield from sys.stdin
+
+
+def chat_command(
+    collection: Annotated[
+        str | None, typer.Option("--collection", "-c", help="Collection (default: setting).")
+    ] = None,
+    mode: Annotated[
+        AskMode, typer.Option(help="auto = router, rag = fast path, loop = LoopAgent.")
+    ] = AskMode.auto,
+) -> None:
+    """Ask questions interactively in one loaded process (/help lists the commands)."""
+    from rich.console import Console
+
+    from gateway.app_state import build_components
+    from gateway.settings import get_settings
+
+    con = Console(emoji=False, highlight=False)
+    s = get_settings()
+    t0 = time.perf_counter()
+    c = build_components(s)
+    if c.store is None:
+        con.print(f"[red]error:[/] the chunk store cannot be opened: {c.store_error}")
+        raise typer.Exit(1)
+    session = ChatSession(c, collection or s.default_collection, mode.value, con)
+    names = session.collections()
+    if session.collection not in names:
+        con.print(f"[red]error:[/] no collection {session.collection!r} (there are: "
+                  f"{', '.join(names) or 'none'}; loopgate ingest DIR --collection NAME)")
+        asyncio.run(c.aclose())
+        raise typer.Exit(1)
+    dense = "dense + keyword" if c.embedder is not None else "keyword-only"
+    con.print(f"LoopGate chat · collection {session.collection} · mode {session.mode} · "
+              f"{dense} · data {s.data_dir} · loaded in {time.perf_counter() - t0:.1f} s")
+    con.print(HELP, markup=False)
+    with asyncio.Runner() as runner:
+        try:
+            for line in _lines(sys.stdin.isatty()):
+                if not session.handle(line, runner):
+                    break
+        except KeyboardInterrupt:
+            con.print()
+        finally:
+            runner.run(c.aclose())
+    if session.walls:
+        walls = session.walls
+        con.print(f"{len(walls)} questions, wall time per question: "
+                  + ", ".join(f"{w:.2f}" for w in walls) + " s")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``chat`` to the ``loopgate`` command line."""
+    app.command("chat")(chat_command)

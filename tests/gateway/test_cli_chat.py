@@ -1,0 +1,69 @@
+"""``loopgate chat`` driven with piped standard input (Typer's CliRunner): one process, several
+questions, the commands, and the per-question wall time."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gateway.cli import app
+from gateway.settings import get_settings
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def collection(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("LOOPGATE_DATA_DIR", str(tmp_path / "data"))
+    get_settings.cache_clear()
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "spec_zh.md").write_text(
+        "# 参数\n\n## 功率\n型号FW-301的额定功率为8kW。\n", encoding="utf-8")
+    (docs / "faq.md").write_text(
+        "# FAQ\n\n## Warranty\nThe warranty period is three years from acceptance.\n\n"
+        "## Shipping\nStandard shipping takes five working days.\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["ingest", str(docs), "--collection", "chat", "--no-embed"])
+    assert result.exit_code == 0, result.output
+    return "chat"
+
+
+def test_chat_answers_several_questions_in_one_process(collection: str) -> None:
+    script = "\n".join([
+        "What is the warranty period?",
+        "/mode rag",
+        "How long does standard shipping take?",
+        "/sources",
+        "/mode loop",
+        "FW-301 的额定功率是多少？",
+        "/mode nonsense",
+        "/collection nope",
+        "/new",
+        "/quit",
+        "this line is never read",
+    ]) + "\n"
+    result = CliRunner().invoke(app, ["chat", "--collection", collection], input=script)
+    out = result.output
+    assert result.exit_code == 0, out
+    assert "collection chat · mode auto" in out and "loaded in" in out
+    assert "three years" in out and "five working days" in out and "8kW" in out
+    assert "[1] faq.md | FAQ > Warranty | p.1 | line 4" in out
+    assert "mode: rag" in out and "(mode=rag requested)" in out
+    assert "(mode=loop requested)" in out
+    assert "chat: 2 documents" in out and "spec_zh.md" in out  # /sources
+    assert "unknown or incomplete command" in out  # /mode nonsense
+    assert "no collection 'nope' (there are: chat)" in out
+    assert "conversation reset" in out
+    walls = re.findall(r"wall time (\d+\.\d\d) s \(question (\d)\)", out)
+    assert [n for _, n in walls] == ["1", "2", "3"], out
+    assert re.search(r"3 questions, wall time per question: [\d.]+, [\d.]+, [\d.]+ s", out)
+    assert "never read" not in out
+
+
+def test_chat_unknown_collection_exits_1(collection: str) -> None:
+    result = CliRunner().invoke(app, ["chat", "--collection", "missing"], input="hello\n")
+    assert result.exit_code == 1
+    assert "no collection 'missing' (there are: chat" in result.output
