@@ -20,6 +20,8 @@ class CacheConfig:
     :param max_entries: LRU capacity of :class:`MemoryAnswerCache` (>= 1).
     :param version_scope: ``corpus`` or ``document`` (module docstring).
     :param key_prefix: prefix of every Redis key (``loopgate:``).
+    :param near_entries: entries of the in-process near-cache in front of the store (0 = off;
+        ``gateway._near_cache``).
     """
 
     ttl_s: int = 86400
@@ -27,10 +29,13 @@ class CacheConfig:
     max_entries: int = 10000
     version_scope: VersionScope = "corpus"
     key_prefix: str = "loopgate:"
+    near_entries: int = 0
 
     def __post_init__(self) -> None:
         if self.ttl_s < 1 or self.negative_ttl_s < 1 or self.max_entries < 1:
             raise ValueError("ttl_s, negative_ttl_s and max_entries must be >= 1")
+        if self.near_entries < 0:
+            raise ValueError("near_entries must be >= 0")
         if self.version_scope not in ("corpus", "document"):
             raise ValueError(
                 f"version_scope must be 'corpus' or 'document', not {self.version_scope!r}"
@@ -97,6 +102,7 @@ class CacheCounters:
     hits: int = 0
     misses: int = 0
     alias_hits: int = 0
+    near_hits: int = 0
     guard_rejections: int = 0
     stores: int = 0
     refused_stores: int = 0

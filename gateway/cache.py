@@ -28,6 +28,13 @@ document (an answer computed just before an ingest finished is not stored). ``â€
 sets list version-bound keys, and :meth:`retire_versions` deletes those of other versions, so
 Redis holds no unreachable entries after an ingest. An invalidation that fails because Redis is
 down is kept and replayed before the next cache operation once Redis answers again.
+
+**Near-cache.** With ``near_entries`` > 0 the last entries served or stored are also kept in
+process, decoded, under the question as asked (:class:`gateway._near_cache.NearCache`): a
+repeated question is answered by :meth:`AnswerCache.peek` without normalisation, hashing, a
+Redis round trip or JSON decoding, and only while the corpus version is the one at which the
+store held the entry (exact invalidation: every change moves the version; this process's own
+invalidations also drop the collection's near entries at once).
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 from gateway._cache_backends import MemoryCacheStore, RedisCacheStore
 from gateway._cache_types import CacheConfig, CacheCounters, CacheEntry, VersionScope
+from gateway._near_cache import NearCache
 from gateway.normalize import compare_questions, normalize_question
 from gateway.redis_support import CircuitBreaker, RedisUnavailableError
 
@@ -88,6 +96,14 @@ class AnswerCache:
         self.counters = CacheCounters()
         self._pending: list[tuple[str, str, Any]] = []
         self._store = store
+        self.near = NearCache(config.near_entries) if config.near_entries > 0 else None
+
+    def _keep_near(self, question: str, entry: CacheEntry, collection: str, mode: str,
+                   corpus_version: str) -> None:
+        if self.near is not None:
+            ttl = self.config.ttl_s if entry.found else self.config.negative_ttl_s
+            self.near.put(collection, mode, question, entry, version=corpus_version,
+                          expires_at=entry.created_at + ttl)
 
     # --- keys -----------------------------------------------------------------------------
     def _ns(self, collection: str) -> str:
@@ -117,6 +133,19 @@ class AnswerCache:
         return summary
 
     # --- public API -------------------------------------------------------------------------
+    def peek(
+        self, question: str, *, collection: str, mode: str, corpus_version: str
+    ) -> CacheEntry | None:
+        """The near-cache entry for exactly ``question`` at ``corpus_version``, or None (no I/O,
+        never raises; a None says nothing about the store: call :meth:`get`)."""
+        if self.near is None:
+            return None
+        entry = self.near.get(collection, mode, question, version=corpus_version)
+        if entry is not None:
+            self.counters.hits += 1
+            self.counters.near_hits += 1
+        return entry
+
     async def get(
         self,
         question: str,
@@ -131,6 +160,10 @@ class AnswerCache:
         :raises ValueError: empty question/collection.
         :raises RedisUnavailableError: Redis down (Redis backend only).
         """
+        near = self.peek(question, collection=collection, mode=mode,
+                         corpus_version=corpus_version)
+        if near is not None:
+            return near
         summary, ns = self._summary(question), self._ns(collection)
         await self._flush_pending()
         tokens = self._tokens(corpus_version, None)
@@ -140,6 +173,7 @@ class AnswerCache:
                 entry = CacheEntry.from_json(raw, key)
                 if entry.normalized == summary:
                     self.counters.hits += 1
+                    self._keep_near(question, entry, collection, mode, corpus_version)
                     return entry
         if alias:
             alias_summary = self._summary(alias, "alias")
@@ -223,6 +257,7 @@ class AnswerCache:
         )
         if stored:
             self.counters.stores += 1
+            self._keep_near(question, entry, collection, mode, corpus_version)
             return key
         self.counters.refused_stores += 1
         return None
@@ -234,6 +269,8 @@ class AnswerCache:
         docs = [d for d in dict.fromkeys(doc_ids) if d]
         if not docs:
             return 0
+        if self.near is not None:
+            self.near.drop_collection(collection)
         await self._flush_pending()
         try:
             n = await self._store.invalidate(
@@ -249,6 +286,8 @@ class AnswerCache:
         """Delete version-bound entries of ``collection`` from any version but ``keep_version``;
         returns the number of entries deleted."""
         ns = self._ns(collection)
+        if self.near is not None:
+            self.near.drop_collection(collection)
         await self._flush_pending()
         try:
             n = await self._store.retire(f"{ns}vs", keep_version)
@@ -347,6 +386,7 @@ def build_answer_cache(
         max_entries=settings.cache_max_entries,
         version_scope=settings.cache_version_scope,
         key_prefix=settings.redis_key_prefix,
+        near_entries=settings.cache_near_entries,
     )
     if client is None and not settings.redis_url:
         return MemoryAnswerCache(config)

@@ -260,6 +260,14 @@ class CacheAdapter:
     def __init__(self, cache: Any) -> None:
         self.cache = cache
 
+    def peek(self, question: str, collection: str, mode: str,
+             corpus_version: str) -> dict[str, Any] | None:
+        """The near-cache payload (in process, no I/O) or ``None``; see ``AnswerCache.peek``."""
+        peek = getattr(self.cache, "peek", None)
+        entry = None if peek is None else peek(question, collection=collection, mode=mode,
+                                               corpus_version=corpus_version)
+        return None if entry is None else dict(entry.answer)
+
     async def get(self, question: str, collection: str, mode: str,
                   corpus_version: str) -> dict[str, Any] | None:
         """The cached payload or ``None``."""

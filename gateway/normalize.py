@@ -85,6 +85,16 @@ def normalize_question(question: str) -> str:
     """
     if not isinstance(question, str):
         raise TypeError(f"question must be str, not {type(question).__name__}")
+    # a repeated question (cache hits, the route record, the retrieval) is normalised once
+    return _normalize_cached(question) if len(question) <= 512 else _normalize(question)
+
+
+@lru_cache(maxsize=4096)
+def _normalize_cached(question: str) -> str:
+    return _normalize(question)
+
+
+def _normalize(question: str) -> str:
     text = unicodedata.normalize("NFKC", question).translate(_CURLY).casefold()
     text = _t2s().convert(text)
     text = _fold_punctuation(text)

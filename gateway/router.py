@@ -165,6 +165,9 @@ class Router(RouterStages):
         # 1. cache
         if self.cache is not None and version is not None and _cacheable(q):
             cache = self.cache
+            hit = self._peek(ctx, q, version)  # in-process near-cache: no I/O, no timeout
+            if hit is not None:
+                return await self._cache_hit(ctx, hit, "answer cache hit (near)")
             try:
                 hit, _ = await self._stage(
                     ctx, "cache_get",
@@ -179,10 +182,7 @@ class Router(RouterStages):
                 rec["timeouts"].pop()  # a slow cache is a miss, not a degraded answer
                 rec["flags"].append("cache_timeout")
             if hit is not None:
-                rec.update(cache_hit=True, final_path="cache", brain=hit.get("brain", ""))
-                rec["decision"] = {"route": "cache", "reason": "answer cache hit"}
-                await self._emit(ctx, {"type": "route", **rec["decision"]})
-                return QueryResult.from_cached(hit)
+                return await self._cache_hit(ctx, hit, "answer cache hit")
         # 2. RAG retrieval (also seeds the LoopAgent)
         query = retrieval_query(q.question, q.history)
         rec["retrieval_query"] = query

@@ -97,6 +97,24 @@ class RouterStages:
                     await ctx.emit(ev)
 
     # ------------------------------------------------------------------------------ stages
+    def _peek(self, ctx: Ctx, q: QueryInput, version: str) -> dict[str, Any] | None:
+        """The in-process near-cache's payload for ``q`` (no I/O), timed as ``cache_get``."""
+        peek = getattr(self.cache, "peek", None)
+        if peek is None:
+            return None
+        t0 = time.perf_counter()
+        hit: dict[str, Any] | None = peek(q.question, q.collection, q.mode, version)
+        if hit is not None:
+            ctx.timings["cache_get"] = round((time.perf_counter() - t0) * 1000, 3)
+        return hit
+
+    async def _cache_hit(self, ctx: Ctx, hit: dict[str, Any], reason: str) -> QueryResult:
+        """Fill the route record for a cache hit and rebuild the cached result."""
+        ctx.record.update(cache_hit=True, final_path="cache", brain=hit.get("brain", ""))
+        ctx.record["decision"] = {"route": "cache", "reason": reason}
+        await self._emit(ctx, {"type": "route", **ctx.record["decision"]})
+        return QueryResult.from_cached(hit)
+
     async def _version(self, collection: str) -> str:
         if self.corpus_version is None:
             return ""

@@ -112,6 +112,7 @@ class Settings(BaseSettings):
     # --- answer cache and route log --------------------------------------------------------
     cache_ttl_s: int = Field(86400, ge=1, description="Answer-cache entry lifetime, seconds.")
     cache_max_entries: int = Field(10000, ge=1, description="Entries of the in-process LRU cache (no Redis).")
+    cache_near_entries: int = Field(2048, ge=0, le=1_000_000, description="Entries of the in-process near-cache in front of the answer cache (repeated questions served without a Redis round trip; valid only at the corpus version the store held them, so exact); 0 = off.")
     routelog_max_records: int = Field(10000, ge=10, description="Route records kept (Redis stream cap / ring buffer size).")
     cache_negative_ttl_s: int = Field(3600, ge=1, description="Lifetime of a cached \"not found\" answer, seconds (any ingest retires it sooner).")
     cache_version_scope: Literal["corpus", "document"] = Field("corpus", description="corpus = any ingest retires every cached answer of the collection; document = found answers are retired only when a document they cite changes or is deleted (not-found answers still by corpus version).")

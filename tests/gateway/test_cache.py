@@ -21,8 +21,9 @@ DOC_NOTICE, DOC_SHIPPING = "c" * 64, "d" * 64
 
 
 async def _make(kind: str, redis_url: str, prefix: str, **cfg) -> AnswerCache:
-    config = CacheConfig(key_prefix=prefix, **cfg)
-    if kind == "memory":
+    near = 64 if kind.endswith("+near") else 0  # the same behaviour with the near-cache on
+    config = CacheConfig(key_prefix=prefix, near_entries=near, **cfg)
+    if kind.startswith("memory"):
         return MemoryAnswerCache(config)
     client = open_redis(redis_url, timeout_s=1.0)
     return RedisAnswerCache(client, config, breaker=CircuitBreaker(5.0))
@@ -53,7 +54,7 @@ async def _cleanup(redis_url: str, prefix: str) -> AsyncIterator[None]:
         await client.aclose()
 
 
-BACKENDS = pytest.mark.parametrize("kind", ["memory", "redis"])
+BACKENDS = pytest.mark.parametrize("kind", ["memory", "redis", "memory+near", "redis+near"])
 
 
 def _ans(text: str) -> dict:
@@ -133,7 +134,7 @@ async def test_case12_scenario_document_scope(kind: str, redis_url: str, prefix:
     # step 10: untouched document keeps its entry
     assert (await cache.get(q_ship, corpus_version="v3", **c)).answer == _ans("3 个工作日")
     # step 11: no stored key's answer cites old_notice.md or the v1 policy
-    if kind == "redis":
+    if kind.startswith("redis"):
         client = open_redis(redis_url, timeout_s=1.0)
         for key in await _redis_keys(redis_url, prefix):
             if b":e:" in key:
@@ -164,7 +165,7 @@ async def test_corpus_scope_any_ingest_retires_everything(
     assert (
         await cache.get("标准配送要几天？", corpus_version="v1", **c) is None
     )  # deleted, not only unreachable
-    if kind == "redis":
+    if kind.startswith("redis"):
         assert not [k for k in await _redis_keys(redis_url, prefix) if b":e:" in k]
     await cache.aclose()
 
@@ -199,7 +200,7 @@ async def test_ttl_and_bad_input(kind: str, redis_url: str, prefix: str) -> None
     kw = {"collection": "t", "mode": "auto", "corpus_version": "v1"}
     pos = await cache.put("q one", {"a": 1}, found=True, **kw)
     neg = await cache.put("q two", {"a": 2}, found=False, **kw)
-    if kind == "redis":
+    if kind.startswith("redis"):
         client = open_redis(redis_url, timeout_s=1.0)
         assert 590 <= await client.ttl(pos) <= 600 and 50 <= await client.ttl(neg) <= 60
         await client.aclose()
