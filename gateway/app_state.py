@@ -49,6 +49,7 @@ class Components:
     metrics: Any = None
     router: Any = None
     ingest: Any = None
+    sessions: Any = None  # gateway.conversation.store.SessionStore (issue 16)
     migration: Any = None  # gateway.migration.MigrationDispatcher, built on first use (issue 7)
     _versions: dict[str, tuple[float, str]] = field(default_factory=dict)
     _collections: tuple[float, frozenset[str]] | None = None
@@ -98,7 +99,7 @@ class Components:
 
     async def aclose(self) -> None:
         """Close what was opened (ingest jobs, LLM client, cache, route log, store)."""
-        for name in ("migration", "ingest", "agent", "llm", "cache", "route_log"):
+        for name in ("migration", "ingest", "agent", "llm", "cache", "route_log", "sessions"):
             obj = getattr(self, name)
             close = getattr(obj, "aclose", None)
             if close is not None:
@@ -158,6 +159,10 @@ def build_components(settings: Settings) -> Components:
         log.warning("no embedding model (%s): retrieval runs keyword-only", c.embedder_error)
     if c.embedder is None and not c.embedder_error:
         log.warning("no embedding model configured: retrieval runs keyword-only")
+    if c.store is not None and c.embedder is None:  # dense vectors but no model: 409 + the fix
+        from gateway.model_check import dense_without_model
+
+        c.embedding_mismatch.update(dense_without_model(settings, c.store, c.embedder_error))
     if c.store is not None and c.embedder is not None:
         from rag.embedder import startup_check
 

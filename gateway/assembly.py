@@ -97,10 +97,14 @@ def assemble(c: Any) -> None:
 
     c.route_log = build_route_log(s)
     c.metrics = GatewayMetrics()
+    from gateway.conversation.assemble import build_conversation
+
+    conversation = build_conversation(c)
     c.router = Router(s, rag=rag, loop=loop,
                       cache=CacheAdapter(c.cache) if c.cache is not None else None,
                       sink=RouteRecorder(c.route_log, c.metrics),
-                      corpus_version=c.corpus_version, cached_version=c.cached_version)
+                      corpus_version=c.corpus_version, cached_version=c.cached_version,
+                      conversation=conversation)
     from gateway.ingest_jobs import IngestJobs
 
     c.ingest = IngestJobs(c)

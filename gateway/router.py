@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable
 
 from corpus.errors import StoreError
+from gateway.conversation.service import ConversationService
 from gateway.errors import DataDirLocked, ServiceUnavailable, is_lock_error
 from gateway.router_stages import Ctx, DeadlineExceeded, RouterStages, degraded_result, new_record
 from gateway.router_types import (
@@ -81,6 +82,7 @@ class Router(RouterStages):
         sink: RouteSink | None = None,
         corpus_version: Callable[[str], str] | None = None,
         cached_version: Callable[[str], str | None] | None = None,
+        conversation: ConversationService | None = None,
     ) -> None:
         self.settings = settings
         self.rag = rag
@@ -89,6 +91,7 @@ class Router(RouterStages):
         self.sink = sink
         self.corpus_version = corpus_version
         self.cached_version = cached_version
+        self.conversation = conversation
         self.routing_model = _routing_model(settings)
         self.rules = RuleConfig(
             confidence_threshold=settings.confidence_threshold,
@@ -108,10 +111,17 @@ class Router(RouterStages):
         t0 = time.perf_counter()
         record = new_record(q)
         ctx = Ctx(time.monotonic() + self.settings.request_deadline_s, record, on_event)
+        turn = None
         try:
             # every LLM call below ends llm_deadline_reserve_s before the request deadline
             with llm_deadline(ctx.deadline - self.settings.llm_deadline_reserve_s):
-                result = await self._ask(ctx, q)
+                if self.conversation is not None:  # session memory + query rewriting
+                    turn, _ = await self._stage(ctx, "conversation",
+                                                lambda: self.conversation.begin(q, record),
+                                                self.settings.timeout_retrieve_s)
+                    record["timeouts"] = [t for t in record["timeouts"]
+                                          if t["stage"] != "conversation"]
+                result = await self._ask(ctx, turn.query if turn is not None else q)
         except DeadlineExceeded as exc:
             record["timeouts"].append({"stage": str(exc), "limit_s": 0.0, "request_deadline": True})
             result = degraded_result(record, "the request deadline passed before an answer was ready")
@@ -122,6 +132,12 @@ class Router(RouterStages):
             record["flags"].append("degraded")
         record["found"] = bool(result.found)  # the dashboard's and metrics' not-found figures
         result.route = record
+        if turn is not None and self.conversation is not None:
+            try:
+                async with asyncio.timeout(self.settings.timeout_cache_s * 2):
+                    await self.conversation.finish(turn, result, record)
+            except Exception as exc:  # noqa: BLE001 - memory must never fail a request
+                record["errors"].append(f"session save: {type(exc).__name__}: {exc}")
         if self.sink is not None:
             try:
                 async with asyncio.timeout(self.settings.timeout_cache_s):

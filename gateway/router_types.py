@@ -41,7 +41,10 @@ class QueryInput:
     """One question: ``mode`` auto|rag|loop; ``history`` previous turns, oldest first
     (``{"role", "content"}``); ``filters`` restrict retrieval; ``use_cache`` false skips the cache;
     ``current_date`` (``YYYY-MM-DD``) is the date the LoopAgent's LLM is told ("today"), for
-    questions that assume one."""
+    questions that assume one; ``session_id`` names a conversation whose memory rewrites the
+    question (``gateway.conversation``), scoped to ``caller`` (a hash of the API key);
+    ``expect_previous`` (derived sessions) is the previous user message the memory must end
+    with, else the memory is not this conversation's and starts afresh."""
 
     question: str
     collection: str
@@ -50,6 +53,9 @@ class QueryInput:
     history: tuple[dict[str, str], ...] = ()
     use_cache: bool = True
     current_date: str | None = None
+    session_id: str | None = None
+    caller: str = ""
+    expect_previous: str | None = None
 
 
 @dataclass(slots=True)

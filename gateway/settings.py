@@ -117,6 +117,9 @@ class Settings(BaseSettings):
     cache_negative_ttl_s: int = Field(3600, ge=1, description="Lifetime of a cached \"not found\" answer, seconds (any ingest retires it sooner).")
     cache_version_scope: Literal["corpus", "document"] = Field("corpus", description="corpus = any ingest retires every cached answer of the collection; document = found answers are retired only when a document they cite changes or is deleted (not-found answers still by corpus version).")
     redis_key_prefix: str = Field("loopgate:", min_length=1, description="Prefix of every Redis key (answer cache, route-log stream).")
+    session_ttl_s: int = Field(86400, ge=1, description="Lifetime of a conversation's session memory after its last turn, seconds (Redis key TTL; sliding).")
+    session_max_tokens: int = Field(2000, ge=200, le=100000, description="Bound of one session's memory in estimated tokens (window + summary + fact cards + retrieval state).")
+    session_window_turns: int = Field(4, ge=1, le=50, description="Recent turns a session memory keeps verbatim; older ones are folded into its summary.")
     stats_max_records: int = Field(2000, ge=10, le=10000, description="Most recent route records /v1/stats and the dashboard aggregate.")
 
     # --- HTTP server and security -------------------------------------------------------------

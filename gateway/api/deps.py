@@ -80,6 +80,8 @@ class Principal:
 
     key_id: str
     collections: frozenset[str]
+    #: hash of the whole API key: the scope of the caller's sessions (never shown)
+    scope: str = "anonymous"
 
     def allows(self, collection: str) -> bool:
         """True when this caller may use ``collection``."""
@@ -103,11 +105,19 @@ async def principal_of(request: Request) -> Principal:
     token = token.strip()
     for key, cols in settings.api_keys.items():
         if hmac.compare_digest(key.encode(), token.encode()):
-            return Principal(key[:6] + "…", frozenset(cols))
+            return Principal(key[:6] + "…", frozenset(cols), _scope(key))
     for key in settings.admin_keys:  # an admin key not listed in api_keys may use everything
         if hmac.compare_digest(key.encode(), token.encode()):
-            return Principal(key[:6] + "…", frozenset({"*"}))
+            return Principal(key[:6] + "…", frozenset({"*"}), _scope(key))
     raise Unauthorized("unknown API key")
+
+
+def _scope(key: str) -> str:
+    """The session scope of an API key (sha256 prefix: keys that share a prefix never share
+    sessions)."""
+    import hashlib
+
+    return "key:" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 
 def check_collection_name(name: str) -> str:

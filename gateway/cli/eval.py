@@ -2,6 +2,7 @@
 
     loopgate eval QUESTIONS.jsonl [...] --collection NAME --mode rag|loop|auto
                   [--limit N] [--concurrency N] [--out DIR] [--ingest PATH]
+                  [--context conversation|history|none] [--no-context]
     loopgate eval compare A/summary.json B/summary.json
     loopgate eval report RUN_DIR [...]      (rewrite report.html, e.g. after sibling runs)
 
@@ -152,6 +153,14 @@ def eval_command(
     progress: Annotated[
         bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")
     ] = True,
+    context: Annotated[
+        str, typer.Option("--context", help="How a question's `context` (earlier turn) is "
+                          "asked: conversation (earlier turn first, one session, through the "
+                          "session memory; --mode auto), history (sent as history) or none.")
+    ] = "conversation",
+    no_context: Annotated[
+        bool, typer.Option("--no-context", help="Ask every question alone (= --context none).")
+    ] = False,
 ) -> None:
     """Run the evaluation harness (see the module docstring)."""
     if args and args[0] == "compare":
@@ -167,6 +176,10 @@ def eval_command(
 
     if mode not in ("rag", "loop", "auto"):
         raise typer.BadParameter(f"--mode must be rag, loop or auto, not {mode!r}")
+    if context not in ("conversation", "history", "none"):
+        raise typer.BadParameter(f"--context must be conversation, history or none, not "
+                                 f"{context!r}")
+    context_mode = "none" if no_context else context
     files = [Path(a) for a in args]
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
@@ -229,7 +242,9 @@ def eval_command(
                 out_dir=out_dir,
                 baseline_path=base,
                 progress=progress,
+                context_mode=context_mode,  # type: ignore[arg-type]
                 meta={
+                    "context_mode": context_mode,
                     "question_files": [str(f) for f in files],
                     "offline": offline or not settings.llm_base_url,
                     "llm_model": settings.llm_model if settings.llm_base_url else "",

@@ -213,6 +213,33 @@ class RouterAnswerer:
     def __init__(self, router: Any, store: ChunkStore | None, *, mode: str = "auto") -> None:
         self.router, self.store, self.mode = router, store, mode
 
+    async def converse(
+        self, question: Question, collection: str, *, turns: Sequence[str],
+        current_date: str | None,
+    ) -> AnswerRecord:
+        """Ask the earlier ``turns`` and then the question in one fresh session (through the
+        session memory, no history sent); the record is the question's; the session is
+        forgotten afterwards."""
+        import uuid
+
+        from gateway.router_types import QueryInput
+
+        sid = f"eval-{uuid.uuid4().hex}"
+        for turn in turns:
+            await self.router.ask(QueryInput(turn, collection, self.mode, use_cache=False,
+                                             current_date=current_date, session_id=sid,
+                                             caller="eval"))
+        try:
+            return await self.answer(question, collection, history=[],
+                                     current_date=current_date, session_id=sid)
+        finally:
+            conv = getattr(self.router, "conversation", None)
+            if conv is not None:
+                try:
+                    await conv.store.delete("eval", sid)
+                except Exception:  # noqa: BLE001 - expires at its TTL anyway
+                    pass
+
     async def answer(
         self,
         question: Question,
@@ -220,6 +247,7 @@ class RouterAnswerer:
         *,
         history: list[dict[str, str]],
         current_date: str | None,
+        session_id: str | None = None,
     ) -> AnswerRecord:
         """Ask the router; map its route record onto the scored record."""
         from gateway.router_types import QueryInput
@@ -233,6 +261,8 @@ class RouterAnswerer:
         }
         if current_date:
             kw["current_date"] = current_date
+        if session_id:
+            kw.update(session_id=session_id, caller="eval")
         t0 = time.perf_counter()
         res = await self.router.ask(QueryInput(**kw))
         ms = (time.perf_counter() - t0) * 1000.0

@@ -2,8 +2,11 @@
 score it, and write ``results.jsonl``, ``summary.json`` and ``report.html``.
 
 Questions run as asyncio tasks, at most ``concurrency`` at a time, in this process (embedded
-Qdrant is single-process). Follow-ups (a ``context`` field) are asked with that previous turn
-as history; ``assumes_current_date:`` tags pass their date. An answerer exception never stops
+Qdrant is single-process). Follow-ups (a ``context`` field) are asked, by ``context_mode``:
+``conversation`` (default) — its earlier turn first, then the question, in one session through
+the session memory (answerers with a ``converse`` method, i.e. the router; others fall back to
+``history``); ``history`` — the earlier turn sent as history; ``none`` — the question alone.
+``assumes_current_date:`` tags pass their date. An answerer exception never stops
 the run: the question is recorded with ``error`` set, route ``error``, and scored as missed.
 
 Usage example::
@@ -20,7 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from gateway.eval.questions import Question
 from gateway.eval.scoring import score_question
@@ -47,17 +50,27 @@ def history_for(question: Question) -> list[dict[str, str]]:
     return [{"role": "user", "content": question.context}] if question.context else []
 
 
-async def ask_one(answerer: Answerer, question: Question, collection: str) -> AnswerRecord:
-    """Ask one question; measures latency when the answerer did not, and turns any exception
-    into a record with ``error`` (route ``error``, ``found`` False)."""
+ContextMode = Literal["conversation", "history", "none"]
+
+
+async def ask_one(answerer: Answerer, question: Question, collection: str,
+                  context_mode: ContextMode = "conversation") -> AnswerRecord:
+    """Ask one question (its ``context`` per ``context_mode``, module docstring); measures
+    latency when the answerer did not, and turns any exception into a record with ``error``
+    (route ``error``, ``found`` False)."""
     t0 = time.perf_counter()
+    converse = getattr(answerer, "converse", None)
     try:
-        record = await answerer.answer(
-            question,
-            collection,
-            history=history_for(question),
-            current_date=question.current_date,
-        )
+        if context_mode == "conversation" and question.context and converse is not None:
+            record = await converse(question, collection, turns=[question.context],
+                                    current_date=question.current_date)
+        else:
+            record = await answerer.answer(
+                question,
+                collection,
+                history=history_for(question) if context_mode != "none" else [],
+                current_date=question.current_date,
+            )
     except Exception as exc:  # noqa: BLE001 - one failing question must not end the run
         record = AnswerRecord(found=False, route="error", error=f"{type(exc).__name__}: {exc}")
     if not record.latency_ms:
@@ -100,6 +113,7 @@ async def run_eval(
     progress: bool = True,
     on_row: ProgressHook | None = None,
     meta: dict[str, Any] | None = None,
+    context_mode: ContextMode = "conversation",
 ) -> EvalRun:
     """Run, score and (when ``out_dir`` is given) write the outputs.
 
@@ -110,6 +124,7 @@ async def run_eval(
     :param baseline_path: per-question baseline (``B3.jsonl``); missing file = no comparison.
     :param progress: show a rich progress bar on the terminal.
     :param on_row: called with every finished row (tests, live dashboards).
+    :param context_mode: how a question's ``context`` is asked (module docstring).
     :raises ValueError: ``concurrency < 1`` or an empty question list.
     """
     if concurrency < 1:
@@ -127,7 +142,7 @@ async def run_eval(
 
     async def one(i: int, q: Question) -> None:
         async with sem:
-            record = await ask_one(answerer, q, collection)
+            record = await ask_one(answerer, q, collection, context_mode)
         row = result_row(q, record, mode=mode, k=k)
         rows[i] = row
         if partial is not None:

@@ -52,6 +52,7 @@ class ChatRequest(BaseModel):
     messages: list[ChatMessage] = Field(min_length=1)
     stream: bool = False
     collection: str | None = None
+    session_id: str | None = None
 
 
 def _text(content: str | list[dict[str, Any]] | None) -> str:
@@ -96,9 +97,28 @@ def _to_query(req: ChatRequest) -> QueryRequest:
     try:
         return QueryRequest.model_validate({
             "question": _text(req.messages[last].content)[:4000], "mode": mode,
-            "collection": req.collection, "history": history[-HISTORY_LIMIT:]})
+            "collection": req.collection, "history": history[-HISTORY_LIMIT:],
+            "session_id": req.session_id or derived_session(req.messages)})
     except ValidationError as exc:
         raise BadRequest(validation_message(exc.errors())) from None
+
+
+def derived_session(messages: list[ChatMessage]) -> str:
+    """The session of a conversation whose client sends the whole history: a hash of its
+    system messages and first user message (stable while the conversation grows; the memory
+    is also checked against the previous user message, ``QueryInput.expect_previous``, so a
+    new conversation opening with the same words starts afresh)."""
+    import hashlib
+
+    first = next((_text(m.content) for m in messages if m.role == "user"), "")
+    system = [_text(m.content) for m in messages if m.role == "system"]
+    digest = hashlib.sha256("\x1f".join([*system, first]).encode("utf-8")).hexdigest()[:24]
+    return f"chat-{digest}"
+
+
+def _previous_user(req: ChatRequest) -> str:
+    users = [_text(m.content) for m in req.messages if m.role == "user" and _text(m.content).strip()]
+    return users[-2][:4000].strip() if len(users) >= 2 else ""
 
 
 def _completion(req: ChatRequest, body: dict[str, Any]) -> dict[str, Any]:
@@ -115,7 +135,8 @@ def _completion(req: ChatRequest, body: dict[str, Any]) -> dict[str, Any]:
                   "total_tokens": int(route.get("tokens") or 0)},
         "citations": body["citations"],
         "loopgate": {"found": body["found"], "cached": body["cached"], "route": route,
-                     "related": body.get("related") or []},
+                     "related": body.get("related") or [],
+                     "rewritten_question": route.get("rewritten_question")},
     }
 
 
@@ -163,6 +184,10 @@ async def chat_completions(
 ) -> OrjsonResponse | EventSourceResponse:
     """OpenAI-compatible chat completion answered by the LoopGate router."""
     q = await to_query_input(components, principal, _to_query(req))
+    if not req.session_id:  # derived: the memory must end with this conversation's last turn
+        import dataclasses
+
+        q = dataclasses.replace(q, expect_previous=_previous_user(req))
     if not req.stream:
         result = await router_.ask(q)
         body = {**result.to_dict(), "cached": result.cached, "route": result.route}

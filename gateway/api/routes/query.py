@@ -42,6 +42,8 @@ __all__ = [
 router = APIRouter(prefix="/v1/query", tags=["query"])
 
 Text = Annotated[str, StringConstraints(max_length=4000)]
+SessionId = Annotated[str, StringConstraints(min_length=1, max_length=200,
+                                             pattern=r"^[A-Za-z0-9][A-Za-z0-9._:\-]*$")]
 #: Most previous turns a request may carry (the chat facade keeps the most recent ones).
 HISTORY_LIMIT = 50
 
@@ -73,6 +75,9 @@ class QueryRequest(BaseModel):
     filters: QueryFilters | None = None
     history: list[Turn] = Field(default_factory=list, max_length=HISTORY_LIMIT, description="Previous turns, oldest first.")
     use_cache: bool = Field(True, description="False skips the answer cache (lookup and store).")
+    session_id: SessionId | None = Field(
+        None, description="Conversation id: the session memory (earlier turns, facts, what was "
+        "read) rewrites a follow-up into a standalone question; scoped to the API key.")
     current_date: datetime.date | None = Field(
         None, description="Today's date (YYYY-MM-DD) told to the LoopAgent's LLM, for questions "
         "that assume one ('this year', 'the current handbook'); default: not stated.")
@@ -94,6 +99,7 @@ class QueryResponse(BaseModel):
     found: bool
     cached: bool
     route: dict[str, Any]
+    rewritten_question: str | None = None
 
 
 async def to_query_input(
@@ -116,12 +122,15 @@ async def to_query_input(
                            tuple(req.filters.section_prefix))
     history = tuple({"role": t.role, "content": t.content} for t in req.history)
     today = req.current_date.isoformat() if req.current_date else None
-    return QueryInput(req.question, collection, req.mode, flt, history, req.use_cache, today)
+    return QueryInput(req.question, collection, req.mode, flt, history, req.use_cache, today,
+                      session_id=req.session_id, caller=getattr(principal, "scope", "anonymous"))
 
 
 def result_body(result: Any) -> dict[str, Any]:
     """The JSON body of a :class:`~gateway.router_types.QueryResult`."""
-    return {**result.to_dict(), "cached": result.cached, "route": result.route}
+    route = result.route or {}
+    return {**result.to_dict(), "cached": result.cached, "route": route,
+            "rewritten_question": route.get("rewritten_question")}
 
 
 _BODY_DOC = {"requestBody": {"required": True, "content": {"application/json": {

@@ -1,0 +1,246 @@
+"""Rule-based query rewriting: a follow-up becomes a standalone question, without an LLM.
+
+Rules, in order (each names itself in :attr:`Rewrite.rules`, shown in the route record):
+
+1. ``relative_date`` — with ``current_date``: "last year" → 2024, "this month" → November 2025,
+   "yesterday" → 2025-11-10, 去年 → 2024年, 上个月 → 2025年10月 …
+2. ``ordinal`` — "the next one", "the following type", "the one below it", "the level above
+   that", "the last one", 下一个 …: the item the previous question named is found in an ordered
+   list of the documents the previous answer cited (sibling headings, table rows, list items,
+   :mod:`gateway.conversation.items`), the step is taken and the new item replaces the old one
+   in the previous question ("What is the prefix for Group Channels in Slack?" + "And for the
+   next one?" → "What is the prefix for Location Channels in Slack?"). When the follow-up says
+   more than the step ("For the next item, are family plans covered?") the item replaces the
+   step phrase in the follow-up instead.
+3. ``substitute`` — "And for the CFO?", "What about 2019?", 那2019年呢: the new entity replaces
+   the one of the same list (an item list holding both) or the same shape (year, number,
+   acronym, code) in the previous question.
+4. ``pronoun`` — it / its / they / this …, 它 / 其 / 该: the previous question's topic (the
+   named item, else its phrase after of/for/about) replaces the first pronoun.
+5. ``previous_question`` — any other follow-up (short, or opening with and/also/what about, 那/
+   还有): the previous standalone question is put before it, as retrieval did before.
+
+A question that is not a follow-up (or has no previous turn) is returned unchanged except for
+rule 1.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gateway.conversation.items import Anchor, ItemList, find_anchor, find_anchors, move, words
+
+__all__ = ["Rewrite", "is_followup", "resolve_dates", "rewrite_rules"]
+
+
+@dataclass(frozen=True, slots=True)
+class Rewrite:
+    """A question as asked (``original``) and as read (``question``); ``rules`` that fired;
+    ``by`` is ``rules``, ``llm`` or ``none``."""
+
+    original: str
+    question: str
+    rules: tuple[str, ...] = ()
+    by: str = "none"
+    #: the document whose item list resolved the follow-up (retrieval starts there), or None
+    focus_doc: str | None = None
+
+    @property
+    def changed(self) -> bool:
+        """True when the question was rewritten."""
+        return self.question != self.original
+
+
+_FOLLOW = re.compile(
+    r"^\s*(?:and|but|also|what about|how about|same for|then|or)\b"
+    r"|\b(?:it|its|it's|they|them|their|this one|that one|these|those|the former|the latter|"
+    r"the (?:next|previous|following|preceding|last|first)|the one)\b"
+    r"|^\s*(?:那|那么|还有|另外|而)|[它其该](?:个|些|项|的)?|呢\s*[？?]?\s*$"
+    r"|(?:下|上|前|后)一(?:个|项|条|种|类)",
+    re.IGNORECASE,
+)
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_STEP_WORDS = (r"one|item|type|category|level|row|entry|channel|section|layer|division|"
+               r"step|stage|tier|group|clause|rule|option")
+_ORDINAL = re.compile(
+    r"\b(?:the\s+)?(?:(?P<kw>next|following|subsequent|previous|preceding|prior|last|first|"
+    r"final)(?:\s+(?:" + _STEP_WORDS + r"))?"
+    r"|(?:" + _STEP_WORDS + r")\s+(?P<kw2>after|before|below|above|under|beneath)"
+    r"(?:\s+(?:that|it|this))?"
+    r"|(?P<kw3>after|before|below|above)\s+(?:that|it|this))\b"
+    r"|(?P<zh>下一|上一|前一|后一|最后一|第一)(?:个|项|条|种|类|级)?",
+    re.IGNORECASE,
+)
+_STEPS = {"next": 1, "following": 1, "subsequent": 1, "after": 1, "below": 1, "under": 1,
+          "beneath": 1, "previous": -1, "preceding": -1, "prior": -1, "before": -1,
+          "above": -1, "last": "last", "final": "last", "first": "first",
+          "下一": 1, "后一": 1, "上一": -1, "前一": -1, "最后一": "last", "第一": "first"}
+_LEAD = re.compile(r"^\s*(?:and|but|also|so|then|ok(?:ay)?|what about|how about|what of|"
+                   r"same for|and for|and in|and the|for|in)\b[\s,]*", re.IGNORECASE)
+_ENTITY = re.compile(
+    r"^\s*(?:and|but|also|ok(?:ay)?,?)?\s*(?:what about|how about|what of|same for|and|for|in)"
+    r"\s+(?:for\s+|in\s+|about\s+)?(?P<x>[^?？]{1,60}?)\s*[?？]?\s*$"
+    r"|^\s*(?:那么?|还有)(?P<zx>[^？?]{1,30}?)(?:呢|怎么样|如何)?\s*[?？]?\s*$",
+    re.IGNORECASE,
+)
+_PRONOUN = re.compile(r"\b(?P<p>its|it|they|them|their|this|that|these|those)\b|(?P<z>它|其|该)",
+                      re.IGNORECASE)
+_TOPIC = re.compile(r"\b(?:of|for|about|regarding|on)\s+(?P<t>[^?？]+)", re.IGNORECASE)
+_GENERIC = frozenset(_STEP_WORDS.split("|")) | {"that", "it", "this", "after", "before",
+                                                "below", "above", "under", "about", "what"}
+_SHAPES = (re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)"), re.compile(r"\b[A-Z][A-Z0-9]{1,6}\b"),
+           re.compile(r"\b[A-Za-z]+[-_]?\d[\w-]*\b"), re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])"))
+_MONTHS = ("January February March April May June July August September October November "
+           "December").split()
+
+
+def is_followup(question: str) -> bool:
+    """True when ``question`` reads as depending on an earlier turn (anaphora, ellipsis, an
+    ordinal step, an opening "and"/"what about"/那, or very short)."""
+    q = question.strip()
+    short = len(q) <= 8 if _CJK.search(q) else len(q.split()) <= 3
+    return bool(_FOLLOW.search(q)) or short
+
+
+def resolve_dates(question: str, current_date: str | None) -> tuple[str, bool]:
+    """``question`` with relative dates made absolute from ``current_date`` (``YYYY-MM-DD``);
+    and whether anything changed. :raises ValueError: a malformed ``current_date``."""
+    if not current_date:
+        return question, False
+    today = dt.date.fromisoformat(current_date)
+    y, m = today.year, today.month
+    prev_m = (y - 1, 12) if m == 1 else (y, m - 1)
+    subs = [
+        (r"\blast year\b", str(y - 1)), (r"\bthis year\b", str(y)), (r"\bnext year\b", str(y + 1)),
+        (r"\bthe year before last\b", str(y - 2)),
+        (r"\blast month\b", f"{_MONTHS[prev_m[1] - 1]} {prev_m[0]}"),
+        (r"\bthis month\b", f"{_MONTHS[m - 1]} {y}"),
+        (r"\byesterday\b", (today - dt.timedelta(days=1)).isoformat()),
+        (r"\btoday\b", today.isoformat()), (r"\btomorrow\b", (today + dt.timedelta(days=1)).isoformat()),
+        (r"前年", f"{y - 2}年"), (r"去年", f"{y - 1}年"), (r"今年", f"{y}年"), (r"明年", f"{y + 1}年"),
+        (r"上个?月", f"{prev_m[0]}年{prev_m[1]}月"), (r"(?:本|这个)月", f"{y}年{m}月"),
+        (r"昨天", f"{y}年{(today - dt.timedelta(days=1)).month}月{(today - dt.timedelta(days=1)).day}日"),
+        (r"今天", f"{y}年{m}月{today.day}日"),
+    ]
+    out = question
+    for pat, rep in subs:
+        out = re.sub(pat, rep, out, flags=re.IGNORECASE)
+    return out, out != question
+
+
+def _replace_span(text: str, old: str, new: str) -> str | None:
+    """``text`` with the words of ``old`` (literal, else the span from its first to its last
+    content word) replaced by ``new``; ``None`` when they are not all there."""
+    i = text.lower().find(old.lower())
+    if i >= 0 and old:
+        return text[:i] + new + text[i + len(old):]
+    spans = []
+    for w in words(old):
+        m = re.search(r"(?<![\w#])" + re.escape(w) + r"(?![\w])", text, re.IGNORECASE)
+        if m is None:
+            return None
+        spans.append(m.span())
+    if not spans:
+        return None
+    a, b = min(s[0] for s in spans), max(s[1] for s in spans)
+    return text[:a] + new + text[b:]
+
+
+def _topic(previous: str, anchor: Anchor | None) -> str:
+    if anchor is not None:
+        return anchor.label
+    m = _TOPIC.search(previous)
+    if m:
+        return m.group("t").strip()
+    return re.sub(r"^\s*(?:what|which|who|how|when|where)\s+(?:\w+\s+)?(?:is|are|was|were|do|"
+                  r"does|did)\s+", "", previous, flags=re.IGNORECASE).rstrip("?？ ")
+
+
+def _ordinal(question: str, previous: str, lists: Sequence[ItemList], cited: int
+             ) -> tuple[str | None, str | None] | None:
+    m = _ORDINAL.search(question)
+    if m is None:
+        return None
+    key = (m.group("kw") or m.group("kw2") or m.group("kw3") or m.group("zh") or "").lower()
+    step = _STEPS.get(key)
+    if step is None:
+        return None
+    anchors = find_anchors(previous, lists, cited=cited)
+    moved = next(((a, t) for a in anchors[:8] if (t := move(a, step)) is not None), None)
+    if moved is None:
+        return None
+    anchor, target = moved
+    rest = _LEAD.sub("", question[: m.start()] + " " + question[m.end():])
+    if set(words(rest)) - _GENERIC:  # "For the next item, are family plans covered?"
+        return (question[: m.start()] + target + question[m.end():]).strip(), anchor.lst.doc_id
+    return _replace_span(previous, anchor.label, target), anchor.lst.doc_id
+
+
+def _substitute(question: str, previous: str, lists: Sequence[ItemList], cited: int
+                ) -> tuple[str | None, str | None] | None:
+    m = _ENTITY.match(question)
+    if m is None:
+        return None
+    x = (m.group("x") or m.group("zx") or "").strip()
+    x = re.sub(r"^(?:the|a|an)\s+", "", x, flags=re.IGNORECASE)
+    if not x or _ORDINAL.search(x) or _PRONOUN.fullmatch(x):
+        return None
+    anchor = find_anchor(previous, lists, must_contain=x, cited=cited)
+    if anchor is not None and words(anchor.label) != words(x):
+        return _replace_span(previous, anchor.label, x), anchor.lst.doc_id
+    for shape in _SHAPES:
+        new = shape.search(x)
+        olds = [o for o in shape.finditer(previous) if o.group(0) != (new.group(0) if new else "")]
+        if new and olds:
+            o = olds[-1]
+            return previous[: o.start()] + new.group(0) + previous[o.end():], None
+    return None
+
+
+def _pronoun(question: str, previous: str, lists: Sequence[ItemList], cited: int
+            ) -> tuple[str | None, str | None] | None:
+    m = _PRONOUN.search(question)
+    if m is None:
+        return None
+    topic = _topic(previous, find_anchor(previous, lists, cited=cited))
+    if not topic:
+        return None
+    if m.group("z"):
+        return question[: m.start()] + topic + question[m.end():], None
+    rep = f"{topic}'s" if m.group("p").lower() in ("its", "their") else topic
+    return question[: m.start()] + rep + question[m.end():], None
+
+
+def rewrite_rules(question: str, previous: str | None, lists: Sequence[ItemList] = (),
+                  current_date: str | None = None, *, cited: int = 0) -> Rewrite:
+    """Rewrite ``question`` into a standalone question (module docstring, rules 1-5).
+
+    :param previous: the previous turn's standalone question, or ``None``.
+    :param lists: item lists of the documents the previous answer cited
+        (:func:`gateway.conversation.items.item_lists`).
+    :param current_date: ``YYYY-MM-DD`` for relative dates, or ``None``.
+    :param cited: the first ``cited`` chunks the lists were read from are the ones the previous
+        answer cited (an item they hold is preferred as the one the previous question named).
+    :raises ValueError: a malformed ``current_date``.
+    """
+    q, dated = resolve_dates(question, current_date)
+    rules = ["relative_date"] if dated else []
+    if previous and is_followup(question):
+        prev, _ = resolve_dates(previous, current_date)
+        for name, rule in (("ordinal", _ordinal), ("substitute", _substitute),
+                           ("pronoun", _pronoun)):
+            out, focus = rule(q, prev, lists, cited) or (None, None)
+            if out and out.strip() and out.strip() != q.strip():
+                return Rewrite(question, _tidy(out), (*rules, name), "rules", focus)
+        return Rewrite(question, f"{prev.strip()} {q.strip()}", (*rules, "previous_question"),
+                       "rules")
+    return Rewrite(question, q, tuple(rules), "rules" if rules else "none")
+
+
+def _tidy(text: str) -> str:
+    text = re.sub(r"\s+([,?？])", r"\1", " ".join(text.split()))
+    return text[:1].upper() + text[1:] if text else text
+

@@ -1,0 +1,163 @@
+"""The conversation stage of a request: load the session memory, rewrite the question into a
+standalone one, and after the answer record the turn (window, summary, fact cards, retrieval
+state) and save it.
+
+The router calls :meth:`ConversationService.begin` before the cache lookup and
+:meth:`ConversationService.finish` after the answer (``gateway.router.Router.ask``). A request
+without ``session_id`` but with ``history`` is rewritten from the history's last user turn (no
+memory is kept). Item lists for ordinal follow-ups ("the next one") are read from the
+documents the previous answer cited (at most two documents), cited chunks first.
+
+Route record fields written here: ``rewritten_question``, ``rewrite`` (``by``, ``rules``),
+``session`` (``turn``, ``memory_tokens``, ``backend``, ``memory_hits``: the retrieval-state
+documents the rewrite read), flags ``session_memory_local`` (Redis down: memory kept in this
+process) and ``rewrite_llm_failed``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from corpus.types import SearchFilter
+from gateway.conversation.items import item_lists
+from gateway.conversation.memory import MemoryLimits, SessionMemory, bound, memory_tokens
+from gateway.conversation.rewrite import Rewrite, is_followup, rewrite_rules
+from gateway.conversation.store import SessionStore
+
+__all__ = ["ConversationService", "TurnContext"]
+
+ReadChunks = Callable[[str, Sequence[str]], list[Any]]
+
+
+@dataclass(slots=True)
+class TurnContext:
+    """One request's conversation state between :meth:`~ConversationService.begin` and
+    :meth:`~ConversationService.finish`."""
+
+    query: Any  # the QueryInput to answer (question rewritten)
+    rewrite: Rewrite
+    memory: SessionMemory | None
+    scope: str
+    flags: list[str] = field(default_factory=list)
+
+
+class ConversationService:
+    """Session memory + query rewriting for the router (module docstring).
+
+    :param store: where memories live (Redis or in-process).
+    :param limits: memory bounds.
+    :param read_chunks: ``(collection, chunk_ids) -> chunks`` of the documents holding those
+        chunks (blocking; run in a thread), or ``None`` (no ordinal follow-ups).
+    :param llm_rewriter: async ``(question, memory, rules_rewrite) -> str | None`` (an LLM
+        rewrite), or ``None`` for rules only.
+    """
+
+    def __init__(self, store: SessionStore, limits: MemoryLimits | None = None, *,
+                 read_chunks: ReadChunks | None = None,
+                 llm_rewriter: Callable[..., Any] | None = None) -> None:
+        self.store = store
+        self.limits = limits or MemoryLimits()
+        self.read_chunks = read_chunks
+        self.llm_rewriter = llm_rewriter
+
+    async def begin(self, q: Any, record: dict[str, Any]) -> TurnContext | None:
+        """Load the memory of ``q.session_id`` (scope ``q.caller``) and rewrite ``q.question``;
+        ``None`` when the request has neither a session nor history."""
+        session_id = getattr(q, "session_id", None)
+        if not session_id and not q.history:
+            return None
+        scope = getattr(q, "caller", "") or "anonymous"
+        memory: SessionMemory | None = None
+        flags: list[str] = []
+        if session_id:
+            loaded = await self.store.load(scope, session_id)
+            if loaded.local:
+                flags.append("session_memory_local")
+            memory = loaded.memory
+            expect = getattr(q, "expect_previous", None)
+            if memory is not None and expect is not None and (
+                    memory.previous() is None or memory.previous().question != expect):
+                memory = None  # a derived session whose turns are not this conversation's
+            if memory is None or memory.collection not in ("", q.collection):
+                memory = SessionMemory(session_id, collection=q.collection)
+        previous = _previous(memory, q.history)
+        lists: list[Any] = []
+        hits: list[str] = []
+        cited = 0
+        if previous and memory is not None and self.read_chunks is not None \
+                and is_followup(q.question):
+            try:
+                lists, hits, cited = await self._lists(q.collection, memory)
+            except Exception:  # noqa: BLE001 - store down: rewrite without item lists
+                flags.append("session_state_unreadable")
+        rw = rewrite_rules(q.question, previous, lists, q.current_date, cited=cited)
+        if self.llm_rewriter is not None and previous and is_followup(q.question):
+            try:
+                text = await self.llm_rewriter(q.question, previous, memory, rw)
+            except Exception:  # noqa: BLE001 - the rules' rewrite stands
+                flags.append("rewrite_llm_failed")
+                text = None
+            if text:
+                rw = Rewrite(q.question, text, (*rw.rules, "llm"), "llm")
+        record["rewritten_question"] = rw.question if rw.changed else None
+        record["rewrite"] = {"by": rw.by, "rules": list(rw.rules)}
+        record["session"] = {
+            "turn": (memory.turn_count + 1) if memory else None,
+            "backend": self.store.backend if memory else None,
+            "memory_tokens": memory_tokens(memory) if memory else 0,
+            "memory_hits": hits,
+        }
+        record["flags"].extend(f for f in flags if f not in record["flags"])
+        new_q = q
+        if rw.changed or previous:
+            new_q = dataclasses.replace(q, question=rw.question, history=())
+        if rw.focus_doc and (q.filters is None or q.filters.is_empty()):
+            # the follow-up was resolved in this document's list: retrieval starts there
+            new_q = dataclasses.replace(new_q, filters=SearchFilter(doc_ids=(rw.focus_doc,)))
+            record["session"]["focus_document"] = next(
+                (lst.path for lst in lists if lst.doc_id == rw.focus_doc), rw.focus_doc)
+        return TurnContext(new_q, rw, memory, scope, flags)
+
+    async def _lists(self, collection: str, memory: SessionMemory
+                     ) -> tuple[list[Any], list[str], int]:
+        last = memory.turn_count
+        chunks = [c for c in memory.state.chunks if c.get("turn") == last] or memory.state.chunks
+        ids = [c["chunk_id"] for c in chunks if c.get("chunk_id")]
+        if not ids or self.read_chunks is None:
+            return [], [], 0
+        read = await asyncio.to_thread(self.read_chunks, collection, ids)
+        cited = {c.get("chunk_id") for c in chunks if c.get("cited", True)}
+        ordered = ([c for c in read if c.chunk_id in cited]
+                   + [c for c in read if c.chunk_id not in cited])
+        paths = list(dict.fromkeys(c.path for c in ordered))
+        return item_lists(ordered), paths, sum(c.chunk_id in cited for c in read)
+
+    async def finish(self, turn: TurnContext, result: Any, record: dict[str, Any]) -> None:
+        """Record the answered turn in the memory and save it (no-op without a session)."""
+        memory = turn.memory
+        if memory is None:
+            return
+        cites = [c.to_dict() if hasattr(c, "to_dict") else dict(c) for c in result.citations]
+        read = [str(i) for i in (record.get("candidates") or [])[:5]]
+        memory.add_turn(turn.rewrite.original, turn.rewrite.question, result.answer,
+                        bool(result.found), cites, self.limits, read=read)
+        tokens = bound(memory, self.limits)
+        if not await self.store.save(turn.scope, memory) and \
+                "session_memory_local" not in record["flags"]:
+            record["flags"].append("session_memory_local")
+        if isinstance(record.get("session"), dict):
+            record["session"]["memory_tokens"] = tokens
+
+
+def _previous(memory: SessionMemory | None, history: Sequence[dict[str, str]]) -> str | None:
+    """The previous standalone question: the memory's last turn, else the history's last
+    user turn."""
+    if memory is not None and memory.previous() is not None:
+        return memory.previous().rewritten  # type: ignore[union-attr]
+    users = [t.get("content", "").strip() for t in history if t.get("role") == "user"]
+    users = [u for u in users if u]
+    return users[-1] if users else None

@@ -1,0 +1,89 @@
+"""Rule-based rewriting of follow-ups (gateway.conversation.rewrite) over the item lists of a
+real parsed and chunked Markdown page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus.chunker import chunk_document
+from corpus.parsers import parse_bytes
+from gateway.conversation import is_followup, item_lists, resolve_dates, rewrite_rules
+from tests.gateway._conversation_doc import CHAT_PAGE
+
+
+@pytest.fixture(scope="module")
+def lists():
+    doc = parse_bytes(Path("chat.md"), CHAT_PAGE.encode())
+    return item_lists(chunk_document(doc, rel_path="chat.md"))
+
+
+@pytest.mark.parametrize(("previous", "question", "expected"), [
+    ("What is the prefix for Group Channels in Slack?", "And for the next one?",
+     "What is the prefix for Location Channels in Slack?"),
+    ("What is the prefix for Group Channels in Slack?", "What about the previous category?",
+     "What is the prefix for Feature Channels in Slack?"),
+    ("What is the prefix for Feature Channels in Slack?", "And the last one?",
+     "What is the prefix for Project Channels in Slack?"),
+    ("What is the scope of impact for the Director level?", "What about the level above that?",
+     "What is the scope of impact for the Executive level?"),
+    ("What is the scope of impact for the Director level?", "And for the one below it?",
+     "What is the scope of impact for the Manager level?"),
+    ("Where do Accounts Payable inquiries go?", "And the one after that?",
+     "Where do Billing Operations inquiries go?"),
+    ("What is the prefix for Location Channels in Slack?",
+     "For the next one, when are they archived?", "For Project Channels, when are they archived?"),
+])
+def test_ordinal_follow_ups_move_along_the_documents_lists(lists, previous, question, expected):
+    rw = rewrite_rules(question, previous, lists)
+    assert rw.question == expected
+    assert rw.rules == ("ordinal",) and rw.by == "rules" and rw.changed
+
+
+def test_a_step_past_the_end_is_not_invented(lists):
+    rw = rewrite_rules("And the next one?", "What is the prefix for Project Channels in Slack?",
+                       lists)
+    assert "ordinal" not in rw.rules
+    assert rw.rules == ("previous_question",)  # falls back to the previous question + follow-up
+    assert rw.question.startswith("What is the prefix for Project Channels in Slack?")
+
+
+def test_substitution_by_list_and_by_shape(lists):
+    rw = rewrite_rules("And for the Manager?", "What is the expected behaviour of the Director?",
+                       lists)
+    assert rw.question == "What is the expected behaviour of the Manager?"
+    assert rw.rules == ("substitute",)
+    rw = rewrite_rules("What about 2019?", "What was the revenue of Acme in 2021?")
+    assert rw.question == "What was the revenue of Acme in 2019?"
+    rw = rewrite_rules("And for the CFO?", "What is the Slack channel for the CEO?")
+    assert rw.question == "What is the Slack channel for the CFO?"
+    rw = rewrite_rules("那2019年呢？", "2021年的营业收入是多少？")
+    assert rw.question == "2019年的营业收入是多少？"
+
+
+def test_pronoun_takes_the_previous_topic(lists):
+    rw = rewrite_rules("When is it archived?", "What is the prefix for Feature Channels?", lists)
+    assert rw.question == "When is Feature Channels archived?"
+    assert rw.rules == ("pronoun",)
+    rw = rewrite_rules("Who approves its changes?", "What is the purpose of the travel policy?")
+    assert rw.question == "Who approves the travel policy's changes?"
+
+
+def test_relative_dates_need_current_date():
+    assert resolve_dates("What changed last year?", None) == ("What changed last year?", False)
+    assert resolve_dates("What changed last year?", "2025-11-11")[0] == "What changed 2024?"
+    assert resolve_dates("去年的利润是多少？", "2025-01-05")[0] == "2024年的利润是多少？"
+    assert resolve_dates("上个月有几天假？", "2025-01-05")[0] == "2024年12月有几天假？"
+    rw = rewrite_rules("What happened this month?", None, current_date="2025-11-11")
+    assert rw.question == "What happened November 2025?" and rw.rules == ("relative_date",)
+    with pytest.raises(ValueError):
+        resolve_dates("last year", "2025-13-01")
+
+
+def test_standalone_questions_are_left_alone(lists):
+    q = "What is the prefix for Location Channels in Slack?"
+    assert not is_followup(q)
+    rw = rewrite_rules(q, "What is the prefix for Group Channels in Slack?", lists)
+    assert rw.question == q and not rw.changed and rw.by == "none"
+    assert is_followup("And for the next one?") and is_followup("它的保修期呢？")

@@ -1,0 +1,172 @@
+"""Sessions through the HTTP API against the real Redis: a follow-up rewritten from the
+session memory, the memory surviving an app restart, TTL expiry, DELETE, callers isolated,
+the OpenAI-compatible chat deriving its session, and the in-process fallback when Redis is
+down."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+import redis.asyncio
+
+from tests.gateway._apphelp import make_settings, running, unique_prefix, upload
+from tests.gateway._conversation_doc import CHAT_PAGE
+
+DOC = [("chat.md", CHAT_PAGE.encode())]
+FIRST = "What is the prefix for Group Channels in Slack?"
+NEXT = "What is the prefix for Location Channels in Slack?"
+
+
+async def _drop(url: str, prefix: str) -> None:
+    client = redis.asyncio.from_url(url)
+    try:
+        keys = [k async for k in client.scan_iter(f"{prefix}*")]
+        if keys:
+            await client.delete(*keys)
+    finally:
+        await client.aclose()
+
+
+async def _post(client, body, headers=None):
+    r = await client.post("/v1/query", json=body, headers=headers)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+async def test_follow_up_memory_restart_and_delete(tmp_path, redis_url) -> None:
+    prefix = unique_prefix()
+    settings = make_settings(tmp_path, redis_url=redis_url, redis_key_prefix=prefix)
+    try:
+        async with running(settings) as (app, client):
+            await upload(app, client, DOC)
+            first = await _post(client, {"question": FIRST, "session_id": "conv-1"})
+            assert first["found"] and "g_" in first["answer"]
+            assert first["rewritten_question"] is None
+            body = await _post(client, {"question": "And for the next one?",
+                                        "session_id": "conv-1"})
+            assert body["rewritten_question"] == NEXT
+            assert body["route"]["rewrite"]["rules"] == ["ordinal"]
+            assert body["route"]["session"]["turn"] == 2
+            assert body["route"]["session"]["backend"] == "redis"
+            assert "loc_" in body["answer"]
+            # the same words without the session are not rewritten from anyone's memory
+            alone = await _post(client, {"question": "And for the next one?"})
+            assert alone["rewritten_question"] is None
+        # a new app process over the same Redis continues the conversation
+        async with running(settings) as (app, client):
+            mem = (await client.get("/v1/sessions/conv-1")).json()
+            assert mem["turn_count"] == 2 and mem["turns"][-1]["rewritten"] == NEXT
+            assert 0 < mem["ttl_s"] <= settings.session_ttl_s
+            assert mem["facts"][0]["citations"][0]["path"] == "chat.md"
+            body = await _post(client, {"question": "And the one after that?",
+                                        "session_id": "conv-1"})
+            assert body["rewritten_question"] == "What is the prefix for Project Channels in Slack?"
+            assert "proj_" in body["answer"]
+            r = await client.delete("/v1/sessions/conv-1")
+            assert r.status_code == 200
+            assert (await client.get("/v1/sessions/conv-1")).status_code == 404
+            assert (await client.delete("/v1/sessions/conv-1")).status_code == 404
+            r = await client.post("/v1/query", json={"question": FIRST, "session_id": "bad id!"})
+            assert r.status_code == 400 and "session_id" in r.text
+    finally:
+        await _drop(redis_url, prefix)
+
+
+async def test_session_expires_at_its_ttl(tmp_path, redis_url) -> None:
+    prefix = unique_prefix()
+    settings = make_settings(tmp_path, redis_url=redis_url, redis_key_prefix=prefix,
+                             session_ttl_s=1)
+    try:
+        async with running(settings) as (app, client):
+            await upload(app, client, DOC)
+            await _post(client, {"question": FIRST, "session_id": "short"})
+            assert (await client.get("/v1/sessions/short")).status_code == 200
+            await asyncio.sleep(2.2)
+            assert (await client.get("/v1/sessions/short")).status_code == 404
+            body = await _post(client, {"question": "And for the next one?",
+                                        "session_id": "short"})
+            assert body["rewritten_question"] is None  # nothing left to resolve it with
+            assert body["route"]["session"]["turn"] == 1
+    finally:
+        await _drop(redis_url, prefix)
+
+
+async def test_callers_never_see_each_others_sessions(tmp_path, redis_url) -> None:
+    prefix = unique_prefix()
+    keys = {"key-alice-0001": ["*"], "key-alice-0002": ["*"]}  # same 6-character prefix
+    settings = make_settings(tmp_path, redis_url=redis_url, redis_key_prefix=prefix,
+                             api_keys=keys)
+    alice = {"Authorization": "Bearer key-alice-0001"}
+    bob = {"Authorization": "Bearer key-alice-0002"}
+    try:
+        async with running(settings) as (app, client):
+            await upload(app, client, DOC, headers=alice)
+            await _post(client, {"question": FIRST, "session_id": "shared-name"}, alice)
+            assert (await client.get("/v1/sessions/shared-name", headers=bob)).status_code == 404
+            assert (await client.delete("/v1/sessions/shared-name",
+                                        headers=bob)).status_code == 404
+            body = await _post(client, {"question": "And for the next one?",
+                                        "session_id": "shared-name"}, bob)
+            assert body["rewritten_question"] is None
+            assert (await client.get("/v1/sessions/shared-name",
+                                     headers=alice)).json()["turn_count"] == 1
+            body = await _post(client, {"question": "And for the next one?",
+                                        "session_id": "shared-name"}, alice)
+            assert body["rewritten_question"] == NEXT
+            assert (await client.get("/v1/sessions/shared-name")).status_code == 401
+    finally:
+        await _drop(redis_url, prefix)
+
+
+async def test_chat_completions_derive_the_session_from_the_history(tmp_path, redis_url) -> None:
+    prefix = unique_prefix()
+    settings = make_settings(tmp_path, redis_url=redis_url, redis_key_prefix=prefix)
+    try:
+        async with running(settings) as (app, client):
+            await upload(app, client, DOC)
+            msgs = [{"role": "user", "content": FIRST}]
+            r = await client.post("/v1/chat/completions", json={"messages": msgs})
+            assert r.status_code == 200, r.text
+            reply = r.json()["choices"][0]["message"]["content"]
+            msgs += [{"role": "assistant", "content": reply},
+                     {"role": "user", "content": "And for the next one?"}]
+            r = await client.post("/v1/chat/completions", json={"messages": msgs})
+            lg = r.json()["loopgate"]
+            assert lg["rewritten_question"] == NEXT and lg["route"]["session"]["turn"] == 2
+            assert "loc_" in r.json()["choices"][0]["message"]["content"]
+            # another conversation opening with the same question starts its own memory
+            other = [{"role": "user", "content": FIRST}, {"role": "assistant", "content": "x"},
+                     {"role": "user", "content": "What is the prefix for Feature Channels?"},
+                     {"role": "assistant", "content": "f_"},
+                     {"role": "user", "content": "And for the next one?"}]
+            r = await client.post("/v1/chat/completions", json={"messages": other})
+            lg = r.json()["loopgate"]
+            assert lg["rewritten_question"] is not None
+            assert lg["route"]["session"]["turn"] == 1  # the memory was not this conversation's
+    finally:
+        await _drop(redis_url, prefix)
+
+
+async def test_redis_down_keeps_memory_in_process_flagged(tmp_path) -> None:
+    settings = make_settings(tmp_path, redis_url="redis://127.0.0.1:1/0", timeout_cache_s=0.2)
+    async with running(settings) as (app, client):
+        await upload(app, client, DOC)
+        first = await _post(client, {"question": FIRST, "session_id": "local"})
+        assert "session_memory_local" in first["route"]["flags"]
+        body = await _post(client, {"question": "And for the next one?", "session_id": "local"})
+        assert body["rewritten_question"] == NEXT
+        assert "session_memory_local" in body["route"]["flags"]
+
+
+@pytest.mark.parametrize("history_only", [True])
+async def test_history_without_session_is_rewritten_but_not_remembered(
+        tmp_path, history_only) -> None:
+    settings = make_settings(tmp_path)
+    async with running(settings) as (app, client):
+        await upload(app, client, DOC)
+        body = await _post(client, {"question": "When is it archived?",
+                                    "history": [{"role": "user", "content":
+                                                 "What is the prefix for Feature Channels?"}]})
+        assert body["rewritten_question"] == "When is Feature Channels archived?"
+        assert body["route"]["session"]["turn"] is None
