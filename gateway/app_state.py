@@ -159,6 +159,14 @@ def build_components(settings: Settings) -> Components:
         log.warning("no embedding model (%s): retrieval runs keyword-only", c.embedder_error)
     if c.embedder is None and not c.embedder_error:
         log.warning("no embedding model configured: retrieval runs keyword-only")
+    if c.store is not None and c.embedder is None:  # dense vectors but no model: 409 + the fix
+        from gateway.model_check import dense_without_model
+
+        c.embedding_mismatch.update(dense_without_model(settings, c.store, c.embedder_error))
+    if c.store is not None and c.embedder is None:  # dense vectors but no model: 409 + the fix
+        from gateway.model_check import dense_without_model
+
+        c.embedding_mismatch.update(dense_without_model(settings, c.store, c.embedder_error))
     if c.store is not None and c.embedder is not None:
         from rag.embedder import startup_check
 

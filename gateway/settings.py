@@ -19,7 +19,7 @@ import platformdirs
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["Settings", "get_settings"]
+__all__ = ["Settings", "get_settings", "resolve_paths"]
 
 
 _MIGRATION_MODE = re.compile(r"^(?:proxy|shadow|gateway|canary(?::(\d+(?:\.\d+)?))?)$")
@@ -52,6 +52,7 @@ class Settings(BaseSettings):
     embed_batch_size: int = Field(32, ge=1, description="Texts per embedding batch at ingest.")
     embed_max_tokens: int = Field(256, ge=16, le=512, description="Tokens of a chunk (title + section + text) that are embedded; the rest is still keyword-indexed. Ingest time grows with it.")
     embed_allow_download: bool = Field(False, description="With no embed_model_path, let fastembed download the model (needs network); false = keyword-only.")
+    allow_keyword_only: bool = Field(False, description="Answer a collection that holds dense vectors keyword-only when no embedding model is loaded (every answer flagged keyword_only); false = such queries are refused with what to fix.")
 
     # --- LLM (empty base URL = no LLM: extractive RAG answers, offline LoopAgent policy) ----
     llm_base_url: str = Field("", description="OpenAI-compatible base URL (…/v1); empty = no LLM (offline policy).")
@@ -207,7 +208,37 @@ class Settings(BaseSettings):
         return self
 
 
+_PATH_FIELDS = ("data_dir", "embed_model_path")
+
+
+def resolve_paths(settings: Settings, base: Path) -> Settings:
+    """``settings`` with its relative folder paths (``data_dir``, ``embed_model_path``) made
+    absolute against ``base`` (``~`` expanded)."""
+    update: dict[str, Path] = {}
+    for name in _PATH_FIELDS:
+        value = getattr(settings, name, None)
+        if isinstance(value, Path) and not value.is_absolute():
+            update[name] = (base / value.expanduser()).resolve()
+        elif isinstance(value, Path) and str(value).startswith("~"):
+            update[name] = value.expanduser()
+    return settings.model_copy(update=update) if update else settings
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    """The process-wide settings (cached; tests call ``get_settings.cache_clear()``)."""
-    return Settings()
+    """The process-wide settings (cached; tests call ``get_settings.cache_clear()``).
+
+    The file named by ``LOOPGATE_ENV_FILE`` is read now (environment variables win over it);
+    relative paths are taken relative to that file's folder, so a command gives the same
+    answers from any working directory (without a settings file: the working directory).
+
+    :raises FileNotFoundError: ``LOOPGATE_ENV_FILE`` names a file that does not exist.
+    """
+    env_file = os.environ.get("LOOPGATE_ENV_FILE", "").strip()
+    if not env_file:
+        return resolve_paths(Settings(), Path.cwd())
+    path = Path(env_file).expanduser().resolve()
+    if not path.is_file():
+        raise FileNotFoundError(f"LOOPGATE_ENV_FILE={env_file}: no such settings file "
+                                "(`loopgate init` writes one)")
+    return resolve_paths(Settings(_env_file=path), path.parent)  # type: ignore[call-arg]

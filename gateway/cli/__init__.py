@@ -18,6 +18,7 @@ app = typer.Typer(
 
 # Command modules; each defines ``register(app)``. Listed in the order shown in --help.
 _COMMAND_MODULES: list[str] = [
+    "gateway.cli.init",
     "gateway.cli.ingest",
     "gateway.cli.ask",
     "gateway.cli.chat",

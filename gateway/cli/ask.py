@@ -142,19 +142,24 @@ def ask_rag(
 
     s = settings or get_settings()
     err = Console(stderr=True)
+    why = ""
     try:
         embedder = get_embedder(s)
     except RetrievalError as exc:
-        err.print(f"[yellow]embedding model unavailable ({exc}); answering keyword-only[/]")
-        embedder = None
-    if embedder is None:
-        err.print(
-            "[yellow]no embedding model configured (LOOPGATE_EMBED_MODEL_PATH): keyword-only[/]"
-        )
+        why, embedder = str(exc), None
     store = open_store(s)
     try:
         # a missing collection or a data directory held by `loopgate serve` fails here, clearly
         open_collection(store, collection)
+        if embedder is None:
+            from gateway.model_check import dense_without_model
+
+            refused = dense_without_model(s, store, why, only=collection)
+            if refused:
+                err.print(f"[red]error:[/] {refused[collection]}", markup=True)
+                return 1
+            why = why or "LOOPGATE_EMBED_MODEL_PATH is not set"
+            err.print(f"[yellow]no embedding model ({why}): keyword-only[/]")
         state = check_collection(store, collection, embedder)
         if state == "no_dense":
             err.print("[yellow]the collection has no dense vectors yet: keyword-only[/]")

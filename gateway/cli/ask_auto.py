@@ -65,6 +65,10 @@ def ask_auto(question: str, collection: str, *, settings: Any = None, as_json: b
 
     s = settings or get_settings()
     c = build_components(s)
+    if collection in c.embedding_mismatch:  # dense vectors but no (or another) model
+        print(f"error: {c.embedding_mismatch[collection]}", file=sys.stderr)
+        asyncio.run(c.aclose())
+        return 1
 
     async def go() -> dict[str, Any]:
         try:

@@ -72,6 +72,10 @@ def ask_loop(question: str, collection: str, *, settings: Any = None, offline: b
         print(f"error: {exc}", file=sys.stderr)
         asyncio.run(c.aclose())
         return 1
+    if collection in c.embedding_mismatch:  # dense vectors but no (or another) model
+        print(f"error: {c.embedding_mismatch[collection]}", file=sys.stderr)
+        asyncio.run(c.aclose())
+        return 1
 
     async def go() -> Any:
         try:

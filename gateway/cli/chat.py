@@ -79,6 +79,8 @@ class ChatSession:
             if arg not in names:
                 self.con.print(f"[red]no collection {arg!r}[/] (there are: "
                                f"{', '.join(names) or 'none'})")
+            elif arg in self.c.embedding_mismatch:
+                self.con.print(f"[red]error:[/] {self.c.embedding_mismatch[arg]}")
             else:
                 self.collection, self.history = arg, []
                 self.con.print(f"collection: {arg} (conversation reset)")
@@ -189,6 +191,10 @@ def chat_command(
     if session.collection not in names:
         con.print(f"[red]error:[/] no collection {session.collection!r} (there are: "
                   f"{', '.join(names) or 'none'}; loopgate ingest DIR --collection NAME)")
+        asyncio.run(c.aclose())
+        raise typer.Exit(1)
+    if session.collection in c.embedding_mismatch:  # dense vectors but no (or another) model
+        con.print(f"[red]error:[/] {c.embedding_mismatch[session.collection]}")
         asyncio.run(c.aclose())
         raise typer.Exit(1)
     dense = "dense + keyword" if c.embedder is not None else "keyword-only"

@@ -1,0 +1,92 @@
+"""Setup without traps (issue 21 item 4): ``loopgate init`` writes absolute paths; relative
+paths in a settings file are read against the file's folder, not the working directory; a
+collection with dense vectors is not silently answered keyword-only when no model is loaded."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gateway.cli import app
+from gateway.settings import get_settings
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(autouse=True)
+def _fresh_settings() -> None:
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
+
+
+def test_init_writes_absolute_paths_and_says_where_data_lives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embed_model_path: Path
+) -> None:
+    model = tmp_path / "models" / "e5"
+    model.parent.mkdir()
+    model.symlink_to(embed_model_path, target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["init", "--data-dir", "state",
+                                      "--embed-model-path", "models/e5"])
+    assert result.exit_code == 0, result.output
+    env = tmp_path / "loopgate.env"
+    text = env.read_text(encoding="utf-8")
+    assert f"LOOPGATE_DATA_DIR={tmp_path / 'state'}\n" in text
+    assert f"LOOPGATE_EMBED_MODEL_PATH={model.resolve()}\n" in text and "LOOPGATE_PORT=8000" in text
+    assert f"data lives in        {tmp_path / 'state'}" in result.output
+    assert f"export LOOPGATE_ENV_FILE={env}" in result.output
+    again = CliRunner().invoke(app, ["init"])
+    assert again.exit_code == 2 and "exists" in again.output
+    bad = CliRunner().invoke(app, ["init", "-f", "other.env", "--embed-model-path", "state"])
+    assert bad.exit_code == 2 and "no ONNX model" in bad.output
+
+
+def test_relative_paths_are_read_against_the_settings_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "loopgate.env").write_text(
+        "LOOPGATE_DATA_DIR=data\nLOOPGATE_EMBED_MODEL_PATH=../models/e5\n", encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setenv("LOOPGATE_ENV_FILE", str(conf / "loopgate.env"))
+    s = get_settings()
+    assert s.data_dir == conf / "data"
+    assert s.embed_model_path == tmp_path / "models" / "e5"
+    monkeypatch.setenv("LOOPGATE_ENV_FILE", str(conf / "missing.env"))
+    get_settings.cache_clear()
+    with pytest.raises(FileNotFoundError, match="no such settings file"):
+        get_settings()
+
+
+def test_dense_collection_without_model_is_an_error_naming_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embed_model_path: Path
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "faq.md").write_text("# FAQ\n\n## Warranty\nThe warranty period is three years.\n",
+                                 encoding="utf-8")
+    monkeypatch.setenv("LOOPGATE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("LOOPGATE_EMBED_MODEL_PATH", str(embed_model_path))
+    result = CliRunner().invoke(app, ["ingest", str(docs), "--collection", "d"])
+    assert result.exit_code == 0, result.output
+    monkeypatch.delenv("LOOPGATE_EMBED_MODEL_PATH")
+    for mode in ("rag", "auto", "loop"):
+        get_settings.cache_clear()
+        r = CliRunner().invoke(app, ["ask", "warranty period?", "-c", "d", "--mode", mode])
+        assert r.exit_code == 1, (mode, r.output)
+        assert "holds dense vectors" in r.output and "LOOPGATE_EMBED_MODEL_PATH" in r.output
+        assert "LOOPGATE_ALLOW_KEYWORD_ONLY" in r.output
+    monkeypatch.setenv("LOOPGATE_ALLOW_KEYWORD_ONLY", "true")
+    get_settings.cache_clear()
+    r = CliRunner().invoke(app, ["ask", "warranty period?", "-c", "d", "--mode", "auto",
+                                 "--json"])
+    assert r.exit_code == 0, r.output
+    body = json.loads(r.stdout)
+    assert "three years" in body["answer"] and "keyword_only" in body["route"]["flags"]
