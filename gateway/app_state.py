@@ -163,10 +163,6 @@ def build_components(settings: Settings) -> Components:
         from gateway.model_check import dense_without_model
 
         c.embedding_mismatch.update(dense_without_model(settings, c.store, c.embedder_error))
-    if c.store is not None and c.embedder is None:  # dense vectors but no model: 409 + the fix
-        from gateway.model_check import dense_without_model
-
-        c.embedding_mismatch.update(dense_without_model(settings, c.store, c.embedder_error))
     if c.store is not None and c.embedder is not None:
         from rag.embedder import startup_check
 
