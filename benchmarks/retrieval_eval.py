@@ -86,6 +86,9 @@ def fetch(args: argparse.Namespace, qs: list[Question]) -> tuple[list[dict[str, 
 
     retriever = HybridRetriever(store, tok, embedder, config=retrieval_config(settings))
     profiles = ProfileSource(store, tok.terms, max_docs=settings.rag_resolve_max_docs)
+    from rag.pages import PageNavigator
+
+    navigator = PageNavigator(store)
     from rag.expand import QueryExpander
 
     expander = (
@@ -119,6 +122,7 @@ def fetch(args: argparse.Namespace, qs: list[Question]) -> tuple[list[dict[str, 
                 if not sparse.is_empty()
                 else []
             )
+            row["pages_r"] = navigator.page_hits(args.collection, res.doc_ids, text)
         out.append(row)
     return out, (retriever, tok)
 
@@ -150,7 +154,7 @@ def evaluate(rows: list[dict[str, Any]], mode: str, cfg: dict[str, Any], tok: An
     scorer = cfg.get("scorer")
     for r in rows:
         q: Question = r["q"]
-        if mode == "resolved" and "dense_r" in r:
+        if mode in ("resolved", "paged") and "dense_r" in r:
             dense: list[SearchHit] = r["dense_r"]
             kw: list[SearchHit] = r["keyword_r"]
         else:
@@ -166,6 +170,8 @@ def evaluate(rows: list[dict[str, Any]], mode: str, cfg: dict[str, Any], tok: An
             doc_weight=cfg.get("doc_weight", 0.0),
             key_terms=r["terms"],
             merge=cfg.get("merge", True),
+            pages=r.get("pages_r", ()) if mode == "paged" else (),
+            page_weight=cfg.get("page_weight", 1.0),
         )
         hit_rank = next(
             (
@@ -183,7 +189,7 @@ def evaluate(rows: list[dict[str, Any]], mode: str, cfg: dict[str, Any], tok: An
             "hit@5": hit_rank is not None,
             "doc@5": any(doc_matches(q, it.chunk.path) for it in items),
         }
-        if mode in ("hybrid", "resolved"):
+        if mode in ("hybrid", "resolved", "paged"):
             feats = compute_features(dense, kw, items, r["terms"], tok.normalize)
             row["features"] = feats.to_dict()
             row["hit"] = row["hit@5"]
@@ -290,7 +296,7 @@ def main() -> None:
                 f"| {pct(res, 'doc@5'):.1f} |"
             )
 
-    modes = ("dense", "keyword", "hybrid", "resolved")
+    modes = ("dense", "keyword", "hybrid", "resolved", "paged")
     results = {m: evaluate(rows, m, cfg, tok) for m in modes}
     print(table(results, base))
     print("document resolution (rag.resolve; 'resolved' above = hybrid inside the resolved set):")

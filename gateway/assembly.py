@@ -35,6 +35,7 @@ def retrieval_config(settings: Any) -> Any:
         top_k=settings.rag_top_k, prefetch_k=settings.rag_prefetch_k, rrf_k=settings.rag_rrf_k,
         dense_weight=settings.rag_dense_weight, keyword_weight=settings.rag_keyword_weight,
         doc_weight=settings.rag_doc_weight, fusion=settings.rag_fusion,
+        page_weight=settings.rag_page_weight,
         embed_timeout_s=settings.timeout_embed_s, search_timeout_s=settings.timeout_search_s,
     )
 
@@ -52,8 +53,11 @@ def build_retriever(settings: Any, store: Any, tokenizer: Any, embedder: Any) ->
 
     expander = (QueryExpander(tokenizer.query_terms, tokenizer.normalize)
                 if settings.rag_expand_queries else None)
+    from rag.pages import PageNavigator
+
+    pages = PageNavigator(store) if resolver is not None and settings.rag_page_weight > 0 else None
     return HybridRetriever(store, tokenizer, embedder, config=retrieval_config(settings),
-                           resolver=resolver, expander=expander)
+                           resolver=resolver, expander=expander, pages=pages)
 
 
 def assemble(c: Any) -> None:

@@ -74,6 +74,7 @@ class Settings(BaseSettings):
     rag_doc_weight: float = Field(0.0, ge=0, description="Weight of the document-level step (documents many candidates and title/path matches point to); 0 = off.")
     rag_resolve_documents: bool = Field(True, description="Resolve a question that names an organisation / period to the documents it names (document profiles) and retrieve inside them; false = always the whole collection.")
     rag_resolve_max_docs: int = Field(4, ge=1, le=50, description="Most documents a document resolution may hold; a question naming more is searched over the whole collection.")
+    rag_page_weight: float = Field(1.0, ge=0.0, le=10.0, description="RRF weight of the page list inside resolved documents: chunks of the pages whose title names the statement the question asks for or implies (rag/statements.json; 'balance sheet', 'capital expenditure' → cash-flow statement); 0 = off.")
     rag_expand_queries: bool = Field(True, description="Add field-vocabulary phrases to the keyword query (rag/expansions.json: financial statement and line-item names, e.g. capital expenditure → purchases of property, plant and equipment).")
     rag_fusion: Literal["client", "server"] = Field("client", description="client = dense and keyword queries fused in-process with weights (gives confidence features); server = one Qdrant RRF query.")
     rag_answer_floor: float = Field(0.2, ge=0, le=1, description="Extractive RAG answers below this confidence say \"not found\".")

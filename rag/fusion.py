@@ -118,6 +118,8 @@ def fuse(
     doc_weight: float = 0.0,
     key_terms: Sequence[str] = (),
     merge: bool = True,
+    pages: Sequence[SearchHit] = (),
+    page_weight: float = 1.0,
 ) -> list[RetrievedChunk]:
     """Fuse the dense and keyword hit lists into at most ``top_k`` result items, best first.
 
@@ -126,6 +128,8 @@ def fuse(
     :param doc_weight: weight of the document-level step (0 = off).
     :param key_terms: the question's key terms (for the title/path match of the document step).
     :param merge: merge consecutive chunks of one section (see :func:`merge_adjacent`).
+    :param pages: a third ranked list, chunks of the pages whose title names what the question
+        asks for (``rag.pages``), fused at ``page_weight`` (the weight of one source).
     :returns: result items with fused score and per-source scores/ranks; no two of their
         chunks have the same normalised text (:func:`unique_text`).
     """
@@ -133,7 +137,12 @@ def fuse(
     scored: dict[str, float] = defaultdict(float)
     d_rank: dict[str, tuple[int, float]] = {}
     k_rank: dict[str, tuple[int, float]] = {}
-    for hits, weight, ranks in ((dense, dense_weight, d_rank), (keyword, keyword_weight, k_rank)):
+    p_rank: dict[str, tuple[int, float]] = {}
+    for hits, weight, ranks in (
+        (dense, dense_weight, d_rank),
+        (keyword, keyword_weight, k_rank),
+        (pages, page_weight, p_rank),
+    ):
         for rank, hit in enumerate(hits, start=1):
             cid = hit.chunk.chunk_id
             if cid in ranks:

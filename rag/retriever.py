@@ -26,6 +26,7 @@ from corpus.types import ChunkStore, SearchFilter, SearchHit
 from rag.confidence import LogisticConfidence, compute_features
 from rag.expand import QueryExpander
 from rag.fusion import fuse
+from rag.pages import PageNavigator
 from rag.resolve import ProfileSource, Resolution
 from rag.steps import Flow, Outcome, Step, drive_async, drive_sync
 from rag.types import (
@@ -65,6 +66,9 @@ class HybridRetriever:
         only when the caller gave no filter; the outcome is ``Retrieval.resolution``.
     :param expander: field-vocabulary query expansion of the keyword query
         (``rag.expand.QueryExpander``; ``None``: off); the phrases are ``Retrieval.expansions``.
+    :param pages: page navigation inside resolved documents (``rag.pages.PageNavigator``;
+        ``None``: off): chunks of the pages titled with the statement the question asks for
+        join the fusion as a third list at ``config.page_weight``.
     """
 
     def __init__(
@@ -77,7 +81,9 @@ class HybridRetriever:
         scorer: ConfidenceScorer | None = None,
         resolver: ProfileSource | None = None,
         expander: QueryExpander | None = None,
+        pages: PageNavigator | None = None,
     ) -> None:
+        self.pages = pages
         self.resolver = resolver
         self.expander = expander
         self.store = store
@@ -177,6 +183,7 @@ class HybridRetriever:
             resolution = got["resolve"].value
             if resolution is not None and resolution.sure and resolution.doc_ids:
                 flt = SearchFilter(doc_ids=resolution.doc_ids)
+        page_docs = resolution.doc_ids if resolution is not None and resolution.sure else ()
 
         vector = got["embed"].value if "embed" in got and got["embed"].ok else None
         second: list[Step] = []
@@ -221,6 +228,14 @@ class HybridRetriever:
                     cfg.search_timeout_s,
                 )
             )
+        if self.pages is not None and page_docs and cfg.page_weight > 0 and mode == "hybrid":
+            second.append(
+                Step(
+                    "pages",
+                    partial(self.pages.page_hits, collection, page_docs, question),
+                    cfg.search_timeout_s,
+                )
+            )
         t = time.perf_counter()
         got.update(_by_name((yield second) if second else [], timings, flags))
         timings["search"] = _ms(t)  # wall time of the index queries (run side by side)
@@ -243,6 +258,8 @@ class HybridRetriever:
                 doc_weight=cfg.doc_weight,
                 key_terms=key_terms,
                 merge=cfg.merge_adjacent,
+                pages=_hits(got.get("pages")),
+                page_weight=cfg.page_weight,
             )
         features = compute_features(dense, keyword, items, key_terms, self.tokenizer.normalize)
         confidence = Confidence(self.scorer.score(features), features)

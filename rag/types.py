@@ -86,6 +86,8 @@ class RetrievalConfig:
     :param fusion: ``client`` = two index queries fused here with weights (gives per-source
         scores for confidence); ``server`` = one Qdrant query with RRF prefetches.
     :param merge_adjacent: merge consecutive chunks of one section into one result item.
+    :param page_weight: RRF weight of the page list (``rag.pages``: chunks of the pages of the
+        resolved documents titled with the statement the question asks for); 0 disables it.
     :param embed_timeout_s: timeout of the question embedding; ``search_timeout_s`` of each
         index query. On timeout the result is flagged and built from what arrived.
     """
@@ -98,6 +100,7 @@ class RetrievalConfig:
     doc_weight: float = 0.0
     fusion: Literal["client", "server"] = "client"
     merge_adjacent: bool = True
+    page_weight: float = 1.0
     embed_timeout_s: float = 2.0
     search_timeout_s: float = 2.0
 

@@ -1,0 +1,112 @@
+"""Page heads of a paginated document: the title block at the top of each page and the chunks on
+the page (issue 15, item 2: page-level navigation in long PDFs).
+
+A financial statement, a slide or a form page states what it is in its first lines ("3M Company
+and Subsidiaries / Consolidated Balance Sheet / At December 31 / (Dollars in millions …)"), but
+the chunker cuts by size, so the chunk holding the page's rows rarely holds that title: it sits
+at the end of the previous chunk, and a question naming the statement cannot reach the rows.
+The page head keeps the title with the page.
+
+Rule (layout-free, from the chunks' ``line_map``; running headers and page numbers are already
+removed by the parser)::
+
+    page lines   = the page's source lines in order, each once (overlapping chunks)
+    title block  = the leading lines of the page while they look like a title: at most
+                   ``max_chars_per_line`` characters, not a sentence (no final full stop after
+                   40 characters), and no number other than a year or a note / item number
+                   (a table row "Cash and cash equivalents $ 2,853" ends the block)
+    head         = at most ``max_lines`` title lines joined with " / "
+
+Pages with no title-like first line get an empty head. Documents without pages (Markdown, text)
+have page 1 only, whose head is the document's first lines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from corpus.types import Chunk
+
+__all__ = ["PageHead", "page_heads", "title_lines"]
+
+_NUMBER = re.compile(r"(?<![\w.])[$€£¥(]?\d[\d,.]*%?\)?(?![\w])")
+_YEAR = re.compile(r"^\(?(?:19|20)\d\d\)?[,.]?$")
+_SMALL = re.compile(r"^\(?\d{1,2}[,.)]?$")  # "Note 6", "Item 7", "1." — not an amount
+
+
+@dataclass(frozen=True, slots=True)
+class PageHead:
+    """One page's head.
+
+    :param page: 1-based physical page.
+    :param title: the title block, lines joined with ``" / "`` (``""`` when none).
+    :param chunk_ids: the chunks whose page range covers the page, in document order.
+    """
+
+    page: int
+    title: str
+    chunk_ids: tuple[str, ...]
+
+
+def _is_title_line(line: str, max_chars: int) -> bool:
+    s = line.strip()
+    if not s or len(s) > max_chars:
+        return False
+    if s.endswith(".") and len(s) > 40:
+        return False
+    if s.startswith("|"):  # a Markdown table row
+        return False
+    return all(_YEAR.match(n) or _SMALL.match(n) for n in _NUMBER.findall(s))
+
+
+def title_lines(
+    lines: Sequence[str], *, max_lines: int = 4, max_chars_per_line: int = 90
+) -> list[str]:
+    """The leading title-like lines of a page's lines (see the module rule)."""
+    out: list[str] = []
+    for line in lines:
+        if not line.strip():
+            continue
+        if len(out) >= max_lines or not _is_title_line(line, max_chars_per_line):
+            break
+        out.append(line.strip())
+    return out
+
+
+def _page_lines(chunks: Sequence[Chunk]) -> dict[int, list[tuple[int, str]]]:
+    """``page -> [(line number, text)]`` from the chunks' line maps, each line once."""
+    seen: dict[int, dict[int, str]] = defaultdict(dict)
+    for ch in chunks:
+        spans = ch.line_map
+        for i, (offset, page, line) in enumerate(spans):
+            end = spans[i + 1][0] if i + 1 < len(spans) else len(ch.text)
+            text = ch.text[offset:end].strip("\n")
+            if line not in seen[page] and text.strip():
+                seen[page][line] = text
+    return {p: sorted(lines.items()) for p, lines in seen.items()}
+
+
+def page_heads(
+    chunks: Sequence[Chunk], *, max_lines: int = 4, max_chars_per_line: int = 90
+) -> list[PageHead]:
+    """The head of every page the chunks cover, by page.
+
+    :param chunks: all chunks of one document (any order).
+    :returns: one :class:`PageHead` per page that holds a chunk, ascending page order.
+    """
+    ordered = sorted(chunks, key=lambda c: c.ordinal)
+    on_page: dict[int, list[str]] = defaultdict(list)
+    for ch in ordered:
+        for p in range(ch.page_start, ch.page_end + 1):
+            on_page[p].append(ch.chunk_id)
+    lines = _page_lines(ordered)
+    heads = []
+    for p in sorted(on_page):
+        texts = [t for _, t in lines.get(p, [])]
+        block = title_lines(texts, max_lines=max_lines, max_chars_per_line=max_chars_per_line)
+        title = " / ".join(block)
+        heads.append(PageHead(p, title, tuple(on_page[p])))
+    return heads
