@@ -122,9 +122,6 @@ class Settings(BaseSettings):
     session_ttl_s: int = Field(86400, ge=1, description="Lifetime of a conversation's session memory after its last turn, seconds (Redis key TTL; sliding).")
     session_max_tokens: int = Field(2000, ge=200, le=100000, description="Bound of one session's memory in estimated tokens (window + summary + fact cards + retrieval state).")
     session_window_turns: int = Field(4, ge=1, le=50, description="Recent turns a session memory keeps verbatim; older ones are folded into its summary.")
-    session_ttl_s: int = Field(86400, ge=1, description="Lifetime of a conversation's session memory after its last turn, seconds (Redis key TTL; sliding).")
-    session_max_tokens: int = Field(2000, ge=200, le=100000, description="Bound of one session's memory in estimated tokens (window + summary + fact cards + retrieval state).")
-    session_window_turns: int = Field(4, ge=1, le=50, description="Recent turns a session memory keeps verbatim; older ones are folded into its summary.")
     cross_language: bool = Field(True, description="Add a question's key terms in the documents' language (CC-CEDICT, kept only when the collection holds them) when it is asked in the other language.")
     stats_max_records: int = Field(2000, ge=10, le=10000, description="Most recent route records /v1/stats and the dashboard aggregate.")
 
