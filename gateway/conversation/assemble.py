@@ -41,11 +41,12 @@ def build_conversation(c: Any) -> ConversationService:
                 out.extend(chunk_store.document_chunks(collection, d))
             return out
 
-    llm_rewriter = None
+    llm_rewriter = llm_summariser = None
     if c.llm is not None:
         from gateway.conversation.llm import LLMConversation
 
-        llm_rewriter = LLMConversation(c.llm).rewrite
+        conv_llm = LLMConversation(c.llm)
+        llm_rewriter, llm_summariser = conv_llm.rewrite, conv_llm.summarise
     cross = None
     if c.store is not None and c.tokenizer is not None and s.cross_language:
         from gateway.conversation.crosslang import (
@@ -59,4 +60,4 @@ def build_conversation(c: Any) -> ConversationService:
         cross = CrossLanguage(store_search(c.store, c.tokenizer), catalogue_languages(c.store))
     limits = MemoryLimits(max_tokens=s.session_max_tokens, window_turns=s.session_window_turns)
     return ConversationService(store, limits, read_chunks=read, llm_rewriter=llm_rewriter,
-                               cross_language=cross)
+                               cross_language=cross, llm_summariser=llm_summariser)

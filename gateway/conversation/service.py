@@ -56,13 +56,19 @@ class ConversationService:
         rewrite), or ``None`` for rules only.
     :param cross_language: a :class:`gateway.conversation.crosslang.CrossLanguage` (key terms
         in the documents' language for a question in the other one), or ``None``.
+    :param llm_summariser: async ``(memory) -> str | None``: when turns were folded into the
+        summary, the LLM rewrites it after the answer is sent (a background task that saves
+        the memory again; ``summary_by`` says ``llm``), or ``None`` (extractive summary).
     """
 
     def __init__(self, store: SessionStore, limits: MemoryLimits | None = None, *,
                  read_chunks: ReadChunks | None = None,
                  llm_rewriter: Callable[..., Any] | None = None,
-                 cross_language: Any = None) -> None:
+                 cross_language: Any = None,
+                 llm_summariser: Callable[..., Any] | None = None) -> None:
         self.store = store
+        self.llm_summariser = llm_summariser
+        self._tasks: set[asyncio.Task[None]] = set()
         self.cross_language = cross_language
         self.limits = limits or MemoryLimits()
         self.read_chunks = read_chunks
@@ -142,6 +148,25 @@ class ConversationService:
         paths = list(dict.fromkeys(c.path for c in ordered))
         return item_lists(ordered), paths, sum(c.chunk_id in cited for c in read)
 
+    async def _summarise(self, scope: str, memory: SessionMemory) -> None:
+        """Replace the extractive summary lines with the LLM's summary and save (best effort:
+        an LLM or Redis fault leaves the extractive summary)."""
+        try:
+            text = await self.llm_summariser(memory)  # type: ignore[misc]
+        except Exception:  # noqa: BLE001 - the extractive summary stands
+            return
+        if not text:
+            return
+        memory.summary = [text]
+        memory.summary_by = "llm"
+        bound(memory, self.limits)
+        await self.store.save(scope, memory)
+
+    async def drain(self) -> None:
+        """Wait for background summaries (tests, shutdown)."""
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
     async def _cross(self, rw: Rewrite, collection: str, record: dict[str, Any]) -> Rewrite:
         """``rw`` with the question's key terms in the documents' language appended."""
         if self.cross_language is None:
@@ -178,10 +203,16 @@ class ConversationService:
         read = [str(i) for i in (record.get("candidates") or [])[:5]]
         memory.add_turn(turn.rewrite.original, turn.rewrite.question, result.answer,
                         bool(result.found), cites, self.limits, read=read)
+        folded = len(memory.summary)
         tokens = bound(memory, self.limits)
         if not await self.store.save(turn.scope, memory) and \
                 "session_memory_local" not in record["flags"]:
             record["flags"].append("session_memory_local")
+        if self.llm_summariser is not None and folded and (
+                memory.summary_by != "llm" or folded > 1):
+            task = asyncio.create_task(self._summarise(turn.scope, memory))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         if isinstance(record.get("session"), dict):
             record["session"]["memory_tokens"] = tokens
 
