@@ -161,10 +161,21 @@ def ingest_command(
             store.close()
         except StoreError as exc:
             err.print(f"[red]error while closing the store:[/] {exc}")
+    stats = ingestor.directory.stats if ingestor.directory is not None else None
     if as_json:
-        sys.stdout.write(json.dumps(report.to_dict(), ensure_ascii=False, indent=2) + "\n")
+        out = report.to_dict()
+        if stats is not None:  # what the directory builder did (LLM calls, cache hits)
+            out["directory"] = {k: getattr(stats, k) for k in (
+                "entries", "llm_written", "cached", "fallbacks", "llm_calls", "seconds")}
+        sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
     else:
         _summary(report, Console())
+        if stats is not None and stats.entries and ingestor.directory.writer is None:
+            err.print(f"directory: {stats.entries} extractive entries in {stats.seconds:.1f} s")
+        elif stats is not None and stats.entries:
+            err.print(f"directory: {stats.entries} entries ({stats.llm_written} written by the "
+                      f"LLM in {stats.llm_calls} calls, {stats.cached} from its cache, "
+                      f"{stats.fallbacks} extractive after a model fault) in {stats.seconds:.1f} s")
     if not report.files:
         err.print("[red]no supported files found[/] (pdf, md, txt, docx, html)")
         raise typer.Exit(1)
