@@ -170,3 +170,26 @@ async def test_history_without_session_is_rewritten_but_not_remembered(
                                                  "What is the prefix for Feature Channels?"}]})
         assert body["rewritten_question"] == "When is Feature Channels archived?"
         assert body["route"]["session"]["turn"] is None
+
+
+async def test_stream_carries_the_session(tmp_path) -> None:
+    import json
+
+    settings = make_settings(tmp_path)
+    async with running(settings) as (app, client):
+        await upload(app, client, DOC)
+        await _post(client, {"question": FIRST, "session_id": "streamed"})
+        final = None
+        async with client.stream("POST", "/v1/query/stream", json={
+                "question": "And for the next one?", "session_id": "streamed"}) as resp:
+            assert resp.status_code == 200
+            kind = ""
+            async for line in resp.aiter_lines():
+                if line.startswith("event:"):
+                    kind = line.split(":", 1)[1].strip()
+                elif line.startswith("data:") and kind == "answer":
+                    final = json.loads(line.split(":", 1)[1])
+        assert final is not None and final["route"]["rewritten_question"] == NEXT
+        assert "loc_" in final["answer"]
+        mem = (await client.get("/v1/sessions/streamed")).json()
+        assert mem["turn_count"] == 2 and mem["turns"][-1]["rewritten"] == NEXT
