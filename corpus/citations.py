@@ -19,8 +19,10 @@ are located the same way. Nothing is fuzzy: a changed word or number is not a ma
 from __future__ import annotations
 
 import unicodedata
+from array import array
 from bisect import bisect_right
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from corpus.types import Chunk, Citation
@@ -45,12 +47,23 @@ def _is_cjk(ch: str) -> bool:
     )
 
 
-def _normal_form(text: str) -> tuple[str, list[int]]:
+def _normal_form(text: str) -> tuple[str, Sequence[int]]:
     """Normalised text and, for each of its characters, the index of the source character.
 
     CJK-ness is judged on the source character too, so a full-width comma (NFKC ``，`` → ``,``)
-    still absorbs the line break after it.
+    still absorbs the line break after it. Chunk texts recur (every question that cites a chunk
+    verifies its quote against the same text): the last 512 results are kept.
     """
+    return _normal_form_cached(text) if len(text) <= 20000 else _compute_normal_form(text)
+
+
+@lru_cache(maxsize=512)
+def _normal_form_cached(text: str) -> tuple[str, Sequence[int]]:
+    norm, src = _compute_normal_form(text)
+    return norm, array("l", src)  # 8 bytes an index instead of a list of int objects
+
+
+def _compute_normal_form(text: str) -> tuple[str, list[int]]:
     chars: list[str] = []
     src: list[int] = []
     last_cjk = False

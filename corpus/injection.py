@@ -81,6 +81,16 @@ def is_injection(text: str) -> bool:
     ``SYSTEM:`` / ``ASSISTANT:`` role label opening a line)."""
     if not text:
         return False
+    # units and lines recur across questions (the same chunks are retrieved again): judged once
+    return _judged(text) if len(text) <= 4000 else _judge(text)
+
+
+@lru_cache(maxsize=16384)
+def _judged(text: str) -> bool:
+    return _judge(text)
+
+
+def _judge(text: str) -> bool:
     t = _norm(text)
     return _RX.search(t) is not None or _ROLE.search(t) is not None
 

@@ -78,6 +78,7 @@ def get_embedder(settings: Settings) -> FastEmbedEmbedder | None:
         threads=settings.embed_threads,
         batch_size=settings.embed_batch_size,
         max_length=settings.embed_max_tokens,
+        query_cache=settings.embed_query_cache,
     )
     emb.warm_up()
     return emb

@@ -51,6 +51,7 @@ class Settings(BaseSettings):
     embed_threads: int = Field(1, ge=1, description="ONNX runtime threads for embedding.")
     embed_batch_size: int = Field(32, ge=1, description="Texts per embedding batch at ingest.")
     embed_max_tokens: int = Field(256, ge=16, le=512, description="Tokens of a chunk (title + section + text) that are embedded; the rest is still keyword-indexed. Ingest time grows with it.")
+    embed_query_cache: int = Field(1024, ge=0, le=1_000_000, description="Question vectors kept in process (LRU keyed by the question's token ids: a repeated question, or one differing only in width or blanks, is not embedded again); 0 = off.")
     embed_allow_download: bool = Field(False, description="With no embed_model_path, let fastembed download the model (needs network); false = keyword-only.")
     allow_keyword_only: bool = Field(False, description="Answer a collection that holds dense vectors keyword-only when no embedding model is loaded (every answer flagged keyword_only); false = such queries are refused with what to fix.")
 

@@ -10,6 +10,7 @@ Pre-training", model card of intfloat/multilingual-e5-small); the embedder adds 
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -133,6 +134,10 @@ class FastEmbedEmbedder:
     :param threads: ONNX runtime threads.
     :param batch_size: passages per ONNX call in :meth:`embed_passages`.
     :param max_length: tokens kept per text (the tokenizer truncates; e5 allows 512).
+    :param query_cache: questions whose vectors are kept (LRU; 0 = off). The key is the
+        question's token ids, so questions that differ only in what the model's tokenizer
+        normalises away (Unicode width and compatibility forms, repeated blanks) share one
+        vector, which is exactly the one the model computes for either.
     """
 
     def __init__(
@@ -143,6 +148,7 @@ class FastEmbedEmbedder:
         threads: int = 1,
         batch_size: int = 32,
         max_length: int = 512,
+        query_cache: int = 1024,
     ) -> None:
         info = _KNOWN_MODELS.get(model, {"dim": 0, "query": "", "passage": ""})
         self.model_name = model
@@ -154,6 +160,10 @@ class FastEmbedEmbedder:
         self._query_prefix = str(info["query"])
         self._passage_prefix = str(info["passage"])
         self._emb: Any = None
+        self.query_cache = max(0, int(query_cache))
+        self._queries: OrderedDict[tuple[int, ...], Any] = OrderedDict()  # ids -> float32 array
+        self._queries_lock = threading.Lock()
+        self.query_cache_hits = 0
 
     def warm_up(self) -> None:
         """Load the model (shared per process) and run one query so the first call is warm.
@@ -179,8 +189,30 @@ class FastEmbedEmbedder:
             raise EmbedderError(f"embedding failed: {exc}") from exc
 
     def embed_query(self, text: str) -> list[float]:
-        """Embed one question (``"query: "`` prefix); a unit-length vector of :attr:`dim` floats."""
-        return self._run([self._query_prefix + text], 1)[0]
+        """Embed one question (``"query: "`` prefix); a unit-length vector of :attr:`dim` floats.
+        A question seen before (same token ids) is answered from the query cache."""
+        if not self.query_cache:
+            return self._run([self._query_prefix + text], 1)[0]
+        self.warm_up()
+        tok = getattr(getattr(self._emb, "model", None), "tokenizer", None)
+        if tok is None:  # a runtime without a reachable tokenizer: no cache
+            return self._run([self._query_prefix + text], 1)[0]
+        key = tuple(tok.encode(self._query_prefix + text).ids)
+        with self._queries_lock:
+            cached = self._queries.get(key)
+            if cached is not None:
+                self._queries.move_to_end(key)
+                self.query_cache_hits += 1
+                return cached.tolist()  # type: ignore[no-any-return]
+        try:
+            vec = next(iter(self._emb.embed([self._query_prefix + text], batch_size=1)))
+        except Exception as exc:
+            raise EmbedderError(f"embedding failed: {exc}") from exc
+        with self._queries_lock:
+            self._queries[key] = vec
+            while len(self._queries) > self.query_cache:
+                self._queries.popitem(last=False)
+        return vec.tolist()  # type: ignore[no-any-return]
 
     def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
         """Embed several questions at once (same as :meth:`embed_query` per text)."""

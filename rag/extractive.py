@@ -211,18 +211,18 @@ def extract_answer(
             ctx = _context(chunk, normalize or _norm)
             on_page = 3.0 if pages and any(chunk_on_page(chunk, p) for p in pages) else 1.0
             for unit in evidence_units(chunk):
+                order += 1
+                s = score_unit(unit, terms, normalize, ctx) * prior * on_page
+                if s <= 0:  # no key term: never kept, so the costlier checks below are skipped
+                    continue
                 if in_injection(chunk.text, unit) or (
                         codes and foreign_code((normalize or _norm)(unit), codes)):
-                    order += 1  # an order to a model (corpus.injection), or another code of
-                    continue    # the question code's family: never the answer
-
-                s = score_unit(unit, terms, normalize, ctx) * prior * on_page
+                    continue  # an order to a model (corpus.injection), or another code of
+                    # the question code's family: never the answer
                 if (figure > 1.0 and _DIGIT.search(unit)
                         and holds_figure((normalize or _norm)(unit), terms)):
                     s *= figure
-                if s > 0:
-                    scored.append((s, order, unit, chunk))
-                order += 1
+                scored.append((s, order, unit, chunk))
     if not scored and retrieval.items:  # no key term anywhere: the top chunk's first sentence
         top = retrieval.items[0].chunk
         first = [u for u in evidence_units(top) if not in_injection(top.text, u)][:1]

@@ -67,3 +67,29 @@ def test_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
     empty.mkdir()
     with pytest.raises(EmbedderUnavailable, match="no .onnx"):
         FastEmbedEmbedder(model_path=empty).warm_up()
+
+
+def test_query_cache_returns_the_models_own_vector(embed_model_path: Path) -> None:
+    """A repeated question, or one the model's tokenizer normalises to the same ids (full-width
+    forms, repeated blanks), is served from the query cache with the very vector the model
+    computes; another question is embedded."""
+    cached = FastEmbedEmbedder(model_path=embed_model_path, threads=1, max_length=128)
+    plain = FastEmbedEmbedder(model_path=embed_model_path, threads=1, max_length=128,
+                              query_cache=0)
+    q = "保修期是多久？ What is the warranty period?"
+    first = cached.embed_query(q)
+    hits = cached.query_cache_hits
+    assert cached.embed_query(q) == first and cached.query_cache_hits == hits + 1
+    assert first == plain.embed_query(q)  # the model's own output, bit for bit
+    variant = "保修期是多久？  What is the warranty period?"  # two blanks
+    tok = cached._emb.model.tokenizer
+    same_ids = tok.encode("query: " + variant).ids == tok.encode("query: " + q).ids
+    assert cached.embed_query(variant) == plain.embed_query(variant)
+    assert (cached.query_cache_hits == hits + 2) == same_ids
+    other = cached.embed_query("退货期限是几天？")
+    assert other == plain.embed_query("退货期限是几天？") and other != first
+    small = FastEmbedEmbedder(model_path=embed_model_path, threads=1, max_length=128,
+                              query_cache=2)
+    for text in ("a", "b", "c"):
+        small.embed_query(text)
+    assert len(small._queries) == 2  # least recently used dropped
