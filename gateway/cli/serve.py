@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 import typer
 
-__all__ = ["GRACEFUL_S", "load_settings", "register", "serve_command"]
+__all__ = ["GRACEFUL_S", "load_settings", "log_config", "register", "serve_command"]
 
 #: Seconds open connections get after SIGTERM before the app shuts down (then ingest drains).
 GRACEFUL_S = 4
@@ -57,6 +57,9 @@ def load_settings() -> Any:
         field = m.group(1) if m else "?"
         typer.echo(f"error: LOOPGATE_{field.upper()} is malformed: expected {_expected(field)}",
                    err=True)
+        raise typer.Exit(2) from None
+    except FileNotFoundError as exc:  # LOOPGATE_ENV_FILE names no file
+        typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     except ValidationError as exc:
         err = exc.errors()[0]
@@ -101,12 +104,31 @@ def _check_data_dir(settings: object) -> str | None:
     return None
 
 
+def log_config(access_log: bool) -> dict[str, Any]:
+    """uvicorn's logging config plus the ``loopgate.access`` logger (JSON lines on stdout; INFO
+    when ``access_log``, else WARNING)."""
+    import copy
+
+    from uvicorn.config import LOGGING_CONFIG
+
+    cfg = copy.deepcopy(LOGGING_CONFIG)
+    cfg["formatters"]["loopgate_line"] = {"format": "%(message)s"}
+    cfg["handlers"]["loopgate_access"] = {"class": "logging.StreamHandler",
+                                          "formatter": "loopgate_line",
+                                          "stream": "ext://sys.stdout"}
+    cfg["loggers"]["loopgate.access"] = {"handlers": ["loopgate_access"], "propagate": False,
+                                         "level": "INFO" if access_log else "WARNING"}
+    return cfg
+
+
 def serve_command(
     host: Annotated[str | None, typer.Option(help="Bind address (default: LOOPGATE_HOST).")] = None,
     port: Annotated[int | None, typer.Option(help="Port (default: LOOPGATE_PORT).")] = None,
     workers: Annotated[int, typer.Option(min=1, help="Processes (needs a Qdrant server).")] = 1,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
-    access_log: Annotated[bool, typer.Option(help="Log every request.")] = False,
+    access_log: Annotated[bool, typer.Option(
+        help="One JSON line per request on stdout (client, method, path, status, ms, route, "
+             "final path, trace id); replaces uvicorn's access log.")] = True,
     allow_anonymous: Annotated[bool, typer.Option(
         help="Serve a non-loopback address with no API keys (anyone may query, upload, delete)."
     )] = False,
@@ -134,7 +156,8 @@ def serve_command(
         "host": bind,
         "port": port or s.port,
         "log_level": log_level,
-        "access_log": access_log,
+        "access_log": False,  # replaced by gateway.api.access_log (adds latency and route)
+        "log_config": log_config(access_log),
         "http": "httptools" if importlib.util.find_spec("httptools") else "auto",
         "loop": "uvloop" if importlib.util.find_spec("uvloop") else "auto",
         # SIGTERM: open connections get this long, then ingest drains (LOOPGATE_INGEST_DRAIN_S)

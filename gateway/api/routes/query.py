@@ -170,12 +170,14 @@ async def query(request: Request) -> OrjsonResponse:
     if migrated is not None:
         return migrated
     result = await router_.ask(q)
+    request.state.loopgate_route = result.route  # the access log's route and trace id
     return OrjsonResponse(result_body(result))
 
 
 @router.post("/stream")
 async def query_stream(
-    req: QueryRequest, router_: RouterDep, components: ComponentsDep, principal: PrincipalDep
+    req: QueryRequest, router_: RouterDep, components: ComponentsDep, principal: PrincipalDep,
+    request: Request,
 ) -> EventSourceResponse:
     """Answer a question, streaming the route decision, each LoopAgent step and the answer."""
     q = await to_query_input(components, principal, req)
@@ -186,7 +188,8 @@ async def query_stream(
 
     async def run() -> None:
         try:
-            await router_.ask(q, on_event)
+            result = await router_.ask(q, on_event)
+            request.state.loopgate_route = result.route  # the access log's route and trace id
         except Exception as exc:  # noqa: BLE001 - reported to the client as an error event
             from gateway.errors import client_message, status_of
 
