@@ -87,7 +87,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                        max_upload_bytes=settings.max_upload_bytes)
     from gateway.api.compression import StaticGZip
 
-    app.add_middleware(StaticGZip)  # the static pages' assets gzipped (plotly.js 4.8 → 1.47 MB)
+    app.add_middleware(StaticGZip)  # static pages gzipped (plotly.js 4.8 → 1.47 MB)
     from gateway.api.access_log import AccessLog
 
     app.add_middleware(AccessLog)  # one JSON line per request on loopgate.access (serve: INFO)

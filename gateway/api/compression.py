@@ -1,9 +1,10 @@
 """gzip for the static pages only (``/``, ``/ask/…``, ``/dashboard…``): Starlette's
 ``GZipMiddleware`` on those paths, nothing else.
 
-plotly.min.js is 4.82 MB as served by the plotly package and 1.47 MB gzipped (level 6). The JSON API is
-left alone on purpose: its answers are small and a cache hit's CPU time is the gateway's
-hot path; server-sent events are never compressed (Starlette excludes ``text/event-stream``).
+plotly.min.js is 4.82 MB as served by the plotly package and 1.47 MB gzipped (level 6). The
+JSON API is left alone on purpose: its answers are small and a cache hit's CPU time is the
+gateway's hot path; server-sent events are never compressed (Starlette excludes
+``text/event-stream``).
 """
 
 from __future__ import annotations
