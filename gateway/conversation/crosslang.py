@@ -8,8 +8,10 @@ English → Chinese uses a reverse index of its glosses (parentheses, ``CL:`` me
 content words of the question (plural ``s``/``es``/``ies`` tried singular) that is a whole gloss
 gives the Chinese headwords having it among their first two glosses; Chinese → English takes the first glosses of the question's
 words. A candidate is kept only when a keyword search of the collection finds a chunk whose
-text holds it (the bilingual term list is the dictionary filtered by the collection), at most
-two per English unit, longest first.
+text holds it (the bilingual term list is the dictionary filtered by the collection). The
+document holding the most of the question's units is taken as the one asked about: when it
+holds two or more, only candidates found in it are kept (a statistics-of-the-collection choice
+among a gloss's many headwords), at most two per unit, longest first.
 
 :class:`CrossLanguage` decides when to add them: the question's script differs from the
 documents' language (from the document profiles, ``corpus.profile``) and either ≥ 80 % of the
@@ -200,28 +202,34 @@ class CrossLanguage:
         else:
             cands = self._candidates_zh(question, zh_idx)
             n_units = len(cands)
-        chosen: list[str] = []
-        units: list[str] = []
-        docs: dict[str, int] = defaultdict(int)
-        covered = 0
+        # every candidate the collection holds, with the documents holding it
+        found: list[tuple[str, str, frozenset[str]]] = []  # (unit, headword, doc ids)
         for unit, heads in cands:
-            kept = []
             for h in sorted(dict.fromkeys(heads), key=len, reverse=True)[:12]:
-                hits = [(d, t) for d, t in self.search(collection, h) if h in t.lower()]
-                if hits:
-                    kept.append(h)
-                    for d in {d for d, _ in hits}:
-                        docs[d] += 1
-                if len(kept) == 2:
-                    break
-            if kept:
-                chosen.extend(k for k in kept if k not in chosen)
-                units.append(unit)
-                covered += len(unit.split()) if to_zh else 1
-        if not chosen:
+                where = frozenset(d for d, t in self.search(collection, h) if h in t.lower())
+                if where:
+                    found.append((unit, h, where))
+        if not found:
             return None
+        # the document holding the most units is the one asked about: its words are kept
+        per_doc: dict[str, set[str]] = defaultdict(set)
+        for unit, _h, where in found:
+            for d in where:
+                per_doc[d].add(unit)
+        best_doc, best_units = max(per_doc.items(), key=lambda kv: len(kv[1]))
+        focus = best_doc if len(best_units) >= 2 else None
+        chosen: list[str] = []
+        per_unit: dict[str, int] = defaultdict(int)
+        for unit, h, where in found:
+            if (focus is not None and focus not in where) or per_unit[unit] >= 2:
+                continue
+            per_unit[unit] += 1
+            if h not in chosen:
+                chosen.append(h)
+        units = list(per_unit)
+        covered = sum(len(u.split()) if to_zh else 1 for u in units)
         coverage = covered / max(1, n_units)
-        if share < 0.8 and not (coverage >= 0.6 and max(docs.values(), default=0) >= 3):
+        if share < 0.8 and not (coverage >= 0.6 and len(best_units) >= 3):
             return None
         return CrossTerms(tuple(chosen), tuple(units), round(coverage, 3))
 
@@ -240,10 +248,10 @@ class CrossLanguage:
 
 
 def store_search(store: Any, tokenizer: Any) -> Callable[[str, str], list[tuple[str, str]]]:
-    """A :class:`CrossLanguage` ``search`` over a chunk store's BM25 index (3 hits)."""
+    """A :class:`CrossLanguage` ``search`` over a chunk store's BM25 index (10 hits)."""
 
     def search(collection: str, term: str) -> list[tuple[str, str]]:
-        hits = store.keyword_search(collection, tokenizer.sparse_query(term), 3)
+        hits = store.keyword_search(collection, tokenizer.sparse_query(term), 10)
         return [(h.chunk.doc_id, tokenizer.normalize(h.chunk.text)) for h in hits]
 
     return search
