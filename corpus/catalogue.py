@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
+from corpus.page_titles import PageHead, heads_from_data, heads_to_data, page_heads
 from corpus.profile import PROFILE_VERSION, DocumentProfile, build_profile
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.types import Chunk, DocumentInfo, OutlineEntry, SparseVector
@@ -34,6 +35,7 @@ from corpus.types import Chunk, DocumentInfo, OutlineEntry, SparseVector
 __all__ = ["Catalogue", "CatalogueEntry", "outline_from_chunks"]
 
 _KIND = "document"
+_PAGES = "pages"  # page heads per doc_id (corpus.page_titles)
 
 
 class CatalogueEntry:
@@ -175,6 +177,7 @@ class Catalogue:
             self.store.upsert_chunks(collection, chunks, sparse, dense, staged=True)
             self.store.publish_document(collection, doc_id)
             self.store.put_record(collection, _KIND, entry.info.path, entry.to_data())
+            self.store.put_record(collection, _PAGES, doc_id, heads_to_data(page_heads(chunks)))
         except Exception:
             try:
                 self.store.delete_document(collection, doc_id)
@@ -215,6 +218,19 @@ class Catalogue:
             out.append(entry.profile)
         return out
 
+    def page_heads(self, collection: str, doc_id: str) -> list[PageHead]:
+        """The page heads of a document (``corpus.page_titles``), written at ingest; documents
+        ingested before, or under another ``PAGES_VERSION``, get theirs built from the stored
+        chunks and saved (once).
+
+        :raises StoreError: on backend failure.
+        """
+        heads = heads_from_data(self.store.record(collection, _PAGES, doc_id))
+        if heads is None:
+            heads = page_heads(self.store.document_chunks(collection, doc_id))
+            self.store.put_record(collection, _PAGES, doc_id, heads_to_data(heads))
+        return heads
+
     def remove(self, collection: str, path: str) -> CatalogueEntry | None:
         """Delete a document (its chunks and its entry); returns the removed entry or ``None``."""
         entry = self.entries(collection).get(path)
@@ -233,3 +249,4 @@ class Catalogue:
         ]
         if not others:
             self.store.delete_document(collection, doc_id)
+            self.store.delete_record(collection, _PAGES, doc_id)

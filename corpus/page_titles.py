@@ -30,7 +30,17 @@ from dataclasses import dataclass
 
 from corpus.types import Chunk
 
-__all__ = ["PageHead", "page_heads", "title_lines"]
+__all__ = [
+    "PAGES_VERSION",
+    "PageHead",
+    "heads_from_data",
+    "heads_to_data",
+    "page_heads",
+    "title_lines",
+]
+
+#: bump when the head rule changes: stored page records of another version are rebuilt
+PAGES_VERSION = 1
 
 _NUMBER = re.compile(r"(?<![\w.])[$€£¥(]?\d[\d,.]*%?\)?(?![\w])")
 _YEAR = re.compile(r"^\(?(?:19|20)\d\d\)?[,.]?$")
@@ -110,3 +120,19 @@ def page_heads(
         title = " / ".join(block)
         heads.append(PageHead(p, title, tuple(on_page[p])))
     return heads
+
+
+def heads_to_data(heads: Sequence[PageHead]) -> dict[str, object]:
+    """JSON-safe form of a document's page heads (the ``pages`` record of the catalogue)."""
+    rows = [[h.page, h.title, list(h.chunk_ids)] for h in heads]
+    return {"version": PAGES_VERSION, "pages": rows}
+
+
+def heads_from_data(data: dict[str, object] | None) -> list[PageHead] | None:
+    """Inverse of :func:`heads_to_data`; ``None`` for a missing record or another version."""
+    if not data or data.get("version") != PAGES_VERSION:
+        return None
+    rows = data.get("pages")
+    if not isinstance(rows, list):
+        return None
+    return [PageHead(int(p), str(t), tuple(ids)) for p, t, ids in rows]

@@ -16,9 +16,10 @@ Scoring (pure; the vocabulary is ``rag/statements.json``, field knowledge, not f
     continuation  = a page with no title right after a scored page scores half of it
     page list     = chunks of the best ``max_pages`` pages, best page first, document order
 
-Page heads are built once per document from its chunks and kept in a bounded LRU keyed by
+Page heads are written at ingest (the catalogue's ``pages`` record per ``doc_id``; built from
+the stored chunks once for documents ingested before) and kept in a bounded LRU keyed by
 ``doc_id`` (the sha256 of the document's bytes: a changed document has a new id, so nothing
-goes stale).
+goes stale). A question costs one ``get_chunks`` read for the chosen pages' chunks.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from corpus.page_titles import PageHead, page_heads
-from corpus.types import Chunk, ChunkStore, SearchHit
+from corpus.page_titles import PageHead
+from corpus.types import ChunkStore, SearchHit
 
 __all__ = ["PageNavigator", "StatementVocabulary", "squash"]
 
@@ -57,6 +58,11 @@ class _Statement:
     titles: tuple[str, ...]  # squashed
     named: tuple[re.Pattern[str], ...]
     cues: tuple[re.Pattern[str], ...]
+    squashed: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # multi-word named, cues
+
+    def asked(self, text: str, flat: str, which: int) -> bool:
+        pats = self.named if which == 0 else self.cues
+        return any(p.search(text) for p in pats) or any(w in flat for w in self.squashed[which])
 
 
 @lru_cache(maxsize=4)
@@ -68,6 +74,10 @@ def _load(path: str) -> tuple[_Statement, ...]:
             tuple(squash(t) for t in s["titles"]),
             tuple(_phrase(p) for p in s.get("named", [])),
             tuple(_phrase(p) for p in s.get("cues", [])),
+            tuple(
+                tuple(squash(p) for p in s.get(key, []) if " " in p)
+                for key in ("named", "cues")
+            ),  # type: ignore[arg-type]
         )
         for s in data["statements"]
     )
@@ -87,24 +97,38 @@ class StatementVocabulary:
         """``(statement index, weight)``: 2 for a statement the question names, 1 for one a cue
         points to; statements not asked for are left out."""
         text = unicodedata.normalize("NFKC", question).lower()
+        flat = squash(text)
         out = []
         for i, st in enumerate(self.statements):
-            if any(p.search(text) for p in st.named):
+            if st.asked(text, flat, 0):
                 out.append((i, 2.0))
-            elif any(p.search(text) for p in st.cues):
+            elif st.asked(text, flat, 1):
                 out.append((i, 1.0))
         return out
 
     def holds(self, index: int, title: str) -> bool:
         """True when ``title`` (a page head) names statement ``index``."""
-        s = squash(title)
-        return bool(s) and any(t in s for t in self.statements[index].titles)
+        return self.fit(index, title) > 0
+
+    def fit(self, index: int, title: str) -> float:
+        """How plainly a page head names statement ``index``, in [0, 1]: 0 when none of its
+        titles is in the head; else the best over head lines holding one of
+        ``sqrt(len(title) / len(line))`` (both squashed) — "Consolidated Balance Sheets" (0.72)
+        before "Table 9: Selected income statement data" (0.64) or a line of an auditor's report
+        naming the statements (≈ 0.4) — times 0.9 per line above it."""
+        best = 0.0
+        for n, line in enumerate(title.split(" / ")):
+            flat = squash(line)
+            for t in self.statements[index].titles:
+                if t and t in flat:
+                    best = max(best, (len(t) / len(flat)) ** 0.5 * 0.9**n)
+        return best
 
 
 class PageNavigator:
     """The page list of a question over its resolved documents.
 
-    :param store: the chunk store (``document_chunks`` is read once per document).
+    :param store: the chunk store holding the catalogue.
     :param vocabulary: the statement vocabulary (default: packaged).
     :param max_pages: pages in the list (default 4).
     :param cache_docs: documents whose page heads are kept (LRU, default 64).
@@ -122,31 +146,28 @@ class PageNavigator:
         self.vocabulary = vocabulary or StatementVocabulary()
         self.max_pages = max_pages
         self._cache_docs = cache_docs
-        self._cache: OrderedDict[tuple[str, str], tuple[list[PageHead], dict[str, Chunk]]] = (
-            OrderedDict()
-        )
+        self._cache: OrderedDict[tuple[str, str], list[PageHead]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def heads(self, collection: str, doc_id: str) -> tuple[list[PageHead], dict[str, Chunk]]:
-        """Page heads of one document and its chunks on titled pages (cached).
+    def heads(self, collection: str, doc_id: str) -> list[PageHead]:
+        """Page heads of one document (the catalogue's ``pages`` record; cached).
 
-        :raises StoreError: when the chunks cannot be read.
+        :raises StoreError: when the record or the chunks cannot be read.
         """
+        from corpus.catalogue import Catalogue
+
         key = (collection, doc_id)
         with self._lock:
             hit = self._cache.get(key)
             if hit is not None:
                 self._cache.move_to_end(key)
                 return hit
-        chunks = self.store.document_chunks(collection, doc_id)
-        heads = page_heads(chunks)
-        keep = {cid for h in heads for cid in h.chunk_ids}
-        value = (heads, {c.chunk_id: c for c in chunks if c.chunk_id in keep})
+        heads = Catalogue(self.store).page_heads(collection, doc_id)  # type: ignore[arg-type]
         with self._lock:
-            self._cache[key] = value
+            self._cache[key] = heads
             while len(self._cache) > self._cache_docs:
                 self._cache.popitem(last=False)
-        return value
+        return heads
 
     def page_hits(self, collection: str, doc_ids: Sequence[str], question: str) -> list[SearchHit]:
         """Chunks of the best-titled pages of ``doc_ids`` for ``question``, best page first
@@ -157,26 +178,40 @@ class PageNavigator:
         wanted = self.vocabulary.wanted(question)
         if not wanted or not doc_ids:
             return []
-        scored: list[tuple[float, int, str, PageHead]] = []
-        chunks: dict[str, Chunk] = {}
+        # per wanted statement: its pages by fit (weight × plainness), documents in resolution
+        # order breaking ties; a page with no title right after a fitting page continues it
+        ranked: list[list[tuple[float, int, int, PageHead]]] = [[] for _ in wanted]
         for rank, doc_id in enumerate(doc_ids):
-            heads, by_id = self.heads(collection, doc_id)
-            chunks.update(by_id)
-            prev = 0.0
-            for h in heads:
-                s = sum(w for i, w in wanted if self.vocabulary.holds(i, h.title))
-                cont = not s and not h.title and prev > 0
-                if cont:
-                    s = prev / 2
-                prev = 0.0 if cont else s
-                if s > 0:
-                    scored.append((s, rank, doc_id, h))
-        scored.sort(key=lambda t: (-t[0], t[1], t[3].page))
-        out: list[SearchHit] = []
-        seen: set[str] = set()
-        for s, _rank, _doc, h in scored[: self.max_pages]:
-            for cid in h.chunk_ids:
-                if cid not in seen and cid in chunks:
-                    seen.add(cid)
-                    out.append(SearchHit(chunks[cid], s))
-        return out
+            heads = self.heads(collection, doc_id)
+            for j, (i, w) in enumerate(wanted):
+                prev = 0.0
+                for h in heads:
+                    f = w * self.vocabulary.fit(i, h.title)
+                    cont = not f and not h.title and prev > 0
+                    if cont:
+                        f = prev / 2
+                    prev = 0.0 if cont else f
+                    if f > 0:
+                        ranked[j].append((f, rank, h.page, h))
+        for lst in ranked:
+            lst.sort(key=lambda t: (-t[0], t[1], t[2]))
+        # round robin over the statements: each one's best page first, then the second best …
+        pages: list[tuple[float, PageHead]] = []
+        seen_pages: set[tuple[int, int]] = set()
+        for depth in range(max((len(x) for x in ranked), default=0)):
+            for lst in ranked:
+                if depth < len(lst) and len(pages) < self.max_pages:
+                    f, rank, page, h = lst[depth]
+                    if (rank, page) not in seen_pages:
+                        seen_pages.add((rank, page))
+                        pages.append((f, h))
+        # the pages' chunks interleaved: first chunk of each page, then the second …
+        order: dict[str, float] = {}
+        for depth in range(max((len(h.chunk_ids) for _, h in pages), default=0)):
+            for f, h in pages:
+                if depth < len(h.chunk_ids):
+                    order.setdefault(h.chunk_ids[depth], f)
+        if not order:
+            return []
+        chunks = {c.chunk_id: c for c in self.store.get_chunks(collection, list(order))}
+        return [SearchHit(chunks[cid], f) for cid, f in order.items() if cid in chunks]

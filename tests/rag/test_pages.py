@@ -99,8 +99,12 @@ def test_statement_pages_of_a_real_10k(store: QdrantChunkStore) -> None:
     nav = PageNavigator(store)
     res = ProfileSource(store, TOK.terms).resolve("fin", "3M FY2018", TOK.name_terms("3M FY2018"))
     assert res.sure and len(res.doc_ids) == 1
-    heads = {h.page: h.title for h in nav.heads("fin", res.doc_ids[0])[0]}
+    assert store.record("fin", "pages", res.doc_ids[0])  # written at ingest
+    heads = {h.page: h.title for h in nav.heads("fin", res.doc_ids[0])}
     assert "Consolidated Balance Shee" in heads[58] and "Cash Flow" in heads[60]
+    from corpus.catalogue import Catalogue
+
+    assert Catalogue(store).page_heads("fin", res.doc_ids[0]) == nav.heads("fin", res.doc_ids[0])
     hits = nav.page_hits("fin", res.doc_ids, "Using the balance sheet, what is 3M's net PP&E?")
     assert hits and hits[0].chunk.page_start <= 58 <= hits[0].chunk.page_end
     assert {h.chunk.page_start for h in hits} <= {57, 58, 59}  # the sheet and its continuation
@@ -111,8 +115,11 @@ def test_retrieval_reaches_the_cash_flow_statement(store: QdrantChunkStore) -> N
     q = "What is the FY2018 capital expenditure amount (in USD millions) for 3M?"
     kw = dict(resolver=ProfileSource(store, TOK.terms),
               expander=QueryExpander(TOK.query_terms, TOK.normalize))
-    with_pages = HybridRetriever(store, TOK, None, pages=PageNavigator(store), **kw)
-    without = HybridRetriever(store, TOK, None, config=RetrievalConfig(page_weight=0.0), **kw)
+    slow = RetrievalConfig(search_timeout_s=60.0)  # a loaded CI machine: no step times out
+    with_pages = HybridRetriever(store, TOK, None, config=slow, pages=PageNavigator(store), **kw)
+    without = HybridRetriever(
+        store, TOK, None, config=RetrievalConfig(page_weight=0.0, search_timeout_s=60.0), **kw
+    )
 
     def pages(r: HybridRetriever) -> set[int]:
         return {p for c in r.run(q, "fin").chunks for p in range(c.page_start, c.page_end + 1)}
