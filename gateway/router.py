@@ -115,13 +115,16 @@ class Router(RouterStages):
         try:
             # every LLM call below ends llm_deadline_reserve_s before the request deadline
             with llm_deadline(ctx.deadline - self.settings.llm_deadline_reserve_s):
-                if self.conversation is not None:  # session memory + query rewriting
+                if (conv := self.conversation) is not None:  # memory + query rewriting
                     turn, _ = await self._stage(ctx, "conversation",
-                                                lambda: self.conversation.begin(q, record),
+                                                lambda: conv.begin(q, record),
                                                 self.settings.timeout_retrieve_s)
                     record["timeouts"] = [t for t in record["timeouts"]
                                           if t["stage"] != "conversation"]
-                result = await self._ask(ctx, turn.query if turn is not None else q)
+                if turn is not None and turn.reuse is not None:
+                    result = turn.reuse  # a fact card of this session answers, nothing re-read
+                else:
+                    result = await self._ask(ctx, turn.query if turn is not None else q)
         except DeadlineExceeded as exc:
             record["timeouts"].append({"stage": str(exc), "limit_s": 0.0, "request_deadline": True})
             result = degraded_result(record, "the request deadline passed before an answer was ready")

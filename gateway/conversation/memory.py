@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -85,12 +85,16 @@ class TurnRecord:
 @dataclass(slots=True)
 class FactCard:
     """A fact given in an earlier answer, with its citations (``path``, ``section_path``,
-    ``page``, ``quote``, ``chunk_id``, ``doc_id``)."""
+    ``page``, ``page_end``, ``lines``, ``quote``, ``chunk_id``, ``doc_id``, ``page_label``);
+    ``corpus_version`` of the collection when it was given; ``complete`` when neither the fact
+    nor a quote was clipped (only then may it answer again, :meth:`SessionMemory.card_for`)."""
 
     question: str
     fact: str
     citations: list[dict[str, Any]]
     turn: int
+    corpus_version: str = ""
+    complete: bool = False
 
 
 @dataclass(slots=True)
@@ -152,7 +156,7 @@ class SessionMemory:
 
     def add_turn(self, question: str, rewritten: str | None, answer: str, found: bool,
                  citations: list[dict[str, Any]], limits: MemoryLimits | None = None,
-                 read: Sequence[str] = ()) -> None:
+                 read: Sequence[str] = (), corpus_version: str = "") -> None:
         """Record one exchange: window turn, fact card (when found and cited), retrieval state
         (cited chunks, then the chunk ids ``read`` — the retrieval's best candidates); then
         :func:`bound` the memory."""
@@ -161,15 +165,31 @@ class SessionMemory:
         short = _clip(answer, limits.answer_chars)
         self.turns.append(TurnRecord(question, rewritten or question, short, found, time.time()))
         if found and citations:
-            cites = [{k: c.get(k) for k in ("path", "section_path", "page", "quote", "chunk_id",
-                                             "doc_id")} for c in citations[:3]]
+            cites = [{k: c.get(k) for k in ("path", "section_path", "page", "page_end", "lines",
+                                             "quote", "chunk_id", "doc_id", "page_label")}
+                     for c in citations[:3]]
+            complete = short == answer and all(len(str(c.get("quote") or "")) <= 600
+                                               for c in cites)
             for c in cites:
-                c["quote"] = _clip(str(c.get("quote") or ""), 240)
-            self.facts.insert(0, FactCard(rewritten or question, short, cites, self.turn_count))
+                c["quote"] = _clip(str(c.get("quote") or ""), 600)
+            self.facts.insert(0, FactCard(rewritten or question, short, cites, self.turn_count,
+                                          corpus_version, complete))
         if (found and citations) or read:
             self.state.note(citations if found else [], self.turn_count, limits.max_state, read)
         self.updated_at = time.time()
         bound(self, limits)
+
+    def card_for(self, question: str, corpus_version: str,
+                 same: Callable[[str, str], bool]) -> FactCard | None:
+        """A complete fact card given for ``question`` (``same(card question, question)``) at
+        ``corpus_version``, newest first; ``None`` when there is none."""
+        if not corpus_version:
+            return None
+        for card in self.facts:
+            if card.complete and card.corpus_version == corpus_version and same(
+                    card.question, question):
+                return card
+        return None
 
     def previous(self) -> TurnRecord | None:
         """The last turn, or ``None``."""

@@ -74,10 +74,11 @@ _ORDINAL = re.compile(
     r"|(?P<zh>下一|上一|前一|后一|最后一|第一)(?:个|项|条|种|类|级)?",
     re.IGNORECASE,
 )
-_STEPS = {"next": 1, "following": 1, "subsequent": 1, "after": 1, "below": 1, "under": 1,
-          "beneath": 1, "previous": -1, "preceding": -1, "prior": -1, "before": -1,
-          "above": -1, "last": "last", "final": "last", "first": "first",
-          "下一": 1, "后一": 1, "上一": -1, "前一": -1, "最后一": "last", "第一": "first"}
+_STEPS: dict[str, int | str] = {
+    "next": 1, "following": 1, "subsequent": 1, "after": 1, "below": 1, "under": 1,
+    "beneath": 1, "previous": -1, "preceding": -1, "prior": -1, "before": -1,
+    "above": -1, "last": "last", "final": "last", "first": "first",
+    "下一": 1, "后一": 1, "上一": -1, "前一": -1, "最后一": "last", "第一": "first"}
 _LEAD = re.compile(r"^\s*(?:and|but|also|so|then|ok(?:ay)?|what about|how about|what of|"
                    r"same for|and for|and in|and the|for|in)\b[\s,]*", re.IGNORECASE)
 _ENTITY = re.compile(
@@ -92,7 +93,8 @@ _TOPIC = re.compile(r"\b(?:of|for|about|regarding|on)\s+(?P<t>[^?？]+)", re.IGN
 _GENERIC = frozenset(_STEP_WORDS.split("|")) | {"that", "it", "this", "after", "before",
                                                 "below", "above", "under", "about", "what"}
 _SHAPES = (re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)"), re.compile(r"\b[A-Z][A-Z0-9]{1,6}\b"),
-           re.compile(r"\b[A-Za-z]+[-_]?\d[\w-]*\b"), re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])"))
+           re.compile(r"\b[A-Za-z]+[-_]?\d[\w-]*\b"),
+           re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])"))
 _MONTHS = ("January February March April May June July August September October November "
            "December").split()
 
@@ -113,16 +115,19 @@ def resolve_dates(question: str, current_date: str | None) -> tuple[str, bool]:
     today = dt.date.fromisoformat(current_date)
     y, m = today.year, today.month
     prev_m = (y - 1, 12) if m == 1 else (y, m - 1)
+    yday = today - dt.timedelta(days=1)
     subs = [
         (r"\blast year\b", str(y - 1)), (r"\bthis year\b", str(y)), (r"\bnext year\b", str(y + 1)),
         (r"\bthe year before last\b", str(y - 2)),
         (r"\blast month\b", f"{_MONTHS[prev_m[1] - 1]} {prev_m[0]}"),
         (r"\bthis month\b", f"{_MONTHS[m - 1]} {y}"),
         (r"\byesterday\b", (today - dt.timedelta(days=1)).isoformat()),
-        (r"\btoday\b", today.isoformat()), (r"\btomorrow\b", (today + dt.timedelta(days=1)).isoformat()),
-        (r"前年", f"{y - 2}年"), (r"去年", f"{y - 1}年"), (r"今年", f"{y}年"), (r"明年", f"{y + 1}年"),
+        (r"\btoday\b", today.isoformat()),
+        (r"\btomorrow\b", (today + dt.timedelta(days=1)).isoformat()),
+        (r"前年", f"{y - 2}年"), (r"去年", f"{y - 1}年"), (r"今年", f"{y}年"),
+        (r"明年", f"{y + 1}年"),
         (r"上个?月", f"{prev_m[0]}年{prev_m[1]}月"), (r"(?:本|这个)月", f"{y}年{m}月"),
-        (r"昨天", f"{y}年{(today - dt.timedelta(days=1)).month}月{(today - dt.timedelta(days=1)).day}日"),
+        (r"昨天", f"{yday.year}年{yday.month}月{yday.day}日"),
         (r"今天", f"{y}年{m}月{today.day}日"),
     ]
     out = question

@@ -43,6 +43,8 @@ class TurnContext:
     memory: SessionMemory | None
     scope: str
     flags: list[str] = field(default_factory=list)
+    #: the answer of a fact card given for the same question at the same corpus version
+    reuse: Any = None
 
 
 class ConversationService:
@@ -59,14 +61,19 @@ class ConversationService:
     :param llm_summariser: async ``(memory) -> str | None``: when turns were folded into the
         summary, the LLM rewrites it after the answer is sent (a background task that saves
         the memory again; ``summary_by`` says ``llm``), or ``None`` (extractive summary).
+    :param corpus_version: ``collection -> version`` (blocking): a question asked again in the
+        session at the same version is answered from its fact card (not when the caller turns
+        the cache off or sends filters), or ``None``.
     """
 
     def __init__(self, store: SessionStore, limits: MemoryLimits | None = None, *,
                  read_chunks: ReadChunks | None = None,
                  llm_rewriter: Callable[..., Any] | None = None,
                  cross_language: Any = None,
-                 llm_summariser: Callable[..., Any] | None = None) -> None:
+                 llm_summariser: Callable[..., Any] | None = None,
+                 corpus_version: Callable[[str], str] | None = None) -> None:
         self.store = store
+        self.corpus_version = corpus_version
         self.llm_summariser = llm_summariser
         self._tasks: set[asyncio.Task[None]] = set()
         self.cross_language = cross_language
@@ -90,8 +97,9 @@ class ConversationService:
                 flags.append("session_memory_local")
             memory = loaded.memory
             expect = getattr(q, "expect_previous", None)
+            last = memory.previous() if memory is not None else None
             if memory is not None and expect is not None and (
-                    memory.previous() is None or memory.previous().question != expect):
+                    last is None or last.question != expect):
                 memory = None  # a derived session whose turns are not this conversation's
             if memory is None or memory.collection not in ("", q.collection):
                 memory = SessionMemory(session_id, collection=q.collection)
@@ -132,7 +140,36 @@ class ConversationService:
             new_q = dataclasses.replace(new_q, filters=SearchFilter(doc_ids=(rw.focus_doc,)))
             record["session"]["focus_document"] = next(
                 (lst.path for lst in lists if lst.doc_id == rw.focus_doc), rw.focus_doc)
-        return TurnContext(new_q, rw, memory, scope, flags)
+        turn = TurnContext(new_q, rw, memory, scope, flags)
+        if memory is not None and self.corpus_version is not None and new_q.use_cache and (
+                new_q.filters is None or new_q.filters.is_empty() or rw.focus_doc):
+            await self._reuse(turn, record)
+        return turn
+
+    async def _reuse(self, turn: TurnContext, record: dict[str, Any]) -> None:
+        """Answer from a fact card given for this question at the current corpus version (no
+        re-reading; ``final_path`` ``memory``)."""
+        from gateway.normalize import normalize_question
+        from gateway.router_types import QueryResult
+
+        if self.corpus_version is None or turn.memory is None:
+            return
+        version = await asyncio.to_thread(self.corpus_version, turn.query.collection)
+
+        def same(a: str, b: str) -> bool:
+            return normalize_question(a) == normalize_question(b)
+
+        card = turn.memory.card_for(turn.rewrite.question, version, same)
+        if card is None:
+            return
+        result = QueryResult.from_cached({"answer": card.fact, "citations": card.citations,
+                                          "related": [], "found": True})
+        result.cached, result.payload = False, None  # citations in their full shape
+        turn.reuse = result
+        record.update(final_path="memory", brain="memory", corpus_version=version)
+        record["decision"] = {"route": "memory", "reason": f"fact card of turn {card.turn}"}
+        record["session"]["memory_hits"] = [*record["session"]["memory_hits"],
+                                            f"fact_card:{card.turn}"]
 
     async def _lists(self, collection: str, memory: SessionMemory
                      ) -> tuple[list[Any], list[str], int]:
@@ -202,7 +239,8 @@ class ConversationService:
         cites = [c.to_dict() if hasattr(c, "to_dict") else dict(c) for c in result.citations]
         read = [str(i) for i in (record.get("candidates") or [])[:5]]
         memory.add_turn(turn.rewrite.original, turn.rewrite.question, result.answer,
-                        bool(result.found), cites, self.limits, read=read)
+                        bool(result.found), cites, self.limits, read=read,
+                        corpus_version=str(record.get("corpus_version") or ""))
         folded = len(memory.summary)
         tokens = bound(memory, self.limits)
         if not await self.store.save(turn.scope, memory) and \

@@ -46,7 +46,8 @@ async def test_llm_rewrites_and_summarises(tmp_path, redis_url) -> None:
             body = r.json()
             assert body["rewritten_question"] == STANDALONE
             assert body["route"]["rewrite"] == {"by": "llm", "rules": ["ordinal", "llm"]}
-            sent = [m for m in srv.requests if m["messages"][0]["content"].startswith("You rewrite")]
+            sent = [m for m in srv.requests
+                    if m["messages"][0]["content"].startswith("You rewrite")]
             assert "What is the prefix for Location Channels in Slack?" in \
                 sent[-1]["messages"][1]["content"]  # the rules' rewrite is the model's draft
             await app.state.components.router.conversation.drain()

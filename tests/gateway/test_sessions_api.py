@@ -193,3 +193,23 @@ async def test_stream_carries_the_session(tmp_path) -> None:
         assert "loc_" in final["answer"]
         mem = (await client.get("/v1/sessions/streamed")).json()
         assert mem["turn_count"] == 2 and mem["turns"][-1]["rewritten"] == NEXT
+
+
+async def test_a_question_asked_again_is_answered_from_its_fact_card(tmp_path) -> None:
+    settings = make_settings(tmp_path)
+    async with running(settings) as (app, client):
+        await upload(app, client, DOC)
+        first = await _post(client, {"question": FIRST, "session_id": "again", "use_cache": False})
+        assert first["route"]["final_path"] != "memory"
+        again = await _post(client, {"question": FIRST.upper(), "session_id": "again"})
+        assert again["route"]["final_path"] == "memory"
+        assert again["route"]["session"]["memory_hits"] == ["fact_card:1"]
+        assert again["answer"] == first["answer"] and again["citations"] == first["citations"]
+        # a new document version: the card no longer answers
+        await upload(app, client, [("other.md", b"# Other\n\nNothing about channels here.\n")])
+        third = await _post(client, {"question": FIRST, "session_id": "again"})
+        assert third["route"]["final_path"] != "memory" and third["found"]
+        # the caller turned the cache off: read again
+        fourth = await _post(client, {"question": FIRST, "session_id": "again",
+                                      "use_cache": False})
+        assert fourth["route"]["final_path"] != "memory"
