@@ -60,4 +60,5 @@ def build_conversation(c: Any) -> ConversationService:
         cross = CrossLanguage(store_search(c.store, c.tokenizer), catalogue_languages(c.store))
     limits = MemoryLimits(max_tokens=s.session_max_tokens, window_turns=s.session_window_turns)
     return ConversationService(store, limits, read_chunks=read, llm_rewriter=llm_rewriter,
-                               cross_language=cross, llm_summariser=llm_summariser)
+                               cross_language=cross, llm_summariser=llm_summariser,
+                               corpus_version=c.corpus_version)
