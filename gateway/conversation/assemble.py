@@ -41,12 +41,13 @@ def build_conversation(c: Any) -> ConversationService:
                 out.extend(chunk_store.document_chunks(collection, d))
             return out
 
-    llm_rewriter = llm_summariser = None
+    llm_rewriter = llm_summariser = llm_key_terms = None
     if c.llm is not None:
         from gateway.conversation.llm import LLMConversation
 
         conv_llm = LLMConversation(c.llm)
         llm_rewriter, llm_summariser = conv_llm.rewrite, conv_llm.summarise
+        llm_key_terms = conv_llm.key_terms
     cross = None
     if c.store is not None and c.tokenizer is not None and s.cross_language:
         from gateway.conversation.crosslang import (
@@ -61,4 +62,4 @@ def build_conversation(c: Any) -> ConversationService:
     limits = MemoryLimits(max_tokens=s.session_max_tokens, window_turns=s.session_window_turns)
     return ConversationService(store, limits, read_chunks=read, llm_rewriter=llm_rewriter,
                                cross_language=cross, llm_summariser=llm_summariser,
-                               corpus_version=c.corpus_version)
+                               corpus_version=c.corpus_version, llm_key_terms=llm_key_terms)

@@ -181,6 +181,21 @@ class CrossLanguage:
             self._langs[collection] = hit
         return hit[1]
 
+    def target_for(self, question: str, collection: str) -> str | None:
+        """``zh`` or ``en`` when ``question`` is in the other script than some of the
+        collection's documents (blocking), else ``None``."""
+        han = len(_HAN.findall(question))
+        target = "zh" if han * 3 < len(question.strip()) * 0.3 else "en"
+        return target if self._lang_counts(collection).get(target, 0) else None
+
+    def present(self, collection: str, terms: Sequence[str]) -> list[str]:
+        """The ``terms`` a keyword search of the collection finds in some chunk's text."""
+        out = []
+        for t in dict.fromkeys(x.strip() for x in terms if x and x.strip()):
+            if any(t.lower() in text for _d, text in self.search(collection, t)):
+                out.append(t)
+        return out
+
     def terms_for(self, question: str, collection: str) -> CrossTerms | None:
         """The terms to add to ``question`` (blocking), or ``None`` when it is in the
         documents' language or nothing qualifies."""

@@ -1,5 +1,6 @@
 """The LLM's part in conversations, when one is configured: rewrite a follow-up into a
-standalone question, and write the rolling summary.
+standalone question, write the rolling summary, and give a cross-language question's key terms
+in the documents' language.
 
 One chat call each, JSON-schema constrained (``{"question": str}`` / ``{"summary": str}``),
 replies repaired with ``json-repair``. The rules' rewrite is given to the model as a draft;
@@ -28,6 +29,14 @@ _SUMMARY_SYSTEM = (
     "lines: what was asked and what was found (keep names, numbers and document names). "
     'Reply with one JSON object: {"summary": "..."}.'
 )
+_TERMS_SYSTEM = (
+    "List the key terms of the user's question translated into {language}, as the documents "
+    "would word them (names, codes and numbers as they are). Do not answer it. Reply with one "
+    'JSON object: {{"terms": ["...", "..."]}}.'
+)
+_T_SCHEMA = {"type": "object", "properties": {"terms": {"type": "array",
+                                                        "items": {"type": "string"}}},
+             "required": ["terms"]}
 _Q_SCHEMA = {"type": "object", "properties": {"question": {"type": "string"}},
              "required": ["question"]}
 _S_SCHEMA = {"type": "object", "properties": {"summary": {"type": "string"}},
@@ -74,6 +83,24 @@ class LLMConversation:
         if not text or len(text) > 400 or not (set(words(text)) & known):
             return None
         return text
+
+    async def key_terms(self, question: str, language: str) -> list[str]:
+        """The model's key terms of ``question`` in ``language`` (``zh`` / ``en``), at most 12.
+
+        :raises loop.errors.LLMError: the call failed.
+        """
+        from json_repair import repair_json
+
+        name = "Simplified Chinese" if language == "zh" else "English"
+        reply = await self.llm.chat(
+            [{"role": "system", "content": _TERMS_SYSTEM.format(language=name)},
+             {"role": "user", "content": question}],
+            json_schema=_T_SCHEMA, max_tokens=self.max_tokens)
+        data = repair_json(reply.content, return_objects=True)
+        terms = data.get("terms") if isinstance(data, dict) else None
+        if not isinstance(terms, list):
+            return []
+        return [str(t)[:40] for t in terms if str(t).strip()][:12]
 
     async def summarise(self, memory: SessionMemory) -> str | None:
         """A model-written summary of ``memory.summary`` lines, or ``None``.

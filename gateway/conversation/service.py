@@ -64,6 +64,8 @@ class ConversationService:
     :param corpus_version: ``collection -> version`` (blocking): a question asked again in the
         session at the same version is answered from its fact card (not when the caller turns
         the cache off or sends filters), or ``None``.
+    :param llm_key_terms: async ``(question, language) -> [terms]`` (an LLM's key terms in the
+        documents' language, kept when the collection holds them; the dictionary otherwise).
     """
 
     def __init__(self, store: SessionStore, limits: MemoryLimits | None = None, *,
@@ -71,8 +73,10 @@ class ConversationService:
                  llm_rewriter: Callable[..., Any] | None = None,
                  cross_language: Any = None,
                  llm_summariser: Callable[..., Any] | None = None,
-                 corpus_version: Callable[[str], str] | None = None) -> None:
+                 corpus_version: Callable[[str], str] | None = None,
+                 llm_key_terms: Callable[..., Any] | None = None) -> None:
         self.store = store
+        self.llm_key_terms = llm_key_terms
         self.corpus_version = corpus_version
         self.llm_summariser = llm_summariser
         self._tasks: set[asyncio.Task[None]] = set()
@@ -209,8 +213,10 @@ class ConversationService:
         if self.cross_language is None:
             return rw
         try:
-            found = await asyncio.to_thread(self.cross_language.terms_for, rw.question,
-                                            collection)
+            found = await self._llm_cross(rw.question, collection, record)
+            if found is None:
+                found = await asyncio.to_thread(self.cross_language.terms_for, rw.question,
+                                                collection)
         except Exception as exc:  # noqa: BLE001 - the question goes as it is
             record["errors"].append(f"cross_language: {type(exc).__name__}: {exc}")
             return rw
@@ -221,6 +227,27 @@ class ConversationService:
         return Rewrite(rw.original, f"{rw.question} ({' '.join(found.terms)})",
                        (*rw.rules, "cross_language"), rw.by if rw.by != "none" else "rules",
                        rw.focus_doc)
+
+    async def _llm_cross(self, question: str, collection: str, record: dict[str, Any]) -> Any:
+        """The LLM's key terms in the documents' language that the collection holds, or
+        ``None`` (no LLM, same language, a failed call: flag ``crosslang_llm_failed``)."""
+        cl, terms_of = self.cross_language, self.llm_key_terms
+        if terms_of is None:
+            return None
+        target = await asyncio.to_thread(cl.target_for, question, collection)
+        if target is None:
+            return None
+        try:
+            terms = await terms_of(question, target)
+        except Exception:  # noqa: BLE001 - the dictionary terms are used instead
+            record["flags"].append("crosslang_llm_failed")
+            return None
+        kept = await asyncio.to_thread(cl.present, collection, terms)
+        if not kept:
+            return None
+        from gateway.conversation.crosslang import CrossTerms
+
+        return CrossTerms(tuple(kept), ("llm",), round(len(kept) / max(1, len(terms)), 3))
 
     async def _cross_only(self, q: Any, record: dict[str, Any]) -> TurnContext | None:
         """A request without session or history: only the cross-language terms."""

@@ -54,3 +54,39 @@ async def test_english_question_on_a_chinese_collection(tmp_path) -> None:
         await upload(app, client, [("law.md", LAW.encode())])
         r = await client.post("/v1/query", json={"question": "How long must network logs be kept?"})
         assert r.json()["route"].get("cross_language") is None
+
+
+async def test_with_an_llm_its_terms_are_used_when_the_collection_holds_them(tmp_path) -> None:
+    import json
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "loop"))
+    from scripted_server import ScriptedChatServer
+
+    def reply(body: dict) -> dict:
+        system = body["messages"][0]["content"]
+        if system.startswith("List the key terms"):
+            assert "Simplified Chinese" in system
+            return {"content": json.dumps({"terms": ["网络日志", "留存", "区块链"]},
+                                          ensure_ascii=False)}
+        return {"content": json.dumps({"found": False, "answer": "Not found in the documents.",
+                                       "citations": []})}
+
+    with ScriptedChatServer([reply]) as srv:
+        settings = make_settings(tmp_path, llm_base_url=srv.base_url, llm_model="scripted",
+                                 llm_protocol="json")
+        async with running(settings) as (app, client):
+            await upload(app, client, [("law.md", LAW.encode())])
+            r = await client.post("/v1/query", json={
+                "question": "How long must network logs be kept?", "mode": "rag"})
+            cross = r.json()["route"]["cross_language"]
+            assert cross["terms"] == ["网络日志", "留存"]  # 区块链 is not in the collection
+            assert cross["units"] == ["llm"]
+            # the model fails: the dictionary's terms are used, flagged
+            srv.set_script([{"status": 400, "body": "no"}, reply])
+            r = await client.post("/v1/query", json={
+                "question": "How long must network logs be retained?", "mode": "rag"})
+            route = r.json()["route"]
+            assert "crosslang_llm_failed" in route["flags"]
+            assert "日志" in route["cross_language"]["terms"]
