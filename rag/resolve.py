@@ -11,7 +11,10 @@ Pure scoring over :class:`~corpus.profile.DocumentProfile` s (no I/O)::
                     (df ≤ max(5, 2 % of the documents))
     score(doc)    = Σ idf(t) over the entity terms the document matches, idf = ln(N / df)
     candidates    = documents with score ≥ 0.8 × best score, plus every document whose cover
-                    head names all the matched terms (same issuer, unrecognised issuer line)
+                    head names all the matched terms (same issuer, unrecognised issuer line),
+                    plus every document of a candidate's issuer (same organisation once legal
+                    suffixes and the ticker are set aside: "Johnson & Johnson (JNJ)" names
+                    the 10-K of "JOHNSON & JOHNSON" too)
     period        = years in the question (2018, FY2018, FY 2023, 2023年); candidates whose
                     period years meet them are kept when there are any
     resolved      = the candidates, when there are at most ``max_docs`` of them
@@ -36,11 +39,24 @@ from corpus.profile import DocumentProfile
 from corpus.term_match import is_period
 from corpus.types import ChunkStore
 
-__all__ = ["DocumentResolver", "ProfileSource", "Resolution", "question_years"]
+__all__ = ["DocumentResolver", "ProfileSource", "Resolution", "issuer_key", "question_years"]
 
 _YEAR_Q = re.compile(r"(?:fy\s*'?|(?<![\d.]))((?:19[5-9]|20\d)\d)(?!\d)", re.IGNORECASE)
 _CODE = re.compile(r"(?=.*\d)(?=.*[a-z])")
 _SPLIT = re.compile(r"[\s_\-./\\()\[\],;:]+")
+_LEGAL = re.compile(
+    r"\b(?:the|inc|incorporated|co|corp|corporation|company|companies|plc|ltd|limited|llc|"
+    r"lp|l\.p|n\.v|s\.a|ag|se|group|holdings?)\b\.?"
+)
+
+
+def issuer_key(organisation: str) -> str:
+    """An organisation's name for grouping its documents: lower case, without a bracketed
+    ticker, legal suffixes (Inc., Co., plc, Corporation, …) and punctuation; ``""`` when
+    nothing is left."""
+    s = re.sub(r"\([^)]*\)", " ", organisation.lower())
+    s = _LEGAL.sub(" ", s)
+    return " ".join(re.findall(r"[0-9a-z\u3400-\u9fff]+", s))
 
 
 def question_years(question: str) -> tuple[int, ...]:
@@ -110,6 +126,7 @@ class DocumentResolver:
             for t in card.weak:
                 df[t] += 1
         self._df = dict(df)
+        self._issuer = [issuer_key(c.profile.organisation) for c in self._cards]
         n = max(1, len(self._cards))
         self._n = n
         self._max_df = max(5, int(min_df_share * n))
@@ -145,6 +162,8 @@ class DocumentResolver:
                 scores[i] = sum(math.log(self._n / self._df[t]) for t in matched)
         best = max(scores.values())
         picked = [i for i, s in scores.items() if s >= 0.8 * best]
+        issuers = {k for i in picked if (k := self._issuer[i])}
+        picked += [i for i, k in enumerate(self._issuer) if k in issuers and i not in picked]
         in_period = [i for i in picked if years and set(years) & set(self._cards[i].profile.years)]
         if in_period:
             picked = in_period

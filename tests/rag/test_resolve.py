@@ -146,3 +146,22 @@ def test_profiles_of_older_entries_are_built_from_stored_chunks(store: QdrantChu
     rebuilt = {p.path: p for p in cat.profiles("fin")}[path]
     assert rebuilt.doc_type == "8-K" and rebuilt.organisation
     assert cat.entries("fin")[path].profile == rebuilt  # saved back
+
+
+def test_issuer_key_sets_aside_legal_suffixes_and_tickers() -> None:
+    from rag.resolve import issuer_key
+
+    assert issuer_key("Johnson & Johnson (JNJ)") == issuer_key("JOHNSON & JOHNSON")
+    assert issuer_key("BEST BUY CO., INC") == "best buy"
+    assert issuer_key("AMCOR PLC (AMCR)") == issuer_key("Amcor plc") == "amcor"
+    assert issuer_key("The Boeing Company") == "boeing"
+
+
+def test_a_ticker_on_one_filing_resolves_the_issuer_s_other_filings(
+    profiles: list[DocumentProfile],
+) -> None:
+    r = DocumentResolver(profiles, TOK.terms)
+    q = "Are JnJ's FY2022 financials that of a high growth company?"  # JNJ: earnings cover only
+    names = _names(r.resolve(q, TOK.name_terms(q)))
+    assert {"JOHNSON_JOHNSON_2022_10K.pdf", "JOHNSON_JOHNSON_2022Q4_EARNINGS.pdf"} <= names
+    assert "JOHNSON_JOHNSON_2023_8K_dated-2023-08-30.pdf" not in names  # another year
