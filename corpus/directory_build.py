@@ -1,6 +1,8 @@
 """Building the document directory at ingest (issue 14 item 1): extractive entries, or entries
 written by an LLM in batches, cached by chunk content hash, with the extractive entry as the
 fallback whenever the model fails, times out or replies with nothing usable — the ingest goes on.
+A reply with nothing usable for a chunk is cached too (as an empty summary: keep the extractive
+entry); a fault or timeout is not, so the next ingest asks again.
 
 The model side is a :class:`EntryWriter` (``loop.entry_writer.LLMEntryWriter`` wraps an
 OpenAI-compatible server; the corpus layer does not import it). The cache
@@ -186,19 +188,21 @@ class DirectoryBuilder:
         out = list(entries)
         todo = []
         for i, k in enumerate(keys):
-            if k in have:
-                out[i] = self._entry(entries[i], *have[k])
+            if k in have:  # an empty summary: the model had nothing usable, keep extractive
+                out[i] = self._entry(entries[i], *have[k]) if have[k][0] else entries[i]
                 self.stats.cached += 1
             else:
                 todo.append(i)
         for start in range(0, len(todo), self.batch):
             part = todo[start:start + self.batch]
-            written = self._call([chunks[i] for i in part])
+            written, replied = self._call([chunks[i] for i in part])
             fresh: dict[str, tuple[str, tuple[str, ...]]] = {}
             for i, w in zip(part, written, strict=True):
                 clean = self._clean(w, entries[i])
                 if clean is None:
                     self.stats.fallbacks += 1
+                    if replied:  # the model answered with nothing usable: remember that too
+                        fresh[keys[i]] = ("", ())
                     continue
                 out[i] = self._entry(entries[i], *clean)
                 fresh[keys[i]] = clean
@@ -207,11 +211,12 @@ class DirectoryBuilder:
                 self.cache.put_many(fresh)
         return out
 
-    def _call(self, chunks: list[Chunk]) -> list[WrittenEntry]:
-        """The writer's reply for one batch under ``timeout_s``; ``[None…]`` on any fault."""
+    def _call(self, chunks: list[Chunk]) -> tuple[list[WrittenEntry], bool]:
+        """The writer's reply for one batch under ``timeout_s`` and whether it replied;
+        ``([None…], False)`` on any fault (not cached: the next ingest asks again)."""
         none: list[WrittenEntry] = [None] * len(chunks)
         if self.writer is None or self._failures >= self.max_failures:
-            return none
+            return none, False
         if self._pool is None:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="directory-writer")
         self.stats.llm_calls += 1
@@ -221,11 +226,11 @@ class DirectoryBuilder:
                 raise ValueError(f"{len(got)} entries for {len(chunks)} chunks")
         except FutureTimeout:
             self._pool = None  # leave the hung call behind; the next batch gets a fresh thread
-            return self._fault(none, f"timed out after {self.timeout_s:g} s")
+            return self._fault(none, f"timed out after {self.timeout_s:g} s"), False
         except Exception as exc:  # noqa: BLE001 - any model fault: extractive entries
-            return self._fault(none, f"{type(exc).__name__}: {exc}")
+            return self._fault(none, f"{type(exc).__name__}: {exc}"), False
         self._failures = 0
-        return list(got)
+        return list(got), True
 
     def _fault(self, none: list[WrittenEntry], why: str) -> list[WrittenEntry]:
         self._failures += 1

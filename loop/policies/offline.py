@@ -338,11 +338,17 @@ class OfflinePolicy:
             for cid in ctx.seen
             if cid not in ctx.read and m.matched(ctx.seen[cid].context_text())
         ]
-        # scan → jump: sections the directory picked that no search showed, read when they
-        # cover the key terms at least as well as a candidate (a tie goes to the candidate)
+        # scan → jump: sections the directory picked that no search showed, once the first
+        # candidates are read (or none is left) and the best unit read is weak (below the
+        # coverage a unit needs to answer on its own: floor + strong_margin); read when they
+        # cover the key terms better than the candidates left (a tie goes to them)
         floor = self._floor(state)
-        jump = {cid for cid, c in self.planned.items() if cid not in ctx.seen
-                and cid not in ctx.read and m.coverage(c.context_text()) >= floor}
+        first = self.reads < self.per_turn and unread
+        done = bool(best) and best[0].coverage >= floor + self.strong_margin
+        jump = set() if first or done else {
+            cid for cid, c in self.planned.items()
+            if cid not in ctx.seen and cid not in ctx.read
+            and m.coverage(c.context_text()) >= floor}
 
         def score(cid: str) -> float:
             c = ctx.seen[cid] if cid in ctx.seen else self.planned[cid]
@@ -351,8 +357,11 @@ class OfflinePolicy:
 
         ranked = sorted([*unread, *jump], key=lambda cid: (-score(cid), cid in jump,
                                                            -ctx.hits.get(cid, 0.0), cid))
+        # never let the tool-call budget end the loop: the next turn must still answer
+        room = 2 * ctx.config.max_loops - 1 - state.tool_calls
+        calls = calls[:max(0, room)]
         for cid in ranked:
-            if len(calls) >= self.per_turn or self.reads >= self.max_reads:
+            if len(calls) >= min(self.per_turn, room) or self.reads >= self.max_reads:
                 break
             self.reads += 1
             calls.append(ToolCall("read", {"chunk_id": cid}))

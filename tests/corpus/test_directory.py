@@ -124,8 +124,9 @@ def test_directory_stored_with_the_document_and_replaced_with_it(store: QdrantCh
                                                                   tmp_path: Path) -> None:
     docs = _docs(tmp_path)
     ing = Ingestor(store, Tokenizer(), workers=1, directory=DirectoryBuilder(Tokenizer()))
-    report = ing.ingest_paths([docs], "c")
-    assert store.count_chunks("c") == report.chunks  # directory records are no chunks
+    ing.ingest_paths([docs], "c")
+    Ingestor(store, Tokenizer(), workers=1).ingest_paths([docs], "plain")
+    assert store.count_chunks("c") == store.count_chunks("plain")  # records are no chunks
     stored = store.records("c", DIRECTORY_KIND)
     chunks = _chunks(store, "c")
     assert set(stored) == {c.doc_id for c in chunks}
@@ -192,3 +193,29 @@ def test_model_faults_fall_back_to_extractive_and_ingest_goes_on(store: QdrantCh
     hung.release.set()
     assert [e.source for e in got] == ["extractive", "extractive"]
     assert b2.stats.errors and "timed out" in b2.stats.errors[0]
+
+
+class PartialWriter(CountingWriter):
+    """Replies, but with nothing usable for the chunks holding 保修."""
+
+    def write_entries(self, chunks: Sequence[Chunk]) -> list[tuple[str, list[str]] | None]:
+        got = super().write_entries(chunks)
+        return [None if "保修" in c.text else g for c, g in zip(chunks, got, strict=True)]
+
+
+def test_an_unusable_reply_is_cached_but_a_fault_is_asked_again(store: QdrantChunkStore,
+                                                                 tmp_path: Path) -> None:
+    Ingestor(store, Tokenizer(), workers=1).ingest_paths([_docs(tmp_path)], "c")
+    chunks = _chunks(store, "c")
+    cache = EntryCache()
+    w = PartialWriter()
+    first = DirectoryBuilder(Tokenizer(), writer=w, cache=cache).build(chunks)
+    kept = [e for c, e in zip(chunks, first, strict=True) if "保修" in c.text]
+    assert kept and all(e.source == "extractive" for e in kept)
+    again = DirectoryBuilder(Tokenizer(), writer=w, cache=cache)
+    assert again.build(chunks) == first and w.calls == 1 and again.stats.cached == len(chunks)
+    down = CountingWriter(fail=True)
+    b = DirectoryBuilder(Tokenizer(), writer=down, cache=EntryCache())
+    b.build(chunks)
+    b.build(chunks)
+    assert down.calls == 2 and len(b.cache or []) == 0

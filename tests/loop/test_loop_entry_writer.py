@@ -50,7 +50,7 @@ def test_writer_sends_numbered_passages_with_a_schema_and_parses_near_json() -> 
     sent_schema = json.dumps(body.get("response_format", {}), ensure_ascii=False)
     assert "entries" in sent_schema and SCHEMA["required"] == ["entries"]
     assert (w.prompt_tokens, w.completion_tokens) == (90, 40)
-    assert w.name.startswith("tiny|dir-v1")
+    assert w.name.startswith("tiny|dir-v2")
 
 
 def test_parse_entries_leaves_missing_or_empty_entries_to_the_fallback() -> None:

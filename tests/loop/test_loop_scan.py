@@ -15,15 +15,14 @@ from corpus.tokenizer import Tokenizer
 from loop import LoopAgent, LoopConfig, StepEvent
 from loop.tools import TOOLS, ToolContext, run_tool
 
-# The overview repeats every word of the question, so a one-result search always shows it;
-# the answer sits in section 4, whose title names it.
+# The overview holds every word of the question, one or two per sentence, so a one-result
+# search shows it while none of its sentences answers; the answer sits in section 4, whose title
+# names it.
 HANDBOOK = """# 员工手册
 
 ## 1 差旅报销概述
 
-差旅报销申请是公司费用管理的一部分。差旅报销申请的提交时限、提交方式和提交材料由财务部规定，\
-差旅报销申请应当真实、合规。员工提交差旅报销申请时应当如实填写差旅报销申请单，提交时限以本手册为准，\
-超过提交时限的差旅报销申请由财务部决定。
+差旅费用由财务部统一管理。报销单据应当齐全。申请材料应当真实。提交方式为线上。时限要求另行规定。
 
 ## 2 住宿标准
 
