@@ -90,7 +90,8 @@ def scan(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     their chunks, best entry first; ``status`` ``empty`` when no entry matches the query."""
     query = str(args.get("query", "")).strip()
     cfg = ctx.config
-    docs = candidate_docs(ctx, args.get("docs") or None, cfg.scan_docs)
+    named = args.get("docs") or None
+    docs = candidate_docs(ctx, [named] if isinstance(named, str) else named, cfg.scan_docs)
     if not docs:
         return ToolResult("", status="empty", hint="no candidate documents yet: search first")
     tok = _tok()

@@ -72,6 +72,8 @@ def test_scan_lists_the_best_entries_of_the_candidate_documents(hb: KB) -> None:
     assert set(ctx.read) == set() and len(ctx.seen) == 1  # scanning reads nothing
     other = asyncio.run(run_tool(TOOLS["scan"], ctx, {"query": "报销", "docs": ["nope.md"]}))
     assert other.status == "empty"
+    named = asyncio.run(run_tool(TOOLS["scan"], ctx, {"query": "报销", "docs": "handbook.md"}))
+    assert named.status == "ok" and named.content.startswith("handbook.md")
     none = asyncio.run(run_tool(TOOLS["scan"], ctx, {"query": "火星 登陆"}))
     assert none.status == "empty" and "matches" in none.hint
 
