@@ -156,9 +156,11 @@ def build_components(settings: Settings) -> Components:
         c.embedder = _embedder(settings)
     except Exception as exc:  # noqa: BLE001 - keyword-only, said once
         c.embedder_error = f"{type(exc).__name__}: {exc}"
-        log.warning("no embedding model (%s): retrieval runs keyword-only", c.embedder_error)
+        log.warning("no embedding model (%s): keyword-only retrieval; collections with dense "
+                    "vectors are refused unless LOOPGATE_ALLOW_KEYWORD_ONLY", c.embedder_error)
     if c.embedder is None and not c.embedder_error:
-        log.warning("no embedding model configured: retrieval runs keyword-only")
+        log.warning("no embedding model configured: keyword-only retrieval; collections with "
+                    "dense vectors are refused unless LOOPGATE_ALLOW_KEYWORD_ONLY")
     if c.store is not None and c.embedder is None:  # dense vectors but no model: 409 + the fix
         from gateway.model_check import dense_without_model
 
