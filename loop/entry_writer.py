@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 import json_repair
 
+from corpus.directory_build import WrittenEntry
 from corpus.types import Chunk
 from loop.llm_client import AsyncLLMClient
 from loop.types import LLMConfig
@@ -83,13 +84,13 @@ class LLMEntryWriter:
             parts.append(f"[{n}] ({where})\n{text}")
         return "\n\n".join(parts)
 
-    def write_entries(self, chunks: Sequence[Chunk]) -> list[tuple[str, list[str]] | None]:
+    def write_entries(self, chunks: Sequence[Chunk]) -> list[WrittenEntry]:
         """One ``(summary, terms)`` or ``None`` per chunk, in order.
 
         :raises LLMError: the server failed (the builder then keeps extractive entries)."""
         return asyncio.run(self._write(list(chunks)))
 
-    async def _write(self, chunks: list[Chunk]) -> list[tuple[str, list[str]] | None]:
+    async def _write(self, chunks: list[Chunk]) -> list[WrittenEntry]:
         msgs = [{"role": "system", "content": SYSTEM},
                 {"role": "user", "content": self.prompt(chunks)}]
         async with AsyncLLMClient(self.config, transport=self.transport) as client:
@@ -100,12 +101,12 @@ class LLMEntryWriter:
         return parse_entries(reply.content, len(chunks))
 
 
-def parse_entries(text: str, count: int) -> list[tuple[str, list[str]] | None]:
+def parse_entries(text: str, count: int) -> list[WrittenEntry]:
     """The ``count`` entries of a reply (lenient: ``json-repair``); an entry is matched by its
     ``n`` (1-based), else by position; missing or malformed ones are ``None``."""
     data = json_repair.loads(text) if text.strip() else {}
     items = data.get("entries") if isinstance(data, dict) else data
-    out: list[tuple[str, list[str]] | None] = [None] * count
+    out: list[WrittenEntry] = [None] * count
     if not isinstance(items, list):
         return out
     for pos, item in enumerate(items):

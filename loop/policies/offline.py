@@ -300,10 +300,10 @@ class OfflinePolicy:
         if not self.searches:
             searches = self._first_searches(state)
             self.searches.extend(searches)
-            calls = [ToolCall("search", {"query": q}) for q in searches]
+            opening = [ToolCall("search", {"query": q}) for q in searches]
             if ctx.config.directory_scan:  # after the searches: their documents are candidates
-                calls.append(ToolCall("scan", {"query": " ".join(m.terms)}))
-            return calls
+                opening.append(ToolCall("scan", {"query": " ".join(m.terms)}))
+            return opening
         if not self._matches(state):
             return [ToolCall("fallback_to_rag", {"reason": "no key term matches any chunk"})]
         if turns_left <= 0:
