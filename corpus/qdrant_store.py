@@ -269,7 +269,7 @@ class QdrantChunkStore(StoreSearchMixin):
     def count_chunks(self, collection: str, doc_id: str | None = None) -> int:
         """Number of visible chunks (of one document when ``doc_id`` is given)."""
         must = (("doc_id", doc_id),) if doc_id else ()
-        flt = Flt(must=must, must_not=((KIND, ["meta", "document", "directory"]),
+        flt = Flt(must=must, must_not=((KIND, ["meta", "document", "directory", "pages"]),
                                         ("staged", STAGED)))
         return self.backend.count(collection, flt)
 
