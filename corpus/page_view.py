@@ -127,22 +127,25 @@ def _union(boxes: list[Box]) -> Box:
             max(b[2] for b in boxes), max(b[3] for b in boxes))
 
 
-def _span_in(text: str, quote: str, *, head: bool, tail: bool) -> tuple[int, int] | None:
-    """Where ``quote`` sits in ``text``: whole, or (a quote running onto the next page, ``tail``)
-    a prefix of it ending ``text``, or (continued from the previous page, ``head``) a suffix of
-    it starting ``text``."""
+def _span_in(text: str, quote: str, bounds: list[tuple[int, int]], *, head: bool,
+             tail: bool) -> tuple[int, int] | None:
+    """Where ``quote`` sits in ``text`` (the cited lines' characters, line ``i`` spanning
+    ``bounds[i]``): whole, or (a quote running onto the next page, ``tail``) its longest prefix
+    ending a line, or (continued from the previous page, ``head``) its longest suffix starting
+    one — a page's footer or header line may follow or precede the quote's part."""
     at = text.find(quote)
     if at >= 0:
         return at, at + len(quote)
-    if tail:
-        for m in range(min(len(quote), len(text)), 1, -1):
-            if text.endswith(quote[:m]):
-                return len(text) - m, len(text)
-    if head:
-        for m in range(min(len(quote), len(text)), 1, -1):
-            if text.startswith(quote[-m:]):
-                return 0, m
-    return None
+    best: tuple[int, int] | None = None
+    for start, end in bounds:
+        for m in range(min(len(quote), end), 1, -1):
+            if best is not None and m <= best[1] - best[0]:
+                break
+            if tail and text[:end].endswith(quote[:m]):
+                best = (end - m, end)
+            elif head and text[start:].startswith(quote[-m:]):
+                best = (start, start + m)
+    return best
 
 
 def quote_boxes(
@@ -171,12 +174,16 @@ def quote_boxes(
             return QuoteBoxes([], [], False, *size)
         keys: list[str] = []
         where: list[tuple[int, Box]] = []  # (line number, char box) per key character
+        bounds: list[tuple[int, int]] = []  # each line's [start, end) in ``keys``
         for v in vlines:
+            first_key = len(keys)
             for k, b in _line_chars(pg, v.bbox):
                 for c in k:
                     keys.append(c)
                     where.append((v.number, b))
-        span = _span_in("".join(keys), _key(quote), head=page > start_page, tail=page < end_page)
+            bounds.append((first_key, len(keys)))
+        span = _span_in("".join(keys), _key(quote), bounds, head=page > start_page,
+                        tail=page < end_page)
     if span is None:
         return QuoteBoxes([v.bbox for v in vlines], [v.number for v in vlines], False, *size)
     per_line: dict[int, list[Box]] = {}

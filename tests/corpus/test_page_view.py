@@ -1,0 +1,66 @@
+"""corpus.page_view on real case files: the quote's boxes sit on its words (checked against
+PyMuPDF's own word boxes), a quote across a page break is found on both pages, pages render."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus.page_view import quote_boxes, render_page, source_lines
+
+PDF = "09-cite-page-numbers/four_pages.pdf"
+
+
+def _words(pdf: Path, page: int, text: str) -> tuple[float, float, float, float]:
+    import pymupdf
+
+    with pymupdf.open(pdf) as doc:
+        rects = doc[page - 1].search_for(text)
+    assert rects, text
+    r = rects[0]
+    return r.x0, r.y0, r.x1, r.y1
+
+
+def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    """Share of ``b``'s area inside ``a``."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return max(w, 0) * max(h, 0) / ((b[2] - b[0]) * (b[3] - b[1]))
+
+
+def test_quote_boxes_cover_the_quoted_words_only(cases_dir: Path) -> None:
+    pdf = cases_dir / PDF
+    english = "Fact B: one node indexes at most 500,000 chunks."
+    qb = quote_boxes(pdf, 3, (2, 2), english)
+    assert qb.exact and qb.lines == [2] and len(qb.boxes) == 1
+    truth = _words(pdf, 3, english)
+    assert _overlap(qb.boxes[0], truth) >= 0.95 and _overlap(truth, qb.boxes[0]) >= 0.9
+    chinese = quote_boxes(pdf, 3, (2, 2), "事实B：单节点最多索引 50 万个分块。")
+    assert chinese.exact and chinese.boxes[0][2] <= qb.boxes[0][0] + 1  # left of the English
+    assert (qb.page_width, qb.page_height) == (595.0, 842.0)
+
+
+def test_quote_across_a_page_break_is_found_on_both_pages(cases_dir: Path) -> None:
+    pdf = cases_dir / PDF
+    quote = "事实C：当磁盘使用率超过 85% 时，网关停止接收新文档，并向管理员发送告警邮件。"
+    first = quote_boxes(pdf, 3, (35, 1), quote, page_end=4)
+    second = quote_boxes(pdf, 4, (35, 1), quote, cited_page=3, page_end=4)
+    assert first.exact and first.lines == [35]
+    assert second.exact and second.lines == [1]
+    assert quote_boxes(pdf, 2, (35, 1), quote, cited_page=3, page_end=4).boxes == []
+
+
+def test_unmatched_quote_falls_back_to_the_cited_lines(cases_dir: Path) -> None:
+    qb = quote_boxes(cases_dir / PDF, 3, (3, 4), "words that are not on the page")
+    assert not qb.exact and qb.lines == [3, 4] and len(qb.boxes) == 2
+
+
+def test_render_page_and_source_lines(cases_dir: Path) -> None:
+    img = render_page(cases_dir / PDF, 1, dpi=72)
+    assert img.png.startswith(b"\x89PNG") and (img.width, img.height) == (595, 842)
+    assert img.page_count == 4
+    with pytest.raises(ValueError, match="outside 1..4"):
+        render_page(cases_dir / PDF, 5)
+    lines = source_lines(cases_dir / "06-zh-keyword-segmentation/faq_en.md")
+    assert lines[3] == "The warranty period is three years from acceptance."
