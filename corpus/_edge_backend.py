@@ -2,8 +2,13 @@
 per collection under ``<root>/<collection>/``.
 
 The engine locks a shard's write-ahead log: a second process opening the same shard fails
-("failed to open WAL … WouldBlock"). That is reported as a :class:`StoreError` saying which
-process probably holds it; several processes need the Qdrant server backend.
+("failed to open WAL … WouldBlock"), but only after it has opened the shard's segments, which
+truncates the BM25 store's tracker journal under the holder (whose next flush then fails:
+"Tracker journal … is shorter than expected"). So each shard is first claimed with an advisory
+lock, ``<root>/.locks/<collection>.lock`` (``filelock``, flock on POSIX), held while the shard
+is open; a shard held elsewhere — another process, or another backend in this one — is reported
+as a :class:`StoreError` saying which process probably holds it, without touching its files.
+Several processes need the Qdrant server backend.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import qdrant_edge as qe
+from filelock import FileLock, Timeout
 
 from corpus._store_common import BM25, DENSE, INDEXED_FIELDS, Flt, PointData
 from corpus.errors import StoreError
@@ -64,7 +70,27 @@ class EdgeBackend:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         self._shards: dict[str, qe.EdgeShard] = {}
+        self._claims: dict[str, FileLock] = {}
         self._lock = threading.RLock()
+
+    def _claim(self, collection: str) -> None:
+        """Take this process's advisory lock on ``collection`` before the engine opens any of
+        its files; :class:`StoreError` (the "held by another" message) when it is held."""
+        if collection in self._claims:
+            return
+        path = self.root / ".locks" / f"{collection}.lock"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        claim = FileLock(path, timeout=0, thread_local=False)
+        try:
+            claim.acquire()
+        except Timeout as exc:
+            raise StoreError(_LOCKED.format(path=self.root)) from exc
+        self._claims[collection] = claim
+
+    def _unclaim(self, collection: str) -> None:
+        claim = self._claims.pop(collection, None)
+        if claim is not None:
+            claim.release()
 
     @contextmanager
     def _errors(self, what: str) -> Iterator[None]:
@@ -86,8 +112,13 @@ class EdgeBackend:
             if shard is None:
                 if not self.exists(collection):
                     raise StoreError(f"collection {collection!r} does not exist")
-                with self._errors(f"open collection {collection!r}"):
-                    shard = qe.EdgeShard.load(str(self._dir(collection)))
+                self._claim(collection)
+                try:
+                    with self._errors(f"open collection {collection!r}"):
+                        shard = qe.EdgeShard.load(str(self._dir(collection)))
+                except StoreError:
+                    self._unclaim(collection)
+                    raise
                 self._shards[collection] = shard
             return shard
 
@@ -102,7 +133,12 @@ class EdgeBackend:
         )
         with self._lock, self._errors(f"create collection {collection!r}"):
             self.root.mkdir(parents=True, exist_ok=True)
-            shard = qe.EdgeShard.create(str(self._dir(collection)), cfg)
+            self._claim(collection)
+            try:
+                shard = qe.EdgeShard.create(str(self._dir(collection)), cfg)
+            except Exception:
+                self._unclaim(collection)
+                raise
             for name, kind in INDEXED_FIELDS.items():
                 shard.update(qe.UpdateOperation.create_field_index(name, _INDEX_TYPES[kind]))
             self._shards[collection] = shard
@@ -132,6 +168,7 @@ class EdgeBackend:
                 if shard is not None:
                     shard.close()
                 shutil.rmtree(self._dir(collection), ignore_errors=True)
+                self._unclaim(collection)
 
     def upsert(self, collection: str, points: Sequence[PointData]) -> None:
         pts = []
@@ -238,8 +275,12 @@ class EdgeBackend:
     def close(self) -> None:
         with self._lock:
             shards, self._shards = list(self._shards.values()), {}
-            for shard in shards:
-                try:
-                    shard.flush()
-                finally:
-                    shard.close()
+            try:
+                for shard in shards:
+                    try:
+                        shard.flush()
+                    finally:
+                        shard.close()
+            finally:
+                for collection in list(self._claims):
+                    self._unclaim(collection)

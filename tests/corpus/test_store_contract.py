@@ -257,6 +257,36 @@ class TestEdgeBackend(ChunkStoreContract):
         assert out.returncode == 3, out.stderr
         assert "held by another LoopGate process" in out.stdout
 
+    def test_refused_second_process_leaves_the_holder_writable(self, tmp_path: Path) -> None:
+        """A refused `loopgate ask` beside `loopgate serve` used to open the shard's segments
+        before the WAL lock said no, truncating the BM25 tracker journal: the server's next
+        flush failed ("Tracker journal … is shorter than expected") and every upload after."""
+        s = self.make_store(tmp_path)
+        s.ensure_collection("c", dense_dim=None, embed_model=None)
+        s.upsert_chunks("c", FAQ[:1], [TOK.sparse(FAQ[0].context_text())])
+        s.flush()
+        code = (
+            "import sys; from corpus.qdrant_store import QdrantChunkStore\n"
+            "from corpus.errors import StoreError\n"
+            f"s = QdrantChunkStore.embedded({str(tmp_path / 'qdrant')!r})\n"
+            "try:\n    s.count_chunks('c')\nexcept StoreError as e:\n"
+            "    print(e); sys.exit(3)\n"
+        )
+        try:
+            out = subprocess.run(
+                [sys.executable, "-c", code],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                cwd=Path(__file__).resolve().parents[2],
+            )
+            assert out.returncode == 3, out.stderr
+            s.upsert_chunks("c", FAQ[1:], [TOK.sparse(c.context_text()) for c in FAQ[1:]])
+        finally:
+            s.close()
+        with self.make_store(tmp_path) as again:
+            assert again.document_chunks("c", FAQ[0].doc_id) == FAQ
+
 
 class TestClientBackend(ChunkStoreContract):
     """The Qdrant server API, through qdrant-client's local mode."""
