@@ -141,7 +141,8 @@ def _stem_words(path: str) -> str:
 
 def _cover(chunks: Sequence[Chunk]) -> str:
     first = sorted(chunks, key=lambda c: c.ordinal)
-    text, n = [], 0
+    text: list[str] = []
+    n = 0
     for c in first:
         if c.page_start > 2 and text:
             break

@@ -345,7 +345,8 @@ class ChunkStore(Protocol):
         """Create the collection if missing (named vectors ``dense`` and sparse ``bm25``)."""
 
     def collection_meta(self, collection: str) -> dict[str, Any]:
-        """Stored metadata: ``embed_model``, ``dense_dim``, ``corpus_version`` … (``{}`` if none)."""
+        """Stored metadata: ``embed_model``, ``dense_dim``, ``corpus_version`` …
+        (``{}`` if none)."""
 
     def list_collections(self) -> list[str]:
         """Names of the collections that exist."""
