@@ -50,7 +50,9 @@ class FileResult:
 
 @dataclass(slots=True)
 class IngestProgress:
-    """Progress after each file: files done of total, pages and chunks so far, the last file."""
+    """Progress after each file: files done of total, pages and chunks so far, the last file;
+    ``bytes_done`` / ``bytes_total`` of the files that are read (not the unchanged ones: the
+    time-left estimate) and the seconds since the run started."""
 
     files_done: int
     files_total: int
@@ -58,6 +60,9 @@ class IngestProgress:
     chunks: int
     path: str
     status: FileStatus
+    bytes_done: int = 0
+    bytes_total: int = 0
+    elapsed_s: float = 0.0
 
 
 @dataclass(slots=True)

@@ -1,5 +1,13 @@
-"""The per-file work of an ingest run (parse → chunk → keyword vectors), runnable in a worker
-process, and the process pool that isolates parser crashes (used by ``corpus.ingest``).
+"""The per-file work of an ingest run (parse → chunk → keyword vectors → dense vectors), runnable
+in a worker process, and the process pool that isolates parser crashes (used by
+``corpus.ingest``).
+
+With an ``embed`` factory the workers also embed: each worker process builds one embedder when it
+starts (``embed()``, e.g. a ``rag.embedder.FastEmbedEmbedder`` with its share of the ONNX
+threads) and returns each document's vectors with its chunks, so parsing one document and
+embedding another run side by side on the machine's cores and the parent only writes. At most
+``2 × workers`` documents are in flight (submitted and not yet taken by the consumer), so memory
+stays flat whatever the number of files.
 
 Results cross the process boundary as plain picklable tuples: a parser error is returned as
 ``Failure(code, message)``, never raised, because exception objects with required arguments do
@@ -16,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from corpus.errors import ParseError
-from corpus.types import Chunk, OutlineEntry, ParsedDocument, SparseVector
+from corpus.types import Chunk, OutlineEntry, ParsedDocument, PassageEmbedder, SparseVector
 
 __all__ = ["Failure", "ParseFn", "Prepared", "prepare", "run_prepare"]
 
@@ -37,6 +45,7 @@ class Prepared:
     warnings: list[str] = field(default_factory=list)
     text_key: str = ""  # corpus.text_identity.document_key: exact duplicates
     loose_key: str = ""  # corpus.text_identity.loose_key: probable duplicates
+    dense: list[list[float]] | None = None  # computed in the worker (``embed`` factory given)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,11 +62,17 @@ def _default_parse(path: Path) -> ParsedDocument:
     return parse_file(path)
 
 
+#: the worker process's embedder, built once by the pool initializer (``None``: do not embed)
+_EMBEDDER: PassageEmbedder | None = None
+
+
 def prepare(path: str, rel_path: str, parse: ParseFn | None = None) -> Prepared | Failure:
     """Parse ``path``, chunk it (chunks carry ``rel_path``), compute each chunk's sparse
     vector from :meth:`Chunk.context_text` and the document's text keys
-    (``corpus.text_identity``). Never raises for a bad file: returns a :class:`Failure`
-    (``corrupt`` for an unexpected library error, ``no_text`` when nothing could be chunked)."""
+    (``corpus.text_identity``), and — in a worker started with an ``embed`` factory — each
+    chunk's dense vector. Never raises for a bad file: returns a :class:`Failure`
+    (``corrupt`` for an unexpected library error, ``no_text`` when nothing could be chunked);
+    an embedding failure leaves ``dense`` None (the parent embeds, and reports its error)."""
     from corpus.chunker import chunk_document
     from corpus.text_identity import document_key, loose_key
     from corpus.tokenizer import Tokenizer
@@ -74,7 +89,14 @@ def prepare(path: str, rel_path: str, parse: ParseFn | None = None) -> Prepared 
     if not chunks:
         return Failure("no_text", f"{path}: the document holds no extractable text")
     tok = Tokenizer()
-    sparse = [tok.sparse(c.context_text()) for c in chunks]
+    texts = [c.context_text() for c in chunks]
+    sparse = [tok.sparse(t) for t in texts]
+    dense = None
+    if _EMBEDDER is not None:
+        try:
+            dense = _EMBEDDER.embed_passages(texts)
+        except Exception:  # noqa: BLE001 - the parent embeds again and reports the error
+            dense = None
     return Prepared(
         doc.doc_id,
         doc.title,
@@ -86,13 +108,20 @@ def prepare(path: str, rel_path: str, parse: ParseFn | None = None) -> Prepared 
         list(doc.warnings),
         document_key(doc.blocks),
         loose_key(doc.blocks),
+        dense,
     )
 
 
-def _warm() -> None:
+def _warm(embed: Callable[[], PassageEmbedder] | None = None) -> None:
+    global _EMBEDDER
     from corpus.tokenizer import Tokenizer
 
     Tokenizer().warm_up()
+    if embed is not None:
+        _EMBEDDER = embed()
+        warm = getattr(_EMBEDDER, "warm_up", None)
+        if callable(warm):  # load the model now, beside the other workers
+            warm()
 
 
 def _kill(pool: ProcessPoolExecutor) -> None:
@@ -103,33 +132,58 @@ def _kill(pool: ProcessPoolExecutor) -> None:
         proc.terminate()
 
 
-def _pool(workers: int) -> ProcessPoolExecutor:
+def _pool(workers: int, embed: Callable[[], PassageEmbedder] | None = None
+          ) -> ProcessPoolExecutor:
     # spawn, not fork: the parent holds engine threads (Qdrant, ONNX) that fork would copy badly
     ctx = multiprocessing.get_context("spawn")
-    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_warm)
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_warm,
+                               initargs=(embed,))
 
 
 def run_prepare(
-    jobs: Sequence[tuple[str, str]], *, workers: int, parse: ParseFn | None = None
+    jobs: Sequence[tuple[str, str]],
+    *,
+    workers: int,
+    parse: ParseFn | None = None,
+    embed: Callable[[], PassageEmbedder] | None = None,
+    max_pending: int | None = None,
 ) -> Iterator[tuple[int, Prepared | Failure]]:
     """Prepare ``(path, rel_path)`` jobs, yielding ``(job index, result)`` as they finish.
 
-    ``workers <= 1`` runs in this process. Otherwise a pool of ``workers`` spawned processes
-    does the work; if a worker dies (a parser crash), the unfinished jobs are re-run one at a
-    time in a one-worker pool (a fresh one after each crash), and a job that kills its worker
-    again yields ``Failure("corrupt", "the parser crashed …")``; the other jobs go on.
+    ``workers <= 1`` runs in this process (``embed`` unused: the caller embeds). Otherwise a pool
+    of ``workers`` spawned processes does the work, each with its own embedder from ``embed``
+    (a picklable zero-argument factory; ``None``: no dense vectors in the workers), jobs
+    submitted in the given order and at most ``max_pending`` (default ``2 × workers``) in flight;
+    if a worker dies (a parser crash), the unfinished jobs are re-run one at a time in a
+    one-worker pool (a fresh one after each crash), and a job that kills its worker again yields
+    ``Failure("corrupt", "the parser crashed …")``; the other jobs go on.
     """
     if workers <= 1:
         for i, (path, rel) in enumerate(jobs):
             yield i, prepare(path, rel, parse)
         return
+    bound = max(1, max_pending if max_pending is not None else 2 * workers)
     retry: list[int] = []
-    pool = _pool(workers)
+    pool = _pool(workers, embed)
     try:
-        pending: dict[Future[Prepared | Failure], int] = {
-            pool.submit(prepare, path, rel, parse): i for i, (path, rel) in enumerate(jobs)
-        }
-        while pending:
+        pending: dict[Future[Prepared | Failure], int] = {}
+        queued = iter(enumerate(jobs))
+        while True:
+            while len(pending) < bound:  # bounded: parsed documents never pile up
+                nxt = next(queued, None)
+                if nxt is None:
+                    break
+                i, (path, rel) = nxt
+                try:
+                    pending[pool.submit(prepare, path, rel, parse)] = i
+                except BrokenProcessPool:  # a crash broke the pool: a fresh one for the rest
+                    retry.extend(pending.values())
+                    pending.clear()
+                    pool.shutdown(wait=False)
+                    pool = _pool(workers, embed)
+                    pending[pool.submit(prepare, path, rel, parse)] = i
+            if not pending:
+                break
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
                 i = pending.pop(fut)
@@ -147,7 +201,7 @@ def run_prepare(
     try:
         for i in sorted(retry):
             path, rel = jobs[i]
-            solo = solo or _pool(1)
+            solo = solo or _pool(1, embed)
             try:
                 result = solo.submit(prepare, path, rel, parse).result()
             except BrokenProcessPool:

@@ -55,6 +55,7 @@ __all__ = [
     "IngestReport",
     "Ingestor",
     "collect_files",
+    "usable_cores",
 ]
 
 
@@ -64,7 +65,10 @@ class Ingestor:
     :param store: the chunk store.
     :param tokenizer: keyword tokenizer (the worker processes build their own, same settings).
     :param embedder: dense embedder, or ``None`` for a keyword-only collection.
-    :param workers: parser processes (default ``min(2, cpu count)``; 1 = in this process).
+    :param workers: worker processes that parse, chunk and — when the embedder offers
+        ``worker_factory(threads)`` (``rag.embedder.FastEmbedEmbedder``) — embed, each with its
+        share of ``embedder.threads`` (default: the usable cores; 1 = all in this process, the
+        embedder here). Largest files go first, at most ``2 × workers`` in flight.
     :param parse: parser function (default ``corpus.parsers.parse_file``); must be picklable.
     :param directory: builds each written document's directory entries
         (``corpus.directory_build.DirectoryBuilder``); ``None`` = none stored (the loop then
@@ -84,7 +88,7 @@ class Ingestor:
         self.store, self.tokenizer, self.embedder = store, tokenizer, embedder
         self.directory = directory
         self.catalogue = Catalogue(store)
-        self.workers = workers if workers is not None else min(2, os.cpu_count() or 1)
+        self.workers = workers if workers is not None else usable_cores()
         self.parse = parse
 
     def ingest_paths(
@@ -126,12 +130,15 @@ class Ingestor:
         total, seen = len(files), set()
         jobs: list[tuple[str, str]] = []
 
+        work = [0, 0]  # bytes of the files to read: done, total (the time-left estimate)
+
         def done(res: FileResult) -> None:
             report.files.append(res)
             if progress is not None:
                 progress(
                     IngestProgress(
-                        len(report.files), total, report.pages, report.chunks, res.path, res.status
+                        len(report.files), total, report.pages, report.chunks, res.path, res.status,
+                        work[0], work[1], time.perf_counter() - t0
                     )
                 )
 
@@ -199,8 +206,16 @@ class Ingestor:
         by_text = {i.text_key: p for p, i in kept if i.text_key}
         by_loose = {i.loose_key: p for p, i in kept if i.loose_key}
         workers = self.workers if len(jobs) >= 4 else 1
-        for i, result in run_prepare(jobs, workers=workers, parse=self.parse):
+        sizes = [_size(p) for p, _ in jobs]
+        if workers > 1:  # largest first: the last file to finish is a small one
+            order = sorted(range(len(jobs)), key=lambda j: -sizes[j])
+            jobs, sizes = [jobs[j] for j in order], [sizes[j] for j in order]
+        work[1] = sum(sizes)
+        factory = getattr(emb, "worker_factory", None) if workers > 1 else None
+        embed = factory(max(1, getattr(emb, "threads", 1) // workers)) if factory else None
+        for i, result in run_prepare(jobs, workers=workers, parse=self.parse, embed=embed):
             rel = jobs[i][1]
+            work[0] += sizes[i]
             if isinstance(result, Failure):
                 # name the file by its stored path: reports reach HTTP clients, which must not
                 # learn the server's directory layout
@@ -297,7 +312,9 @@ class Ingestor:
         self, collection: str, rel: str, prep: Prepared, previous: CatalogueEntry | None, path: Path
     ) -> FileResult:
         try:
-            dense = self._embed([c.context_text() for c in prep.chunks])
+            dense = prep.dense  # embedded by the worker, else here
+            if dense is None or len(dense) != len(prep.chunks):
+                dense = self._embed([c.context_text() for c in prep.chunks])
             size = path.stat().st_size if path.exists() else 0
             info = DocumentInfo(
                 prep.doc_id,
@@ -352,6 +369,20 @@ class Ingestor:
                 info.path, "failed", error_code="store_error", error_message=f"{info.path}: {exc}"
             )
         return FileResult(info.path, "embedded", info.page_count, len(chunks), info.doc_id)
+
+
+def usable_cores() -> int:
+    """CPU cores this process may run on (its affinity mask; ``os.cpu_count`` elsewhere)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def _default_root(given: Sequence[Path]) -> Path:

@@ -60,14 +60,20 @@ def get_tokenizer() -> Tokenizer:
     return tok
 
 
-def get_embedder(settings: Settings) -> FastEmbedEmbedder | None:
-    """The dense embedder the settings name, loaded (shared per process) and warm.
+def get_embedder(settings: Settings, *, bulk: bool = False) -> FastEmbedEmbedder | None:
+    """The dense embedder the settings name, loaded (shared per process) and warm — for a bulk
+    ingest only checked (its model files), since the worker processes embed.
+
+    ``embed_threads`` 0 (auto) gives ONNX the usable cores for a bulk ingest (``bulk=True``:
+    ``loopgate ingest``, whose worker processes share them) and one thread in the gateway,
+    where each question is one short text and requests run side by side.
 
     :returns: ``None`` when no model folder is configured and downloading is not allowed
         (``embed_model_path`` empty, ``embed_allow_download`` false): keyword-only.
     :raises rag.errors.EmbedderError: the configured model cannot be loaded (callers then go
         keyword-only and say so once).
     """
+    from corpus.ingest import usable_cores
     from rag.embedder import FastEmbedEmbedder
 
     if settings.embed_model_path is None and not settings.embed_allow_download:
@@ -75,10 +81,13 @@ def get_embedder(settings: Settings) -> FastEmbedEmbedder | None:
     emb = FastEmbedEmbedder(
         model=settings.embed_model,
         model_path=settings.embed_model_path,
-        threads=settings.embed_threads,
+        threads=settings.embed_threads or (usable_cores() if bulk else 1),
         batch_size=settings.embed_batch_size,
         max_length=settings.embed_max_tokens,
         query_cache=settings.embed_query_cache,
     )
-    emb.warm_up()
+    if bulk:  # the ingest's worker processes load their own; this one only when it embeds
+        emb.check_files()
+    else:
+        emb.warm_up()
     return emb

@@ -29,7 +29,7 @@ def _embedder(settings: Any, no_embed: bool) -> Any:
     from gateway import components
 
     factory = getattr(components, "get_embedder", None)
-    return factory(settings) if factory is not None else None
+    return factory(settings, bulk=True) if factory is not None else None
 
 
 def _summary(report: Any, console: Any) -> None:
@@ -95,17 +95,18 @@ def ingest_command(
         bool, typer.Option("--no-embed", help="Keyword-only: do not compute dense vectors.")
     ] = False,
     workers: Annotated[
-        int | None, typer.Option(min=1, max=16, help="Parser processes (default: up to 2).")
+        int | None, typer.Option(min=1, max=16, help="Worker processes that parse and embed "
+                                 "(default: the usable cores).")
     ] = None,
 ) -> None:
     """Ingest files and folders into a collection (unchanged files are skipped)."""
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from corpus._store_common import check_collection_name
     from corpus.errors import StoreError
     from corpus.ingest import Ingestor
     from corpus.tokenizer import Tokenizer
+    from gateway.cli._ingest_progress import ingest_progress
     from gateway.components import open_store
     from gateway.directory_setup import directory_builder
     from gateway.settings import get_settings
@@ -125,28 +126,9 @@ def ingest_command(
         err.print(f"[yellow]embedding model unavailable ({exc}); ingesting keyword-only[/]")
         embedder = None
     store = open_store(settings)
-    progress = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[detail]}"),
-        TimeElapsedColumn(),
-        console=err,
-        disable=as_json,
-        transient=False,
-    )
+    progress, on_progress = ingest_progress(err, disable=as_json)
     try:
         with progress:
-            task = progress.add_task("files", total=None, detail="scanning …")
-
-            def on_progress(ev: Any) -> None:
-                progress.update(
-                    task,
-                    total=ev.files_total,
-                    completed=ev.files_done,
-                    detail=f"{ev.pages} pages · {ev.chunks} chunks · {ev.path[-40:]}",
-                )
-
             tok = Tokenizer()  # lazy engines
             ingestor = Ingestor(store, tok, embedder, workers=workers,
                                 directory=directory_builder(settings, tok))

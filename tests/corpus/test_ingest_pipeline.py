@@ -1,0 +1,90 @@
+"""The parallel ingest pipeline (issue 19 item 1): worker processes parse and embed with their
+share of the ONNX threads, at most ``2 × workers`` documents in flight, and the vectors are the
+ones the in-process embedder computes (to 1e-5)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus._ingest_worker import Prepared, run_prepare
+from corpus.ingest import Ingestor
+from corpus.qdrant_store import QdrantChunkStore
+from corpus.tokenizer import Tokenizer
+from corpus.types import ParsedDocument
+
+pytestmark = pytest.mark.integration
+
+TOK = Tokenizer()
+
+
+def _docs(folder: Path, n: int) -> Path:
+    """``n`` small Markdown documents of different lengths, Chinese and English."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(n):
+        body = "\n\n".join(
+            f"## Part {j}\n\n设备 {i} 的保修期是 {j + 1} 年。The warranty of device {i} lasts "
+            f"{j + 1} years; returns within {7 * (j + 1)} days." + " More detail." * (j * 7 % 30)
+            for j in range(1 + i % 4))
+        (folder / f"doc{i:02d}.md").write_text(f"# Device {i}\n\n{body}\n", encoding="utf-8")
+    return folder
+
+
+def marking_parse(path: Path) -> ParsedDocument:
+    """The default parser, leaving ``<file>.started`` behind when a worker starts a file."""
+    from corpus.parsers import parse_file
+
+    Path(str(path) + ".started").touch()
+    return parse_file(path)
+
+
+def test_at_most_two_jobs_per_worker_are_in_flight(tmp_path: Path) -> None:
+    docs = _docs(tmp_path / "docs", 12)
+    jobs = [(str(p), p.name) for p in sorted(docs.glob("*.md"))]
+    consumed = 0
+    for _, result in run_prepare(jobs, workers=2, parse=marking_parse):
+        assert isinstance(result, Prepared) and result.dense is None  # no embed factory
+        consumed += 1
+        started = len(list(docs.glob("*.started")))
+        assert started <= consumed + 4  # the consumer's pace bounds the work ahead of it
+    assert consumed == 12 and len(list(docs.glob("*.started"))) == 12
+
+
+def test_workers_embed_the_same_vectors_as_this_process(
+    store: QdrantChunkStore, tmp_path: Path, embed_model_path: Path
+) -> None:
+    """Two collections from the same files: one embedded here as before (one ONNX thread,
+    batches of 32), one by two worker processes (batches of 8, the new default); every chunk's
+    vector agrees to 1e-5."""
+    from rag.embedder import FastEmbedEmbedder
+
+    docs = _docs(tmp_path / "docs", 6)
+    here = FastEmbedEmbedder(model_path=embed_model_path, threads=1, batch_size=32,
+                             max_length=128)
+    Ingestor(store, TOK, here, workers=1).ingest_paths([docs], "one")
+    two = FastEmbedEmbedder(model_path=embed_model_path, threads=2, batch_size=8,
+                            max_length=128)
+    report = Ingestor(store, TOK, two, workers=2).ingest_paths([docs], "two")
+    assert report.counts["ingested"] == 6 and not report.keyword_only
+    jobs = [(str(p), p.name) for p in sorted(docs.glob("*.md"))]
+    worst = 0.0
+    n = 0
+    for i, prep in run_prepare(jobs, workers=2, embed=two.worker_factory(1)):
+        assert isinstance(prep, Prepared) and prep.dense is not None
+        expected = here.embed_passages([c.context_text() for c in prep.chunks])
+        for got, want in zip(prep.dense, expected, strict=True):
+            worst = max(worst, max(abs(a - b) for a, b in zip(got, want, strict=True)))
+            n += 1
+        assert jobs[i][1] == prep.chunks[0].path
+    assert n >= 6 and worst <= 1e-5
+    # and the collections written by either path answer a query alike
+    q = here.embed_query("设备 3 的保修期是多久？")
+    one = [(h.chunk.chunk_id, h.score) for h in store.dense_search("one", q, 5)]
+    other = [(h.chunk.chunk_id, h.score) for h in store.dense_search("two", q, 5)]
+    assert [c for c, _ in one] == [c for c, _ in other]
+    assert all(abs(a - b) <= 1e-5 for (_, a), (_, b) in zip(one, other, strict=True))
+    # more ONNX threads in this process: the same vectors too (float summation order only)
+    texts = [c.context_text() for c in prep.chunks]
+    for got, want in zip(two.embed_passages(texts), here.embed_passages(texts), strict=True):
+        assert max(abs(a - b) for a, b in zip(got, want, strict=True)) <= 1e-5
