@@ -73,10 +73,10 @@ def test_resolved_services() -> None:
     assert res.returncode == 0, res.stderr
     cfg = json.loads(res.stdout)
     services = cfg["services"]
-    assert set(services) == {"gateway", "ingest", "qdrant", "redis", "llm"}
-    # default profile: the three core services only
+    assert set(services) == {"gateway", "lb", "ingest", "qdrant", "redis", "llm"}
+    # default profile: the core services only
     plain = json.loads(_compose("config", "--format", "json").stdout)["services"]
-    assert set(plain) == {"gateway", "qdrant", "redis"}
+    assert set(plain) == {"gateway", "lb", "qdrant", "redis"}
 
     gw = services["gateway"]
     assert gw["build"]["dockerfile"] == "deploy/Dockerfile"
@@ -90,6 +90,11 @@ def test_resolved_services() -> None:
     models = [v for v in gw["volumes"] if v["target"] == "/models"]
     assert models and models[0]["read_only"] is True
     assert gw["read_only"] is True and gw["cap_drop"] == ["ALL"]
+    # two replicas behind the nginx load balancer, which alone publishes a port (issue 19 item 5)
+    assert gw["deploy"]["replicas"] == 2 and not gw.get("ports")
+    lb = services["lb"]
+    assert lb["image"].startswith("nginx:") and lb["ports"][0]["target"] == 8000
+    assert lb["depends_on"]["gateway"]["condition"] == "service_healthy"
 
     qd = services["qdrant"]
     assert qd["image"].startswith("qdrant/qdrant:")
@@ -103,7 +108,7 @@ def test_resolved_services() -> None:
 
 def test_mounted_config_files_exist() -> None:
     doc = yaml.safe_load(COMPOSE_FILE.read_text(encoding="utf-8"))
-    for name in ("qdrant", "redis"):
+    for name in ("qdrant", "redis", "lb"):
         for vol in doc["services"][name]["volumes"]:
             if isinstance(vol, str) and vol.startswith("./"):
                 assert (REPO / vol.split(":")[0]).is_file(), vol
@@ -111,6 +116,8 @@ def test_mounted_config_files_exist() -> None:
     assert qconf["service"]["http_port"] == 6333 and qconf["storage"]["storage_path"]
     rconf = (REPO / "deploy/redis/redis.conf").read_text(encoding="utf-8")
     assert "maxmemory-policy volatile-lru" in rconf  # never evict route-log streams
+    nginx = (REPO / "deploy/nginx/loopgate.conf").read_text(encoding="utf-8")
+    assert "server gateway:8000" in nginx and "proxy_buffering off" in nginx  # SSE streams
 
 
 def test_redis_config_is_accepted_by_a_real_redis_server(tmp_path: Path) -> None:
