@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 import platformdirs
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 __all__ = ["Settings", "get_settings", "resolve_paths"]
@@ -156,6 +156,16 @@ class Settings(BaseSettings):
     legacy_rag_found_path: str = Field("", description="JMESPath to a true/false \"found\" flag in the reply; empty = found when the answer is not blank.")
     legacy_rag_timeout_s: float = Field(10.0, gt=0, description="Whole-call deadline for the existing RAG service, seconds.")
     existing_collections: dict[str, dict[str, str | int]] = Field(default_factory=dict, description="JSON map collection → payload mapping of a Qdrant collection built by another pipeline (read-only; see README).")
+
+    @field_validator("data_dir", "embed_model_path", mode="before")
+    @classmethod
+    def _blank_path_is_default(cls, value: object, info: ValidationInfo) -> object:
+        """A blank folder (``LOOPGATE_EMBED_MODEL_PATH=``, an unset compose variable) is the
+        default — no model folder, the user data folder — not ``Path("")``, which is the
+        working or settings-file folder."""
+        if isinstance(value, str) and not value.strip():
+            return _default_data_dir() if info.field_name == "data_dir" else None
+        return value
 
     @field_validator("migration_default_mode")
     @classmethod

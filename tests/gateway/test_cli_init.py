@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import platformdirs
 import pytest
 from typer.testing import CliRunner
 
@@ -90,3 +91,24 @@ def test_dense_collection_without_model_is_an_error_naming_the_fix(
     assert r.exit_code == 0, r.output
     body = json.loads(r.stdout)
     assert "three years" in body["answer"] and "keyword_only" in body["route"]["flags"]
+
+
+def test_blank_paths_mean_the_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``LOOPGATE_EMBED_MODEL_PATH=`` (e.g. a compose file's unset ``${MODEL}``) is "no model
+    folder", not the settings file's folder; a blank ``LOOPGATE_DATA_DIR`` is the user data
+    folder, not the working directory (state was written into the current folder)."""
+    (tmp_path / "loopgate.env").write_text(
+        "LOOPGATE_DATA_DIR=\nLOOPGATE_EMBED_MODEL_PATH=\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("LOOPGATE_DATA_DIR", raising=False)
+    monkeypatch.delenv("LOOPGATE_EMBED_MODEL_PATH", raising=False)
+    monkeypatch.setenv("LOOPGATE_ENV_FILE", str(tmp_path / "loopgate.env"))
+    default = Path(platformdirs.user_data_dir("loopgate", appauthor=False))
+    s = get_settings()
+    assert (s.data_dir, s.embed_model_path) == (default, None)
+    monkeypatch.delenv("LOOPGATE_ENV_FILE")
+    monkeypatch.setenv("LOOPGATE_DATA_DIR", "  ")
+    monkeypatch.setenv("LOOPGATE_EMBED_MODEL_PATH", "")
+    get_settings.cache_clear()
+    s = get_settings()
+    assert (s.data_dir, s.embed_model_path) == (default, None)
