@@ -20,7 +20,15 @@ from typing import Annotated, Any
 
 import typer
 
-__all__ = ["AskMode", "answer_to_dict", "ask_command", "ask_rag", "print_rag_answer", "register"]
+__all__ = [
+    "AskMode",
+    "answer_to_dict",
+    "ask_command",
+    "ask_rag",
+    "not_utf8",
+    "print_rag_answer",
+    "register",
+]
 
 
 class AskMode(StrEnum):
@@ -29,6 +37,23 @@ class AskMode(StrEnum):
     rag = "rag"
     loop = "loop"
     auto = "auto"
+
+
+def not_utf8(text: str) -> str:
+    """``""`` when ``text`` is Unicode text; else a message naming its first byte that was not
+    UTF-8. Python decodes argv and stdin with ``surrogateescape``, so such bytes (a Latin-1
+    terminal, a GBK file piped in) arrive as lone surrogates U+DC80..U+DCFF, which the tokenizer
+    (OpenCC) cannot encode."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(text[exc.start])
+        what = f"byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"U+{code:04X}"
+        return (
+            f"the question is not UTF-8 text ({what} at character {exc.start + 1}); "
+            "set the terminal or the input file to UTF-8"
+        )
+    return ""
 
 
 def answer_to_dict(ans: Any) -> dict[str, Any]:
@@ -211,6 +236,8 @@ def ask_command(
 
     if not question.strip():
         raise typer.BadParameter("the question is empty", param_hint="QUESTION")
+    if bad := not_utf8(question):
+        raise typer.BadParameter(bad, param_hint="QUESTION")
     s = get_settings()
     coll = collection or s.default_collection
     if mode is AskMode.rag:

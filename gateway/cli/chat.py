@@ -24,7 +24,7 @@ from typing import Annotated, Any
 
 import typer
 
-from gateway.cli.ask import AskMode
+from gateway.cli.ask import AskMode, not_utf8
 
 __all__ = ["ChatSession", "chat_command", "print_answer", "register"]
 
@@ -60,6 +60,9 @@ class ChatSession:
         """Act on one input line; returns False for ``/quit``."""
         line = line.strip()
         if not line:
+            return True
+        if bad := not_utf8(line):
+            self.con.print(f"[red]error:[/] {bad}", markup=True, highlight=False)
             return True
         if line.startswith("/"):
             return self._command(line)
