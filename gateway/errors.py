@@ -165,8 +165,10 @@ def validation_message(errors: Any) -> str:
     for err in list(errors)[:5]:
         where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
         msg = str(err.get("msg", "invalid"))
-        if err.get("type") == "json_invalid":
-            msg = "the body is not valid JSON"
+        if err.get("type") == "json_invalid":  # loc = ("body", offset of the decode error)
+            at = [p for p in err.get("loc", ()) if isinstance(p, int)]
+            msg = "the body is not valid JSON" + (f" (at character {at[0]})" if at else "")
+            where = ""
         parts.append(f"{where}: {msg}" if where else msg)
     return "; ".join(parts) or "invalid request"
 
