@@ -171,7 +171,11 @@ def evaluate(rows: list[dict[str, Any]], mode: str, cfg: dict[str, Any], tok: An
             key_terms=r["terms"],
             merge=cfg.get("merge", True),
             pages=r.get("pages_r", ()) if mode == "paged" else (),
-            page_weight=cfg.get("page_weight", 1.0),
+            page_weight=cfg.get("page_weight", 1.0)
+            * (
+                cfg.get("dense_weight", 1.0) * bool(dense)
+                + cfg.get("keyword_weight", 1.0) * bool(kw)
+            ),
         )
         hit_rank = next(
             (
@@ -264,6 +268,7 @@ def main() -> None:
         "keyword_weight": s.keyword_weight if args.keyword_weight is None else args.keyword_weight,
         "doc_weight": s.doc_weight if args.doc_weight is None else args.doc_weight,
         "merge": s.merge_adjacent,
+        "page_weight": s.page_weight,
         "scorer": LogisticConfidence.load(),
     }
     qs, base = load_scored(args.eval_dir, not args.no_pdf)

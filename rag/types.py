@@ -87,7 +87,10 @@ class RetrievalConfig:
         scores for confidence); ``server`` = one Qdrant query with RRF prefetches.
     :param merge_adjacent: merge consecutive chunks of one section into one result item.
     :param page_weight: RRF weight of the page list (``rag.pages``: chunks of the pages of the
-        resolved documents titled with the statement the question asks for); 0 disables it.
+        resolved documents titled with the statement the question asks for), in units of the
+        similarity lists that ran: 1.0 = as much as the dense and keyword lists together (a
+        title naming the statement is as strong a sign as both similarities agreeing); 0
+        disables it.
     :param embed_timeout_s: timeout of the question embedding; ``search_timeout_s`` of each
         index query. On timeout the result is flagged and built from what arrived.
     """
