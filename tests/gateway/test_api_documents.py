@@ -65,6 +65,10 @@ async def test_upload_refusals(tmp_path, embed_model_path) -> None:
 
         r = await client.post("/v1/documents", files=files("../../escape.md", b"# hi\n"))
         assert r.status_code == 400 and "without a path" in r.json()["error"]["message"]
+        # an absolute name: the message (paths scrubbed) must not call "evil.md" a path
+        r = await client.post("/v1/documents", files=files("/srv/in/evil.md", b"# hi\n"))
+        assert r.status_code == 400 and "without a path" in r.json()["error"]["message"]
+        assert "'evil.md'" not in r.json()["error"]["message"], r.json()
         r = await client.post("/v1/documents", files=files("tool.exe", b"MZ"))
         assert r.status_code == 415 and ".pdf" in r.json()["error"]["message"]
         r = await client.post("/v1/documents", files=files("big.md", b"x" * 200_000))

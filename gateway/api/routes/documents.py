@@ -57,7 +57,12 @@ def safe_file_name(raw: str | None) -> str:
     if not name:
         raise BadRequest("the uploaded file has no name")
     if "/" in name or "\\" in name or name in (".", "..") or ".." in name.split("."):
-        raise BadRequest(f"file name {raw!r} must be a plain name without a path")
+        # not echoed: error messages are scrubbed of absolute paths, which would leave the
+        # plain last component ("file name 'evil.md' must be a plain name")
+        raise BadRequest(
+            "a file name must be a plain name without a path: this one holds '/', '\\' "
+            "or a '..' part"
+        )
     if name.startswith(".") or any(unicodedata.category(ch)[0] == "C" for ch in name):
         raise BadRequest(f"file name {raw!r} is hidden or holds control characters")
     if ":" in name:
