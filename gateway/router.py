@@ -220,9 +220,10 @@ class Router(RouterStages):
             rag_available=self.rag is not None and store_ok, loop_available=self.loop is not None,
         )
         # the fitted rule replaces the confidence threshold; question signals still escalate
+        # unless the fit found that they do not gain (RoutingModel.signals_escalate)
         if (self.routing_model is not None and q.mode == "auto" and rag_res is not None
                 and rag_res.hits and store_ok and self.loop is not None
-                and not decision.signals):
+                and (not decision.signals or not self.routing_model.signals_escalate)):
             decision = fitted_decision(self.routing_model, q.question, rag_res,
                                        detect_signals(q.question))
         rec["decision"] = {"route": decision.route, "reason": decision.reason,

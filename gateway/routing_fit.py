@@ -98,6 +98,9 @@ class RoutingModel:
         standardise the inputs.
     :param threshold: escalate when :meth:`score` ≥ this (0..1).
     :param meta: fit report (records, budget, in-sample and cross-validated hit, expected gain).
+    :param signals_escalate: whether question signals (reference / comparison / multipart)
+        still escalate whatever the score says — chosen by :func:`fit_router` from the data
+        (the issue's "question-shape triggers" are part of the fitted rule).
     """
 
     names: list[str]
@@ -107,6 +110,7 @@ class RoutingModel:
     stds: list[float]
     threshold: float
     meta: dict[str, Any] = field(default_factory=dict)
+    signals_escalate: bool = True
 
     def score(self, feats: Mapping[str, float]) -> float:
         """P(the LoopAgent finds evidence RAG misses | the paths differ), in [0, 1]."""
@@ -124,7 +128,8 @@ class RoutingModel:
         """JSON form (what ``routing.json`` holds)."""
         return {"model": "logistic-router", "names": self.names, "weights": self.weights,
                 "bias": self.bias, "means": self.means, "stds": self.stds,
-                "threshold": self.threshold, "meta": self.meta}
+                "threshold": self.threshold, "meta": self.meta,
+                "signals_escalate": self.signals_escalate}
 
     def save(self, path: Path) -> None:
         """Write :meth:`to_dict` as JSON to ``path``."""
@@ -144,7 +149,8 @@ class RoutingModel:
             raise ValueError(f"{p} is not a LoopGate router model")
         return cls(list(data["names"]), [float(w) for w in data["weights"]], float(data["bias"]),
                    [float(m) for m in data["means"]], [float(s) for s in data["stds"]],
-                   float(data["threshold"]), dict(data.get("meta") or {}))
+                   float(data["threshold"]), dict(data.get("meta") or {}),
+                   bool(data.get("signals_escalate", True)))
 
 
 def _fit(rows: Sequence[Mapping[str, Any]], l2: float) -> RoutingModel:
@@ -157,22 +163,33 @@ def _fit(rows: Sequence[Mapping[str, Any]], l2: float) -> RoutingModel:
     return RoutingModel(list(ROUTER_FEATURES), w, b, means, stds, 1.0)
 
 
+def _pick(row: Mapping[str, Any], escalated: bool) -> bool:
+    return bool(row["loop_hit"] if escalated else row["rag_hit"])
+
+
 def _best_threshold(
     scores: Sequence[float], rows: Sequence[Mapping[str, Any]], budget: float
 ) -> tuple[float, float, float]:
-    """``(threshold, hit rate, escalated share)`` maximising the combined pick's hit rate."""
+    """``(threshold, hit rate, escalated share)`` maximising the combined pick's hit rate.
+
+    Rows marked ``forced`` (question signals: the router escalates them whatever the rule says)
+    count as escalated from the start, in the hits and against the budget; the threshold is
+    chosen over the others.
+    """
     n = len(rows)
-    order = sorted(range(n), key=lambda i: -scores[i])
-    hits = sum(bool(r["rag_hit"]) for r in rows)
-    best = (1.0 + 1e-9, hits / n, 0.0)
-    limit = int(budget * n)
-    for m, i in enumerate(order[:limit], 1):
+    forced = [bool(r.get("forced")) for r in rows]
+    free = sorted((i for i in range(n) if not forced[i]), key=lambda i: -scores[i])
+    hits = sum(_pick(r, f) for r, f in zip(rows, forced, strict=True))
+    n_forced = sum(forced)
+    best = (1.0 + 1e-9, hits / n, n_forced / n)
+    limit = int(budget * n) - n_forced
+    for m, i in enumerate(free[: max(0, limit)], 1):
         hits += int(bool(rows[i]["loop_hit"])) - int(bool(rows[i]["rag_hit"]))
-        nxt = scores[order[m]] if m < n else 0.0
+        nxt = scores[free[m]] if m < len(free) else 0.0
         if nxt == scores[i]:
             continue  # a threshold cannot split equal scores
         if hits / n > best[1] + 1e-12:
-            best = (scores[i], hits / n, m / n)
+            best = (scores[i], hits / n, (m + n_forced) / n)
     return best
 
 
@@ -181,13 +198,33 @@ def fit_router(
     folds: int = 5, seed: int = 0,
 ) -> RoutingModel:
     """Fit the rule on ``rows`` = ``{"features": decision_features(...), "rag_hit": bool,
-    "loop_hit": bool, "lang": str, "dataset": str}`` (one per question, both paths run).
+    "loop_hit": bool, "lang": str, "dataset": str, "forced": bool}`` (one per question, both
+    paths run; ``forced``: the question has signals).
+
+    Two variants are fitted: question signals escalate whatever the score says (rows marked
+    ``forced`` count as escalated), or signals are only inputs of the score; the one with the
+    higher cross-validated hit is kept (``signals_escalate``; a tie keeps the signals).
 
     :param budget: most escalated share (0..1) the threshold may reach.
     :param folds: k of the cross-validated estimate in ``meta['cv_hit']``.
     :raises CalibrationError: fewer than 10 questions where the paths differ, or one class only.
     """
+    with_signals = _fit_variant(rows, budget, l2, folds, seed, signals_escalate=True)
+    plain = [{**r, "forced": False} for r in rows]
+    without = _fit_variant(plain, budget, l2, folds, seed, signals_escalate=False)
+    if without.meta["cv_hit"] > with_signals.meta["cv_hit"]:
+        without.meta["signals_cv_hit"] = with_signals.meta["cv_hit"]
+        return without
+    with_signals.meta["no_signals_cv_hit"] = without.meta["cv_hit"]
+    return with_signals
+
+
+def _fit_variant(
+    rows: Sequence[Mapping[str, Any]], budget: float, l2: float, folds: int, seed: int,
+    *, signals_escalate: bool,
+) -> RoutingModel:
     model = _fit(rows, l2)
+    model.signals_escalate = signals_escalate
     scores = [model.score(r["features"]) for r in rows]
     model.threshold, hit, share = _best_threshold(scores, rows, budget)
     idx = list(range(len(rows)))
@@ -200,9 +237,9 @@ def fit_router(
         m = _fit(train, l2)
         m.threshold = _best_threshold([m.score(r["features"]) for r in train], train, budget)[0]
         for i in test:
-            esc, _ = m.escalate(rows[i]["features"])
+            esc = m.escalate(rows[i]["features"])[0] or bool(rows[i].get("forced"))
             cv_esc += esc
-            cv_hits += bool(rows[i]["loop_hit"] if esc else rows[i]["rag_hit"])
+            cv_hits += _pick(rows[i], esc)
     n = len(rows)
     rag = sum(bool(r["rag_hit"]) for r in rows) / n
     loop = sum(bool(r["loop_hit"]) for r in rows) / n
@@ -213,5 +250,6 @@ def fit_router(
         "escalated": round(share, 4), "cv_hit": round(cv_hits / n, 4),
         "cv_escalated": round(cv_esc / n, 4),
         "expected_gain": round(cv_hits / n - max(rag, loop), 4),
+        "signals_escalate": signals_escalate,
     }
     return model

@@ -105,13 +105,15 @@ def router_records(rag_path: Path, loop_path: Path) -> list[dict[str, Any]]:
         route = rec.get("route_record") or {}
         cands = rec.get("candidates") or []
         question = str(r.get("question") or "")
+        signals = [s.kind for s in detect_signals(question)]
         feats = decision_features(
             rec.get("confidence"), route.get("features") or _find_features(r), question,
-            [s.kind for s in detect_signals(question)], cands[0]["path"] if cands else "",
+            signals, cands[0]["path"] if cands else "",
             resolved=bool(route.get("resolution")),
         )
         out.append({"features": feats, "rag_hit": bool(rh), "loop_hit": bool(lh),
-                    "lang": r.get("lang", ""), "dataset": r.get("dataset", "")})
+                    "lang": r.get("lang", ""), "dataset": r.get("dataset", ""),
+                    "forced": bool(signals)})
     return out
 
 

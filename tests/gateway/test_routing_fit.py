@@ -106,3 +106,34 @@ def test_router_uses_the_fitted_rule_when_configured(tmp_path: Path) -> None:
     assert d.route == "loop" and "fitted rule" in d.reason
     md = RagResult([SimpleNamespace(chunk=SimpleNamespace(path="handbook.md"))], 0.1, {}, [])
     assert fitted_decision(model, "question", md, []).route == "rag"
+
+
+def _forced(rows: list[dict], loop_wins: bool, seed: int = 2) -> list[dict]:
+    """Mark a fifth of the rows as having question signals; there the LoopAgent either wins
+    (hits where RAG misses) or loses (misses where RAG hits)."""
+    rnd = random.Random(seed)
+    out = []
+    for r in rows:
+        r = dict(r)
+        if rnd.random() < 0.2:
+            r["forced"] = True
+            r["rag_hit"], r["loop_hit"] = (False, True) if loop_wins else (True, False)
+        out.append(r)
+    return out
+
+
+def test_signals_escalate_only_when_the_data_says_they_gain() -> None:
+    gain = fit_router(_forced(_rows(), loop_wins=True), budget=0.35)
+    assert gain.signals_escalate and gain.meta["escalated"] <= 0.35
+    lose = fit_router(_forced(_rows(), loop_wins=False), budget=0.35)
+    assert not lose.signals_escalate
+    assert lose.meta["cv_hit"] > lose.meta["signals_cv_hit"]
+
+
+def test_forced_rows_count_against_the_budget() -> None:
+    rows = [{**r, "forced": True} for r in _rows()[:150]] + _rows()[150:]
+    m = fit_router(rows, budget=0.35)
+    if m.signals_escalate:  # 150 of 400 forced: at most 140 escalations in all
+        assert m.meta["escalated"] == 150 / 400  # the budget is used up by the signals
+    else:
+        assert m.meta["escalated"] <= 0.35
