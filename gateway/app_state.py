@@ -173,4 +173,13 @@ def build_components(settings: Settings) -> Components:
                 c.embedding_mismatch[name] = state
                 log.error("collection %r: %s", name, state)
     assemble(c)
+    if c.store is not None and getattr(c, "retriever", None) is not None:
+        try:
+            names = c.store.list_collections()
+        except Exception as exc:  # the store answers later or not: requests say so
+            log.warning("could not list collections to warm up: %s", exc)
+            names = []
+        for name, state in c.retriever.warm_up_collections(names).items():
+            if state != "ok":
+                log.warning("collection %r: document resolver not warmed up (%s)", name, state)
     return c

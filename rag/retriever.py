@@ -98,6 +98,24 @@ class HybridRetriever:
         if callable(warm):
             warm()
 
+    def warm_up_collections(self, collections: Sequence[str]) -> dict[str, str]:
+        """Build the document resolver of each collection now (its profiles are read once per
+        corpus version; the first question would otherwise pay for it inside its resolve
+        timeout and, on a slow machine, search the whole collection flagged
+        ``resolve_timeout``).
+
+        :returns: ``{collection: "ok" | error message}``; never raises.
+        """
+        out: dict[str, str] = {}
+        for name in collections:
+            try:
+                if self.resolver is not None:
+                    self.resolver.resolver(name)
+                out[name] = "ok"
+            except Exception as exc:  # a broken collection must not stop the start-up
+                out[name] = f"{type(exc).__name__}: {exc}"
+        return out
+
     def run(
         self,
         question: str,

@@ -165,3 +165,12 @@ def test_a_ticker_on_one_filing_resolves_the_issuer_s_other_filings(
     names = _names(r.resolve(q, TOK.name_terms(q)))
     assert {"JOHNSON_JOHNSON_2022_10K.pdf", "JOHNSON_JOHNSON_2022Q4_EARNINGS.pdf"} <= names
     assert "JOHNSON_JOHNSON_2023_8K_dated-2023-08-30.pdf" not in names  # another year
+
+
+def test_warm_up_builds_each_collection_s_resolver_once(store: QdrantChunkStore) -> None:
+    source = ProfileSource(store, TOK.terms)
+    retriever = HybridRetriever(store, TOK, None, resolver=source)
+    assert "fin" not in source._cache
+    assert retriever.warm_up_collections(["fin"]) == {"fin": "ok"}
+    warmed = source._cache["fin"][1]
+    assert len(warmed) == 4 and source.resolver("fin") is warmed  # the first question reuses it
