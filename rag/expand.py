@@ -33,6 +33,11 @@ def _load(path: str) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(p.lower() for p in g) for g in data["groups"])
 
 
+def _squash(text: str) -> str:
+    """Lower-case letters, digits and CJK only (spaces and punctuation removed)."""
+    return re.sub(r"[^0-9a-z\u3400-\u9fff]+", "", text.lower())
+
+
 def _pattern(phrase: str) -> re.Pattern[str]:
     if phrase.isascii():
         return re.compile(r"(?<![a-z0-9])" + re.escape(phrase) + r"(?![a-z0-9])")
@@ -65,11 +70,16 @@ class QueryExpander:
         ]
 
     def phrases(self, question: str) -> list[str]:
-        """Expansion phrases for ``question`` (normalised; none already in the question)."""
+        """Expansion phrases for ``question`` (normalised; none already in the question). A
+        multi-word phrase also matches written without its spaces ("free cashflow", "cost of
+        goodssold")."""
         text = self._normalize(question)
+        flat = _squash(text)
         out: list[str] = []
         for pats, group in self._groups:
-            if any(p.search(text) for p in pats):
+            if any(p.search(text) for p in pats) or any(
+                " " in ph and _squash(ph) in flat for ph in group
+            ):
                 out += [ph for ph, pat in zip(group, pats, strict=True) if not pat.search(text)]
         return list(dict.fromkeys(out))
 

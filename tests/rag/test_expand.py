@@ -36,3 +36,14 @@ def test_whole_words_only_and_nothing_for_other_questions() -> None:
 def test_evidence_terms_keep_only_phrases() -> None:
     terms = QueryExpander.terms_for_evidence(["capit"], ["capex", "cost of sales", "d&a"])
     assert terms == ["capit", "cost of sales", "d&a"]
+
+
+def test_a_multi_word_phrase_written_without_spaces_still_expands() -> None:
+    from corpus.tokenizer import Tokenizer
+    from rag.expand import QueryExpander
+
+    tok = Tokenizer()
+    exp = QueryExpander(tok.query_terms, tok.normalize)
+    got = exp.phrases("Does Adobe have an improving Free cashflow conversion as of FY2022?")
+    assert "net cash provided by operating activities" in got
+    assert exp.phrases("What is the cashier's name?") == []  # a word, not a squashed phrase
