@@ -75,10 +75,13 @@ def start_server(data_dir: Path, collection: str, embed_model: str | None,
     if redis:
         env["LOOPGATE_REDIS_URL"] = redis
         env["LOOPGATE_REDIS_KEY_PREFIX"] = f"lgbench:{os.getpid()}:"
+    # the server's output goes to a file: an unread pipe fills up (64 KB of access-log lines)
+    # and then blocks the server on its next log write
+    log = tempfile.NamedTemporaryFile("w+", prefix="lgbench-server-", suffix=".log", delete=False)
     proc = subprocess.Popen(
         [sys.executable, "-c", "from gateway.cli import main; main()", "serve", "--host",
          "127.0.0.1", "--port", str(port), "--log-level", "warning"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env=env, stdout=log, stderr=subprocess.STDOUT, text=True,
     )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120
@@ -92,7 +95,8 @@ def start_server(data_dir: Path, collection: str, embed_model: str | None,
             break
         time.sleep(0.2)
     proc.kill()
-    raise SystemExit(f"server did not start: {proc.stdout.read() if proc.stdout else ''}")
+    log.seek(0)
+    raise SystemExit(f"server did not start: {log.read()[-4000:]}")
 
 
 def ingest_case12(base: str) -> None:
