@@ -91,7 +91,9 @@ async def test_loop_mode_streams_steps_and_answer(tmp_path, embed_model_path, v1
 
 
 async def test_escalation_signal_goes_to_loopagent(tmp_path, embed_model_path, v1) -> None:
-    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+    # the threshold rule: signals escalate (the packaged fitted rule decides that from data)
+    settings = make_settings(tmp_path, embed_model_path, router_rule="threshold")
+    async with running(settings) as (app, client):
         await upload(app, client, v1)
         body = await ask(client, "Compare the return period with the shipping time")
         route = body["route"]

@@ -122,12 +122,15 @@ def _forced(rows: list[dict], loop_wins: bool, seed: int = 2) -> list[dict]:
     return out
 
 
-def test_signals_escalate_only_when_the_data_says_they_gain() -> None:
+def test_signals_escalate_only_when_the_data_says_they_gain(tmp_path: Path) -> None:
     gain = fit_router(_forced(_rows(), loop_wins=True), budget=0.35)
     assert gain.signals_escalate and gain.meta["escalated"] <= 0.35
     lose = fit_router(_forced(_rows(), loop_wins=False), budget=0.35)
     assert not lose.signals_escalate
     assert lose.meta["cv_hit"] > lose.meta["signals_cv_hit"]
+    lose.save(tmp_path / "r.json")
+    back = RoutingModel.load(tmp_path / "r.json")
+    assert back is not None and back.signals_escalate is False
 
 
 def test_forced_rows_count_against_the_budget() -> None:

@@ -196,7 +196,9 @@ async def test_stream_carries_the_session(tmp_path) -> None:
 
 
 async def test_a_question_asked_again_is_answered_from_its_fact_card(tmp_path) -> None:
-    settings = make_settings(tmp_path)
+    # the threshold rule keeps this question on the RAG path, whose short quotes make a
+    # complete card (a LoopAgent answer quoting more than 600 characters makes none)
+    settings = make_settings(tmp_path, router_rule="threshold")
     async with running(settings) as (app, client):
         await upload(app, client, DOC)
         first = await _post(client, {"question": FIRST, "session_id": "again", "use_cache": False})
