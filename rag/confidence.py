@@ -49,6 +49,7 @@ def compute_features(
     items: Sequence[RetrievedChunk],
     key_terms: Sequence[str],
     normalize: Callable[[str], str] | None = None,
+    pages: Sequence[SearchHit] = (),
 ) -> ConfidenceFeatures:
     """Features of one retrieval (see :class:`ConfidenceFeatures` for each one's meaning).
 
@@ -58,6 +59,7 @@ def compute_features(
     :param key_terms: the question's key terms (``Tokenizer.key_terms``, already normalised).
     :param normalize: text normaliser matching the key terms' form (``Tokenizer.normalize``:
         NFKC, lower case, Traditional → Simplified); default NFKC + lower case.
+    :param pages: the page list fused with the two similarity lists (``rag.pages``), if any.
     """
     norm = normalize or _norm
     d1 = dense[0].score if dense else 0.0
@@ -93,6 +95,10 @@ def compute_features(
         doc_concentration=concentration,
         dense_spread=float(d1 - d_mean) if dense else 0.0,
         keyword_spread=math.log(k1 / k_mean) if k1 > 0 and k_mean > 0 else 0.0,
+        page_support=float(
+            bool(items and pages)
+            and bool({h.chunk.chunk_id for h in pages} & set(items[0].chunk_ids))
+        ),
     )
 
 

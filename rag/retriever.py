@@ -280,7 +280,9 @@ class HybridRetriever:
                 page_weight=cfg.page_weight
                 * (cfg.dense_weight * bool(dense) + cfg.keyword_weight * bool(keyword)),
             )
-        features = compute_features(dense, keyword, items, key_terms, self.tokenizer.normalize)
+        features = compute_features(
+            dense, keyword, items, key_terms, self.tokenizer.normalize, _hits(got.get("pages"))
+        )
         confidence = Confidence(self.scorer.score(features), features)
         timings["fuse"] = _ms(t)
         timings["total"] = _ms(t0)

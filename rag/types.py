@@ -163,6 +163,8 @@ class ConfidenceFeatures:
     :param dense_spread: best cosine minus the mean cosine of the whole dense candidate list
         (how far the best stands out from the question's background similarity).
     :param keyword_spread: ``log`` of best BM25 over the mean BM25 of the keyword list.
+    :param page_support: 1 when the top item holds a chunk of the page list (``rag.pages``: a
+        page of a resolved document titled with the statement the question asks for), else 0.
     """
 
     dense_top: float = 0.0
@@ -176,6 +178,7 @@ class ConfidenceFeatures:
     doc_concentration: float = 0.0
     dense_spread: float = 0.0
     keyword_spread: float = 0.0
+    page_support: float = 0.0
 
     def to_dict(self) -> dict[str, float]:
         """The features by name (route records, CLI output, calibration input)."""

@@ -126,3 +126,18 @@ def test_retrieval_reaches_the_cash_flow_statement(store: QdrantChunkStore) -> N
 
     assert 60 in pages(with_pages)
     assert 60 not in pages(without)  # measured: BM25 inside the filing ranks it lower
+
+
+def test_page_support_feature_says_the_top_item_came_from_the_page_list() -> None:
+    from corpus.types import SearchHit
+    from rag.confidence import compute_features
+
+    mk = lambda i: Chunk(f"c{i}", "d", "x.pdf", "x", (f"s{i}",), i, i, 1, 1, 0, 1, f"t{i}",  # noqa: E731
+                         ordinal=i)
+    kw = [SearchHit(mk(i), 10.0 - i) for i in range(6)]
+    page = [SearchHit(mk(5), 2.0)]
+    items = fuse([], kw, top_k=3, merge=False, pages=page)
+    assert compute_features([], kw, items, ["t5"], pages=page).page_support == 1.0
+    plain = fuse([], kw, top_k=3, merge=False)
+    assert compute_features([], kw, plain, ["t5"], pages=page).page_support == 0.0
+    assert compute_features([], kw, plain, ["t5"]).page_support == 0.0
