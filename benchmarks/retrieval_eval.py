@@ -171,11 +171,7 @@ def evaluate(rows: list[dict[str, Any]], mode: str, cfg: dict[str, Any], tok: An
             key_terms=r["terms"],
             merge=cfg.get("merge", True),
             pages=r.get("pages_r", ()) if mode == "paged" else (),
-            page_weight=cfg.get("page_weight", 1.0)
-            * (
-                cfg.get("dense_weight", 1.0) * bool(dense)
-                + cfg.get("keyword_weight", 1.0) * bool(kw)
-            ),
+            page_weight=cfg.get("page_weight", 1.0),
         )
         hit_rank = next(
             (

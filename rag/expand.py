@@ -21,6 +21,7 @@ from pathlib import Path
 
 from corpus.tokenizer import term_index
 from corpus.types import SparseVector
+from rag.pages import squash
 
 __all__ = ["QueryExpander"]
 
@@ -31,11 +32,6 @@ _PACKAGED = Path(__file__).with_name("expansions.json")
 def _load(path: str) -> tuple[tuple[str, ...], ...]:
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     return tuple(tuple(p.lower() for p in g) for g in data["groups"])
-
-
-def _squash(text: str) -> str:
-    """Lower-case letters, digits and CJK only (spaces and punctuation removed)."""
-    return re.sub(r"[^0-9a-z\u3400-\u9fff]+", "", text.lower())
 
 
 def _pattern(phrase: str) -> re.Pattern[str]:
@@ -74,11 +70,11 @@ class QueryExpander:
         multi-word phrase also matches written without its spaces ("free cashflow", "cost of
         goodssold")."""
         text = self._normalize(question)
-        flat = _squash(text)
+        flat = squash(text)
         out: list[str] = []
         for pats, group in self._groups:
             if any(p.search(text) for p in pats) or any(
-                " " in ph and _squash(ph) in flat for ph in group
+                " " in ph and squash(ph) in flat for ph in group
             ):
                 out += [ph for ph, pat in zip(group, pats, strict=True) if not pat.search(text)]
         return list(dict.fromkeys(out))

@@ -129,7 +129,9 @@ def fuse(
     :param key_terms: the question's key terms (for the title/path match of the document step).
     :param merge: merge consecutive chunks of one section (see :func:`merge_adjacent`).
     :param pages: a third ranked list, chunks of the pages whose title names what the question
-        asks for (``rag.pages``), fused at ``page_weight`` (the weight of one source).
+        asks for (``rag.pages``), fused at ``page_weight`` in units of the similarity lists
+        given: ``page_weight × (dense_weight [dense given] + keyword_weight [keyword given])``
+        (1.0 = as much as both together).
     :returns: result items with fused score and per-source scores/ranks; no two of their
         chunks have the same normalised text (:func:`unique_text`).
     """
@@ -138,10 +140,11 @@ def fuse(
     d_rank: dict[str, tuple[int, float]] = {}
     k_rank: dict[str, tuple[int, float]] = {}
     p_rank: dict[str, tuple[int, float]] = {}
+    similarity = dense_weight * bool(dense) + keyword_weight * bool(keyword)
     for hits, weight, ranks in (
         (dense, dense_weight, d_rank),
         (keyword, keyword_weight, k_rank),
-        (pages, page_weight, p_rank),
+        (pages, page_weight * similarity, p_rank),
     ):
         for rank, hit in enumerate(hits, start=1):
             cid = hit.chunk.chunk_id

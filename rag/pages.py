@@ -10,11 +10,14 @@ a dozen others of the same filing, so BM25 and dense similarity rank it 6th–20
 Scoring (pure; the vocabulary is ``rag/statements.json``, field knowledge, not fitted)::
 
     wanted(q)     = statements the question names (weight 2) or cues (weight 1)
-    score(page)   = Σ weight over the wanted statements one of whose titles the page's title
-                    holds (compared without spaces and punctuation: PDF text often splits a
-                    word, "Balance Shee t")
-    continuation  = a page with no title right after a scored page scores half of it
-    page list     = chunks of the best ``max_pages`` pages, best page first, document order
+    fit(page, s)  = weight(s) × how plainly a line of the page's title names s
+                    (:meth:`StatementVocabulary.fit`; compared without spaces and punctuation:
+                    PDF text often splits a word, "Balance Shee t")
+    continuation  = a page with no title right after a fitting page fits half as well
+    pages         = round robin over the wanted statements, each one's pages best fit first,
+                    until ``max_pages`` pages
+    page list     = the pages' chunks interleaved: the first chunk of each page, then the
+                    second …
 
 Page heads are written at ingest (the catalogue's ``pages`` record per ``doc_id``; built from
 the stored chunks once for documents ingested before) and kept in a bounded LRU keyed by
@@ -29,10 +32,11 @@ import re
 import threading
 import unicodedata
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TypeVar
 
 from corpus.page_titles import PageHead
 from corpus.types import ChunkStore, SearchHit
@@ -40,6 +44,7 @@ from corpus.types import ChunkStore, SearchHit
 __all__ = ["PageNavigator", "StatementVocabulary", "squash"]
 
 _PACKAGED = Path(__file__).with_name("statements.json")
+_T = TypeVar("_T")
 _NOT_WORD = re.compile(r"[^0-9a-z\u3400-\u9fff]+")
 
 
@@ -125,6 +130,14 @@ class StatementVocabulary:
         return best
 
 
+def _round_robin(lists: Sequence[Sequence[_T]]) -> Iterator[_T]:
+    """The first item of each list, then the second of each, … (lists of any lengths)."""
+    for depth in range(max((len(x) for x in lists), default=0)):
+        for lst in lists:
+            if depth < len(lst):
+                yield lst[depth]
+
+
 class PageNavigator:
     """The page list of a question over its resolved documents.
 
@@ -196,21 +209,15 @@ class PageNavigator:
         for lst in ranked:
             lst.sort(key=lambda t: (-t[0], t[1], t[2]))
         # round robin over the statements: each one's best page first, then the second best …
-        pages: list[tuple[float, PageHead]] = []
-        seen_pages: set[tuple[int, int]] = set()
-        for depth in range(max((len(x) for x in ranked), default=0)):
-            for lst in ranked:
-                if depth < len(lst) and len(pages) < self.max_pages:
-                    f, rank, page, h = lst[depth]
-                    if (rank, page) not in seen_pages:
-                        seen_pages.add((rank, page))
-                        pages.append((f, h))
+        pages: dict[tuple[int, int], tuple[float, PageHead]] = {}
+        for f, rank, page, h in _round_robin(ranked):
+            if len(pages) >= self.max_pages:
+                break
+            pages.setdefault((rank, page), (f, h))
         # the pages' chunks interleaved: first chunk of each page, then the second …
         order: dict[str, float] = {}
-        for depth in range(max((len(h.chunk_ids) for _, h in pages), default=0)):
-            for f, h in pages:
-                if depth < len(h.chunk_ids):
-                    order.setdefault(h.chunk_ids[depth], f)
+        for f, cid in _round_robin([[(f, c) for c in h.chunk_ids] for f, h in pages.values()]):
+            order.setdefault(cid, f)
         if not order:
             return []
         chunks = {c.chunk_id: c for c in self.store.get_chunks(collection, list(order))}

@@ -277,8 +277,7 @@ class HybridRetriever:
                 key_terms=key_terms,
                 merge=cfg.merge_adjacent,
                 pages=_hits(got.get("pages")),
-                page_weight=cfg.page_weight
-                * (cfg.dense_weight * bool(dense) + cfg.keyword_weight * bool(keyword)),
+                page_weight=cfg.page_weight,
             )
         features = compute_features(
             dense, keyword, items, key_terms, self.tokenizer.normalize, _hits(got.get("pages"))
