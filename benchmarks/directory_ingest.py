@@ -57,7 +57,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=1)
     args = ap.parse_args()
     folders = {f.split("=", 1)[0]: Path(f.split("=", 1)[1]) for f in args.folders}
-    from gateway.components import get_embedder
+    from gateway.wiring import get_embedder
     from gateway.settings import get_settings
 
     embedder = get_embedder(get_settings())

@@ -1,8 +1,8 @@
 """LoopAgent evaluation on the development questions (issue 5 acceptance).
 
 Per dataset: evidence hit of the verified citations (a verified citation at the gold location,
-``gateway.eval.gold.location_hits_gold`` — the team's one definition), "not found" rate on
-questions tagged ``unanswerable``, answer-contains rate (``gateway.eval.scoring``), mean steps,
+``evals.gold.location_hits_gold`` — the team's one definition), "not found" rate on
+questions tagged ``unanswerable``, answer-contains rate (``evals.scoring``), mean steps,
 and with an LLM: mean LLM calls and tokens per question and the share of loops ended by
 ``answer`` / a budget / ``fallback_to_rag``. Zero unverifiable citations is re-checked here:
 every printed citation's quote is verified again against its chunk.
@@ -29,9 +29,9 @@ from typing import Any
 from corpus.citations import make_citation
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
-from gateway.eval.gold import location_hits_gold
-from gateway.eval.questions import load_questions
-from gateway.eval.scoring import answer_contains
+from evals.gold import location_hits_gold
+from evals.questions import load_questions
+from evals.scoring import answer_contains
 from loop import LLMConfig, LoopAgent, LoopConfig, StoreKeywordSearch
 
 
@@ -39,15 +39,15 @@ def _search(kind: str, store: QdrantChunkStore, tok: Tokenizer, data_dir: Path,
             model_path: str | None) -> Any:
     if kind == "keyword":
         return StoreKeywordSearch(store, tok.sparse_query)
-    from gateway.assembly import retrieval_config
+    from gateway.wiring import retrieval_config
     from gateway.engines import RetrieverSearch
     from gateway.settings import Settings
     from rag.retriever import HybridRetriever
 
     settings = Settings(data_dir=data_dir, embed_model_path=model_path)
-    from gateway.app_state import _embedder  # the gateway's own embedder factory
+    from gateway.wiring import get_embedder  # the gateway's own embedder factory
 
-    emb = _embedder(settings)
+    emb = get_embedder(settings)
     emb = emb[0] if isinstance(emb, tuple) else emb
     r = HybridRetriever(store, tok, emb, config=retrieval_config(settings))
     r.warm_up()

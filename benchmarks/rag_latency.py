@@ -9,7 +9,7 @@ share of time spent embedding the question versus searching the index — as wal
 process CPU time (``cpu:`` rows: what one uncontended core would need, which matters on a
 shared machine where wall time includes waiting for the CPU).
 
-The retriever is the gateway's own (``gateway.assembly.build_retriever``: document resolution,
+The retriever is the gateway's own (``gateway.wiring.build.build_retriever``: document resolution,
 query expansion, page navigation). Stage rows are the pipeline's own wall-time figures:
 ``tokenize``, ``embed`` (a new question; the query cache is cold in the first pass), ``resolve``
 (runs beside ``embed``: its figure is the wall time of that group), ``dense_search`` /
@@ -84,8 +84,8 @@ def main() -> None:
 
     from dataclasses import replace
 
-    from gateway.assembly import build_retriever
-    from gateway.components import get_embedder, get_tokenizer, open_store
+    from gateway.wiring import build_retriever
+    from gateway.wiring import get_embedder, get_tokenizer, open_store
     from gateway.settings import get_settings
     from rag.embedder import FastEmbedEmbedder
     from rag.pipeline import RagPipeline

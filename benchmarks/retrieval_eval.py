@@ -1,7 +1,7 @@
 """Evidence hit@k of dense-only, keyword-only and hybrid retrieval on the development questions.
 
 Runs against an ingested collection (the full evaluation index: all of ../shared/eval/en/docs and
-zh/docs in one collection). Scores with ``gateway.eval.gold`` (gold page for PDFs, gold section for
+zh/docs in one collection). Scores with ``evals.gold`` (gold page for PDFs, gold section for
 DRCD, gold document for CMRC2018 and GitLab) over the questions the naive baseline scored
 (``../shared/eval/baseline/B3.jsonl`` rows with a ``hit@5``), and prints per dataset hit@1, hit@5
 and doc@5 for each mode beside the baseline's B3 hit@5, plus confidence AUROC per language.
@@ -33,8 +33,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from corpus.types import SearchHit  # noqa: E402
-from gateway.eval.gold import doc_matches, location_hits_gold  # noqa: E402
-from gateway.eval.questions import Question, load_questions  # noqa: E402
+from evals.gold import doc_matches, location_hits_gold  # noqa: E402
+from evals.questions import Question, load_questions  # noqa: E402
 from rag.confidence import LogisticConfidence, auroc, compute_features  # noqa: E402
 from rag.fusion import fuse  # noqa: E402
 
@@ -69,8 +69,8 @@ def load_scored(eval_dir: Path, with_pdf: bool) -> tuple[list[Question], dict[st
 def fetch(args: argparse.Namespace, qs: list[Question]) -> tuple[list[dict[str, Any]], Any]:
     """Dense and keyword lists per question (plus timings), through the real store."""
     from corpus.tokenizer import Tokenizer
-    from gateway.assembly import retrieval_config
-    from gateway.components import get_embedder, open_store
+    from gateway.wiring import retrieval_config
+    from gateway.wiring import get_embedder, open_store
     from gateway.settings import get_settings
     from rag.retriever import HybridRetriever
 
@@ -253,7 +253,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, help="per-question hybrid records (for loopgate calibrate)")
     args = ap.parse_args()
 
-    from gateway.assembly import retrieval_config
+    from gateway.wiring import retrieval_config
     from gateway.settings import get_settings
 
     s = retrieval_config(get_settings())
@@ -270,8 +270,8 @@ def main() -> None:
     qs, base = load_scored(args.eval_dir, not args.no_pdf)
     if args.only_ingested:
         from corpus.catalogue import Catalogue
-        from gateway.components import open_store
-        from gateway.eval.gold import doc_matches as _dm
+        from gateway.wiring import open_store
+        from evals.gold import doc_matches as _dm
 
         st = open_store(get_settings())
         paths = [d.path for d in Catalogue(st).documents(args.collection)]

@@ -147,7 +147,7 @@ def serve_figures(data: Path, env: dict[str, str], qs: list[str]) -> dict[str, f
 
 _SEARCH_CHILD = r"""
 import json, sys, time
-from gateway.components import get_embedder, get_tokenizer, open_store
+from gateway.wiring import get_embedder, get_tokenizer, open_store
 from gateway.settings import get_settings
 s = get_settings(); emb = get_embedder(s); tok = get_tokenizer(); store = open_store(s)
 qs = json.loads(sys.stdin.read())

@@ -20,20 +20,23 @@ other ``LoopGateError`` → 500. Every error body has one shape, compatible with
 
     {"error": {"code": "bad_request", "message": "question is empty", "type": "invalid_request_error"}}
 
-:func:`install_error_handlers` registers the handlers on a FastAPI app (the only FastAPI import
-of this module is inside that function).
+:func:`gateway.api.error_handlers.install_error_handlers` registers the handlers on a FastAPI
+app; this module imports no web framework.
+
+What may leave the gateway in a response body (issue 20 item 6): :func:`scrub` rewrites a message
+(absolute file paths become their last component, URLs lose their host: ``redis://10.0.0.5:6379/0``
+→ ``redis://…``); :func:`public_error` turns an exception into one line for a client: the
+gateway's and the corpus layer's own errors (whose messages are written for users) are kept,
+scrubbed; anything else becomes its class name and a reference to the server log.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+import re
+from typing import Any
 
 from corpus.errors import LoopGateError, ParseError, StoreError
-from gateway.redact import scrub
-
-if TYPE_CHECKING:
-    from fastapi import FastAPI
 
 __all__ = [
     "BadRequest",
@@ -45,9 +48,11 @@ __all__ = [
     "ServiceUnavailable",
     "Unauthorized",
     "UnsupportedType",
+    "client_message",
     "error_body",
     "is_lock_error",
-    "install_error_handlers",
+    "public_error",
+    "scrub",
     "status_of",
     "validation_message",
 ]
@@ -188,48 +193,24 @@ def error_body(status: int, code: str, message: str, **detail: Any) -> dict[str,
     return {"error": {"code": code, "message": message, "type": kind, **detail}}
 
 
-def install_error_handlers(app: FastAPI) -> None:
-    """Register handlers mapping LoopGate, validation and unexpected errors to JSON responses."""
-    from fastapi.exceptions import RequestValidationError
-    from pydantic import ValidationError
-    from starlette.exceptions import HTTPException as StarletteHTTPException
-    from starlette.requests import Request
+_URL = re.compile(r"\b([a-z][a-z0-9+.-]*)://[^\s'\"<>]+", re.I)
+_PATH = re.compile(r"(?<![\w.:/~-])(?:[A-Za-z]:\\|~?/)(?:[^\s'\"<>:/\\]+[/\\])+([^\s'\"<>:/\\]*)")
+_HOSTPORT = re.compile(r"\b(?:\d{1,3}(?:\.\d{1,3}){3}|localhost|\[[0-9a-f:]+\])(?::\d+)?\b", re.I)
+_PUBLIC_MODULES = ("gateway.", "corpus.", "rag.", "loop.")
 
-    from gateway.api.deps import OrjsonResponse as ORJSONResponse
 
-    async def _loopgate(request: Request, exc: Exception) -> ORJSONResponse:
-        status, code = status_of(exc)
-        message = getattr(exc, "message", None) or str(exc) or exc.__class__.__name__
-        if isinstance(exc, ValidationError):  # one readable line, never pydantic's dump
-            message = validation_message(exc.errors())
-        if status >= 500 and code == "internal":
-            log.exception("internal error on %s", request.url.path, exc_info=exc)
-            message = "internal error (see the gateway log)"
-        elif code == "data_dir_locked" and "held by another" not in message:
-            message = (
-                f"{message} — the embedded Qdrant data directory is held by another process "
-                "(a running `loopgate serve`?); use its HTTP API or stop it"
-            )
-        message = scrub(message)  # no absolute path, host or address leaves (issue 20 item 6)
-        detail = getattr(exc, "detail", None) or {}
-        return ORJSONResponse(error_body(status, code, message, **detail), status_code=status)
+def scrub(text: str) -> str:
+    """``text`` without absolute paths (kept: the last component), URL hosts or IP:port pairs."""
+    text = _URL.sub(lambda m: f"{m.group(1)}://…", text)
+    text = _PATH.sub(lambda m: m.group(1) or "…", text)
+    return _HOSTPORT.sub("…", text)
 
-    async def _validation(request: Request, exc: Exception) -> ORJSONResponse:
-        message = validation_message(getattr(exc, "errors", list)())
-        return ORJSONResponse(error_body(400, "bad_request", message), status_code=400)
 
-    async def _http(request: Request, exc: Exception) -> ORJSONResponse:
-        cause = exc.__cause__  # FastAPI wraps errors raised while reading a form body in a 400
-        while cause is not None:
-            if isinstance(cause, LoopGateError):  # e.g. a chunked upload over the limit → 413
-                return await _loopgate(request, cause)
-            cause = cause.__cause__
-        status = getattr(exc, "status_code", 500)
-        code = {404: "not_found", 405: "method_not_allowed"}.get(status, "http_error")
-        message = str(getattr(exc, "detail", "")) or "error"
-        return ORJSONResponse(error_body(status, code, message), status_code=status)
-
-    app.add_exception_handler(LoopGateError, _loopgate)
-    app.add_exception_handler(RequestValidationError, _validation)
-    app.add_exception_handler(StarletteHTTPException, _http)
-    app.add_exception_handler(Exception, _loopgate)
+def public_error(exc: BaseException) -> str:
+    """One line about ``exc`` fit for a response body (see module docstring)."""
+    mod = type(exc).__module__ or ""
+    if mod.startswith(_PUBLIC_MODULES):
+        return scrub(f"{type(exc).__name__}: {exc}")
+    if isinstance(exc, TimeoutError):
+        return "timed out"
+    return f"internal error ({type(exc).__name__}; details in the server log)"

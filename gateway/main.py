@@ -1,6 +1,6 @@
 """Assemble the FastAPI app: ``create_app(settings) -> FastAPI``.
 
-The lifespan builds the components once (``gateway.app_state.build_components``, in a worker
+The lifespan builds the components once (``gateway.wiring.build_components``, in a worker
 thread because opening the store and loading the embedding model block) and closes them on
 shutdown; routes read them through ``gateway.api.deps``. Nothing else happens here.
 """
@@ -9,41 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import importlib
-import importlib.util
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from gateway.api.deps import OrjsonResponse
-from gateway.api.limits import BodySizeLimit
-from gateway.app_state import build_components
-from gateway.errors import install_error_handlers
+from gateway.api import ROUTERS, AccessLog, AdminGuard, BodySizeLimit, StaticGZip
+from gateway.api.error_handlers import install_error_handlers
+from gateway.api.responses import OrjsonResponse
 from gateway.settings import Settings, get_settings
+from gateway.wiring import build_components
 
 __all__ = ["create_app"]
 
 log = logging.getLogger("loopgate.gateway")
-
-# Route modules, each with ``router``; optional ones (other engineers') load when present.
-_ROUTES = [
-    "gateway.api.routes.query",
-    "gateway.api.routes.chat",
-    "gateway.api.routes.sessions",
-    "gateway.api.routes.documents",
-    "gateway.api.routes.health",
-    "gateway.api.routes.metrics",
-    "gateway.api.routes.viewer",
-    "gateway.api.routes.ask_page",
-]
-_OPTIONAL_ROUTES = [
-    "gateway.api.routes.routes_log",
-    "gateway.api.routes.dashboard",
-    "gateway.api.routes.migration",
-]
-
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The LoopGate HTTP app for ``settings`` (default: :func:`get_settings`)."""
@@ -75,20 +55,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     install_error_handlers(app)
-    for name in _ROUTES:
-        app.include_router(importlib.import_module(name).router)
-    for name in _OPTIONAL_ROUTES:
-        if importlib.util.find_spec(name) is not None:
-            app.include_router(importlib.import_module(name).router)
-    from gateway.api.admin_guard import AdminGuard
-
+    for router in ROUTERS:
+        app.include_router(router)
     app.add_middleware(AdminGuard, settings=settings)  # /metrics, /docs … need an admin key
     app.add_middleware(BodySizeLimit, max_body_bytes=settings.max_body_bytes,
                        max_upload_bytes=settings.max_upload_bytes)
-    from gateway.api.compression import StaticGZip
-
     app.add_middleware(StaticGZip)  # static pages gzipped (plotly.js 4.8 → 1.47 MB)
-    from gateway.api.access_log import AccessLog
-
     app.add_middleware(AccessLog)  # one JSON line per request on loopgate.access (serve: INFO)
     return app

@@ -81,8 +81,8 @@ class Settings(BaseSettings):
     rag_answer_floor: float = Field(0.2, ge=0, le=1, description="Extractive RAG answers below this confidence say \"not found\".")
     timeout_embed_s: float = Field(2.0, gt=0, description="Timeout of embedding one question, seconds (then keyword-only, flagged).")
     timeout_search_s: float = Field(2.0, gt=0, description="Timeout of each index query (dense, keyword, hybrid), seconds.")
-    router_rule: Literal["fitted", "threshold"] = Field("fitted", description="auto mode's escalation rule: fitted = the logistic rule `loopgate calibrate --router` fitted from eval runs of both paths (gateway/routing.json or LOOPGATE_ROUTER_MODEL_PATH; the threshold rule when no model file exists); threshold = confidence threshold + question signals.")
-    router_model_path: str = Field("", description="A fitted router model (JSON from `loopgate calibrate --router`); empty = the packaged gateway/routing.json.")
+    router_rule: Literal["fitted", "threshold"] = Field("fitted", description="auto mode's escalation rule: fitted = the logistic rule `loopgate calibrate --router` fitted from eval runs of both paths (gateway/routing/routing.json or LOOPGATE_ROUTER_MODEL_PATH; the threshold rule when no model file exists); threshold = confidence threshold + question signals.")
+    router_model_path: str = Field("", description="A fitted router model (JSON from `loopgate calibrate --router`); empty = the packaged gateway/routing/routing.json.")
     confidence_threshold: float = Field(0.5, ge=0, le=1, description="RAG confidence below this escalates to the LoopAgent.")
     escalate_on_reference: bool = Field(True, description="Escalate questions naming a section/page/clause (第X条, page 5, section 3.2).")
     escalate_on_comparison: bool = Field(True, description="Escalate comparison questions (compare, difference, vs, 区别, 比较).")
@@ -101,7 +101,7 @@ class Settings(BaseSettings):
     directory_llm_batch: int = Field(8, ge=1, le=64, description="Chunks per LLM call when LOOPGATE_DIRECTORY=llm.")
     directory_llm_timeout_s: float = Field(300.0, gt=0, description="Timeout of one LLM directory batch, seconds; then the batch keeps extractive entries and the ingest goes on.")
 
-    # --- timeouts (enforced in one place: gateway.router) --------------------------------
+    # --- timeouts (enforced in one place: gateway.routing.router) --------------------------------
     request_deadline_s: float = Field(30.0, gt=0, description="Whole-request deadline, seconds; past it a degraded answer is returned.")
     timeout_retrieve_s: float = Field(5.0, gt=0, description="Timeout of one retrieval (embed + hybrid search), seconds.")
     timeout_tool_s: float = Field(5.0, gt=0, description="Timeout of one LoopAgent tool call (search, read, outline …), seconds.")

@@ -1,11 +1,18 @@
 """The ``loopgate`` console script (Typer). Each command lives in its own module here and is
-registered below; commands build components from :func:`gateway.settings.get_settings`."""
+registered below; commands build components from :func:`gateway.settings.get_settings`.
+
+Commands of packages above the gateway register through the ``loopgate.commands`` entry-point
+group (``register(app)``), so the gateway never imports them: ``loopgate eval`` comes from
+``evals.cli`` that way (``pyproject.toml``).
+"""
 
 from __future__ import annotations
 
-import importlib
+from importlib.metadata import entry_points
 
 import typer
+
+from gateway.cli import ask, calibrate, chat, ingest, init, serve
 
 __all__ = ["app", "main"]
 
@@ -16,26 +23,18 @@ app = typer.Typer(
     add_completion=False,
 )
 
-# Command modules; each defines ``register(app)``. Listed in the order shown in --help.
-_COMMAND_MODULES: list[str] = [
-    "gateway.cli.init",
-    "gateway.cli.ingest",
-    "gateway.cli.ask",
-    "gateway.cli.chat",
-    "gateway.cli.calibrate",
-    "gateway.cli.eval",
-    "gateway.cli.serve",
-]
-
-
 
 @app.callback()
 def _root() -> None:
     """LoopGate command line."""
 
 
-for _name in _COMMAND_MODULES:
-    importlib.import_module(_name).register(app)
+# Registered in the order shown in --help: the plugged-in commands (eval) before serve.
+for _module in (init, ingest, ask, chat, calibrate):
+    _module.register(app)
+for _entry in sorted(entry_points(group="loopgate.commands"), key=lambda e: e.name):
+    _entry.load()(app)
+serve.register(app)
 
 
 def main() -> None:

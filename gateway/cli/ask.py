@@ -12,7 +12,6 @@ collection does not exist, 2 on usage errors.
 
 from __future__ import annotations
 
-import importlib
 import json
 import sys
 from enum import StrEnum
@@ -157,9 +156,14 @@ def ask_rag(
     from rich.console import Console
 
     from corpus.errors import StoreError
-    from gateway.assembly import build_retriever
-    from gateway.components import get_embedder, get_tokenizer, open_collection, open_store
     from gateway.settings import get_settings
+    from gateway.wiring import (
+        build_retriever,
+        get_embedder,
+        get_tokenizer,
+        open_collection,
+        open_store,
+    )
     from rag.embedder import check_collection
     from rag.errors import RetrievalError
     from rag.pipeline import RagPipeline
@@ -177,7 +181,7 @@ def ask_rag(
         # a missing collection or a data directory held by `loopgate serve` fails here, clearly
         open_collection(store, collection)
         if embedder is None:
-            from gateway.model_check import dense_without_model
+            from gateway.wiring import dense_without_model
 
             refused = dense_without_model(s, store, why, only=collection)
             if refused:
@@ -255,12 +259,9 @@ def ask_command(
 
         code = ask_loop(question, coll, settings=s, as_json=as_json)
     else:
-        try:
-            auto = importlib.import_module("gateway.cli.ask_auto")
-        except ImportError:
-            typer.echo("error: --mode auto is not available in this build", err=True)
-            raise typer.Exit(2) from None
-        code = auto.ask_auto(question, coll, settings=s, as_json=as_json)
+        from gateway.cli.ask_auto import ask_auto
+
+        code = ask_auto(question, coll, settings=s, as_json=as_json)
     raise typer.Exit(code)
 
 

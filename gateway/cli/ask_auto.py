@@ -58,10 +58,10 @@ def print_result(body: dict[str, Any], *, console: Any = None) -> None:
 def ask_auto(question: str, collection: str, *, settings: Any = None, as_json: bool = False,
              history: list[dict[str, str]] | None = None) -> int:
     """Route one question and print the result; returns the exit code."""
-    from gateway.app_state import build_components
     from gateway.errors import GatewayError
-    from gateway.router_types import QueryInput
+    from gateway.routing import QueryInput
     from gateway.settings import get_settings
+    from gateway.wiring import build_components
 
     s = settings or get_settings()
     c = build_components(s)

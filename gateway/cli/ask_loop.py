@@ -53,8 +53,8 @@ def ask_loop(question: str, collection: str, *, settings: Any = None, offline: b
              current_date: str | None = None) -> int:
     """Run one LoopAgent question and print the report; returns the exit code (0 answered or
     explicit not-found, 1 when the store is unavailable)."""
-    from gateway.app_state import build_components
     from gateway.settings import get_settings
+    from gateway.wiring import build_components
 
     s = settings or get_settings()
     c = build_components(s)
@@ -64,7 +64,7 @@ def ask_loop(question: str, collection: str, *, settings: Any = None, offline: b
         asyncio.run(c.aclose())
         return 1
     from corpus.errors import StoreError
-    from gateway.components import open_collection
+    from gateway.wiring import open_collection
 
     try:
         open_collection(c.store, collection)  # a held data directory fails here, clearly

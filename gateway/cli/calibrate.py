@@ -8,10 +8,10 @@ Reads an eval run's per-question records — ``loopgate eval`` ``results.jsonl``
 when the file has too few usable records.
 
 ``loopgate calibrate RAG_RESULTS --router LOOP_RESULTS [--budget 0.35]`` instead fits the auto
-mode's escalation rule (``gateway.routing_fit``) from two eval runs on the same questions, one
-per path, and writes ``gateway/routing.json`` (or ``--out``), printing each path's evidence hit,
-the best possible pick, the fitted rule's in-sample and cross-validated hit and its escalated
-share.
+mode's escalation rule (``gateway.routing.fit``) from two eval runs on the same questions, one
+per path, and writes ``gateway/routing/routing.json`` (or ``--out``), printing each path's
+evidence hit, the best possible pick, the fitted rule's in-sample and cross-validated hit and
+its escalated share.
 """
 
 from __future__ import annotations
@@ -84,13 +84,12 @@ def _rows(path: Path) -> dict[str, dict[str, Any]]:
 
 
 def router_records(rag_path: Path, loop_path: Path) -> list[dict[str, Any]]:
-    """Rows for ``gateway.routing_fit.fit_router``: questions answered in both runs that have a
+    """Rows for ``gateway.routing.fit.fit_router``: questions answered in both runs that have a
     gold location (unanswerable ones are left out: evidence hit is undefined there).
 
     :raises typer.BadParameter: unreadable file or a line that is not JSON.
     """
-    from gateway.routing_fit import decision_features
-    from gateway.routing_rules import detect_signals
+    from gateway.routing import decision_features, detect_signals
 
     rag, loop = _rows(rag_path), _rows(loop_path)
     out = []
@@ -122,7 +121,7 @@ def calibrate_command(
     out: Annotated[
         Path | None,
         typer.Option(help="Where to write (default: rag/calibration.json; with --router "
-                     "gateway/routing.json)."),
+                     "gateway/routing/routing.json)."),
     ] = None,
     l2: Annotated[float, typer.Option(min=0.0, help="L2 regularisation strength.")] = 1.0,
     router: Annotated[
@@ -159,7 +158,7 @@ def calibrate_command(
 
 
 def _calibrate_router(rag: Path, loop: Path, out: Path | None, l2: float, budget: float) -> None:
-    from gateway.routing_fit import PACKAGED, fit_router
+    from gateway.routing.fit import PACKAGED, fit_router
     from rag.errors import CalibrationError
 
     rows = router_records(rag, loop)

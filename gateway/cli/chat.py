@@ -1,6 +1,6 @@
 """``loopgate chat``: an interactive session on one loaded process.
 
-The components (``gateway.app_state.build_components``: store, embedding model, tokenizer,
+The components (``gateway.wiring.components.build_components``: store, embedding model, tokenizer,
 cache, router) are built once, and every question runs on one event loop
 (``asyncio.Runner``), so a question costs its own time only; each answer is followed by its
 wall time. Lines read from standard input (a terminal gets line editing and input history from
@@ -43,7 +43,7 @@ class ChatSession:
         with asyncio.Runner() as runner:
             session.handle("How long is the warranty?", runner)
 
-    :param components: ``gateway.app_state.Components`` (owned by the caller).
+    :param components: ``gateway.wiring.components.Components`` (owned by the caller).
     :param collection: the collection asked; ``mode``: ``auto``, ``rag`` or ``loop``.
     """
 
@@ -114,7 +114,7 @@ class ChatSession:
 
     def _ask(self, question: str, runner: asyncio.Runner) -> None:
         from gateway.errors import GatewayError
-        from gateway.router_types import QueryInput
+        from gateway.routing import QueryInput
 
         q = QueryInput(question, self.collection, self.mode,  # type: ignore[arg-type]
                        history=tuple(self.history[-HISTORY_TURNS:]))
@@ -179,8 +179,8 @@ def chat_command(
     """Ask questions interactively in one loaded process (/help lists the commands)."""
     from rich.console import Console
 
-    from gateway.app_state import build_components
     from gateway.settings import get_settings
+    from gateway.wiring import build_components
 
     con = Console(emoji=False, highlight=False)
     s = get_settings()

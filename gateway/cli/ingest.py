@@ -23,13 +23,12 @@ _OK = ("ingested", "replaced", "unchanged", "embedded")
 
 
 def _embedder(settings: Any, no_embed: bool) -> Any:
-    """The dense embedder from ``gateway.components.get_embedder`` (engineer C), or ``None``."""
+    """The dense embedder from ``gateway.wiring.get_embedder``, or ``None``."""
     if no_embed:
         return None
-    from gateway import components
+    from gateway.wiring import get_embedder
 
-    factory = getattr(components, "get_embedder", None)
-    return factory(settings, bulk=True) if factory is not None else None
+    return get_embedder(settings, bulk=True)
 
 
 def _summary(report: Any, console: Any) -> None:
@@ -107,9 +106,8 @@ def ingest_command(
     from corpus.ingest import Ingestor
     from corpus.tokenizer import Tokenizer
     from gateway.cli._ingest_progress import ingest_progress
-    from gateway.components import open_store
-    from gateway.directory_setup import directory_builder
     from gateway.settings import get_settings
+    from gateway.wiring import directory_builder, open_store
 
     missing = [str(p) for p in paths if not p.exists()]
     if missing:

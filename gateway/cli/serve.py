@@ -88,7 +88,7 @@ def _loopback(host: str) -> bool:
 def _check_data_dir(settings: object) -> str | None:
     """The store's error when the embedded data directory cannot be used, else ``None``."""
     from corpus.errors import StoreError
-    from gateway.components import open_store
+    from gateway.wiring import open_store
 
     try:
         store = open_store(settings)  # type: ignore[arg-type]

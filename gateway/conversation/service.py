@@ -3,7 +3,7 @@ standalone one, and after the answer record the turn (window, summary, fact card
 state) and save it.
 
 The router calls :meth:`ConversationService.begin` before the cache lookup and
-:meth:`ConversationService.finish` after the answer (``gateway.router.Router.ask``). A request
+:meth:`ConversationService.finish` after the answer (``gateway.routing.Router.ask``). A request
 without ``session_id`` but with ``history`` is rewritten from the history's last user turn (no
 memory is kept). Item lists for ordinal follow-ups ("the next one") are read from the
 documents the previous answer cited (at most two documents), cited chunks first.
@@ -153,8 +153,8 @@ class ConversationService:
     async def _reuse(self, turn: TurnContext, record: dict[str, Any]) -> None:
         """Answer from a fact card given for this question at the current corpus version (no
         re-reading; ``final_path`` ``memory``)."""
-        from gateway.normalize import normalize_question
-        from gateway.router_types import QueryResult
+        from gateway.cache import normalize_question
+        from gateway.routing import QueryResult
 
         if self.corpus_version is None or turn.memory is None:
             return

@@ -189,7 +189,7 @@ class MigrationDispatcher:
         """The key hashed for the canary split."""
         if self.policy.canary_key == "user" and user:
             return f"user:{user}"
-        from gateway.normalize import normalize_question
+        from gateway.cache import normalize_question
 
         return f"q:{normalize_question(question)}"
 

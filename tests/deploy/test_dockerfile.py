@@ -100,7 +100,7 @@ def test_build_stage_installs_every_runtime_file() -> None:
         for k, v, flags in _instructions()
         if k == "COPY" and not flags and (REPO / v[0]).is_dir()
     ]
-    assert set(copied) == {"corpus", "rag", "loop", "gateway"}
+    assert set(copied) == {"corpus", "rag", "loop", "gateway", "evals"}  # evals: `loopgate eval`
     for top in copied:
         assert any(fnmatch.fnmatch(top, pat) for pat in include), top
         for path in (REPO / top).rglob("*"):

@@ -8,7 +8,7 @@ import httpx
 from fastapi import FastAPI
 from pydantic import BaseModel
 
-from gateway.errors import install_error_handlers
+from gateway.api.error_handlers import install_error_handlers
 
 
 class Body(BaseModel):

@@ -396,7 +396,7 @@ async def test_app_serves_without_redis_flagged_and_fast(cases_dir, tmp_path) ->
 
 async def test_builders_follow_the_settings(redis_url: str, prefix: str) -> None:
     from gateway.cache import build_answer_cache
-    from gateway.routelog import MemoryRouteLog, RedisRouteLog, build_route_log
+    from gateway.observe import MemoryRouteLog, RedisRouteLog, build_route_log
     from gateway.settings import Settings
 
     assert isinstance(build_answer_cache(Settings()), MemoryAnswerCache)

@@ -236,7 +236,7 @@ async def test_dashboard_static_routes_need_no_key_and_serve_plotly_offline() ->
 
     from gateway.api.routes.dashboard import plotly_js_path
     from gateway.api.routes.dashboard import router as dashboard_router
-    from gateway.errors import install_error_handlers
+    from gateway.api.error_handlers import install_error_handlers
 
     app = FastAPI()
     install_error_handlers(app)

@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from corpus.catalogue import Catalogue
-from gateway.components import open_store
+from gateway.wiring import open_store
 from gateway.settings import Settings
 
 pytestmark = pytest.mark.integration

@@ -26,7 +26,7 @@ from _apphelp import make_settings, running, upload
 
 from corpus.answer_check import check_answer
 from corpus.injection import is_injection
-from gateway.grounded import GROUNDED_SYSTEM
+from gateway.engines.grounded import GROUNDED_SYSTEM
 from loop.policies.read_prompts import READ_SYSTEM
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "loop"))

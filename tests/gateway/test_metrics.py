@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from _route_samples import router_dict  # tests/gateway is on sys.path (pytest rootdir mode)
 
-from gateway.metrics import METRIC_NAMES, GatewayMetrics
-from gateway.route_record import RouteRecord
-from gateway.stats import compute_stats, pick_bucket
+from gateway.observe import METRIC_NAMES, GatewayMetrics
+from gateway.routing import RouteRecord
+from gateway.observe import compute_stats, pick_bucket
 
 GRAFANA = Path(__file__).resolve().parents[2] / "deploy" / "grafana" / "loopgate-dashboard.json"
 

@@ -1,4 +1,4 @@
-"""The answer cache's in-process near-cache (``gateway._near_cache``) on real Redis: a repeated
+"""The answer cache's in-process near-cache (``gateway.cache._near_cache``) on real Redis: a repeated
 question costs no Redis command, and an entry another replica retired is never served once the
 corpus version moves."""
 
@@ -10,8 +10,8 @@ from urllib.parse import urlparse
 
 import pytest
 
-from gateway._cache_types import CacheEntry
-from gateway._near_cache import NearCache
+from gateway.cache import CacheEntry
+from gateway.cache import NearCache
 from gateway.cache import CacheConfig, RedisAnswerCache
 from gateway.redis_support import CircuitBreaker, RedisUnavailableError, open_redis
 

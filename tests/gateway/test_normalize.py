@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway.normalize import compare_questions, normalize_question, question_signature
+from gateway.cache import compare_questions, normalize_question, question_signature
 
 
 def _pairs(cases_dir: Path) -> list[dict]:

@@ -14,11 +14,11 @@ from _route_samples import router_dict  # tests/gateway is on sys.path (pytest r
 from fastapi import FastAPI
 
 from gateway.api.routes.routes_log import router as routes_router
-from gateway.errors import install_error_handlers
-from gateway.metrics import GatewayMetrics
+from gateway.api.error_handlers import install_error_handlers
+from gateway.observe import GatewayMetrics
 from gateway.redis_support import CircuitBreaker, open_redis
-from gateway.route_record import RouteRecord
-from gateway.routelog import MemoryRouteLog, RedisRouteLog, RouteLog, RouteQuery, RouteRecorder
+from gateway.routing import RouteRecord
+from gateway.observe import MemoryRouteLog, RedisRouteLog, RouteLog, RouteQuery, RouteRecorder
 from gateway.settings import Settings
 
 pytestmark = pytest.mark.integration

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gateway.routing_rules import RuleConfig, decide, detect_signals, retrieval_query
+from gateway.routing import RuleConfig, decide, detect_signals, retrieval_query
 
 
 @pytest.mark.parametrize(

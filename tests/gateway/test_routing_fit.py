@@ -9,7 +9,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from gateway.routing_fit import RoutingModel, decision_features, fit_router
+from gateway.routing.fit import RoutingModel, decision_features, fit_router
 
 
 def _rows(n: int = 400, seed: int = 1) -> list[dict]:
@@ -90,8 +90,8 @@ def test_calibrate_router_command(tmp_path: Path) -> None:
 def test_router_uses_the_fitted_rule_when_configured(tmp_path: Path) -> None:
     from types import SimpleNamespace
 
-    from gateway.router import _routing_model, fitted_decision
-    from gateway.router_types import RagResult
+    from gateway.routing.router import _routing_model, fitted_decision
+    from gateway.routing import RagResult
     from gateway.settings import Settings
 
     m = fit_router(_rows(), budget=0.35)

@@ -24,7 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sse_starlette import EventSourceResponse
 
 from corpus.citations import citation_location
-from gateway.api.deps import ComponentsDep, OrjsonResponse, PrincipalDep, RouterDep
+from gateway.api.deps import ComponentsDep, PrincipalDep, RouterDep
+from gateway.api.responses import OrjsonResponse
 from gateway.api.routes.query import HISTORY_LIMIT, QueryRequest, to_query_input
 from gateway.errors import BadRequest, NotFound, error_body, status_of, validation_message
 

@@ -26,22 +26,21 @@ from fastapi import APIRouter, File, Form, Query, UploadFile
 
 from gateway.api.deps import (
     ComponentsDep,
-    OrjsonResponse,
     PrincipalDep,
     SettingsDep,
     check_collection_name,
     require_collection,
 )
+from gateway.api.responses import OrjsonResponse
 from gateway.errors import (
     BadRequest,
     NotFound,
     PayloadTooLarge,
     ServiceUnavailable,
     UnsupportedType,
+    scrub,
 )
-from gateway.ingest_jobs import new_job_id
-from gateway.job_store import fsync_dir
-from gateway.redact import scrub
+from gateway.ingest import fsync_dir, new_job_id
 
 __all__ = ["MAX_NAME_BYTES", "router", "safe_file_name", "upload_dir"]
 

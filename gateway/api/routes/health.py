@@ -16,7 +16,8 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from gateway.api.deps import ComponentsDep, OrjsonResponse
+from gateway.api.deps import ComponentsDep
+from gateway.api.responses import OrjsonResponse
 
 __all__ = ["probe_all", "router"]
 

@@ -8,26 +8,28 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-from collections.abc import AsyncIterator
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Annotated, Any, Literal
 
 import orjson
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 from sse_starlette import EventSourceResponse
+from starlette.background import BackgroundTask
 
 from corpus.types import SearchFilter
 from gateway.api.deps import (
     ComponentsDep,
-    OrjsonResponse,
     PrincipalDep,
     RouterDep,
     check_collection_name,
     principal_of,
     require_collection,
 )
+from gateway.api.responses import OrjsonResponse, result_body
 from gateway.errors import BadRequest, Conflict
-from gateway.router_types import QueryInput
+from gateway.routing import QueryInput, QueryResult
 
 __all__ = [
     "HISTORY_LIMIT",
@@ -35,6 +37,7 @@ __all__ = [
     "QueryRequest",
     "QueryResponse",
     "Turn",
+    "dispatch_migration",
     "router",
     "to_query_input",
 ]
@@ -126,11 +129,32 @@ async def to_query_input(
                       session_id=req.session_id, caller=getattr(principal, "scope", "anonymous"))
 
 
-def result_body(result: Any) -> dict[str, Any]:
-    """The JSON body of a :class:`~gateway.router_types.QueryResult`."""
-    route = result.route or {}
-    return {**result.to_dict(), "cached": result.cached, "route": route,
-            "rewritten_question": route.get("rewritten_question")}
+async def dispatch_migration(
+    components: Any, q: QueryInput, ask: Callable[[], Awaitable[QueryResult]], *,
+    user: str | None = None,
+) -> OrjsonResponse | None:
+    """Answer ``q`` under its collection's migration mode (issue 7: proxy / shadow / canary), or
+    return ``None`` when migration is not configured (``Components.migration`` is ``None``).
+
+    :param ask: zero-argument coroutine factory running LoopGate's own answer path.
+    :param user: end-user id for the canary split (header ``X-LoopGate-User``).
+    :returns: the response; legacy-served bodies carry ``sources`` (unverified) instead of
+        citations, and every body carries a ``migration`` block (mode, served_by, fallback …).
+    """
+    dispatcher = components.migration
+    if dispatcher is None:
+        return None
+    trace_id = f"mig-{uuid.uuid4().hex[:16]}"  # sent to the legacy service as {trace_id}
+    outcome = await dispatcher.dispatch(
+        q.question, q.collection, ask, user=user, trace_id=trace_id, defer_shadow=True
+    )
+    if outcome.served_by == "legacy":
+        # the shadow run starts once the answer has been sent (Starlette background task)
+        background = BackgroundTask(outcome.start_shadow) if outcome.start_shadow else None
+        return OrjsonResponse(outcome.legacy_response(), background=background)
+    body = result_body(outcome.loopgate)
+    body["migration"] = outcome.info()
+    return OrjsonResponse(body)
 
 
 _BODY_DOC = {"requestBody": {"required": True, "content": {"application/json": {
@@ -161,12 +185,10 @@ async def query(request: Request) -> OrjsonResponse:
     req = parse_query_request(await request.body())
     q = await to_query_input(components, await principal_of(request), req)
     # migration hook (issue 7): proxy / shadow / canary per collection; None = migration off
-    from gateway.api.routes.migration import dispatch_query
-
     user = request.headers.get("x-loopgate-user")
     if user is not None and len(user) > 200:
         raise BadRequest("X-LoopGate-User is longer than 200 characters")
-    migrated = await dispatch_query(components, q, lambda: router_.ask(q), user=user)
+    migrated = await dispatch_migration(components, q, lambda: router_.ask(q), user=user)
     if migrated is not None:
         return migrated
     result = await router_.ask(q)

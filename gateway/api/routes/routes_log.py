@@ -1,7 +1,7 @@
 """``GET /v1/routes`` (recent route records, filterable), ``GET /v1/routes/{trace_id}`` and
-``GET /v1/stats`` (the dashboard's aggregate, :func:`gateway.stats.compute_stats`).
+``GET /v1/stats`` (the dashboard's aggregate, :func:`gateway.observe.stats.compute_stats`).
 
-The route log comes from ``app.state.components.route_log`` (``gateway.routelog.RouteLog``). With
+The route log comes from ``app.state.components.route_log`` (``gateway.observe.RouteLog``). With
 API keys configured, a caller sees only the records of the collections its key allows.
 """
 
@@ -13,10 +13,10 @@ from typing import Annotated, Any
 import anyio
 from fastapi import APIRouter, Depends, Query, Request
 
-from gateway.api.deps import OrjsonResponse, Principal, PrincipalDep
+from gateway.api.deps import Principal, PrincipalDep
+from gateway.api.responses import OrjsonResponse
 from gateway.errors import NotFound
-from gateway.routelog import RouteLog, RouteQuery
-from gateway.stats import compute_stats
+from gateway.observe import RouteLog, RouteQuery, compute_stats
 
 __all__ = ["router"]
 

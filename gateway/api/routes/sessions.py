@@ -8,7 +8,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from gateway.api.deps import ComponentsDep, OrjsonResponse, PrincipalDep
+from gateway.api.deps import ComponentsDep, PrincipalDep
+from gateway.api.responses import OrjsonResponse
 from gateway.conversation.memory import memory_tokens
 from gateway.errors import NotFound, ServiceUnavailable
 

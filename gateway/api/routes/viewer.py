@@ -25,12 +25,12 @@ from starlette.responses import Response
 
 from gateway.api.deps import (
     ComponentsDep,
-    OrjsonResponse,
     PrincipalDep,
     SettingsDep,
     check_collection_name,
     require_collection,
 )
+from gateway.api.responses import OrjsonResponse
 from gateway.errors import BadRequest, Conflict, NotFound, ServiceUnavailable
 
 __all__ = ["PAGE_CACHE_BYTES", "CitationRef", "ViewRequest", "router"]

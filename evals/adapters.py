@@ -1,0 +1,294 @@
+"""Answerers for the three evaluation modes, over the real product components.
+
+- ``rag``  → :class:`RagPipelineAnswerer`: ``rag.pipeline.RagPipeline`` (hybrid retrieval,
+  calibrated confidence, extractive answer); candidates = the retrieval's top-k items.
+- ``loop`` → :class:`LoopAgentAnswerer`: ``loop.agent.LoopAgent`` seeded with the RAG
+  retrieval's hits (as the router seeds it); offline reading policy when no LLM is configured;
+  candidates = the chunks the agent read, in reading order, then the unread seeds.
+- ``auto`` → :class:`RouterAnswerer`: ``gateway.routing.router.Router`` (mode ``auto``; answer cache
+  bypassed); candidates = the route record's candidate chunk ids resolved in the store.
+
+Follow-ups: the retrieval query is built from the history as the router builds it
+(``gateway.routing.rules.retrieval_query``). Blocking calls run in worker threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from corpus.types import Chunk, ChunkStore, Citation, SearchHit
+from evals.questions import Question
+from evals.types import AnswerRecord, Location
+
+__all__ = [
+    "LoopAgentAnswerer",
+    "RagPipelineAnswerer",
+    "RouterAnswerer",
+    "citation_location",
+    "chunk_location",
+]
+
+_PATHS = {"fallback_rag": "fallback_to_rag", "fallback_to_rag": "fallback_to_rag"}
+
+
+def citation_location(c: Citation) -> Location:
+    """A citation as a scored location (page span ``page..page_end``)."""
+    return Location(
+        c.path, c.page, c.page_end or c.page, tuple(c.section_path), c.chunk_id, None, c.quote
+    )
+
+
+def chunk_location(chunk: Chunk, score: float | None = None, page_end: int = 0) -> Location:
+    """A chunk as a scored location."""
+    return Location(
+        chunk.path,
+        chunk.page_start,
+        max(page_end, chunk.page_end),
+        tuple(chunk.section_path),
+        chunk.chunk_id,
+        score,
+    )
+
+
+def _query(question: Question, history: list[dict[str, str]]) -> str:
+    from gateway.routing import retrieval_query
+
+    return str(retrieval_query(question.question, tuple(history)))
+
+
+class RagPipelineAnswerer:
+    """``mode=rag``: the RAG fast path alone.
+
+    :param pipeline: a warmed-up ``rag.pipeline.RagPipeline``.
+    :param top_k: retrieval top-k (``None`` = the pipeline's configuration).
+    """
+
+    mode = "rag"
+
+    def __init__(self, pipeline: Any, *, top_k: int | None = None) -> None:
+        self.pipeline, self.top_k = pipeline, top_k
+
+    async def answer(
+        self,
+        question: Question,
+        collection: str,
+        *,
+        history: list[dict[str, str]],
+        current_date: str | None,
+    ) -> AnswerRecord:
+        """Answer from the top-k retrieval extractively (no LLM)."""
+        query = _query(question, history)
+        t0 = time.perf_counter()
+        ans = await asyncio.to_thread(self.pipeline.run, query, collection, top_k=self.top_k)
+        ms = (time.perf_counter() - t0) * 1000.0
+        r = ans.retrieval
+        return AnswerRecord(
+            answer=ans.answer,
+            found=ans.found,
+            citations=[citation_location(c) for c in (*ans.citations, *ans.related)],
+            candidates=[chunk_location(it.chunk, it.score, it.pages[1]) for it in r.items],
+            confidence=float(ans.confidence),
+            route="rag",
+            escalated=False,
+            brain="extractive",
+            latency_ms=round(ms, 2),
+            route_record={
+                "final_path": "rag",
+                "retrieval_query": query,
+                "mode": r.mode,
+                "confidence": ans.confidence,
+                "features": r.confidence.features.to_dict(),
+                **(
+                    {"resolution": {"documents": list(r.resolution.paths),
+                                    "reason": r.resolution.reason}}
+                    if r.resolution is not None and r.resolution.sure and r.resolution.doc_ids
+                    else {}
+                ),
+                "flags": list(r.flags),
+                "timings_ms": {k: round(v, 2) for k, v in ans.timings_ms.items()},
+            },
+        )
+
+
+class LoopAgentAnswerer:
+    """``mode=loop``: the LoopAgent alone, seeded with the RAG retrieval's hits.
+
+    :param agent: a ``loop.agent.LoopAgent``.
+    :param retriever: the hybrid retriever used for the seeds (``None`` = no seeds).
+    :param store: chunk store to resolve read chunk ids into locations.
+    :param offline: force the offline reading policy.
+    :param fallback: a ``RagPipeline`` that answers broadly (``top_k=broad_top_k``) when the
+        agent hands the question back (``fallback_to_rag``), as the router does; ``None`` keeps
+        the agent's own answer.
+    """
+
+    mode = "loop"
+
+    def __init__(
+        self,
+        agent: Any,
+        retriever: Any | None,
+        store: ChunkStore,
+        *,
+        offline: bool = False,
+        fallback: Any | None = None,
+        broad_top_k: int = 12,
+    ) -> None:
+        self.agent, self.retriever, self.store, self.offline = agent, retriever, store, offline
+        self.fallback, self.broad_top_k = fallback, broad_top_k
+
+    async def answer(
+        self,
+        question: Question,
+        collection: str,
+        *,
+        history: list[dict[str, str]],
+        current_date: str | None,
+    ) -> AnswerRecord:
+        """Seed, read, answer; the record carries the loop's steps as its route record."""
+        query = _query(question, history)
+        t0 = time.perf_counter()
+        seeds: list[SearchHit] = []
+        confidence = None
+        if self.retriever is not None:
+            r = await asyncio.to_thread(self.retriever.run, query, collection)
+            seeds = [SearchHit(c, it.score) for it in r.items for c in it.chunks]
+            confidence = float(r.confidence.value)
+        res = await self.agent.run_async(
+            question.question,
+            collection,
+            candidates=seeds,
+            history=history,
+            current_date=current_date,
+            offline=self.offline,
+        )
+        fallback = res.stop_reason == "fallback_to_rag"
+        answer, found = res.answer, res.found
+        citations = [citation_location(c) for c in res.citations]
+        if fallback and self.fallback is not None:
+            broad = await asyncio.to_thread(
+                self.fallback.run, query, collection, top_k=self.broad_top_k
+            )
+            answer, found = broad.answer, broad.found
+            citations = [citation_location(c) for c in broad.citations]
+        ms = (time.perf_counter() - t0) * 1000.0
+        read = await asyncio.to_thread(self.store.get_chunks, collection, list(res.read_chunk_ids))
+        seen = {c.chunk_id for c in read}
+        cands = [chunk_location(c) for c in read]
+        cands += [chunk_location(h.chunk, h.score) for h in seeds if h.chunk.chunk_id not in seen]
+        return AnswerRecord(
+            answer=answer,
+            found=found,
+            citations=citations,
+            candidates=cands,
+            confidence=confidence,
+            route="fallback_to_rag" if fallback else "loop",
+            escalated=False,
+            brain=res.brain,
+            unverified_citations=res.dropped_citations,
+            llm_calls=res.llm_calls,
+            tokens=res.tokens,
+            latency_ms=round(ms, 2),
+            route_record={
+                "final_path": "loop",
+                "retrieval_query": query,
+                "seed_confidence": confidence,
+                **res.to_dict(),
+            },
+        )
+
+
+class RouterAnswerer:
+    """``mode=auto`` (or ``rag``/``loop`` through the router): ``gateway.routing.router.Router.ask``
+    with the answer cache bypassed.
+
+    :param router: the router, built over the real components.
+    :param store: chunk store to resolve the route record's candidate chunk ids.
+    :param mode: router mode sent with every question.
+    """
+
+    def __init__(self, router: Any, store: ChunkStore | None, *, mode: str = "auto") -> None:
+        self.router, self.store, self.mode = router, store, mode
+
+    async def converse(
+        self, question: Question, collection: str, *, turns: Sequence[str],
+        current_date: str | None,
+    ) -> AnswerRecord:
+        """Ask the earlier ``turns`` and then the question in one fresh session (through the
+        session memory, no history sent); the record is the question's; the session is
+        forgotten afterwards."""
+        import uuid
+
+        from gateway.routing import QueryInput
+
+        sid = f"eval-{uuid.uuid4().hex}"
+        for turn in turns:
+            await self.router.ask(QueryInput(turn, collection, self.mode, use_cache=False,
+                                             current_date=current_date, session_id=sid,
+                                             caller="eval"))
+        try:
+            return await self.answer(question, collection, history=[],
+                                     current_date=current_date, session_id=sid)
+        finally:
+            conv = getattr(self.router, "conversation", None)
+            if conv is not None:
+                try:
+                    await conv.store.delete("eval", sid)
+                except Exception:  # noqa: BLE001 - expires at its TTL anyway
+                    pass
+
+    async def answer(
+        self,
+        question: Question,
+        collection: str,
+        *,
+        history: list[dict[str, str]],
+        current_date: str | None,
+        session_id: str | None = None,
+    ) -> AnswerRecord:
+        """Ask the router; map its route record onto the scored record."""
+        from gateway.routing import QueryInput
+
+        kw: dict[str, Any] = {
+            "question": question.question,
+            "collection": collection,
+            "mode": self.mode,
+            "history": tuple(history),
+            "use_cache": False,
+        }
+        if current_date:
+            kw["current_date"] = current_date
+        if session_id:
+            kw.update(session_id=session_id, caller="eval")
+        t0 = time.perf_counter()
+        res = await self.router.ask(QueryInput(**kw))
+        ms = (time.perf_counter() - t0) * 1000.0
+        route: dict[str, Any] = dict(res.route or {})
+        ids = [str(i) for i in route.get("candidates") or []]
+        chunks: Sequence[Chunk] = []
+        if ids and self.store is not None:
+            chunks = await asyncio.to_thread(self.store.get_chunks, collection, ids)
+        steps = route.get("steps") or []
+        llm_calls = sum(1 for s in steps if isinstance(s, dict) and s.get("kind") == "llm")
+        if route.get("brain", "").startswith("llm") and not llm_calls:
+            llm_calls = 1
+        path = str(route.get("final_path") or "")
+        conf = route.get("confidence")
+        return AnswerRecord(
+            answer=res.answer,
+            found=res.found,
+            citations=[citation_location(c) for c in (*res.citations, *res.related)],
+            candidates=[chunk_location(c) for c in chunks],
+            confidence=None if conf is None else float(conf),
+            route=_PATHS.get(path, path or "unknown"),
+            escalated=bool(route.get("escalated")),
+            brain=str(route.get("brain") or ""),
+            unverified_citations=int(route.get("dropped_citations") or 0),
+            llm_calls=llm_calls,
+            tokens=int(route.get("tokens") or 0),
+            latency_ms=round(ms, 2),
+            route_record=route,
+        )

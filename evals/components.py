@@ -1,0 +1,82 @@
+"""Build the evaluation's answerer for a mode from :class:`gateway.settings.Settings`.
+
+The components are the gateway's own (``gateway.wiring.components.build_components``: chunk store,
+tokenizer, embedder, hybrid retriever, LoopAgent with the catalogue directory, router with
+cache and route log), so the evaluation measures what the server runs:
+
+- ``rag``  → ``rag.pipeline.RagPipeline`` over the gateway's retriever (extractive answer);
+- ``loop`` → the gateway's ``LoopAgent`` seeded with the retriever's hits (offline reading
+  policy when no LLM is configured, or with ``offline=True``); a ``fallback_to_rag`` is
+  answered by the pipeline with ``rag_broad_top_k``, as the router does;
+- ``auto`` → the gateway's ``Router`` (answer cache bypassed per request).
+
+Usage example::
+
+    built = build_answerer("rag", get_settings())
+    try:
+        run = await run_eval(questions, built.answerer, collection="eval", mode="rag")
+    finally:
+        await built.aclose()
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from evals.adapters import LoopAgentAnswerer, RagPipelineAnswerer, RouterAnswerer
+from gateway.settings import Settings
+
+__all__ = ["BuiltAnswerer", "build_answerer"]
+
+
+@dataclass
+class BuiltAnswerer:
+    """An answerer with the gateway components it runs on (close with :meth:`aclose`)."""
+
+    answerer: Any
+    components: Any
+
+    @property
+    def store(self) -> Any:
+        """The chunk store."""
+        return self.components.store
+
+    async def aclose(self) -> None:
+        """Close the LLM client, cache, route log and the store (embedded shard locks)."""
+        await self.components.aclose()
+
+
+def build_answerer(mode: str, settings: Settings, *, offline: bool = False) -> BuiltAnswerer:
+    """Open the gateway components and wrap them for ``mode`` (``rag``, ``loop``, ``auto``).
+
+    :param offline: LoopAgent offline policy even when an LLM is configured (``loop`` mode).
+    :raises ValueError: unknown mode.
+    :raises RuntimeError: the chunk store could not be opened (the message says why).
+    """
+    if mode not in ("rag", "loop", "auto"):
+        raise ValueError(f"mode must be rag, loop or auto, got {mode!r}")
+    from gateway.wiring import build_components
+
+    c = build_components(settings)
+    if c.store is None or c.retriever is None:
+        raise RuntimeError(f"the chunk store is unavailable: {c.store_error or 'not configured'}")
+    c.retriever.warm_up()
+    from rag.pipeline import RagPipeline
+
+    pipeline = RagPipeline(c.retriever, answer_floor=settings.rag_answer_floor)
+    if mode == "rag":
+        return BuiltAnswerer(RagPipelineAnswerer(pipeline), c)
+    if mode == "loop":
+        return BuiltAnswerer(
+            LoopAgentAnswerer(
+                c.agent,
+                c.retriever,
+                c.store,
+                offline=offline,
+                fallback=pipeline,
+                broad_top_k=settings.rag_broad_top_k,
+            ),
+            c,
+        )
+    return BuiltAnswerer(RouterAnswerer(c.router, c.store, mode="auto"), c)

@@ -1,0 +1,399 @@
+"""Answer cache: Redis (:class:`RedisAnswerCache`) or in-process LRU (:class:`MemoryAnswerCache`).
+
+Both have the same async interface and behaviour (``tests/gateway/test_cache.py`` runs one
+suite against both).
+
+**Key.** ``sha256(mode, version token, normalised question)`` inside a per-collection namespace
+(``{prefix}cache:{<collection hash>}:e:<digest>``; the braces are a Redis Cluster hash tag, so
+all keys of a collection live in one slot). The question is normalised by
+:func:`gateway.cache.normalize_question`. The *version token* depends on ``version_scope``:
+
+- ``"corpus"`` (default): every entry is keyed by the collection's corpus version, so any ingest,
+  change or deletion retires every cached answer of that collection;
+- ``"document"``: answers that were *found* are keyed without the version and retired through the
+  per-document index when a document they cite changes or is deleted (answers citing untouched
+  documents survive an ingest); *not-found* answers are still keyed by the corpus version, so any
+  ingest retires them (case 12: a cached "not found" must not survive the document that answers it).
+
+**Alias.** With an LLM, the LoopAgent may supply a canonical summary of the question; it is stored
+as an alias key pointing at the entry. An alias lookup is only served when
+:func:`gateway.cache.normalize.compare_questions` finds the stored and the asked question compatible
+(same numbers, codes, negations, polarity words and word order; case 13).
+
+**Per-document index.** ``…:d:<doc_id>`` is a set of the entry and alias keys citing that
+document. :meth:`invalidate_documents` deletes them and leaves a tombstone ``…:x:<doc_id>`` (for
+one TTL): since a ``doc_id`` is the sha256 of the document's bytes, a document that changed or was
+deleted never comes back under the same id, and :meth:`put` refuses answers citing a tombstoned
+document (an answer computed just before an ingest finished is not stored). ``…:v:<version>``
+sets list version-bound keys, and :meth:`retire_versions` deletes those of other versions, so
+Redis holds no unreachable entries after an ingest. An invalidation that fails because Redis is
+down is kept and replayed before the next cache operation once Redis answers again.
+
+**Near-cache.** With ``near_entries`` > 0 the last entries served or stored are also kept in
+process, decoded, under the question as asked (:class:`gateway.cache._near_cache.NearCache`): a
+repeated question is answered by :meth:`AnswerCache.peek` without normalisation, hashing, a
+Redis round trip or JSON decoding, and only while the corpus version is the one at which the
+store held the entry (exact invalidation: every change moves the version; this process's own
+invalidations also drop the collection's near entries at once).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from gateway.cache._backends import MemoryCacheStore, RedisCacheStore
+from gateway.cache._near_cache import NearCache
+from gateway.cache._types import CacheConfig, CacheCounters, CacheEntry, VersionScope
+from gateway.cache.normalize import compare_questions, normalize_question
+from gateway.redis_support import CircuitBreaker, RedisUnavailableError
+
+if TYPE_CHECKING:
+    import redis.asyncio
+
+    from gateway.cache._backends import CacheStore
+    from gateway.settings import Settings
+
+__all__ = [
+    "AnswerCache",
+    "CacheConfig",
+    "CacheCounters",
+    "CacheEntry",
+    "MemoryAnswerCache",
+    "RedisAnswerCache",
+    "VersionScope",
+    "build_answer_cache",
+]
+
+_ANY_VERSION = "*"
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:40]
+
+
+class AnswerCache:
+    """Answer cache over a :class:`gateway.cache._backends.CacheStore` (shared logic).
+
+    Usage example::
+
+        cache = MemoryAnswerCache(CacheConfig(ttl_s=600))
+        await cache.put("退货期限是几天？", {"answer": "7 天"}, collection="c", mode="auto",
+                        corpus_version="v1", found=True, doc_ids=["<sha256>"])
+        entry = await cache.get("退货期限是几天 ?", collection="c", mode="auto",
+                                corpus_version="v1")
+
+    Redis failures raise :class:`gateway.redis_support.RedisUnavailableError` (fast, through a
+    circuit breaker); the caller serves without cache and flags the route record.
+    """
+
+    backend: str = "abstract"
+
+    def __init__(self, store: CacheStore, config: CacheConfig) -> None:
+        self.config = config
+        self.counters = CacheCounters()
+        self._pending: list[tuple[str, str, Any]] = []
+        self._store = store
+        self.near = NearCache(config.near_entries) if config.near_entries > 0 else None
+
+    def _keep_near(self, question: str, entry: CacheEntry, collection: str, mode: str,
+                   corpus_version: str) -> None:
+        if self.near is not None:
+            ttl = self.config.ttl_s if entry.found else self.config.negative_ttl_s
+            self.near.put(collection, mode, question, entry, version=corpus_version,
+                          expires_at=entry.created_at + ttl)
+
+    # --- keys -----------------------------------------------------------------------------
+    def _ns(self, collection: str) -> str:
+        if not isinstance(collection, str) or not collection:
+            raise ValueError("collection must be a non-empty string")
+        return f"{self.config.key_prefix}cache:{{{_digest(collection)[:12]}}}:"
+
+    def _tokens(self, corpus_version: str, found: bool | None) -> list[str]:
+        """Version tokens a key may use: for put (``found`` given) one, for get all candidates."""
+        if self.config.version_scope == "corpus":
+            return [corpus_version]
+        if found is None:
+            return [_ANY_VERSION, corpus_version]
+        return [_ANY_VERSION if found else corpus_version]
+
+    def _entry_key(self, ns: str, mode: str, token: str, summary: str) -> str:
+        return f"{ns}e:{_digest(mode, token, summary)}"
+
+    def _alias_key(self, ns: str, mode: str, token: str, alias: str) -> str:
+        return f"{ns}a:{_digest(mode, token, alias)}"
+
+    @staticmethod
+    def _summary(question: str, what: str = "question") -> str:
+        summary = normalize_question(question)
+        if not summary:
+            raise ValueError(f"{what} is empty after normalisation: {question!r}")
+        return summary
+
+    # --- public API -------------------------------------------------------------------------
+    def peek(
+        self, question: str, *, collection: str, mode: str, corpus_version: str
+    ) -> CacheEntry | None:
+        """The near-cache entry for exactly ``question`` at ``corpus_version``, or None (no I/O,
+        never raises; a None says nothing about the store: call :meth:`get`)."""
+        if self.near is None:
+            return None
+        entry = self.near.get(collection, mode, question, version=corpus_version)
+        if entry is not None:
+            self.counters.hits += 1
+            self.counters.near_hits += 1
+        return entry
+
+    async def get(
+        self,
+        question: str,
+        *,
+        collection: str,
+        mode: str,
+        corpus_version: str,
+        alias: str | None = None,
+    ) -> CacheEntry | None:
+        """The cached answer for ``question`` (or its ``alias`` summary), or None on a miss.
+
+        :raises ValueError: empty question/collection.
+        :raises RedisUnavailableError: Redis down (Redis backend only).
+        """
+        near = self.peek(question, collection=collection, mode=mode,
+                         corpus_version=corpus_version)
+        if near is not None:
+            return near
+        summary, ns = self._summary(question), self._ns(collection)
+        await self._flush_pending()
+        tokens = self._tokens(corpus_version, None)
+        keys = [self._entry_key(ns, mode, t, summary) for t in tokens]
+        for key, raw in zip(keys, await self._store.mget(keys), strict=True):
+            if raw is not None:
+                entry = CacheEntry.from_json(raw, key)
+                if entry.normalized == summary:
+                    self.counters.hits += 1
+                    self._keep_near(question, entry, collection, mode, corpus_version)
+                    return entry
+        if alias:
+            alias_summary = self._summary(alias, "alias")
+            akeys = [self._alias_key(ns, mode, t, alias_summary) for t in tokens]
+            for target in await self._store.mget(akeys):
+                if target is None:
+                    continue
+                tkey = target.decode() if isinstance(target, bytes) else target
+                (raw,) = await self._store.mget([tkey])
+                if raw is None:
+                    continue
+                entry = CacheEntry.from_json(raw, tkey, via_alias=True)
+                if not compare_questions(entry.question, question).compatible:
+                    self.counters.guard_rejections += 1
+                    continue
+                self.counters.alias_hits += 1
+                return entry
+        self.counters.misses += 1
+        return None
+
+    async def put(
+        self,
+        question: str,
+        answer: dict[str, Any],
+        *,
+        collection: str,
+        mode: str,
+        corpus_version: str,
+        found: bool,
+        doc_ids: Sequence[str] = (),
+        alias: str | None = None,
+        ttl_s: int | None = None,
+    ) -> str | None:
+        """Store ``answer`` for ``question``; returns the entry key, or None when refused
+        because a cited document was retired meanwhile.
+
+        :param answer: JSON-safe payload (``TypeError`` otherwise).
+        :param doc_ids: documents the answer cites (each becomes a per-document index entry).
+        :param ttl_s: lifetime override, seconds; default ``ttl_s`` / ``negative_ttl_s``.
+        :raises ValueError: empty question/collection or a non-positive ``ttl_s``.
+        :raises RedisUnavailableError: Redis down (Redis backend only).
+        """
+        summary, ns = self._summary(question), self._ns(collection)
+        await self._flush_pending()
+        ttl = (
+            ttl_s
+            if ttl_s is not None
+            else (self.config.ttl_s if found else self.config.negative_ttl_s)
+        )
+        if ttl < 1:
+            raise ValueError("ttl_s must be >= 1")
+        docs = tuple(dict.fromkeys(d for d in doc_ids if d))
+        (token,) = self._tokens(corpus_version, found)
+        entry = CacheEntry(
+            answer=answer,
+            found=found,
+            doc_ids=docs,
+            question=question,
+            normalized=summary,
+            collection=collection,
+            mode=mode,
+            corpus_version=corpus_version,
+            created_at=time.time(),
+            alias=alias,
+        )
+        key = self._entry_key(ns, mode, token, summary)
+        alias_key = None
+        if alias:
+            alias_key = self._alias_key(ns, mode, token, self._summary(alias, "alias"))
+        version_key = None if token == _ANY_VERSION else f"{ns}v:{_digest(token)}"
+        stored = await self._store.store(
+            key,
+            entry.to_json(),
+            ttl,
+            alias_key=alias_key,
+            doc_index_keys=[f"{ns}d:{d}" for d in docs],
+            tombstone_keys=[f"{ns}x:{d}" for d in docs],
+            version_key=version_key,
+            versions_key=f"{ns}vs",
+            version=token,
+        )
+        if stored:
+            self.counters.stores += 1
+            self._keep_near(question, entry, collection, mode, corpus_version)
+            return key
+        self.counters.refused_stores += 1
+        return None
+
+    async def invalidate_documents(self, collection: str, doc_ids: Sequence[str]) -> int:
+        """Retire every entry citing one of ``doc_ids`` (changed or deleted documents) and
+        tombstone the ids; returns the number of entries deleted."""
+        ns = self._ns(collection)
+        docs = [d for d in dict.fromkeys(doc_ids) if d]
+        if not docs:
+            return 0
+        if self.near is not None:
+            self.near.drop_collection(collection)
+        await self._flush_pending()
+        try:
+            n = await self._store.invalidate(
+                [f"{ns}d:{d}" for d in docs], [f"{ns}x:{d}" for d in docs], self.config.ttl_s
+            )
+        except RedisUnavailableError:
+            self._pending.append(("docs", collection, docs))
+            raise
+        self.counters.invalidated += n
+        return n
+
+    async def retire_versions(self, collection: str, keep_version: str) -> int:
+        """Delete version-bound entries of ``collection`` from any version but ``keep_version``;
+        returns the number of entries deleted."""
+        ns = self._ns(collection)
+        if self.near is not None:
+            self.near.drop_collection(collection)
+        await self._flush_pending()
+        try:
+            n = await self._store.retire(f"{ns}vs", keep_version)
+        except RedisUnavailableError:
+            self._pending.append(("retire", collection, keep_version))
+            raise
+        self.counters.invalidated += n
+        return n
+
+    async def _flush_pending(self) -> None:
+        """Replay invalidations that failed while Redis was down, oldest first, before any
+        other operation (so no entry citing a changed document is served once Redis is back).
+        Pending invalidations live in this process only: they are lost if it restarts."""
+        while self._pending:
+            kind, collection, arg = self._pending[0]
+            ns = self._ns(collection)
+            if kind == "docs":
+                docs = list(arg)
+                n = await self._store.invalidate(
+                    [f"{ns}d:{d}" for d in docs], [f"{ns}x:{d}" for d in docs], self.config.ttl_s
+                )
+            else:
+                n = await self._store.retire(f"{ns}vs", str(arg))
+            self._pending.pop(0)
+            self.counters.invalidated += n
+
+    async def on_corpus_change(
+        self, collection: str, corpus_version: str, changed_doc_ids: Sequence[str] = ()
+    ) -> int:
+        """Call after an ingest/replace/delete: retires entries citing ``changed_doc_ids`` (old
+        ids of replaced documents, ids of deleted ones) and those of other corpus versions."""
+        try:
+            n = await self.invalidate_documents(collection, changed_doc_ids)
+        except RedisUnavailableError:
+            self._pending.append(("retire", collection, corpus_version))
+            raise
+        return n + await self.retire_versions(collection, corpus_version)
+
+    async def ping(self) -> bool:
+        """True when the backend answers (``/readyz``); never raises."""
+        return await self._store.ping()
+
+    async def aclose(self) -> None:
+        """Release the backend's connections."""
+        await self._store.aclose()
+
+    @property
+    def available(self) -> bool:
+        """False while Redis is considered down (breaker open)."""
+        return self._store.available
+
+
+class MemoryAnswerCache(AnswerCache):
+    """In-process LRU answer cache (no Redis configured); same behaviour as Redis, one process."""
+
+    backend = "memory"
+
+    def __init__(
+        self, config: CacheConfig | None = None, *, clock: Callable[[], float] | None = None
+    ) -> None:
+        config = config or CacheConfig()
+        super().__init__(MemoryCacheStore(config.max_entries, clock), config)
+
+
+class RedisAnswerCache(AnswerCache):
+    """Answer cache in Redis (redis-py asyncio), shared by all gateway replicas.
+
+    :param client: a ``redis.asyncio.Redis`` (see :func:`gateway.redis_support.open_redis`).
+    :param breaker: circuit breaker (shared with the route log is fine).
+    """
+
+    backend = "redis"
+
+    def __init__(
+        self,
+        client: redis.asyncio.Redis,
+        config: CacheConfig | None = None,
+        *,
+        breaker: CircuitBreaker | None = None,
+    ) -> None:
+        super().__init__(
+            RedisCacheStore(client, breaker or CircuitBreaker(15.0)), config or CacheConfig()
+        )
+
+
+def build_answer_cache(
+    settings: Settings,
+    client: redis.asyncio.Redis | None = None,
+    breaker: CircuitBreaker | None = None,
+) -> AnswerCache:
+    """The cache the settings ask for: Redis when ``redis_url`` (or ``client``) is given, else
+    the in-process LRU."""
+    config = CacheConfig(
+        ttl_s=settings.cache_ttl_s,
+        negative_ttl_s=settings.cache_negative_ttl_s,
+        max_entries=settings.cache_max_entries,
+        version_scope=settings.cache_version_scope,
+        key_prefix=settings.redis_key_prefix,
+        near_entries=settings.cache_near_entries,
+    )
+    if client is None and not settings.redis_url:
+        return MemoryAnswerCache(config)
+    if client is None:
+        from gateway.redis_support import open_redis
+
+        client = open_redis(settings.redis_url, timeout_s=settings.timeout_cache_s)
+    return RedisAnswerCache(
+        client, config, breaker=breaker or CircuitBreaker(settings.redis_retry_s)
+    )

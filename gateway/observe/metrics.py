@@ -1,0 +1,206 @@
+"""Prometheus metrics of the gateway, all updated from route records (``GatewayMetrics.observe``).
+
+Each app instance owns a dedicated ``CollectorRegistry`` (tests build several apps in one
+process; the default global registry would refuse duplicate metric names). ``/metrics`` renders
+``metrics.registry``; ``deploy/grafana/loopgate-dashboard.json`` charts these names:
+
+=====================================  =========  =============================================
+metric                                 type       labels
+=====================================  =========  =============================================
+``loopgate_requests_total``            counter    ``path`` (final path), ``mode``
+``loopgate_escalations_total``         counter    ``reason``: first signal / ``low_confidence``
+``loopgate_fallbacks_total``           counter    —
+``loopgate_cache_lookups_total``       counter    ``result``: hit|miss|unavailable|timeout|skipped
+``loopgate_tool_calls_total``          counter    ``tool``, ``status``
+``loopgate_tool_timeouts_total``       counter    ``tool`` (LoopAgent tool or router stage)
+``loopgate_degraded_total``            counter    ``flag``
+``loopgate_not_found_total``           counter    ``path``
+``loopgate_tokens_total``              counter    ``brain``
+``loopgate_request_latency_seconds``   histogram  ``path``
+``loopgate_stage_latency_seconds``     histogram  ``stage``
+``loopgate_loop_steps``                histogram  — (requests where the LoopAgent ran)
+``loopgate_rag_confidence``            histogram  — (requests with a RAG confidence)
+=====================================  =========  =============================================
+
+Label values are bounded: paths, stages, tools and flags come from small fixed vocabularies
+(unknown or long values are cut to 40 characters), never from questions.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
+
+from gateway.routing import RouteRecord
+
+__all__ = ["GatewayMetrics", "LATENCY_BUCKETS_S", "METRIC_NAMES"]
+
+# Seconds: cache hits take ~1 ms, RAG 10-300 ms, the LoopAgent with an LLM up to tens of seconds.
+LATENCY_BUCKETS_S = (
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
+    20.0,
+    30.0,
+    60.0,
+)
+_STEP_BUCKETS = (1, 2, 3, 4, 5, 6, 7, 8, 10)
+_CONF_BUCKETS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+METRIC_NAMES = (
+    "loopgate_requests_total",
+    "loopgate_escalations_total",
+    "loopgate_fallbacks_total",
+    "loopgate_cache_lookups_total",
+    "loopgate_tool_calls_total",
+    "loopgate_tool_timeouts_total",
+    "loopgate_degraded_total",
+    "loopgate_not_found_total",
+    "loopgate_tokens_total",
+    "loopgate_request_latency_seconds",
+    "loopgate_stage_latency_seconds",
+    "loopgate_loop_steps",
+    "loopgate_rag_confidence",
+)
+
+
+def _label(value: object, default: str = "unknown") -> str:
+    text = str(value or "").strip() or default
+    return text[:40]
+
+
+class GatewayMetrics:
+    """The gateway's Prometheus metrics in their own registry.
+
+    Usage example::
+
+        metrics = GatewayMetrics()
+        metrics.observe(RouteRecord.from_dict(route))
+        body, content_type = metrics.render()
+
+    :param registry: registry to register into; a new ``CollectorRegistry`` by default.
+    """
+
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry or CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self.requests = Counter(
+            "loopgate_requests",
+            "Requests by final path and requested mode.",
+            ["path", "mode"],
+            registry=r,
+        )
+        self.escalations = Counter(
+            "loopgate_escalations",
+            "Requests the router escalated to the LoopAgent.",
+            ["reason"],
+            registry=r,
+        )
+        self.fallbacks = Counter(
+            "loopgate_fallbacks", "LoopAgent runs that handed the question back to RAG.", registry=r
+        )
+        self.cache_lookups = Counter(
+            "loopgate_cache_lookups", "Answer-cache lookups by result.", ["result"], registry=r
+        )
+        self.tool_calls = Counter(
+            "loopgate_tool_calls",
+            "LoopAgent tool calls by tool and status.",
+            ["tool", "status"],
+            registry=r,
+        )
+        self.tool_timeouts = Counter(
+            "loopgate_tool_timeouts",
+            "Timeouts by LoopAgent tool or router stage.",
+            ["tool"],
+            registry=r,
+        )
+        self.degraded = Counter(
+            "loopgate_degraded", "Requests carrying a degradation flag.", ["flag"], registry=r
+        )
+        self.not_found = Counter(
+            "loopgate_not_found", 'Answers that said "not found".', ["path"], registry=r
+        )
+        self.tokens = Counter(
+            "loopgate_tokens", "LLM tokens spent, by brain.", ["brain"], registry=r
+        )
+        self.request_latency = Histogram(
+            "loopgate_request_latency_seconds",
+            "Whole-request latency by final path.",
+            ["path"],
+            buckets=LATENCY_BUCKETS_S,
+            registry=r,
+        )
+        self.stage_latency = Histogram(
+            "loopgate_stage_latency_seconds",
+            "Latency of each router stage.",
+            ["stage"],
+            buckets=LATENCY_BUCKETS_S,
+            registry=r,
+        )
+        self.loop_steps = Histogram(
+            "loopgate_loop_steps",
+            "LoopAgent turns per request that ran it.",
+            buckets=_STEP_BUCKETS,
+            registry=r,
+        )
+        self.confidence = Histogram(
+            "loopgate_rag_confidence",
+            "RAG confidence of scored requests.",
+            buckets=_CONF_BUCKETS,
+            registry=r,
+        )
+
+    def observe(self, record: RouteRecord) -> None:
+        """Update every metric from one route record (see the module table)."""
+        path = _label(record.final_path)
+        self.requests.labels(path=path, mode=_label(record.mode)).inc()
+        if record.escalated:
+            reason = record.signals[0] if record.signals else "low_confidence"
+            self.escalations.labels(reason=_label(reason)).inc()
+        if record.final_path == "fallback_rag" or record.fallback_reason is not None:
+            self.fallbacks.inc()
+        flags = set(record.flags)
+        if record.cache_hit:
+            result = "hit"
+        elif "cache_unavailable" in flags:
+            result = "unavailable"
+        elif "cache_timeout" in flags:
+            result = "timeout"
+        elif "cache_get" in record.latency_ms:
+            result = "miss"
+        else:
+            result = "skipped"
+        self.cache_lookups.labels(result=result).inc()
+        for call in record.tool_calls:
+            self.tool_calls.labels(tool=_label(call.tool), status=_label(call.status)).inc()
+        for name in record.timed_out:
+            self.tool_timeouts.labels(tool=_label(name)).inc()
+        for flag in sorted(flags | ({"degraded"} if record.degraded else set())):
+            self.degraded.labels(flag=_label(flag.split(":", 1)[0])).inc()
+        if record.found is False:
+            self.not_found.labels(path=path).inc()
+        if record.tokens > 0:
+            self.tokens.labels(brain=_label(record.brain.split(":", 1)[0])).inc(record.tokens)
+        if record.total_ms is not None:
+            self.request_latency.labels(path=path).observe(record.total_ms / 1000)
+        for stage, ms in record.latency_ms.items():
+            if stage != "total":
+                self.stage_latency.labels(stage=_label(stage)).observe(ms / 1000)
+        if record.steps:
+            self.loop_steps.observe(record.loop_steps)
+        if record.confidence is not None:
+            self.confidence.observe(record.confidence)
+
+    def render(self) -> tuple[bytes, str]:
+        """Prometheus text exposition of the registry and its content type."""
+        return generate_latest(self.registry), CONTENT_TYPE_LATEST

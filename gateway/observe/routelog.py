@@ -1,0 +1,316 @@
+"""Route log: one :class:`RouteRecord` per request, in a capped Redis stream or a ring buffer.
+
+- :class:`RedisRouteLog` appends with ``XADD <prefix>routes MAXLEN ~ N`` (approximate trimming,
+  O(1) amortised) and reads newest first with ``XREVRANGE``; when Redis is down it keeps the
+  records in a local ring buffer (flag ``available`` False) so this replica's dashboard still
+  shows them, and tries Redis again after the breaker's delay. Appends are *write-behind*: a
+  request only queues its record; one background task sends the queue every ``flush_s``
+  (default 20 ms) as one pipeline of ``XADD`` commands, so a request costs no Redis round trip
+  of its own (a cache hit's second round trip was ~20 % of its CPU time). Reads flush first;
+  a crash loses at most the records of the last ``flush_s``.
+- :class:`MemoryRouteLog` is the ring buffer alone (no Redis configured).
+- :class:`RouteRecorder` is the router's ``RouteSink``: it turns the router's record dict into a
+  :class:`RouteRecord`, updates the Prometheus metrics and appends it to the log.
+
+Queries (:class:`RouteQuery`) filter by final path, confidence range, time, collection, cache
+hit and escalation; ``/v1/routes`` and ``gateway.observe.stats`` use them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from gateway.redis_support import CircuitBreaker, RedisUnavailableError, call_redis
+from gateway.routing import RouteRecord
+
+if TYPE_CHECKING:
+    import redis.asyncio
+
+    from gateway.observe.metrics import GatewayMetrics
+    from gateway.settings import Settings
+
+__all__ = [
+    "MemoryRouteLog",
+    "RedisRouteLog",
+    "RouteLog",
+    "RouteQuery",
+    "RouteRecord",
+    "RouteRecorder",
+    "build_route_log",
+]
+
+log = logging.getLogger("loopgate.gateway")
+
+
+@dataclass(frozen=True, slots=True)
+class RouteQuery:
+    """Filters of :meth:`RouteLog.recent` (all optional; records must match every one given).
+
+    :param paths: final paths to keep (``cache``, ``rag``, ``loop``, ``fallback_rag`` …).
+    :param min_confidence: keep records whose RAG confidence is >= this (records without one
+        are dropped when a bound is given); ``max_confidence`` likewise (<=).
+    :param since: Unix time; keep newer records. ``until`` keep older-or-equal ones.
+    :param collections: collections to keep (``None`` = all).
+    :param cache_hit: keep only hits (True) or misses (False).
+    :param escalated: keep only escalated (True) or not escalated (False) requests.
+    :param limit: most records returned, newest first (1..10000).
+    """
+
+    paths: tuple[str, ...] = ()
+    min_confidence: float | None = None
+    max_confidence: float | None = None
+    since: float | None = None
+    until: float | None = None
+    collections: frozenset[str] | None = None
+    cache_hit: bool | None = None
+    escalated: bool | None = None
+    limit: int = 100
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.limit <= 10000:
+            raise ValueError("limit must be within 1..10000")
+        lo, hi = self.min_confidence, self.max_confidence
+        if lo is not None and hi is not None and lo > hi:
+            raise ValueError("min_confidence must not exceed max_confidence")
+
+    def matches(self, r: RouteRecord) -> bool:
+        """True when ``r`` passes every filter."""
+        if self.paths and r.final_path not in self.paths:
+            return False
+        if self.min_confidence is not None or self.max_confidence is not None:
+            if r.confidence is None:
+                return False
+            if self.min_confidence is not None and r.confidence < self.min_confidence:
+                return False
+            if self.max_confidence is not None and r.confidence > self.max_confidence:
+                return False
+        if self.since is not None and r.ts < self.since:
+            return False
+        if self.until is not None and r.ts > self.until:
+            return False
+        if (
+            self.collections is not None
+            and "*" not in self.collections
+            and r.collection not in self.collections
+        ):
+            return False
+        if self.cache_hit is not None and r.cache_hit != self.cache_hit:
+            return False
+        return self.escalated is None or r.escalated == self.escalated
+
+
+class RouteLog:
+    """Base: a ring buffer of records (also the Redis log's fallback while Redis is down)."""
+
+    backend = "memory"
+
+    def __init__(self, max_records: int) -> None:
+        if max_records < 1:
+            raise ValueError("max_records must be >= 1")
+        self.max_records = max_records
+        self._ring: deque[RouteRecord] = deque(maxlen=max_records)
+
+    @property
+    def available(self) -> bool:
+        """False while the shared store is unreachable (records kept locally meanwhile)."""
+        return True
+
+    async def append(self, record: RouteRecord) -> None:
+        """Add one record (oldest dropped beyond ``max_records``)."""
+        self._ring.append(record)
+
+    async def recent(self, query: RouteQuery | None = None) -> list[RouteRecord]:
+        """Matching records, newest first, at most ``query.limit``."""
+        return _select(reversed(self._ring), query or RouteQuery())
+
+    async def get(self, trace_id: str) -> RouteRecord | None:
+        """The record with ``trace_id`` among the kept ones, or None."""
+        return next((r for r in reversed(self._ring) if r.trace_id == trace_id), None)
+
+    async def aclose(self) -> None:
+        """Release connections (none for the ring buffer)."""
+
+
+def _select(records: Iterable[RouteRecord], query: RouteQuery) -> list[RouteRecord]:
+    out: list[RouteRecord] = []
+    for r in records:
+        if query.matches(r):
+            out.append(r)
+            if len(out) >= query.limit:
+                break
+    return out
+
+
+class MemoryRouteLog(RouteLog):
+    """In-process ring buffer of the last ``max_records`` route records (no Redis)."""
+
+
+class RedisRouteLog(RouteLog):
+    """Route records in the capped Redis stream ``key`` (``XADD … MAXLEN ~ max_records``).
+
+    Usage example::
+
+        log = RedisRouteLog(open_redis("redis://127.0.0.1:6379/0", timeout_s=0.5))
+        await log.append(RouteRecord.from_dict(record))
+        low = await log.recent(RouteQuery(max_confidence=0.5, limit=20))
+    """
+
+    backend = "redis"
+    _PAGE = 500
+
+    def __init__(
+        self,
+        client: redis.asyncio.Redis,
+        *,
+        key: str = "loopgate:routes",
+        max_records: int = 10000,
+        breaker: CircuitBreaker | None = None,
+        flush_s: float = 0.02,
+    ) -> None:
+        super().__init__(max_records)
+        self.client = client
+        self.key = key
+        self.breaker = breaker or CircuitBreaker(15.0)
+        self.flush_s = flush_s
+        self._pending: list[RouteRecord] = []
+        self._flusher: asyncio.Task[None] | None = None
+
+    @property
+    def available(self) -> bool:
+        """False while the breaker is open."""
+        return self.breaker.state != "open"
+
+    async def append(self, record: RouteRecord) -> None:
+        """Queue ``record`` for the next pipelined ``XADD`` batch (sent within ``flush_s``)."""
+        self._pending.append(record)
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.create_task(self._flush_soon())
+
+    async def _flush_soon(self) -> None:
+        await asyncio.sleep(self.flush_s)
+        await self.flush()
+
+    async def flush(self) -> int:
+        """Send every queued record in one pipeline; returns how many went to Redis. On a Redis
+        failure the batch goes to the local ring buffer instead (never raises)."""
+        batch, self._pending = self._pending, []
+        if not batch:
+            return 0
+        payloads = [r.to_json() for r in batch]
+
+        async def send() -> None:
+            pipe = self.client.pipeline(transaction=False)
+            for data in payloads:
+                pipe.xadd(self.key, {"r": data}, maxlen=self.max_records, approximate=True)
+            await pipe.execute()
+
+        try:
+            await call_redis(self.breaker, "route_log", send)
+        except RedisUnavailableError as exc:
+            if exc.__cause__ is not None:  # a real failure, not the open breaker: say it once
+                log.warning("route log kept locally until Redis answers: %s", exc)
+            for record in batch:
+                await super().append(record)
+            return 0
+        return len(batch)
+
+    async def recent(self, query: RouteQuery | None = None) -> list[RouteRecord]:
+        """``XREVRANGE`` pages (newest first) filtered by ``query``; the local buffer while
+        Redis is down. Queued records are sent first."""
+        query = query or RouteQuery()
+        await self.flush()
+        try:
+            return await call_redis(self.breaker, "route_log", lambda: self._scan(query))
+        except RedisUnavailableError:
+            return await super().recent(query)
+
+    async def _scan(self, query: RouteQuery) -> list[RouteRecord]:
+        # Stream ids are append times (request end) >= the record's ``ts`` (request start), so
+        # ``since`` bounds the scan safely; ``until`` is checked on ``ts`` only.
+        low = f"{int(query.since * 1000)}-0" if query.since is not None else "-"
+        high = "+"
+        out: list[RouteRecord] = []
+        scanned = 0
+        while scanned < self.max_records * 2:
+            page = await self.client.xrevrange(self.key, max=high, min=low, count=self._PAGE)
+            if not page:
+                break
+            scanned += len(page)
+            for _id, fields in page:
+                raw = (fields or {}).get(b"r") or (fields or {}).get("r")
+                if not raw:
+                    continue  # an entry this code did not write
+                rec = RouteRecord.from_json(raw)
+                if query.matches(rec):
+                    out.append(rec)
+                    if len(out) >= query.limit:
+                        return out
+            last = page[-1][0]
+            high = "(" + (last.decode() if isinstance(last, bytes) else str(last))
+            if len(page) < self._PAGE:
+                break
+        return out
+
+    async def get(self, trace_id: str) -> RouteRecord | None:
+        """Scan the stream for ``trace_id`` (newest first); None when not kept."""
+        for r in await self.recent(RouteQuery(limit=min(self.max_records, 10000))):
+            if r.trace_id == trace_id:
+                return r
+        return None
+
+    async def aclose(self) -> None:
+        """Send queued records, then close the client's connection pool."""
+        if self._flusher is not None and not self._flusher.done():
+            self._flusher.cancel()
+        await self.flush()
+        await self.client.aclose()
+
+
+class RouteRecorder:
+    """The router's ``RouteSink``: metrics first (never fails), then the route log.
+
+    :param route_log: where records go.
+    :param metrics: Prometheus metrics updated from each record, or None.
+    """
+
+    def __init__(self, route_log: RouteLog, metrics: GatewayMetrics | None = None) -> None:
+        self.route_log = route_log
+        self.metrics = metrics
+
+    async def record(self, record: dict[str, Any] | RouteRecord) -> RouteRecord:
+        """Convert, observe and append one record; returns the typed record. Never raises for
+        a slow or unreachable log (the record is then kept in the local ring buffer)."""
+        rec = record if isinstance(record, RouteRecord) else RouteRecord.from_dict(record)
+        if self.metrics is not None:
+            try:
+                self.metrics.observe(rec)
+            except Exception:  # noqa: BLE001 - metrics must never fail a request
+                log.exception("metrics update failed for trace %s", rec.trace_id)
+        await self.route_log.append(rec)
+        return rec
+
+
+def build_route_log(
+    settings: Settings,
+    client: redis.asyncio.Redis | None = None,
+    breaker: CircuitBreaker | None = None,
+) -> RouteLog:
+    """The log the settings ask for: a Redis stream when ``redis_url`` (or ``client``) is given,
+    else the in-process ring buffer of ``routelog_max_records``."""
+    if client is None and not settings.redis_url:
+        return MemoryRouteLog(settings.routelog_max_records)
+    if client is None:
+        from gateway.redis_support import open_redis
+
+        client = open_redis(settings.redis_url, timeout_s=settings.timeout_cache_s)
+    return RedisRouteLog(
+        client,
+        key=f"{settings.redis_key_prefix}routes",
+        max_records=settings.routelog_max_records,
+        breaker=breaker or CircuitBreaker(settings.redis_retry_s),
+    )

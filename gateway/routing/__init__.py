@@ -1,0 +1,67 @@
+"""How one question is routed: cache → RAG path → (escalate) LoopAgent → (fallback) broad RAG.
+
+- :mod:`gateway.routing.router` – :class:`Router`, the orchestration (``Router.ask``);
+- :mod:`gateway.routing.stages` – its stages and the one place timeouts are enforced;
+- :mod:`gateway.routing.types` – its input / output types and the protocols of the paths it
+  drives (implemented by ``gateway.engines``);
+- :mod:`gateway.routing.rules` – the pure decision rules (threshold rule, question signals);
+- :mod:`gateway.routing.fit` – the fitted escalation rule (``routing.json``, ``calibrate
+  --router``);
+- :mod:`gateway.routing.record` – :class:`RouteRecord`, what one request did.
+"""
+
+from gateway.routing.fit import ROUTER_FEATURES, RoutingModel, decision_features, fit_router
+from gateway.routing.record import RouteRecord, ToolCallRecord
+from gateway.routing.router import Router
+from gateway.routing.rules import (
+    Decision,
+    Mode,
+    RuleConfig,
+    Signal,
+    decide,
+    detect_signals,
+    retrieval_query,
+)
+from gateway.routing.types import (
+    AnswerCache,
+    AnswerDraft,
+    ConversationStage,
+    ConversationTurn,
+    EventSink,
+    LoopBackend,
+    LoopResult,
+    QueryInput,
+    QueryResult,
+    RagBackend,
+    RagResult,
+    RouteSink,
+)
+
+__all__ = [
+    "ROUTER_FEATURES",
+    "AnswerCache",
+    "AnswerDraft",
+    "ConversationStage",
+    "ConversationTurn",
+    "Decision",
+    "EventSink",
+    "LoopBackend",
+    "LoopResult",
+    "Mode",
+    "QueryInput",
+    "QueryResult",
+    "RagBackend",
+    "RagResult",
+    "RouteRecord",
+    "RouteSink",
+    "Router",
+    "RoutingModel",
+    "RuleConfig",
+    "Signal",
+    "ToolCallRecord",
+    "decide",
+    "decision_features",
+    "detect_signals",
+    "fit_router",
+    "retrieval_query",
+]

@@ -1,0 +1,251 @@
+"""The router's stages and the one place where timeouts are enforced (:meth:`RouterStages._stage`).
+
+Split from ``gateway.routing.router`` (which holds the orchestration, :class:`Router`):
+each stage — corpus version, retrieval, RAG answer, LoopAgent run — runs under
+``min(its own limit, time left before the whole-request deadline)``; a stage that times out is
+recorded in the route record's ``timeouts`` and returns ``None``; no time left raises
+:class:`DeadlineExceeded`, which the router turns into a degraded answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from corpus.errors import StoreError
+from gateway.errors import DataDirLocked, ServiceUnavailable, is_lock_error
+from gateway.routing.types import (
+    AnswerCache,
+    AnswerDraft,
+    EventSink,
+    LoopBackend,
+    LoopResult,
+    QueryInput,
+    QueryResult,
+    RagBackend,
+    RagResult,
+    RouteSink,
+)
+from gateway.settings import Settings
+
+__all__ = ["Ctx", "DeadlineExceeded", "RouterStages", "degraded_result", "new_record"]
+
+
+class DeadlineExceeded(Exception):
+    """The whole-request deadline has passed (internal; becomes a degraded answer)."""
+
+
+@dataclass
+class Ctx:
+    """Per-request state: the route record under construction and the absolute deadline."""
+
+    deadline: float
+    record: dict[str, Any]
+    emit: EventSink | None
+    timings: dict[str, float] = field(default_factory=dict)
+    #: step events held until the route decision is sent (the stream starts with ``route``)
+    pending: list[dict[str, Any]] = field(default_factory=list)
+
+
+class RouterStages:
+    """Stage helpers shared by :class:`gateway.routing.Router` (state set by its ``__init__``)."""
+
+    settings: Settings
+    rag: RagBackend | None
+    loop: LoopBackend | None
+    cache: AnswerCache | None
+    sink: RouteSink | None
+    corpus_version: Callable[[str], str] | None
+    cached_version: Callable[[str], str | None] | None
+
+    # ------------------------------------------------------------------ the one timeout place
+    async def _stage(
+        self, ctx: Ctx, name: str, make: Callable[[], Awaitable[Any]], limit_s: float
+    ) -> tuple[Any, bool]:
+        """Run ``make()`` under ``min(limit_s, time left before the request deadline)``.
+
+        :returns: ``(value, timed_out)``; ``value`` is ``None`` when it timed out.
+        :raises DeadlineExceeded: when no time is left before the stage starts.
+        """
+        left = ctx.deadline - time.monotonic()
+        if left <= 0.001:
+            raise DeadlineExceeded(name)
+        budget = min(limit_s, left)
+        t0 = time.perf_counter()
+        try:
+            async with asyncio.timeout(budget):
+                return await make(), False
+        except TimeoutError:
+            ctx.record["timeouts"].append(
+                {"stage": name, "limit_s": round(budget, 3), "request_deadline": budget < limit_s}
+            )
+            return None, True
+        finally:
+            ms = (time.perf_counter() - t0) * 1000
+            ctx.timings[name] = round(ctx.timings.get(name, 0.0) + ms, 3)
+
+    async def _emit(self, ctx: Ctx, event: dict[str, Any]) -> None:
+        if ctx.emit is not None:
+            await ctx.emit(event)
+            if event.get("type") == "route" and ctx.pending:
+                held, ctx.pending = ctx.pending, []
+                for ev in held:
+                    await ctx.emit(ev)
+
+    # ------------------------------------------------------------------------------ stages
+    def _peek(self, ctx: Ctx, q: QueryInput, version: str) -> dict[str, Any] | None:
+        """The in-process near-cache's payload for ``q`` (no I/O), timed as ``cache_get``."""
+        peek = getattr(self.cache, "peek", None)
+        if peek is None:
+            return None
+        t0 = time.perf_counter()
+        hit: dict[str, Any] | None = peek(q.question, q.collection, q.mode, version)
+        if hit is not None:
+            ctx.timings["cache_get"] = round((time.perf_counter() - t0) * 1000, 3)
+        return hit
+
+    async def _cache_hit(self, ctx: Ctx, hit: dict[str, Any], reason: str) -> QueryResult:
+        """Fill the route record for a cache hit and rebuild the cached result."""
+        ctx.record.update(cache_hit=True, final_path="cache", brain=hit.get("brain", ""))
+        ctx.record["decision"] = {"route": "cache", "reason": reason}
+        await self._emit(ctx, {"type": "route", **ctx.record["decision"]})
+        return QueryResult.from_cached(hit)
+
+    async def _version(self, collection: str) -> str:
+        if self.corpus_version is None:
+            return ""
+        if self.cached_version is not None:
+            known = self.cached_version(collection)
+            if known is not None:
+                return known
+        return await asyncio.to_thread(self.corpus_version, collection)
+
+    async def _retrieve(
+        self, ctx: Ctx, q: QueryInput, query: str, top_k: int, stage: str
+    ) -> RagResult | None:
+        if self.rag is None:
+            return None
+        rag = self.rag
+        flt = q.filters if q.filters and not q.filters.is_empty() else None
+        try:
+            res, _ = await self._stage(
+                ctx, stage, lambda: rag.retrieve(q.collection, query, top_k=top_k, flt=flt),
+                self.settings.timeout_retrieve_s,
+            )
+        except StoreError as exc:
+            if is_lock_error(exc):
+                raise DataDirLocked(str(exc)) from exc
+            ctx.record["flags"].append("store_unavailable")
+            ctx.record["errors"].append(f"{stage}: {exc}")
+            if q.mode == "rag":
+                raise ServiceUnavailable(
+                    f"the chunk store is unavailable, so mode=rag cannot answer: {exc}"
+                ) from exc
+            return None
+        if res is not None:
+            ctx.record["flags"].extend(f for f in res.flags if f not in ctx.record["flags"])
+            step = {"type": "step", "kind": "search", "stage": stage,
+                    "text": search_text(query, res, top_k)}
+            if ctx.emit is not None and stage == "retrieve":  # sent after the route decision
+                ctx.pending.append(step)
+            else:
+                await self._emit(ctx, step)
+        return res
+
+    async def _rag_answer(
+        self, ctx: Ctx, question: str, res: RagResult, broad: bool
+    ) -> AnswerDraft | None:
+        assert self.rag is not None
+        rag = self.rag
+        stage = "rag_answer_broad" if broad else "rag_answer"
+        # an LLM call may be retried once by the client: allow two calls plus back-off
+        limit = self.settings.llm_timeout_s * 2 + 1.0
+        draft, timed_out = await self._stage(
+            ctx, stage, lambda: rag.answer(question, res, broad=broad), limit
+        )
+        if timed_out:
+            # the grounded LLM call was too slow: answer extractively (pure CPU, bounded)
+            ctx.record["flags"].append("llm_timeout")
+            draft, _ = await self._stage(
+                ctx, stage + "_extractive",
+                lambda: rag.answer(question, res, broad=broad, allow_llm=False),
+                self.settings.timeout_retrieve_s,
+            )
+        return draft
+
+    async def _loop_run(
+        self, ctx: Ctx, q: QueryInput, seeds: RagResult | None
+    ) -> LoopResult | None:
+        assert self.loop is not None
+        loop = self.loop
+
+        async def on_step(step: dict[str, Any]) -> None:
+            await self._emit(ctx, {"type": "step", **step})
+
+        try:
+            res, _ = await self._stage(
+                ctx, "loop",
+                lambda: loop.run(q.collection, q.question, seeds=seeds.hits if seeds else [],
+                                 history=q.history, on_event=on_step,
+                                 current_date=q.current_date,
+                                 flt=q.filters if q.filters and not q.filters.is_empty() else None),
+                self.settings.loop_deadline_s + 1.0,
+            )
+        except (DeadlineExceeded, ServiceUnavailable):
+            raise
+        except Exception as exc:  # noqa: BLE001 - a LoopAgent failure degrades to the RAG answer
+            ctx.record["flags"].append("loop_error")
+            ctx.record["errors"].append(f"loop: {type(exc).__name__}: {exc}")
+            return None
+        return res
+
+
+def new_record(q: QueryInput) -> dict[str, Any]:
+    """An empty route record (DESIGN.md "Observe"; fields filled by the stages)."""
+    return {
+        "trace_id": uuid.uuid4().hex,
+        "ts": time.time(),
+        "question": q.question,
+        "collection": q.collection,
+        "mode": q.mode,
+        "cache_hit": False,
+        "confidence": None,
+        "features": {},
+        "decision": {},
+        "escalated": False,
+        "fallback": None,
+        "steps": [],
+        "timeouts": [],
+        "tokens": 0,
+        "final_path": "",
+        "brain": "",
+        "flags": [],
+        "errors": [],
+        "dropped_citations": 0,
+    }
+
+
+def degraded_result(record: dict[str, Any], why: str) -> QueryResult:
+    """A flagged "not found" answer used when every path timed out or failed."""
+    record["final_path"] = record.get("final_path") or "degraded"
+    record["brain"] = record.get("brain") or "none"
+    if "degraded" not in record["flags"]:
+        record["flags"].append("degraded")
+    return QueryResult(f"No answer could be produced: {why}.", [], False, {}, cached=False)
+
+
+def search_text(query: str, res: RagResult, top_k: int) -> str:
+    """The stream's step text of one retrieval: ``searching 'warranty' (hybrid): 5 of top 5
+    passages, best policy.md p.3``; ``keyword-only`` when the dense half did not run."""
+    dense_off = "keyword_only" in res.flags or any(f.startswith("embed") for f in res.flags)
+    how = "keyword-only" if dense_off else "hybrid"
+    shown = query if len(query) <= 80 else query[:79] + "…"
+    if not res.hits:
+        return f"searching '{shown}' ({how}): nothing found"
+    best = res.hits[0].chunk
+    return (f"searching '{shown}' ({how}): {len(res.hits)} of top {top_k} passages, best "
+            f"{best.path} p.{best.page_start}")
