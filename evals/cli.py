@@ -59,7 +59,8 @@ def _report(dirs: list[str]) -> None:
     import json
 
     from evals.compare import load_summary
-    from evals.report import render_table, write_report
+    from evals.report import render_table
+    from evals.report_html import write_report
 
     if not dirs:
         raise typer.BadParameter("report takes one or more run folders")

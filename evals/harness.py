@@ -183,7 +183,7 @@ def write_outputs(
     out_dir: Path, rows: list[dict[str, Any]], summary: dict[str, Any]
 ) -> dict[str, Path]:
     """Write ``results.jsonl`` (question order), ``summary.json`` and ``report.html``."""
-    from evals.report import write_report
+    from evals.report_html import write_report
 
     out_dir.mkdir(parents=True, exist_ok=True)
     results = out_dir / "results.jsonl"

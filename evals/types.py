@@ -2,7 +2,8 @@
 :class:`AnswerRecord` result (one per question, whatever path answered).
 
 Adapters for the three modes live in ``evals.adapters`` (rag → ``rag`` pipeline, loop →
-LoopAgent, auto → ``gateway.routing.Router``); tests may pass any object with the same ``answer`` method.
+LoopAgent, auto → ``gateway.routing.Router``); tests may pass any object with the same
+``answer`` method.
 """
 
 from __future__ import annotations

@@ -1,71 +1,27 @@
-"""Answer cache: Redis (:class:`RedisAnswerCache`) or in-process LRU (:class:`MemoryAnswerCache`).
-
-Both have the same async interface and behaviour (``tests/gateway/test_cache.py`` runs one
-suite against both).
-
-**Key.** ``sha256(mode, version token, normalised question)`` inside a per-collection namespace
-(``{prefix}cache:{<collection hash>}:e:<digest>``; the braces are a Redis Cluster hash tag, so
-all keys of a collection live in one slot). The question is normalised by
-:func:`gateway.cache.normalize_question`. The *version token* depends on ``version_scope``:
-
-- ``"corpus"`` (default): every entry is keyed by the collection's corpus version, so any ingest,
-  change or deletion retires every cached answer of that collection;
-- ``"document"``: answers that were *found* are keyed without the version and retired through the
-  per-document index when a document they cite changes or is deleted (answers citing untouched
-  documents survive an ingest); *not-found* answers are still keyed by the corpus version, so any
-  ingest retires them (case 12: a cached "not found" must not survive the document that answers it).
-
-**Alias.** With an LLM, the LoopAgent may supply a canonical summary of the question; it is stored
-as an alias key pointing at the entry. An alias lookup is only served when
-:func:`gateway.cache.normalize.compare_questions` finds the stored and the asked question compatible
-(same numbers, codes, negations, polarity words and word order; case 13).
-
-**Per-document index.** ``…:d:<doc_id>`` is a set of the entry and alias keys citing that
-document. :meth:`invalidate_documents` deletes them and leaves a tombstone ``…:x:<doc_id>`` (for
-one TTL): since a ``doc_id`` is the sha256 of the document's bytes, a document that changed or was
-deleted never comes back under the same id, and :meth:`put` refuses answers citing a tombstoned
-document (an answer computed just before an ingest finished is not stored). ``…:v:<version>``
-sets list version-bound keys, and :meth:`retire_versions` deletes those of other versions, so
-Redis holds no unreachable entries after an ingest. An invalidation that fails because Redis is
-down is kept and replayed before the next cache operation once Redis answers again.
-
-**Near-cache.** With ``near_entries`` > 0 the last entries served or stored are also kept in
-process, decoded, under the question as asked (:class:`gateway.cache._near_cache.NearCache`): a
-repeated question is answered by :meth:`AnswerCache.peek` without normalisation, hashing, a
-Redis round trip or JSON decoding, and only while the corpus version is the one at which the
-store held the entry (exact invalidation: every change moves the version; this process's own
-invalidations also drop the collection's near entries at once).
+"""The answer cache's logic over a store (:class:`AnswerCache`): keys, aliases, the
+per-document index, tombstones, version sets and the near-cache — the design is described in
+:mod:`gateway.cache` (the package docstring); the stores are in ``_backends`` (Redis) and
+``_memory_store`` (in process), the two caches and their builder in :mod:`gateway.cache.build`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from gateway.cache._backends import MemoryCacheStore, RedisCacheStore
 from gateway.cache._near_cache import NearCache
-from gateway.cache._types import CacheConfig, CacheCounters, CacheEntry, VersionScope
-from gateway.cache.normalize import compare_questions, normalize_question
-from gateway.redis_support import CircuitBreaker, RedisUnavailableError
+from gateway.cache._types import CacheConfig, CacheCounters, CacheEntry
+from gateway.cache.normalize import normalize_question
+from gateway.cache.question_guard import compare_questions
+from gateway.redis_support import RedisUnavailableError
 
 if TYPE_CHECKING:
-    import redis.asyncio
 
     from gateway.cache._backends import CacheStore
-    from gateway.settings import Settings
 
-__all__ = [
-    "AnswerCache",
-    "CacheConfig",
-    "CacheCounters",
-    "CacheEntry",
-    "MemoryAnswerCache",
-    "RedisAnswerCache",
-    "VersionScope",
-    "build_answer_cache",
-]
+__all__ = ["AnswerCache"]
 
 _ANY_VERSION = "*"
 
@@ -338,62 +294,3 @@ class AnswerCache:
     def available(self) -> bool:
         """False while Redis is considered down (breaker open)."""
         return self._store.available
-
-
-class MemoryAnswerCache(AnswerCache):
-    """In-process LRU answer cache (no Redis configured); same behaviour as Redis, one process."""
-
-    backend = "memory"
-
-    def __init__(
-        self, config: CacheConfig | None = None, *, clock: Callable[[], float] | None = None
-    ) -> None:
-        config = config or CacheConfig()
-        super().__init__(MemoryCacheStore(config.max_entries, clock), config)
-
-
-class RedisAnswerCache(AnswerCache):
-    """Answer cache in Redis (redis-py asyncio), shared by all gateway replicas.
-
-    :param client: a ``redis.asyncio.Redis`` (see :func:`gateway.redis_support.open_redis`).
-    :param breaker: circuit breaker (shared with the route log is fine).
-    """
-
-    backend = "redis"
-
-    def __init__(
-        self,
-        client: redis.asyncio.Redis,
-        config: CacheConfig | None = None,
-        *,
-        breaker: CircuitBreaker | None = None,
-    ) -> None:
-        super().__init__(
-            RedisCacheStore(client, breaker or CircuitBreaker(15.0)), config or CacheConfig()
-        )
-
-
-def build_answer_cache(
-    settings: Settings,
-    client: redis.asyncio.Redis | None = None,
-    breaker: CircuitBreaker | None = None,
-) -> AnswerCache:
-    """The cache the settings ask for: Redis when ``redis_url`` (or ``client``) is given, else
-    the in-process LRU."""
-    config = CacheConfig(
-        ttl_s=settings.cache_ttl_s,
-        negative_ttl_s=settings.cache_negative_ttl_s,
-        max_entries=settings.cache_max_entries,
-        version_scope=settings.cache_version_scope,
-        key_prefix=settings.redis_key_prefix,
-        near_entries=settings.cache_near_entries,
-    )
-    if client is None and not settings.redis_url:
-        return MemoryAnswerCache(config)
-    if client is None:
-        from gateway.redis_support import open_redis
-
-        client = open_redis(settings.redis_url, timeout_s=settings.timeout_cache_s)
-    return RedisAnswerCache(
-        client, config, breaker=breaker or CircuitBreaker(settings.redis_retry_s)
-    )

@@ -27,6 +27,7 @@ import os
 import shutil
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, cast
@@ -50,8 +51,7 @@ class IngestJobs:
 
     :param components: the process's ``gateway.wiring.Components`` (store, embedder, cache,
         settings, corpus versions).
-    :param ingestor: builds the ``corpus.ingest.Ingestor`` the jobs run (on first use; the
-        wiring knows its store, tokenizer, embedder and directory builder).
+    :param ingestor: builds the ``corpus.ingest.Ingestor`` the jobs run (called on first use).
     """
 
     def __init__(self, components: Any, *, ingestor: Callable[[], Any]) -> None:

@@ -27,11 +27,11 @@ from gateway.migration.agreement import (
     citation_overlap,
     compare,
 )
-from gateway.migration.dispatcher import MigrationDispatcher, MigrationOutcome
-from gateway.migration.legacy import (
+from gateway.migration.dispatcher import MigrationDispatcher
+from gateway.migration.legacy import LegacyRagClient
+from gateway.migration.legacy_types import (
     LegacyAnswer,
     LegacyConfigError,
-    LegacyRagClient,
     LegacyRagConfig,
     LegacySource,
 )
@@ -43,6 +43,7 @@ from gateway.migration.modes import (
     canary_bucket,
     canary_selects_loopgate,
 )
+from gateway.migration.outcome import MigrationOutcome
 
 if TYPE_CHECKING:
     from gateway.settings import Settings
@@ -137,7 +138,10 @@ def build_existing_store(settings: Settings, client: Any = None) -> Any:
     if not settings.existing_collections:
         return None
     from corpus.errors import StoreError
-    from gateway.migration.existing_collection import PayloadMapping, QdrantExistingCollectionStore
+    from gateway.migration.existing_collection import (
+        PayloadMapping,
+        QdrantExistingCollectionStore,
+    )
 
     mappings = {
         name: PayloadMapping.from_dict(m) for name, m in settings.existing_collections.items()

@@ -14,121 +14,28 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+from collections.abc import Awaitable
+from typing import Any
 
-from gateway.migration.agreement import MigrationLog, SourceRef, compare
-from gateway.migration.legacy import LegacyAnswer, LegacyConfigError, LegacyRagClient
+from gateway.migration.agreement import MigrationLog, compare
+from gateway.migration.legacy import LegacyRagClient
+from gateway.migration.legacy_types import LegacyAnswer, LegacyConfigError
 from gateway.migration.modes import (
     LoopGateCall,
     MigrationMode,
     MigrationPolicy,
     canary_selects_loopgate,
 )
+from gateway.migration.outcome import (
+    MigrationOutcome,
+    legacy_refs,
+    legacy_summary,
+    loopgate_view,
+)
 
-__all__ = ["MigrationDispatcher", "MigrationOutcome"]
+__all__ = ["MigrationDispatcher"]
 
 log = logging.getLogger("loopgate.migration")
-
-
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    """Attribute or mapping key (LoopGate answers may be dataclasses, models or dicts)."""
-    if isinstance(obj, Mapping):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
-def _loopgate_view(answer: Any) -> tuple[str, list[SourceRef], bool]:
-    """Answer text, cited (path, page) and found flag of a LoopGate answer object."""
-    text = str(_get(answer, "answer", "") or "")
-    refs = [
-        SourceRef(str(_get(c, "path", "") or ""), _get(c, "page"))
-        for c in _get(answer, "citations", ()) or ()
-    ]
-    return text, refs, bool(_get(answer, "found", bool(text.strip())))
-
-
-def _legacy_refs(legacy: LegacyAnswer) -> list[SourceRef]:
-    return [SourceRef(s.path, s.page) for s in legacy.sources]
-
-
-def _legacy_summary(legacy: LegacyAnswer) -> dict[str, Any]:
-    return {
-        "ok": legacy.ok,
-        "found": legacy.found,
-        "error_kind": legacy.error_kind,
-        "error": legacy.error,
-        "latency_ms": round(legacy.latency_ms, 2),
-        "sources": len(legacy.sources),
-        "answer": legacy.answer[:500],
-    }
-
-
-@dataclass(slots=True)
-class MigrationOutcome:
-    """What :meth:`MigrationDispatcher.dispatch` decided and got.
-
-    :param served_by: ``legacy`` or ``loopgate`` — whose answer the user gets.
-    :param loopgate: LoopGate's answer object when LoopGate served (else ``None``).
-    :param legacy: the legacy answer when the legacy service was asked (else ``None``).
-    :param fallback: ``""``, ``loopgate_error`` or ``loopgate_not_found``.
-    :param shadow: ``""``, ``started`` or ``skipped`` (too many shadow runs in flight).
-    :param start_shadow: with ``dispatch(..., defer_shadow=True)``: an async callable that
-        starts the shadow run; call it once the response has been sent (a Starlette
-        ``BackgroundTask``), so not even the run's first synchronous steps delay the answer.
-    """
-
-    collection: str
-    mode: MigrationMode
-    served_by: Literal["legacy", "loopgate"]
-    loopgate: Any = None
-    legacy: LegacyAnswer | None = None
-    fallback: str = ""
-    loopgate_error: str = ""
-    shadow: str = ""
-    trace_id: str = ""
-    start_shadow: Callable[[], Awaitable[None]] | None = None
-
-    def info(self) -> dict[str, Any]:
-        """The ``migration`` block for the response and the route record."""
-        out: dict[str, Any] = {"mode": str(self.mode), "served_by": self.served_by}
-        if self.trace_id:
-            out["trace_id"] = self.trace_id
-        if self.fallback:
-            out["fallback"] = self.fallback
-        if self.loopgate_error:
-            out["loopgate_error"] = self.loopgate_error
-        if self.shadow:
-            out["shadow"] = self.shadow
-        if self.legacy is not None:
-            out["legacy"] = {k: v for k, v in _legacy_summary(self.legacy).items() if k != "answer"}
-        return out
-
-    def legacy_response(self) -> dict[str, Any]:
-        """Response body when the legacy service served: its answer, its sources marked
-        ``verified: false`` (LoopGate never read them, so they are not citations), or a clear
-        flagged error when the legacy call failed."""
-        legacy = self.legacy
-        assert legacy is not None, "legacy_response() is only for legacy-served outcomes"
-        body: dict[str, Any] = {
-            "answer": legacy.answer,
-            "found": legacy.found,
-            "citations": [],
-            "cached": False,
-        }
-        body["sources"] = [
-            {"path": s.path, "page": s.page, "quote": s.quote, "score": s.score, "verified": False}
-            for s in legacy.sources
-        ]
-        if not legacy.ok:
-            body["answer"] = (
-                f"The existing question-answering service failed ({legacy.error_kind})."
-            )
-            body["found"] = False
-            body["error"] = {"code": f"legacy_{legacy.error_kind}", "message": legacy.error}
-        body["migration"] = self.info()
-        return body
 
 
 class MigrationDispatcher:
@@ -253,7 +160,7 @@ class MigrationDispatcher:
                         **base,
                         "served_by": "legacy",
                         "shadow": "skipped",
-                        "legacy": _legacy_summary(legacy),
+                        "legacy": legacy_summary(legacy),
                     }
                 )
             else:
@@ -267,7 +174,7 @@ class MigrationDispatcher:
                 else:
                     await start()
         else:
-            self._record({**base, "served_by": "legacy", "legacy": _legacy_summary(legacy)})
+            self._record({**base, "served_by": "legacy", "legacy": legacy_summary(legacy)})
         return outcome
 
     async def _gateway(
@@ -283,7 +190,7 @@ class MigrationDispatcher:
         """LoopGate first; the legacy service answers when LoopGate fails or finds nothing."""
         try:
             answer = await loopgate()
-            reason = "" if _loopgate_view(answer)[2] else "loopgate_not_found"
+            reason = "" if loopgate_view(answer)[2] else "loopgate_not_found"
             error: Exception | None = None
         except Exception as exc:  # noqa: BLE001 - replaced by the legacy answer when there is one
             answer, reason, error = None, "loopgate_error", exc
@@ -297,7 +204,7 @@ class MigrationDispatcher:
                         **base,
                         "served_by": "legacy",
                         "fallback": reason,
-                        "legacy": _legacy_summary(legacy),
+                        "legacy": legacy_summary(legacy),
                     }
                 )
                 return MigrationOutcome(
@@ -317,12 +224,12 @@ class MigrationDispatcher:
         self, loopgate: LoopGateCall, legacy: LegacyAnswer, base: dict[str, Any]
     ) -> None:
         """Background LoopGate run: own deadline, every exception captured, one record."""
-        rec: dict[str, Any] = {**base, "served_by": "legacy", "legacy": _legacy_summary(legacy)}
+        rec: dict[str, Any] = {**base, "served_by": "legacy", "legacy": legacy_summary(legacy)}
         start = time.perf_counter()
         try:
             async with asyncio.timeout(self.shadow_timeout_s):
                 answer = await loopgate()
-            text, refs, found = _loopgate_view(answer)
+            text, refs, found = loopgate_view(answer)
             rec["loopgate"] = {
                 "ok": True,
                 "found": found,
@@ -332,7 +239,7 @@ class MigrationDispatcher:
             rec["shadow"] = "ok"
             if legacy.ok:
                 rec["agreement"] = compare(
-                    legacy.answer, _legacy_refs(legacy), legacy.found, text, refs, found
+                    legacy.answer, legacy_refs(legacy), legacy.found, text, refs, found
                 ).to_dict()
         except TimeoutError:
             rec["shadow"] = "timeout"

@@ -28,9 +28,7 @@ What it can and cannot do:
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
 from typing import Any
 
 from qdrant_client import QdrantClient
@@ -38,86 +36,9 @@ from qdrant_client import models as qm
 
 from corpus.errors import StoreError
 from corpus.types import Chunk, SearchFilter, SearchHit, SparseVector
+from gateway.migration.payload_mapping import PayloadMapping, dig, point_id, to_int
 
 __all__ = ["PayloadMapping", "QdrantExistingCollectionStore"]
-
-
-@dataclass(frozen=True, slots=True)
-class PayloadMapping:
-    """Where a foreign collection keeps each chunk field (dotted payload keys; ``""`` = absent).
-
-    :param qdrant_collection: the collection's name in Qdrant.
-    :param text: payload key of the chunk text (required).
-    :param page_base: 0 when the pipeline counts pages from 0 (LangChain ``PyPDFLoader``), else 1.
-    :param dense_vector: name of the dense vector (``""`` = the unnamed default vector).
-    :param sparse_vector: name of a LoopGate-compatible sparse vector (``""`` = none).
-    :param embed_model: the model that made the dense vectors (reported in ``collection_meta``).
-    """
-
-    qdrant_collection: str
-    text: str
-    path: str = ""
-    doc_id: str = ""
-    title: str = ""
-    page: str = ""
-    page_end: str = ""
-    section: str = ""
-    ordinal: str = ""
-    page_base: int = 1
-    dense_vector: str = ""
-    sparse_vector: str = ""
-    embed_model: str = ""
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> PayloadMapping:
-        """Build from settings JSON; unknown keys or a missing ``text`` raise StoreError."""
-        known = {f.name for f in fields(cls)}
-        unknown = set(data) - known
-        if unknown:
-            raise StoreError(
-                f"unknown payload-mapping key(s) {sorted(unknown)}; allowed: {sorted(known)}"
-            )
-        if not data.get("qdrant_collection") or not data.get("text"):
-            raise StoreError("a payload mapping needs at least qdrant_collection and text")
-        kw = dict(data)
-        kw["page_base"] = int(kw.get("page_base", 1))
-        if kw["page_base"] not in (0, 1):
-            raise StoreError("page_base must be 0 or 1")
-        return cls(**kw)
-
-    @property
-    def doc_key(self) -> str:
-        """Payload key identifying a document (``doc_id`` if mapped, else ``path``)."""
-        return self.doc_id or self.path
-
-
-def _dig(payload: Mapping[str, Any], key: str) -> Any:
-    """Value at a dotted key (``metadata.source``), or None."""
-    if not key:
-        return None
-    cur: Any = payload
-    for part in key.split("."):
-        if not isinstance(cur, Mapping) or part not in cur:
-            return None
-        cur = cur[part]
-    return cur
-
-
-def _int(value: Any, default: int = 0) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return default
-
-
-def _point_id(chunk_id: str) -> int | str | None:
-    """Qdrant point id from a chunk id (unsigned int or UUID), or None if it is neither."""
-    if chunk_id.isdigit():
-        return int(chunk_id)
-    try:
-        return str(uuid.UUID(chunk_id))
-    except ValueError:
-        return None
 
 
 class QdrantExistingCollectionStore:
@@ -158,16 +79,16 @@ class QdrantExistingCollectionStore:
     def _chunk(self, m: PayloadMapping, point: Any) -> Chunk | None:
         """A Chunk from one point, or None when the point has no text under the mapping."""
         payload = point.payload or {}
-        text = _dig(payload, m.text)
+        text = dig(payload, m.text)
         if not isinstance(text, str) or not text:
             return None
-        path = str(_dig(payload, m.path) or "")
-        doc = _dig(payload, m.doc_id) if m.doc_id else path
+        path = str(dig(payload, m.path) or "")
+        doc = dig(payload, m.doc_id) if m.doc_id else path
         shift = 1 - m.page_base  # 0-based page numbers become 1-based
-        page = _int(_dig(payload, m.page), m.page_base) + shift if m.page else 1
-        raw_end = _dig(payload, m.page_end) if m.page_end else None
-        page_end = _int(raw_end) + shift if raw_end is not None else page
-        section = _dig(payload, m.section)
+        page = to_int(dig(payload, m.page), m.page_base) + shift if m.page else 1
+        raw_end = dig(payload, m.page_end) if m.page_end else None
+        page_end = to_int(raw_end) + shift if raw_end is not None else page
+        section = dig(payload, m.section)
         if isinstance(section, list):
             section_path = tuple(str(s) for s in section)
         elif isinstance(section, str) and section:
@@ -178,7 +99,7 @@ class QdrantExistingCollectionStore:
             chunk_id=str(point.id),
             doc_id=str(doc or ""),
             path=path,
-            title=str(_dig(payload, m.title) or path.rsplit("/", 1)[-1]),
+            title=str(dig(payload, m.title) or path.rsplit("/", 1)[-1]),
             section_path=section_path,
             page_start=page,
             page_end=max(page, page_end),
@@ -187,7 +108,7 @@ class QdrantExistingCollectionStore:
             char_start=0,
             char_end=len(text),
             text=text,
-            ordinal=_int(_dig(payload, m.ordinal)),
+            ordinal=to_int(dig(payload, m.ordinal)),
         )
 
     def _filter(self, m: PayloadMapping, flt: SearchFilter | None) -> qm.Filter | None:
@@ -243,7 +164,7 @@ class QdrantExistingCollectionStore:
     def get_chunks(self, collection: str, chunk_ids: Sequence[str]) -> list[Chunk]:
         """Chunks by id in the order asked; unknown or malformed ids are skipped."""
         m = self._map(collection)
-        ids = [pid for pid in (_point_id(c) for c in chunk_ids) if pid is not None]
+        ids = [pid for pid in (point_id(c) for c in chunk_ids) if pid is not None]
         if not ids:
             return []
         points = self._call(
@@ -276,7 +197,7 @@ class QdrantExistingCollectionStore:
         key = (
             (lambda c: (c.ordinal, c.page_start))
             if m.ordinal
-            else (lambda c: (c.page_start, _int(c.chunk_id, 0), c.chunk_id))
+            else (lambda c: (c.page_start, to_int(c.chunk_id, 0), c.chunk_id))
         )
         return sorted(chunks, key=key)
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
-from gateway.migration.legacy import LegacyConfigError
+from gateway.migration.legacy_types import LegacyConfigError
 
 __all__ = [
     "CollectionMigration",

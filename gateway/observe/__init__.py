@@ -9,11 +9,11 @@ The record itself is :class:`gateway.routing.RouteRecord`.
 """
 
 from gateway.observe.metrics import LATENCY_BUCKETS_S, METRIC_NAMES, GatewayMetrics
+from gateway.observe.route_query import RouteQuery
 from gateway.observe.routelog import (
     MemoryRouteLog,
     RedisRouteLog,
     RouteLog,
-    RouteQuery,
     RouteRecorder,
     build_route_log,
 )

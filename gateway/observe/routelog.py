@@ -12,8 +12,7 @@
 - :class:`RouteRecorder` is the router's ``RouteSink``: it turns the router's record dict into a
   :class:`RouteRecord`, updates the Prometheus metrics and appends it to the log.
 
-Queries (:class:`RouteQuery`) filter by final path, confidence range, time, collection, cache
-hit and escalation; ``/v1/routes`` and ``gateway.observe.stats`` use them.
+Queries: :class:`gateway.observe.route_query.RouteQuery`.
 """
 
 from __future__ import annotations
@@ -21,8 +20,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gateway.redis_support import CircuitBreaker, RedisUnavailableError, call_redis
@@ -33,6 +30,7 @@ if TYPE_CHECKING:
 
     from gateway.observe.metrics import GatewayMetrics
     from gateway.settings import Settings
+from gateway.observe.route_query import RouteQuery, select
 
 __all__ = [
     "MemoryRouteLog",
@@ -45,63 +43,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("loopgate.gateway")
-
-
-@dataclass(frozen=True, slots=True)
-class RouteQuery:
-    """Filters of :meth:`RouteLog.recent` (all optional; records must match every one given).
-
-    :param paths: final paths to keep (``cache``, ``rag``, ``loop``, ``fallback_rag`` …).
-    :param min_confidence: keep records whose RAG confidence is >= this (records without one
-        are dropped when a bound is given); ``max_confidence`` likewise (<=).
-    :param since: Unix time; keep newer records. ``until`` keep older-or-equal ones.
-    :param collections: collections to keep (``None`` = all).
-    :param cache_hit: keep only hits (True) or misses (False).
-    :param escalated: keep only escalated (True) or not escalated (False) requests.
-    :param limit: most records returned, newest first (1..10000).
-    """
-
-    paths: tuple[str, ...] = ()
-    min_confidence: float | None = None
-    max_confidence: float | None = None
-    since: float | None = None
-    until: float | None = None
-    collections: frozenset[str] | None = None
-    cache_hit: bool | None = None
-    escalated: bool | None = None
-    limit: int = 100
-
-    def __post_init__(self) -> None:
-        if not 1 <= self.limit <= 10000:
-            raise ValueError("limit must be within 1..10000")
-        lo, hi = self.min_confidence, self.max_confidence
-        if lo is not None and hi is not None and lo > hi:
-            raise ValueError("min_confidence must not exceed max_confidence")
-
-    def matches(self, r: RouteRecord) -> bool:
-        """True when ``r`` passes every filter."""
-        if self.paths and r.final_path not in self.paths:
-            return False
-        if self.min_confidence is not None or self.max_confidence is not None:
-            if r.confidence is None:
-                return False
-            if self.min_confidence is not None and r.confidence < self.min_confidence:
-                return False
-            if self.max_confidence is not None and r.confidence > self.max_confidence:
-                return False
-        if self.since is not None and r.ts < self.since:
-            return False
-        if self.until is not None and r.ts > self.until:
-            return False
-        if (
-            self.collections is not None
-            and "*" not in self.collections
-            and r.collection not in self.collections
-        ):
-            return False
-        if self.cache_hit is not None and r.cache_hit != self.cache_hit:
-            return False
-        return self.escalated is None or r.escalated == self.escalated
 
 
 class RouteLog:
@@ -126,7 +67,7 @@ class RouteLog:
 
     async def recent(self, query: RouteQuery | None = None) -> list[RouteRecord]:
         """Matching records, newest first, at most ``query.limit``."""
-        return _select(reversed(self._ring), query or RouteQuery())
+        return select(reversed(self._ring), query or RouteQuery())
 
     async def get(self, trace_id: str) -> RouteRecord | None:
         """The record with ``trace_id`` among the kept ones, or None."""
@@ -134,16 +75,6 @@ class RouteLog:
 
     async def aclose(self) -> None:
         """Release connections (none for the ring buffer)."""
-
-
-def _select(records: Iterable[RouteRecord], query: RouteQuery) -> list[RouteRecord]:
-    out: list[RouteRecord] = []
-    for r in records:
-        if query.matches(r):
-            out.append(r)
-            if len(out) >= query.limit:
-                break
-    return out
 
 
 class MemoryRouteLog(RouteLog):
