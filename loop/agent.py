@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 
+from corpus.presence import DocumentTermProbe, absent_terms, specific_terms
 from corpus.types import ChunkStore, SearchFilter, SearchHit
 from loop.citations import supported_answer
 from loop.controller import EventCallback, LoopState, drive
@@ -119,6 +120,7 @@ class LoopAgent:
         self.client = (AsyncLLMClient(llm, transport=transport) if isinstance(llm, LLMConfig)
                        else llm)
         self._sections: dict[tuple[str, str], tuple[str, ...]] = {}
+        self._probe: DocumentTermProbe | None = None
 
     async def _offline(self, state: LoopState, on_event: EventCallback | None) -> LoopResult:
         policy = OfflinePolicy(embedder=self.embedder)
@@ -174,6 +176,59 @@ class LoopAgent:
         """
         if not question.strip():
             raise ValueError("question is empty")
+        res = await self._run(question, collection, candidates=candidates, history=history,
+                              current_date=current_date, flt=flt, on_event=on_event,
+                              offline=offline)
+        return await self._check_presence(question, collection, res)
+
+    async def _check_presence(self, question: str, collection: str,
+                              res: LoopResult) -> LoopResult:
+        """``res`` turned into "not found" when the document its answer cites lacks one of the
+        question's specific terms (numbers, codes, years: ``corpus.presence``); the check runs
+        under the tool timeout and keeps the answer when it fails or the key-term extractor
+        has no index form (``sparse_query``)."""
+        tok = self.key_terms
+        sparse = getattr(tok, "sparse_query", None)
+        normalize = getattr(tok, "normalize", None)
+        if not res.found or not res.citations or res.fallback:
+            return res
+        if sparse is None or normalize is None or not hasattr(self.store, "keyword_search"):
+            return res
+        terms = specific_terms(tok.key_terms(question))
+        if not terms:
+            return res
+        first = res.citations[0]
+
+        def absent_in_document() -> list[str]:
+            chunks = self.store.get_chunks(collection, [first.chunk_id])
+            texts, doc_id = [normalize(first.quote)], first.doc_id
+            if chunks:
+                c = chunks[0]
+                doc_id = c.doc_id
+                texts.append(normalize(f"{c.title}\n{' '.join(c.section_path)}\n{c.path}"))
+                texts.append(normalize(c.text))
+            ask = absent_terms(terms, texts)
+            if not ask or not doc_id:
+                return []
+            if self._probe is None:  # one per agent: it remembers (doc_id, term) answers
+                self._probe = DocumentTermProbe(self.store, sparse, normalize)  # type: ignore[arg-type]
+            return self._probe.absent(collection, doc_id, ask)
+
+        try:
+            absent = await asyncio.wait_for(asyncio.to_thread(absent_in_document),
+                                            self.config.tool_timeout_s or None)
+        except Exception:  # noqa: BLE001 - a failed check keeps the answer
+            return res
+        if absent:
+            res.answer, res.found, res.citations = NOT_FOUND, False, []
+            res.absent_terms = list(absent)
+        return res
+
+    async def _run(
+        self, question: str, collection: str, *, candidates: Sequence[SearchHit],
+        history: Sequence[dict[str, Any]], current_date: str | None,
+        flt: SearchFilter | None, on_event: EventCallback | None, offline: bool,
+    ) -> LoopResult:
         ctx = ToolContext(self.store, self.search, collection, self.config, flt=flt)
         for h in candidates:
             ctx.seen.setdefault(h.chunk.chunk_id, h.chunk)

@@ -255,6 +255,8 @@ class LoopResult:
     :param invalid_actions: LLM replies that could not be parsed (each re-asked once).
     :param unsupported_sentences: sentences of the LLM-written answer dropped because the
         cited quotes do not hold their numbers, names or URLs (``corpus.answer_check``).
+    :param absent_terms: the question's specific terms (numbers, codes, years) the answer's
+        document lacks (``corpus.presence``): the answer was turned into "not found".
     """
 
     answer: str
@@ -276,6 +278,7 @@ class LoopResult:
     guard: str = ""
     invalid_actions: int = 0
     unsupported_sentences: int = 0
+    absent_terms: list[str] = field(default_factory=list)
 
     @property
     def fallback(self) -> bool:
@@ -300,6 +303,7 @@ class LoopResult:
             "read_chunk_ids": list(self.read_chunk_ids), "evidence_answer": self.evidence_answer,
             "guard": self.guard, "invalid_actions": self.invalid_actions,
             "unsupported_sentences": self.unsupported_sentences,
+            "absent_terms": list(self.absent_terms),
             "steps": [s.to_dict() for s in self.steps],
         }
 

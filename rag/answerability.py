@@ -18,11 +18,12 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
+from corpus.presence import absent_terms, specific_terms
 from corpus.term_match import code_terms, holds_term, is_period
 from corpus.types import Chunk
 from rag.types import Evidence
 
-__all__ = ["codes_of", "missing_codes", "supported_evidence"]
+__all__ = ["codes_of", "missing_codes", "presence_targets", "supported_evidence"]
 
 _VERSION = re.compile(r"^v?\d+(?:\.\d+)+[a-z]?$|^v\d+$")  # 1.2, v1.2.3, v2: not names
 
@@ -70,3 +71,24 @@ def supported_evidence(
         elif first_missing is None:
             first_missing = miss
     return kept, ([] if kept else first_missing or [])
+
+
+def presence_targets(
+    evidence: Sequence[Evidence], chunks: Iterable[Chunk], key_terms: Sequence[str]
+) -> tuple[str, str, list[str]]:
+    """What the document-level answerability check must ask (``corpus.presence``): the answer
+    unit's ``(doc_id, chunk_id)`` and the question's specific terms (numbers, codes, years) that
+    neither the unit nor its chunk (text, title, section path, table header) holds.
+
+    :returns: ``("", "", [])`` when there is no evidence or nothing left to ask.
+    """
+    terms = list(specific_terms(key_terms))
+    if not evidence or not terms:
+        return "", "", []
+    best = evidence[0].citation
+    chunk = next((c for c in chunks if c.chunk_id == best.chunk_id), None)
+    texts = [evidence[0].text]
+    if chunk is not None:
+        texts += [chunk.text, chunk.title, " ".join(chunk.section_path), chunk.path]
+    hay = unicodedata.normalize("NFKC", "\n".join(texts)).lower()
+    return (chunk.doc_id if chunk else best.doc_id), best.chunk_id, absent_terms(terms, [hay])

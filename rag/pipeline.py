@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 
+from corpus.presence import DocumentTermProbe
 from corpus.types import Chunk, Citation, SearchFilter
-from rag.answerability import supported_evidence
+from rag.answerability import presence_targets, supported_evidence
 from rag.extractive import NOT_FOUND_TEXT, extract_answer
 from rag.retriever import HybridRetriever
-from rag.steps import Flow, drive_async, drive_sync
+from rag.steps import Flow, Step, drive_async, drive_sync
 from rag.types import RagAnswer, RetrievalMode
 
 __all__ = ["RagPipeline"]
@@ -41,6 +43,10 @@ class RagPipeline:
     :param answer_floor: confidence below which the answer is "not found" (0..1).
     :param max_evidence: evidence units in the answer (sentences / table rows).
     :param make_citation: the quote verifier (default ``corpus.citations.make_citation``).
+    :param presence_check: ask the index whether the answer's document holds the question's
+        specific terms (numbers, codes, years; ``corpus.presence``) and answer "not found"
+        when it lacks one (flag ``absent_in_document:<terms>``); a failed or timed-out check
+        keeps the answer, flagged ``presence_timeout`` / ``presence_error``.
     """
 
     def __init__(
@@ -50,8 +56,15 @@ class RagPipeline:
         answer_floor: float = 0.2,
         max_evidence: int = 3,
         make_citation: Callable[[Chunk, str], Citation | None] | None = None,
+        presence_check: bool = True,
     ) -> None:
         self.retriever = retriever
+        tok = retriever.tokenizer
+        self.presence = (
+            DocumentTermProbe(retriever.store, tok.sparse_query, tok.normalize)
+            if presence_check and hasattr(retriever.store, "keyword_search")
+            else None
+        )
         self.answer_floor = answer_floor
         self.max_evidence = max_evidence
         self.make_citation = make_citation or _default_citation_maker()
@@ -108,8 +121,24 @@ class RagPipeline:
         )
         # every code the question names must be in the answer unit or its context
         evidence, missing = supported_evidence(evidence, retrieval.chunks, retrieval.key_terms)
-        t2 = time.perf_counter()
         found = bool(evidence) and retrieval.confidence.value >= self.answer_floor
+        flags: list[str] = []
+        if found and self.presence is not None:
+            doc_id, _, ask = presence_targets(evidence, retrieval.chunks, retrieval.key_terms)
+            if ask:
+                (out,) = yield [
+                    Step(
+                        "presence",
+                        partial(self.presence.absent, collection, doc_id, ask),
+                        self.retriever.config.search_timeout_s,
+                    )
+                ]
+                if out.ok and out.value:
+                    found, missing = False, tuple(out.value)
+                    flags.append("absent_in_document:" + ",".join(out.value))
+                elif not out.ok:
+                    flags.append(out.flag)
+        t2 = time.perf_counter()
         # the answer is the unit that answers, first and alone; the rest is "related"
         answer = evidence[0].citation.quote if found else NOT_FOUND_TEXT
         timings = {
@@ -127,4 +156,5 @@ class RagPipeline:
             retrieval=retrieval,
             timings_ms=timings,
             missing=tuple(missing),
+            answer_flags=tuple(flags),
         )

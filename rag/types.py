@@ -270,7 +270,10 @@ class RagAnswer:
     :param timings_ms: per stage, including ``retrieve`` and ``extract``.
     :param related: the other verified evidence units, best first (shown apart from the answer).
     :param missing: codes the question names (``ESP32-PICO-D4``) that no evidence unit or its
-        context holds — the answer is then "not found" (``rag.answerability``).
+        context holds, or specific terms (numbers, codes, years) the answer's whole document
+        lacks — the answer is then "not found" (``rag.answerability``, ``corpus.presence``).
+    :param answer_flags: flags of the answer stage (``absent_in_document:…``,
+        ``presence_timeout``), after the retrieval's in :attr:`flags`.
     """
 
     answer: str
@@ -281,6 +284,7 @@ class RagAnswer:
     timings_ms: dict[str, float] = field(default_factory=dict)
     related: tuple[Citation, ...] = ()
     missing: tuple[str, ...] = ()
+    answer_flags: tuple[str, ...] = ()
 
     @property
     def confidence(self) -> float:
@@ -289,8 +293,8 @@ class RagAnswer:
 
     @property
     def flags(self) -> tuple[str, ...]:
-        """The retrieval's flags (timeouts, keyword-only …)."""
-        return self.retrieval.flags
+        """The retrieval's flags (timeouts, keyword-only …), then the answer stage's."""
+        return self.retrieval.flags + self.answer_flags
 
 
 class Retriever(Protocol):

@@ -47,14 +47,23 @@ class HybridRagEngine:
     :param answer_floor: confidence below which the extractive answer is "not found".
     :param max_evidence: evidence units in an extractive answer.
     :param llm_max_chars: characters of each chunk shown to the LLM.
+    :param presence_check: an extractive answer whose document lacks one of the question's
+        specific terms (numbers, codes, years: ``corpus.presence``) is "not found", flagged
+        ``absent_in_document:<terms>``; a failed check keeps the answer (``presence_error``).
 
     While the client's circuit breaker is open (the LLM failed repeatedly) its ``chat`` raises
     at once, so the extractive answer comes at RAG speed.
     """
 
     def __init__(self, retriever: Any, *, llm: Any = None, answer_floor: float = 0.2,
-                 max_evidence: int = 3, llm_max_chars: int = 1500) -> None:
+                 max_evidence: int = 3, llm_max_chars: int = 1500,
+                 presence_check: bool = True) -> None:
+        from corpus.presence import DocumentTermProbe
+
         self.retriever = retriever
+        tok = retriever.tokenizer
+        self.presence = (DocumentTermProbe(retriever.store, tok.sparse_query, tok.normalize)
+                         if presence_check else None)
         self.llm = llm
         self.answer_floor = answer_floor
         self.max_evidence = max_evidence
@@ -93,12 +102,30 @@ class HybridRagEngine:
             # only the top chunk's first sentence, which answers nothing (case 12, step 9)
             found = False
             flags = [*flags, "no_key_term_coverage"]
+        if found and self.presence is not None:
+            found, flags = self._present(r, evidence, flags)
         if not found:
             return AnswerDraft(NOT_FOUND_TEXT, [], False, "extractive", flags=flags)
         # the answer is the unit that answers, first and alone (its quote in display form: no
         # PDF line breaks inside a sentence); the other evidence is "related"
         return AnswerDraft(evidence[0].citation.quote, [evidence[0].citation], True, "extractive",
                            flags=flags, related=[e.citation for e in evidence[1:]])
+
+    def _present(self, r: Any, evidence: list[Any], flags: list[str]) -> tuple[bool, list[str]]:
+        """``(found, flags)`` after asking whether the answer's document holds the question's
+        specific terms (blocking: one keyword query per term not in the answer's chunk)."""
+        from rag.answerability import presence_targets
+
+        doc_id, _, ask = presence_targets(evidence, r.chunks, r.key_terms)
+        if not ask or self.presence is None:
+            return True, flags
+        try:
+            absent = self.presence.absent(r.collection, doc_id, ask)
+        except Exception:  # noqa: BLE001 - a failed check keeps the answer, flagged
+            return True, [*flags, "presence_error"]
+        if absent:
+            return False, [*flags, "absent_in_document:" + ",".join(absent)]
+        return True, flags
 
     async def answer(self, question: str, retrieval: RagResult, *, broad: bool,
                      allow_llm: bool = True) -> AnswerDraft:

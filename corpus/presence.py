@@ -1,0 +1,147 @@
+"""Does the answer's document hold what the question asks about? (issue 15, item 4)
+
+Retrieval always returns *something*: asked for "the 50-shot result", "the gap in 2022" or the
+class of ``V3Det`` in a document that has none of them, both paths used to quote the nearest
+look-alike passage as "found". The answerability check here is separate from retrieval rank:
+the question's **specific terms** — numbers and years, codes, and the periods' years
+(``FY2018`` → ``2018``) — must occur somewhere in the document the answer quotes. A specific
+term the whole document lacks means the document does not answer this question: the path says
+"not found" and names the absent terms.
+
+Only the document is asked, not the answer sentence: a table's year or unit often sits in its
+header pages away from the row that answers, and a paraphrased question rarely repeats the
+sentence's words. Names (capitalised words) are not checked: documents spell people and
+organisations in too many ways (``J&J`` / ``Johnson & Johnson``) for absence to mean anything.
+
+:class:`DocumentTermProbe` asks the index, one keyword query per term restricted to the
+document, and remembers the result per ``(doc_id, term)`` (a ``doc_id`` is the document's
+content hash, so the answer never goes stale).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol
+
+from corpus.term_match import holds_term, is_code, is_period
+from corpus.types import SearchFilter, SearchHit, SparseVector
+
+__all__ = ["DocumentTermProbe", "TermSearch", "absent_terms", "specific_terms"]
+
+_DIGIT = re.compile(r"\d")
+_YEAR = re.compile(r"(?:19|20)\d\d")
+_PERIOD_YEAR = re.compile(r"^(?:fy|cy|q[1-4]|h[12])'?(\d{2}|\d{4})$")
+
+
+def specific_terms(key_terms: Iterable[str]) -> tuple[str, ...]:
+    """The question's terms that pin down *which* fact it asks for: numbers, codes and years.
+
+    A period term gives its year (``fy2018`` → ``2018``, ``fy18`` → ``18`` is dropped: two
+    digits are too ambiguous); a bare period word (``q2``, ``fy``) is dropped; single digits
+    are dropped (``3`` in "top 3" asks for a count, it is not a fact to find).
+
+    :param key_terms: the question's key terms in the tokenizer's normal form
+        (``Tokenizer.key_terms``).
+    :returns: the specific terms, deduplicated, in question order.
+    """
+    out: list[str] = []
+    for t in key_terms:
+        if not _DIGIT.search(t):
+            continue
+        if is_period(t):
+            m = _PERIOD_YEAR.match(t)
+            year = m.group(1) if m else (t if _YEAR.fullmatch(t) else "")
+            if len(year) == 4:
+                out.append(year)
+            continue
+        if is_code(t) or len(re.sub(r"\D", "", t)) >= 2:
+            out.append(t)
+    return tuple(dict.fromkeys(out))
+
+
+def absent_terms(terms: Sequence[str], texts: Iterable[str]) -> list[str]:
+    """The ``terms`` that none of ``texts`` holds (``corpus.term_match.holds_term``: a number
+    never inside a longer number, a code never inside a longer code).
+
+    :param terms: normalised terms; ``texts``: normalised texts.
+    :returns: the absent terms, in order (``[]``: every term occurs).
+    """
+    hay = "\n".join(texts)
+    return [t for t in terms if not holds_term(t, hay)]
+
+
+def _chunk_text(hit: SearchHit) -> str:
+    c = hit.chunk
+    return f"{c.title}\n{' '.join(c.section_path)}\n{c.text}"
+
+
+class TermSearch(Protocol):
+    """The store call the probe needs (``corpus.qdrant_store.QdrantChunkStore.keyword_search``)."""
+
+    def keyword_search(
+        self, collection: str, query: SparseVector, top_k: int, flt: SearchFilter | None = None
+    ) -> list[SearchHit]: ...
+
+
+class DocumentTermProbe:
+    """Which specific terms a document lacks, asked of the keyword index.
+
+    Usage example::
+
+        probe = DocumentTermProbe(store, tokenizer.sparse_query, tokenizer.normalize)
+        probe.absent("manuals", doc_id, ["2022", "fw-301"])   # -> ["2022"] when never written
+
+    One BM25 query per term not yet known, restricted to the document, ``top_k`` hits whose
+    chunk text, title and section path are checked with ``holds_term`` (the sparse query
+    splits ``50-shot`` into its index terms, so a hit is not yet an occurrence).
+
+    :param store: anything with ``keyword_search`` (:class:`TermSearch`).
+    :param sparse_query: text → BM25 query vector (``Tokenizer.sparse_query``).
+    :param normalize: text → the key terms' normal form (``Tokenizer.normalize``).
+    :param top_k: hits checked per term (1..100).
+    :param cache_size: ``(doc_id, term)`` answers remembered (LRU).
+    """
+
+    def __init__(
+        self,
+        store: TermSearch,
+        sparse_query: Callable[[str], SparseVector],
+        normalize: Callable[[str], str],
+        *,
+        top_k: int = 20,
+        cache_size: int = 4096,
+    ) -> None:
+        self.store = store
+        self.sparse_query = sparse_query
+        self.normalize = normalize
+        self.top_k = max(1, min(100, top_k))
+        self._known: OrderedDict[tuple[str, str], bool] = OrderedDict()
+        self._cache_size = cache_size
+
+    def holds(self, collection: str, doc_id: str, term: str) -> bool:
+        """True when some chunk of ``doc_id`` holds ``term`` (an empty query: ``True``)."""
+        key = (doc_id, term)
+        if key in self._known:
+            self._known.move_to_end(key)
+            return self._known[key]
+        query = self.sparse_query(term)
+        if query.is_empty():
+            return True
+        hits = self.store.keyword_search(
+            collection, query, self.top_k, SearchFilter(doc_ids=(doc_id,))
+        )
+        found = any(holds_term(term, self.normalize(_chunk_text(h))) for h in hits)
+        self._known[key] = found
+        if len(self._known) > self._cache_size:
+            self._known.popitem(last=False)
+        return found
+
+    def absent(self, collection: str, doc_id: str, terms: Sequence[str]) -> list[str]:
+        """The ``terms`` no chunk of ``doc_id`` holds, in order.
+
+        :raises Exception: whatever the store raises (callers run this under a timeout and
+            keep the answer, flagged, when it fails).
+        """
+        return [t for t in terms if not self.holds(collection, doc_id, t)]

@@ -1,0 +1,104 @@
+"""corpus.presence: the answer's document must hold the question's specific terms, asked of the
+real embedded index (issue 15 item 4); the RAG pipeline answers "not found" when it does not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus.ingest import Ingestor
+from corpus.presence import DocumentTermProbe, absent_terms, specific_terms
+from corpus.qdrant_store import QdrantChunkStore
+from corpus.tokenizer import Tokenizer
+
+TOK = Tokenizer()
+
+
+def test_specific_terms_are_numbers_codes_and_years() -> None:
+    terms = ["fy2018", "capit", "expenditur", "3m", "q2", "50-shot", "conll03", "2022", "5", "fy"]
+    assert specific_terms(terms) == ("2018", "50-shot", "conll03", "2022")  # 3m: one digit
+    assert specific_terms(["warranti", "period"]) == ()
+
+
+def test_absent_terms_match_whole_numbers_and_codes() -> None:
+    text = "results on conll03 with 5-shot and 10-shot prompts in 2021"
+    assert absent_terms(["50-shot", "conll03", "2021"], [text]) == ["50-shot"]
+    assert absent_terms(["202"], [text]) == ["202"]  # never inside a longer number
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> QdrantChunkStore:
+    docs = tmp_path_factory.mktemp("docs")
+    (docs / "report.md").write_text(
+        "# Annual report 2019\n\n## Results\n\nRevenue grew 12% to 4,120 million in fiscal 2019.\n\n"
+        "## Products\n\nThe FW-301 controller ships with a 3 year warranty.\n",
+        encoding="utf-8",
+    )
+    (docs / "other.md").write_text(
+        "# Other report\n\n## Outlook\n\nIn 2022 the FW-3010 replaced the older model.\n",
+        encoding="utf-8",
+    )
+    st = QdrantChunkStore.embedded(tmp_path_factory.mktemp("presence") / "qdrant")
+    Ingestor(st, TOK, None, workers=1).ingest_paths([docs], "c", root=docs)
+    return st
+
+
+def _doc_id(store: QdrantChunkStore, name: str) -> str:
+    from corpus.catalogue import Catalogue
+
+    entry = Catalogue(store).find("c", name)
+    assert entry is not None
+    return entry.info.doc_id
+
+
+def test_probe_asks_the_document_not_the_collection(store: QdrantChunkStore) -> None:
+    probe = DocumentTermProbe(store, TOK.sparse_query, TOK.normalize)
+    report = _doc_id(store, "report.md")
+    # 2022 occurs in the collection, but not in this document; FW-3010 is not FW-301
+    assert probe.absent("c", report, ["2019", "fw-301", "2022"]) == ["2022"]
+    assert probe.absent("c", _doc_id(store, "other.md"), ["fw-301", "2022"]) == ["fw-301"]
+    assert probe.holds("c", report, "2019")  # remembered per (doc_id, term)
+    assert ("" + report, "2019") in probe._known
+
+
+def test_rag_answers_not_found_when_the_document_lacks_the_year(store: QdrantChunkStore) -> None:
+    from rag.pipeline import RagPipeline
+    from rag.retriever import HybridRetriever
+
+    rag = RagPipeline(HybridRetriever(store, TOK, None), answer_floor=0.0)
+    ok = rag.run("How much did revenue grow in fiscal 2019?", "c")
+    assert ok.found and "12%" in ok.answer
+    asked = rag.run("How much did revenue grow in fiscal 2023?", "c")
+    assert not asked.found
+    assert "2023" in asked.missing
+    assert any(f.startswith("absent_in_document:2023") for f in asked.flags)
+    off = RagPipeline(HybridRetriever(store, TOK, None), answer_floor=0.0, presence_check=False)
+    assert off.run("How much did revenue grow in fiscal 2023?", "c").found
+
+
+def test_store_failure_keeps_the_answer_flagged(store: QdrantChunkStore, tmp_path: Path) -> None:
+    from rag.pipeline import RagPipeline
+    from rag.retriever import HybridRetriever
+
+    rag = RagPipeline(HybridRetriever(store, TOK, None), answer_floor=0.0)
+    assert rag.presence is not None
+
+    def broken(*_a: object, **_k: object) -> list[str]:
+        raise RuntimeError("index down")
+
+    rag.presence.absent = broken  # type: ignore[method-assign]
+    ans = rag.run("How much did revenue grow in fiscal 2023?", "c")
+    assert ans.found and "presence_error" in ans.flags
+
+
+def test_loop_answers_not_found_when_the_document_lacks_the_year(store: QdrantChunkStore) -> None:
+    from loop.agent import LoopAgent
+    from loop.tools import StoreKeywordSearch
+
+    agent = LoopAgent(store, StoreKeywordSearch(store, TOK.sparse_query), key_terms=TOK)
+    ok = agent.run("How much did revenue grow in fiscal 2019?", "c")
+    assert ok.found and "12%" in ok.answer and not ok.absent_terms
+    asked = agent.run("How much did revenue grow in fiscal 2023?", "c")
+    assert not asked.found and not asked.citations
+    assert asked.absent_terms == ["2023"]
