@@ -27,6 +27,7 @@ from gateway.conversation.items import item_lists
 from gateway.conversation.memory import MemoryLimits, SessionMemory, bound, memory_tokens
 from gateway.conversation.rewrite import Rewrite, is_followup, rewrite_rules
 from gateway.conversation.store import SessionStore
+from gateway.routing import QueryResult, RouteTrace
 
 __all__ = ["ConversationService", "TurnContext"]
 
@@ -85,7 +86,7 @@ class ConversationService:
         self.read_chunks = read_chunks
         self.llm_rewriter = llm_rewriter
 
-    async def begin(self, q: Any, record: dict[str, Any]) -> TurnContext | None:
+    async def begin(self, q: Any, record: RouteTrace) -> TurnContext | None:
         """Load the memory of ``q.session_id`` (scope ``q.caller``) and rewrite ``q.question``
         (follow-ups from the memory or history; cross-language key terms); ``None`` when
         nothing applies."""
@@ -127,22 +128,21 @@ class ConversationService:
             if text:
                 rw = Rewrite(q.question, text, (*rw.rules, "llm"), "llm")
         rw = await self._cross(rw, q.collection, record)
-        record["rewritten_question"] = rw.question if rw.changed else None
-        record["rewrite"] = {"by": rw.by, "rules": list(rw.rules)}
-        record["session"] = {
+        record.rewrote(rw.question if rw.changed else None, rw.by, rw.rules)
+        record.session = {
             "turn": (memory.turn_count + 1) if memory else None,
             "backend": self.store.backend if memory else None,
             "memory_tokens": memory_tokens(memory) if memory else 0,
             "memory_hits": hits,
         }
-        record["flags"].extend(f for f in flags if f not in record["flags"])
+        record.flag_all(flags)
         new_q = q
         if rw.changed or previous:
             new_q = dataclasses.replace(q, question=rw.question, history=())
         if rw.focus_doc and (q.filters is None or q.filters.is_empty()):
             # the follow-up was resolved in this document's list: retrieval starts there
             new_q = dataclasses.replace(new_q, filters=SearchFilter(doc_ids=(rw.focus_doc,)))
-            record["session"]["focus_document"] = next(
+            record.session["focus_document"] = next(
                 (lst.path for lst in lists if lst.doc_id == rw.focus_doc), rw.focus_doc)
         turn = TurnContext(new_q, rw, memory, scope, flags)
         if memory is not None and self.corpus_version is not None and new_q.use_cache and (
@@ -150,11 +150,10 @@ class ConversationService:
             await self._reuse(turn, record)
         return turn
 
-    async def _reuse(self, turn: TurnContext, record: dict[str, Any]) -> None:
+    async def _reuse(self, turn: TurnContext, record: RouteTrace) -> None:
         """Answer from a fact card given for this question at the current corpus version (no
         re-reading; ``final_path`` ``memory``)."""
         from gateway.cache import normalize_question
-        from gateway.routing import QueryResult
 
         if self.corpus_version is None or turn.memory is None:
             return
@@ -170,10 +169,7 @@ class ConversationService:
                                           "related": [], "found": True})
         result.cached, result.payload = False, None  # citations in their full shape
         turn.reuse = result
-        record.update(final_path="memory", brain="memory", corpus_version=version)
-        record["decision"] = {"route": "memory", "reason": f"fact card of turn {card.turn}"}
-        record["session"]["memory_hits"] = [*record["session"]["memory_hits"],
-                                            f"fact_card:{card.turn}"]
+        record.served_from_memory(card.turn, version)
 
     async def _lists(self, collection: str, memory: SessionMemory
                      ) -> tuple[list[Any], list[str], int]:
@@ -208,7 +204,7 @@ class ConversationService:
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
-    async def _cross(self, rw: Rewrite, collection: str, record: dict[str, Any]) -> Rewrite:
+    async def _cross(self, rw: Rewrite, collection: str, record: RouteTrace) -> Rewrite:
         """``rw`` with the question's key terms in the documents' language appended."""
         if self.cross_language is None:
             return rw
@@ -218,17 +214,17 @@ class ConversationService:
                 found = await asyncio.to_thread(self.cross_language.terms_for, rw.question,
                                                 collection)
         except Exception as exc:  # noqa: BLE001 - the question goes as it is
-            record["errors"].append(f"cross_language: {type(exc).__name__}: {exc}")
+            record.error(f"cross_language: {type(exc).__name__}: {exc}")
             return rw
         if found is None:
             return rw
-        record["cross_language"] = {"terms": list(found.terms), "units": list(found.units),
-                                    "coverage": found.coverage}
+        record.cross_language = {"terms": list(found.terms), "units": list(found.units),
+                                 "coverage": found.coverage}
         return Rewrite(rw.original, f"{rw.question} ({' '.join(found.terms)})",
                        (*rw.rules, "cross_language"), rw.by if rw.by != "none" else "rules",
                        rw.focus_doc)
 
-    async def _llm_cross(self, question: str, collection: str, record: dict[str, Any]) -> Any:
+    async def _llm_cross(self, question: str, collection: str, record: RouteTrace) -> Any:
         """The LLM's key terms in the documents' language that the collection holds, or
         ``None`` (no LLM, same language, a failed call: flag ``crosslang_llm_failed``)."""
         cl, terms_of = self.cross_language, self.llm_key_terms
@@ -240,7 +236,7 @@ class ConversationService:
         try:
             terms = await terms_of(question, target)
         except Exception:  # noqa: BLE001 - the dictionary terms are used instead
-            record["flags"].append("crosslang_llm_failed")
+            record.flags.append("crosslang_llm_failed")
             return None
         kept = await asyncio.to_thread(cl.present, collection, terms)
         if not kept:
@@ -249,37 +245,35 @@ class ConversationService:
 
         return CrossTerms(tuple(kept), ("llm",), round(len(kept) / max(1, len(terms)), 3))
 
-    async def _cross_only(self, q: Any, record: dict[str, Any]) -> TurnContext | None:
+    async def _cross_only(self, q: Any, record: RouteTrace) -> TurnContext | None:
         """A request without session or history: only the cross-language terms."""
         rw = await self._cross(Rewrite(q.question, q.question), q.collection, record)
         if not rw.changed:
             return None
-        record["rewritten_question"] = rw.question
-        record["rewrite"] = {"by": rw.by, "rules": list(rw.rules)}
+        record.rewrote(rw.question, rw.by, rw.rules)
         return TurnContext(dataclasses.replace(q, question=rw.question), rw, None, "")
 
-    async def finish(self, turn: TurnContext, result: Any, record: dict[str, Any]) -> None:
+    async def finish(self, turn: TurnContext, result: Any, record: RouteTrace) -> None:
         """Record the answered turn in the memory and save it (no-op without a session)."""
         memory = turn.memory
         if memory is None:
             return
         cites = [c.to_dict() if hasattr(c, "to_dict") else dict(c) for c in result.citations]
-        read = [str(i) for i in (record.get("candidates") or [])[:5]]
+        read = [str(i) for i in (record.candidates or [])[:5]]
         memory.add_turn(turn.rewrite.original, turn.rewrite.question, result.answer,
                         bool(result.found), cites, self.limits, read=read,
-                        corpus_version=str(record.get("corpus_version") or ""))
+                        corpus_version=record.corpus_version or "")
         folded = len(memory.summary)
         tokens = bound(memory, self.limits)
-        if not await self.store.save(turn.scope, memory) and \
-                "session_memory_local" not in record["flags"]:
-            record["flags"].append("session_memory_local")
+        if not await self.store.save(turn.scope, memory):
+            record.flag("session_memory_local")
         if self.llm_summariser is not None and folded and (
                 memory.summary_by != "llm" or folded > 1):
             task = asyncio.create_task(self._summarise(turn.scope, memory))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
-        if isinstance(record.get("session"), dict):
-            record["session"]["memory_tokens"] = tokens
+        if record.session is not None:
+            record.session["memory_tokens"] = tokens
 
 
 def _previous(memory: SessionMemory | None, history: Sequence[dict[str, str]]) -> str | None:

@@ -7,10 +7,19 @@
 - :mod:`gateway.routing.rules` – the pure decision rules (threshold rule, question signals);
 - :mod:`gateway.routing.fit` – the fitted escalation rule (``routing.json``, ``calibrate
   --router``);
-- :mod:`gateway.routing.record` – :class:`RouteRecord`, what one request did.
+- :mod:`gateway.routing.trace` – :class:`RouteTrace`, the typed record the stages fill while a
+  request runs, serialised once into the route dict;
+- :mod:`gateway.routing.record` – :class:`RouteRecord`, that dict as the route log stores it.
 """
 
-from gateway.routing.fit import ROUTER_FEATURES, RoutingModel, decision_features, fit_router
+from gateway.routing.fit import (
+    ROUTER_FEATURES,
+    RoutingModel,
+    decision_features,
+    fit_router,
+    fitted_decision,
+    load_routing_model,
+)
 from gateway.routing.record import RouteRecord, ToolCallRecord
 from gateway.routing.router import Router
 from gateway.routing.rules import (
@@ -22,6 +31,7 @@ from gateway.routing.rules import (
     detect_signals,
     retrieval_query,
 )
+from gateway.routing.trace import RouteTrace
 from gateway.routing.types import (
     AnswerCache,
     AnswerDraft,
@@ -54,6 +64,7 @@ __all__ = [
     "RagResult",
     "RouteRecord",
     "RouteSink",
+    "RouteTrace",
     "Router",
     "RoutingModel",
     "RuleConfig",
@@ -63,5 +74,7 @@ __all__ = [
     "decision_features",
     "detect_signals",
     "fit_router",
+    "fitted_decision",
+    "load_routing_model",
     "retrieval_query",
 ]

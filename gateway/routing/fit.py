@@ -12,11 +12,11 @@ maximises the evidence hit of the combined pick on the fitting records, escalati
 ``budget`` of them, and reports a k-fold cross-validated estimate beside the in-sample one.
 
 In the router the rule replaces the confidence threshold: a question that names a section or
-page, compares, or has several parts (``routing_rules.detect_signals``) is still escalated.
+page, compares, or has several parts (``gateway.routing.rules.detect_signals``) is still escalated.
 
 ``loopgate calibrate --router RAG_RESULTS LOOP_RESULTS`` fits it from two ``loopgate eval``
-runs on the same questions and writes ``gateway/routing/routing.json`` (package data); the router uses
-it when ``LOOPGATE_ROUTER_RULE=fitted`` (the default when the file exists).
+runs on the same questions and writes ``routing.json`` beside this module (package data); the
+router uses it when ``LOOPGATE_ROUTER_RULE=fitted`` (the default when the file exists).
 """
 
 from __future__ import annotations
@@ -29,6 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gateway.routing.rules import Decision, Signal
+from gateway.routing.types import RagResult
+from gateway.settings import Settings
 from rag.confidence import FEATURE_NAMES
 
 __all__ = [
@@ -36,6 +39,8 @@ __all__ = [
     "RoutingModel",
     "decision_features",
     "fit_router",
+    "fitted_decision",
+    "load_routing_model",
 ]
 
 PACKAGED = Path(__file__).with_name("routing.json")
@@ -137,7 +142,8 @@ class RoutingModel:
 
     @classmethod
     def load(cls, path: Path | None = None) -> RoutingModel | None:
-        """Read a model (default: the packaged ``gateway/routing/routing.json``); ``None`` when absent.
+        """Read a model (default: the packaged ``routing.json`` beside this module); ``None`` when
+        absent.
 
         :raises ValueError: the file exists but is not a router model.
         """
@@ -253,3 +259,27 @@ def _fit_variant(
         "signals_escalate": signals_escalate,
     }
     return model
+
+
+def load_routing_model(settings: Settings) -> RoutingModel | None:
+    """The fitted escalation rule when ``router_rule`` is ``fitted`` and a model file exists."""
+    if settings.router_rule != "fitted":
+        return None
+    return RoutingModel.load(Path(settings.router_model_path) if settings.router_model_path
+                             else None)
+
+
+def fitted_decision(model: RoutingModel, question: str, rag_res: RagResult,
+                    signals: list[Signal]) -> Decision:
+    """Route by the fitted rule (``gateway.routing.fit``); the reason names score and threshold."""
+    kinds = [s.kind for s in signals]
+    res = getattr(rag_res.raw, "resolution", None)
+    feats = decision_features(rag_res.confidence, rag_res.features, question, kinds,
+                              rag_res.hits[0].chunk.path,
+                              resolved=bool(res is not None and res.sure and res.doc_ids))
+    esc, p = model.escalate(feats)
+    if esc:
+        return Decision("loop", f"escalated: fitted rule, LoopAgent gain score {p:.2f} >= "
+                        f"{model.threshold:.2f}", tuple(signals))
+    return Decision("rag", f"RAG kept: fitted rule, LoopAgent gain score {p:.2f} < "
+                    f"{model.threshold:.2f}")

@@ -1,8 +1,9 @@
-"""The route record: what one request did (DESIGN.md "Observe"), as a typed dataclass.
+"""The route record as the route log stores it (DESIGN.md "Observe"), as a typed dataclass.
 
-The router builds a plain dict while the request runs (``gateway.routing.router._new_record``);
-:meth:`RouteRecord.from_dict` turns it into this dataclass for the route log, the metrics and
-the dashboard. Unknown keys are kept in ``extra``, so nothing the router adds is lost.
+The router's stages fill a :class:`gateway.routing.trace.RouteTrace` while the request runs and
+serialise it once into the route dict; :meth:`RouteRecord.from_dict` turns that dict into this
+dataclass for the route log, the metrics and the dashboard. Unknown keys are kept in ``extra``,
+so nothing the router adds is lost.
 
 Vocabulary (what the router writes):
 

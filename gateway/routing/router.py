@@ -7,7 +7,7 @@ where per-stage timeouts (``timeout_search_s`` for the corpus version, ``timeout
 ``timeout_cache_s``) and the whole-request deadline (``request_deadline_s``) are enforced; LLM
 calls also end ``llm_deadline_reserve_s`` before it (``loop.llm_breaker.llm_deadline``), which
 leaves time for the answer without the LLM. A stage that times out is recorded
-in ``route["timeouts"]``; the request then ends with the best answer it has — flagged
+in the route record's ``timeouts``; the request then ends with the best answer it has — flagged
 ``degraded`` — and never raises to the HTTP layer. Per-tool timeouts inside the LoopAgent come
 from ``timeout_tool_s`` and are passed to the agent (``gateway.engines``).
 
@@ -22,6 +22,10 @@ Usage example::
                     corpus_version=lambda c: store.collection_meta(c).get("corpus_version", ""))
     result = await router.ask(QueryInput(question="退货期限是几天？", collection="default"))
     result.answer, result.citations, result.route["decision"]["reason"]
+
+``Router.ask`` runs the named stages below, each filling the typed route record
+(:class:`gateway.routing.trace.RouteTrace`) through its methods; the record is serialised once,
+when the answer is ready (``QueryResult.route``).
 """
 
 from __future__ import annotations
@@ -30,22 +34,16 @@ import asyncio
 import time
 from collections.abc import Callable
 
-from corpus.errors import StoreError
-from gateway.errors import DataDirLocked, ServiceUnavailable, is_lock_error
-from gateway.routing.fit import RoutingModel, decision_features
-from gateway.routing.rules import (
-    Decision,
-    RuleConfig,
-    Signal,
-    decide,
-    detect_signals,
-    retrieval_query,
-)
-from gateway.routing.stages import Ctx, DeadlineExceeded, RouterStages, degraded_result, new_record
+from gateway.errors import ServiceUnavailable
+from gateway.routing.fit import fitted_decision, load_routing_model
+from gateway.routing.rules import Decision, RuleConfig, decide, detect_signals, retrieval_query
+from gateway.routing.stages import Ctx, DeadlineExceeded, RouterStages, degraded_result
+from gateway.routing.trace import RouteTrace
 from gateway.routing.types import (
     AnswerCache,
     AnswerDraft,
     ConversationStage,
+    ConversationTurn,
     EventSink,
     LoopBackend,
     QueryInput,
@@ -92,7 +90,7 @@ class Router(RouterStages):
         self.corpus_version = corpus_version
         self.cached_version = cached_version
         self.conversation = conversation
-        self.routing_model = _routing_model(settings)
+        self.routing_model = load_routing_model(settings)
         self.rules = RuleConfig(
             confidence_threshold=settings.confidence_threshold,
             on_reference=settings.escalate_on_reference,
@@ -109,112 +107,121 @@ class Router(RouterStages):
             path cannot run at all.
         """
         t0 = time.perf_counter()
-        record = new_record(q)
-        ctx = Ctx(time.monotonic() + self.settings.request_deadline_s, record, on_event)
+        trace = RouteTrace.start(q.question, q.collection, q.mode)
+        ctx = Ctx(time.monotonic() + self.settings.request_deadline_s, trace, on_event)
         turn = None
         try:
             # every LLM call below ends llm_deadline_reserve_s before the request deadline
             with llm_deadline(ctx.deadline - self.settings.llm_deadline_reserve_s):
-                if (conv := self.conversation) is not None:  # memory + query rewriting
-                    turn, _ = await self._stage(ctx, "conversation",
-                                                lambda: conv.begin(q, record),
-                                                self.settings.timeout_retrieve_s)
-                    record["timeouts"] = [t for t in record["timeouts"]
-                                          if t["stage"] != "conversation"]
+                turn = await self._converse(ctx, q)
                 if turn is not None and turn.reuse is not None:
                     result = turn.reuse  # a fact card of this session answers, nothing re-read
                 else:
-                    result = await self._ask(ctx, turn.query if turn is not None else q)
+                    result = await self._route(ctx, turn.query if turn is not None else q)
         except DeadlineExceeded as exc:
-            record["timeouts"].append({"stage": str(exc), "limit_s": 0.0, "request_deadline": True})
-            result = degraded_result(record, "the request deadline passed before an answer was ready")
-        record["latency_ms"] = {**ctx.timings, "total": round((time.perf_counter() - t0) * 1000, 3)}
-        cut = bool(record["timeouts"]) or "loop_error" in record["flags"]
-        record["degraded"] = cut and not result.cached
-        if record["degraded"] and "degraded" not in record["flags"]:
-            record["flags"].append("degraded")
-        record["found"] = bool(result.found)  # the dashboard's and metrics' not-found figures
-        result.route = record
+            trace.timeout(str(exc), 0.0, True)
+            why = "the request deadline passed before an answer was ready"
+            result = degraded_result(trace, why)
+        total = round((time.perf_counter() - t0) * 1000, 3)
+        trace.close({**ctx.timings, "total": total}, found=bool(result.found), cached=result.cached)
+        await self._finish(ctx, turn, result)
+        return result
+
+    async def _converse(self, ctx: Ctx, q: QueryInput) -> ConversationTurn | None:
+        """Stage ``conversation``: session memory and query rewriting (``None``: nothing to do);
+        a slow memory is not a degraded answer."""
+        if (conv := self.conversation) is None:
+            return None
+        turn, _ = await self._stage(ctx, "conversation", lambda: conv.begin(q, ctx.record),
+                                    self.settings.timeout_retrieve_s)
+        ctx.record.forget_timeouts("conversation")
+        return turn  # type: ignore[no-any-return]
+
+    async def _finish(self, ctx: Ctx, turn: ConversationTurn | None, result: QueryResult) -> None:
+        """Save the turn in the session's memory, hand the record to the route log and metrics,
+        serialise it once into ``result.route`` and send the ``answer`` event."""
+        trace = ctx.record
         if turn is not None and self.conversation is not None:
             try:
                 async with asyncio.timeout(self.settings.timeout_cache_s * 2):
-                    await self.conversation.finish(turn, result, record)
+                    await self.conversation.finish(turn, result, trace)
             except Exception as exc:  # noqa: BLE001 - memory must never fail a request
-                record["errors"].append(f"session save: {type(exc).__name__}: {exc}")
+                trace.error(f"session save: {type(exc).__name__}: {exc}")
+        result.route = trace.to_dict()
         if self.sink is not None:
             try:
                 async with asyncio.timeout(self.settings.timeout_cache_s):
-                    await self.sink.record(record)
+                    await self.sink.record(result.route)
             except Exception as exc:  # noqa: BLE001 - the route log must never fail a request
-                record["errors"].append(f"route log: {exc}")
-        await self._emit(
-            ctx, {"type": "answer", **result.to_dict(), "cached": result.cached, "route": record}
-        )
+                trace.error(f"route log: {exc}")  # result.route holds the same error list
+        await self._emit(ctx, {"type": "answer", **result.to_dict(), "cached": result.cached,
+                               "route": result.route})
+
+    # ----------------------------------------------------------------------------- stages
+    async def _route(self, ctx: Ctx, q: QueryInput) -> QueryResult:
+        """Corpus version → cache → retrieval and decision → RAG or LoopAgent → cache store."""
+        self._check_paths(q)
+        version = await self._corpus_version(ctx, q)
+        if version == "" and self.corpus_version is not None:
+            return await self._empty_collection(ctx, q)
+        if version is not None and q.cacheable() and self.cache is not None:
+            hit = await self._cache_lookup(ctx, q, version)
+            if hit is not None:
+                return hit
+        query = retrieval_query(q.question, q.history)
+        ctx.record.retrieval_query = query
+        rag_res = await self._retrieve(ctx, q, query, self.settings.rag_top_k, "retrieve")
+        decision = await self._decide(ctx, q, rag_res)
+        if decision.route == "rag":
+            ctx.record.final_path = "rag"
+            draft = None if rag_res is None else await self._rag_answer(
+                ctx, q.question, rag_res, broad=False)
+        else:
+            draft = await self._loop_path(ctx, q, query, rag_res)
+        if draft is None:
+            return degraded_result(ctx.record, "no path produced an answer in time"
+                                   if ctx.record.timeouts else "no path could answer")
+        ctx.record.answered(draft.brain, draft.tokens, draft.flags)
+        result = QueryResult(draft.answer, draft.citations, draft.found, {}, cached=False,
+                             related=draft.related)
+        if version is not None and q.cacheable() and self.cache is not None:
+            await self._cache_store(ctx, q, version, result, draft.brain)
         return result
 
-    async def _ask(self, ctx: Ctx, q: QueryInput) -> QueryResult:
-        rec = ctx.record
-        if q.mode == "rag" and self.rag is None:
-            raise ServiceUnavailable("the chunk store is unavailable, so mode=rag cannot answer")
-        if self.loop is None and (q.mode == "loop" or self.rag is None):
-            raise ServiceUnavailable("the chunk store is unavailable: no path can answer")
-        known = (self.cached_version(q.collection)
-                 if self.cached_version is not None and self.corpus_version is not None else None)
+    async def _cache_lookup(self, ctx: Ctx, q: QueryInput, version: str) -> QueryResult | None:
+        """Stage ``cache_get``: the in-process near-cache (no I/O), then the shared cache; a
+        cache that is down or slow is a miss (flag ``cache_unavailable`` / ``cache_timeout``)."""
+        assert self.cache is not None
+        cache = self.cache
+        hit = self._peek(ctx, q, version)
+        if hit is not None:
+            return await self._cache_hit(ctx, hit, "answer cache hit (near)")
         try:
-            version = known
-            if known is None:
-                version, _ = await self._stage(
-                    ctx, "corpus_version", lambda: self._version(q.collection),
-                    self.settings.timeout_search_s,
-                )
-        except StoreError as exc:
-            if is_lock_error(exc):
-                raise DataDirLocked(str(exc)) from exc
-            version = None
-            rec["flags"].append("store_unavailable")
-            rec["errors"].append(f"corpus_version: {exc}")
-        rec["corpus_version"] = version or ""
-        if version == "" and self.corpus_version is not None:
-            rec.update(final_path="empty_collection", brain="none")
-            rec["decision"] = {"route": "none", "reason": f"collection {q.collection!r} holds "
-                               "no documents yet"}
-            await self._emit(ctx, {"type": "route", **rec["decision"]})
-            return QueryResult(f"Not found: collection {q.collection!r} holds no documents yet.",
-                               [], False, {}, cached=False)
-        # 1. cache
-        if self.cache is not None and version is not None and _cacheable(q):
-            cache = self.cache
-            hit = self._peek(ctx, q, version)  # in-process near-cache: no I/O, no timeout
-            if hit is not None:
-                return await self._cache_hit(ctx, hit, "answer cache hit (near)")
-            try:
-                hit, _ = await self._stage(
-                    ctx, "cache_get",
-                    lambda: cache.get(q.question, q.collection, q.mode, version or ""),
-                    self.settings.timeout_cache_s,
-                )
-            except (ServiceUnavailable, ValueError, OSError) as exc:
-                hit = None
-                rec["flags"].append("cache_unavailable")
-                rec["errors"].append(f"cache_get: {exc}")
-            if rec["timeouts"] and rec["timeouts"][-1]["stage"] == "cache_get":
-                rec["timeouts"].pop()  # a slow cache is a miss, not a degraded answer
-                rec["flags"].append("cache_timeout")
-            if hit is not None:
-                return await self._cache_hit(ctx, hit, "answer cache hit")
-        # 2. RAG retrieval (also seeds the LoopAgent)
-        query = retrieval_query(q.question, q.history)
-        rec["retrieval_query"] = query
+            hit, _ = await self._stage(
+                ctx, "cache_get", lambda: cache.get(q.question, q.collection, q.mode, version),
+                self.settings.timeout_cache_s,
+            )
+        except (ServiceUnavailable, ValueError, OSError) as exc:
+            hit = None
+            ctx.record.flag("cache_unavailable")
+            ctx.record.error(f"cache_get: {exc}")
+        if ctx.record.last_timeout_was("cache_get"):
+            ctx.record.timeouts.pop()  # a slow cache is a miss, not a degraded answer
+            ctx.record.flags.append("cache_timeout")
+        return None if hit is None else await self._cache_hit(ctx, hit, "answer cache hit")
+
+    async def _decide(self, ctx: Ctx, q: QueryInput, rag_res: RagResult | None) -> Decision:
+        """Record what retrieval found and decide the path (threshold rule and question
+        signals, or the fitted rule in ``auto`` mode); sends the ``route`` event."""
+        rec = ctx.record
         signals = detect_signals(q.question, self.rules)
-        rag_res = await self._retrieve(ctx, q, query, self.settings.rag_top_k, "retrieve")
         if rag_res is not None:
-            rec["confidence"] = rag_res.confidence
-            rec["features"] = rag_res.features
             res = getattr(rag_res.raw, "resolution", None)
-            if res is not None and res.sure and res.doc_ids:
-                rec["resolution"] = {"documents": list(res.paths), "reason": res.reason}
-            rec["candidates"] = [h.chunk.chunk_id for h in rag_res.hits]
-        store_ok = "store_unavailable" not in rec["flags"]
+            sure = res is not None and res.sure and res.doc_ids
+            rec.retrieved(rag_res.confidence, rag_res.features,
+                          [h.chunk.chunk_id for h in rag_res.hits],
+                          {"documents": list(res.paths), "reason": res.reason} if sure else None)
+        store_ok = "store_unavailable" not in rec.flags
         decision = decide(
             q.mode, rag_res.confidence if rag_res and rag_res.hits else None, signals, self.rules,
             rag_available=self.rag is not None and store_ok, loop_available=self.loop is not None,
@@ -226,98 +233,51 @@ class Router(RouterStages):
                 and (not decision.signals or not self.routing_model.signals_escalate)):
             decision = fitted_decision(self.routing_model, q.question, rag_res,
                                        detect_signals(q.question))
-        rec["decision"] = {"route": decision.route, "reason": decision.reason,
-                           "signals": [s.kind for s in decision.signals]}
-        await self._emit(ctx, {"type": "route", **rec["decision"],
-                               "confidence": rec.get("confidence")})
-        draft: AnswerDraft | None = None
-        if decision.route == "rag":
-            rec["final_path"] = "rag"
-            if rag_res is not None:
-                draft = await self._rag_answer(ctx, q.question, rag_res, broad=False)
-        else:
-            rec["escalated"] = q.mode == "auto"
-            rec["final_path"] = "loop"
-            loop_res = await self._loop_run(ctx, q, rag_res)
-            if loop_res is not None:
-                rec["steps"] = loop_res.steps
-                rec["tokens"] += loop_res.tokens
-                rec["flags"].extend(f for f in loop_res.flags if f not in rec["flags"])
-                rec["dropped_citations"] = loop_res.dropped_citations
-                if loop_res.fallback_reason is not None and self.rag is not None and store_ok:
-                    rec["fallback"] = {"reason": loop_res.fallback_reason}
-                    rec["final_path"] = "fallback_rag"
-                    await self._emit(ctx, {"type": "route", "route": "rag",
-                                           "reason": f"fallback_to_rag: {loop_res.fallback_reason}"})
-                    broad = await self._retrieve(
-                        ctx, q, query, self.settings.rag_broad_top_k, "retrieve_broad"
-                    )
-                    if broad is not None:
-                        draft = await self._rag_answer(ctx, q.question, broad, broad=True)
-                else:
-                    draft = loop_res.draft
-            elif rag_res is not None and rag_res.hits and self.rag is not None:
+        rec.decide(decision.route, decision.reason, [s.kind for s in decision.signals])
+        await self._emit(ctx, {"type": "route", **rec.decision, "confidence": rec.confidence})
+        return decision
+
+    async def _loop_path(self, ctx: Ctx, q: QueryInput, query: str,
+                         rag_res: RagResult | None) -> AnswerDraft | None:
+        """Stage ``loop``: the LoopAgent seeded with the RAG candidates; its hand-back is
+        answered by a broad retrieval (``fallback_rag``), its failure by the RAG answer
+        (``rag_degraded``)."""
+        rec = ctx.record
+        rec.escalated, rec.final_path = q.mode == "auto", "loop"
+        loop_res = await self._loop_run(ctx, q, rag_res)
+        if loop_res is None:
+            if rag_res is not None and rag_res.hits and self.rag is not None:
                 # the LoopAgent timed out or failed: degrade to the RAG answer we already have
-                rec["final_path"] = "rag_degraded"
-                draft = await self._rag_answer(ctx, q.question, rag_res, broad=False)
-        if draft is None:
-            return degraded_result(rec, "no path produced an answer in time"
-                             if rec["timeouts"] else "no path could answer")
-        rec["brain"] = draft.brain
-        rec["tokens"] += draft.tokens
-        rec["flags"].extend(f for f in draft.flags if f not in rec["flags"])
-        result = QueryResult(draft.answer, draft.citations, draft.found, {}, cached=False,
-                             related=draft.related)
-        # 3. cache store (never a degraded answer)
-        if (self.cache is not None and version is not None and _cacheable(q)
-                and not rec["timeouts"] and "loop_error" not in rec["flags"]):
-            cache = self.cache
-            payload = {**result.to_dict(), "brain": draft.brain}
-            try:
-                await self._stage(
-                    ctx, "cache_put",
-                    lambda: cache.put(q.question, q.collection, q.mode, version or "", payload),
-                    self.settings.timeout_cache_s,
-                )
-            except (ServiceUnavailable, ValueError, OSError, TypeError) as exc:
-                if "cache_unavailable" not in rec["flags"]:
-                    rec["flags"].append("cache_unavailable")
-                rec["errors"].append(f"cache_put: {exc}")
-            # a slow cache write is not a degraded answer
-            rec["timeouts"] = [t for t in rec["timeouts"] if t["stage"] != "cache_put"]
-        return result
+                rec.final_path = "rag_degraded"
+                return await self._rag_answer(ctx, q.question, rag_res, broad=False)
+            return None
+        rec.looped(loop_res.steps, loop_res.tokens, loop_res.flags, loop_res.dropped_citations)
+        reason = loop_res.fallback_reason
+        if reason is None or self.rag is None or "store_unavailable" in rec.flags:
+            return loop_res.draft
+        rec.fell_back(reason)
+        await self._emit(ctx, {"type": "route", "route": "rag",
+                               "reason": f"fallback_to_rag: {reason}"})
+        broad = await self._retrieve(ctx, q, query, self.settings.rag_broad_top_k,
+                                     "retrieve_broad")
+        return None if broad is None else await self._rag_answer(ctx, q.question, broad,
+                                                                 broad=True)
 
-
-def _cacheable(q: QueryInput) -> bool:
-    """Whether the answer cache may serve or store this request: not when the caller turned it
-    off, nor when filters restrict the documents (the cache key does not carry filters, so a
-    filtered question must never be answered from, or leave, an unfiltered entry); likewise a
-    question asked with a ``current_date``, whose answer may depend on that date."""
-    return (q.use_cache and q.current_date is None
-            and (q.filters is None or q.filters.is_empty()))
-
-
-def _routing_model(settings: Settings) -> RoutingModel | None:
-    """The fitted escalation rule when ``router_rule`` is ``fitted`` and a model file exists."""
-    if settings.router_rule != "fitted":
-        return None
-    from pathlib import Path
-
-    return RoutingModel.load(Path(settings.router_model_path) if settings.router_model_path
-                             else None)
-
-
-def fitted_decision(model: RoutingModel, question: str, rag_res: RagResult,
-                    signals: list[Signal]) -> Decision:
-    """Route by the fitted rule (``gateway.routing.fit``); the reason names score and threshold."""
-    kinds = [s.kind for s in signals]
-    res = getattr(rag_res.raw, "resolution", None)
-    feats = decision_features(rag_res.confidence, rag_res.features, question, kinds,
-                              rag_res.hits[0].chunk.path,
-                              resolved=bool(res is not None and res.sure and res.doc_ids))
-    esc, p = model.escalate(feats)
-    if esc:
-        return Decision("loop", f"escalated: fitted rule, LoopAgent gain score {p:.2f} >= "
-                        f"{model.threshold:.2f}", tuple(signals))
-    return Decision("rag", f"RAG kept: fitted rule, LoopAgent gain score {p:.2f} < "
-                    f"{model.threshold:.2f}")
+    async def _cache_store(self, ctx: Ctx, q: QueryInput, version: str, result: QueryResult,
+                           brain: str) -> None:
+        """Stage ``cache_put`` (never a degraded answer; a slow write is not one either)."""
+        assert self.cache is not None
+        rec, cache = ctx.record, self.cache
+        if rec.timeouts or "loop_error" in rec.flags:
+            return
+        payload = {**result.to_dict(), "brain": brain}
+        try:
+            await self._stage(
+                ctx, "cache_put",
+                lambda: cache.put(q.question, q.collection, q.mode, version, payload),
+                self.settings.timeout_cache_s,
+            )
+        except (ServiceUnavailable, ValueError, OSError, TypeError) as exc:
+            rec.flag("cache_unavailable")
+            rec.error(f"cache_put: {exc}")
+        rec.forget_timeouts("cache_put")

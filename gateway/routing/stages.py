@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from corpus.errors import StoreError
 from gateway.errors import DataDirLocked, ServiceUnavailable, is_lock_error
+from gateway.routing.trace import RouteTrace
 from gateway.routing.types import (
     AnswerCache,
     AnswerDraft,
@@ -32,7 +32,7 @@ from gateway.routing.types import (
 )
 from gateway.settings import Settings
 
-__all__ = ["Ctx", "DeadlineExceeded", "RouterStages", "degraded_result", "new_record"]
+__all__ = ["Ctx", "DeadlineExceeded", "RouterStages", "degraded_result", "search_text"]
 
 
 class DeadlineExceeded(Exception):
@@ -44,7 +44,7 @@ class Ctx:
     """Per-request state: the route record under construction and the absolute deadline."""
 
     deadline: float
-    record: dict[str, Any]
+    record: RouteTrace
     emit: EventSink | None
     timings: dict[str, float] = field(default_factory=dict)
     #: step events held until the route decision is sent (the stream starts with ``route``)
@@ -80,9 +80,7 @@ class RouterStages:
             async with asyncio.timeout(budget):
                 return await make(), False
         except TimeoutError:
-            ctx.record["timeouts"].append(
-                {"stage": name, "limit_s": round(budget, 3), "request_deadline": budget < limit_s}
-            )
+            ctx.record.timeout(name, round(budget, 3), budget < limit_s)
             return None, True
         finally:
             ms = (time.perf_counter() - t0) * 1000
@@ -110,10 +108,48 @@ class RouterStages:
 
     async def _cache_hit(self, ctx: Ctx, hit: dict[str, Any], reason: str) -> QueryResult:
         """Fill the route record for a cache hit and rebuild the cached result."""
-        ctx.record.update(cache_hit=True, final_path="cache", brain=hit.get("brain", ""))
-        ctx.record["decision"] = {"route": "cache", "reason": reason}
-        await self._emit(ctx, {"type": "route", **ctx.record["decision"]})
+        ctx.record.served_from_cache(hit.get("brain", ""), reason)
+        await self._emit(ctx, {"type": "route", **ctx.record.decision})
         return QueryResult.from_cached(hit)
+
+    def _check_paths(self, q: QueryInput) -> None:
+        """:raises ServiceUnavailable: the requested path cannot run at all."""
+        if q.mode == "rag" and self.rag is None:
+            raise ServiceUnavailable("the chunk store is unavailable, so mode=rag cannot answer")
+        if self.loop is None and (q.mode == "loop" or self.rag is None):
+            raise ServiceUnavailable("the chunk store is unavailable: no path can answer")
+
+    async def _corpus_version(self, ctx: Ctx, q: QueryInput) -> str | None:
+        """Stage ``corpus_version`` (skipped when the version is known without I/O); ``None``
+        when the store is down (flag ``store_unavailable``).
+
+        :raises DataDirLocked: another process holds the embedded data directory.
+        """
+        version = (self.cached_version(q.collection)
+                   if self.cached_version is not None and self.corpus_version is not None
+                   else None)
+        try:
+            if version is None:
+                version, _ = await self._stage(
+                    ctx, "corpus_version", lambda: self._version(q.collection),
+                    self.settings.timeout_search_s,
+                )
+        except StoreError as exc:
+            if is_lock_error(exc):
+                raise DataDirLocked(str(exc)) from exc
+            version = None
+            ctx.record.flags.append("store_unavailable")
+            ctx.record.error(f"corpus_version: {exc}")
+        ctx.record.corpus_version = version or ""
+        return version
+
+    async def _empty_collection(self, ctx: Ctx, q: QueryInput) -> QueryResult:
+        """The collection holds no documents yet: a fixed "not found"."""
+        ctx.record.final_path, ctx.record.brain = "empty_collection", "none"
+        ctx.record.decide("none", f"collection {q.collection!r} holds no documents yet")
+        await self._emit(ctx, {"type": "route", **ctx.record.decision})
+        return QueryResult(f"Not found: collection {q.collection!r} holds no documents yet.",
+                           [], False, {}, cached=False)
 
     async def _version(self, collection: str) -> str:
         if self.corpus_version is None:
@@ -139,15 +175,15 @@ class RouterStages:
         except StoreError as exc:
             if is_lock_error(exc):
                 raise DataDirLocked(str(exc)) from exc
-            ctx.record["flags"].append("store_unavailable")
-            ctx.record["errors"].append(f"{stage}: {exc}")
+            ctx.record.flags.append("store_unavailable")
+            ctx.record.error(f"{stage}: {exc}")
             if q.mode == "rag":
                 raise ServiceUnavailable(
                     f"the chunk store is unavailable, so mode=rag cannot answer: {exc}"
                 ) from exc
             return None
         if res is not None:
-            ctx.record["flags"].extend(f for f in res.flags if f not in ctx.record["flags"])
+            ctx.record.flag_all(res.flags)
             step = {"type": "step", "kind": "search", "stage": stage,
                     "text": search_text(query, res, top_k)}
             if ctx.emit is not None and stage == "retrieve":  # sent after the route decision
@@ -169,7 +205,7 @@ class RouterStages:
         )
         if timed_out:
             # the grounded LLM call was too slow: answer extractively (pure CPU, bounded)
-            ctx.record["flags"].append("llm_timeout")
+            ctx.record.flags.append("llm_timeout")
             draft, _ = await self._stage(
                 ctx, stage + "_extractive",
                 lambda: rag.answer(question, res, broad=broad, allow_llm=False),
@@ -198,43 +234,15 @@ class RouterStages:
         except (DeadlineExceeded, ServiceUnavailable):
             raise
         except Exception as exc:  # noqa: BLE001 - a LoopAgent failure degrades to the RAG answer
-            ctx.record["flags"].append("loop_error")
-            ctx.record["errors"].append(f"loop: {type(exc).__name__}: {exc}")
+            ctx.record.flags.append("loop_error")
+            ctx.record.error(f"loop: {type(exc).__name__}: {exc}")
             return None
         return res
 
 
-def new_record(q: QueryInput) -> dict[str, Any]:
-    """An empty route record (DESIGN.md "Observe"; fields filled by the stages)."""
-    return {
-        "trace_id": uuid.uuid4().hex,
-        "ts": time.time(),
-        "question": q.question,
-        "collection": q.collection,
-        "mode": q.mode,
-        "cache_hit": False,
-        "confidence": None,
-        "features": {},
-        "decision": {},
-        "escalated": False,
-        "fallback": None,
-        "steps": [],
-        "timeouts": [],
-        "tokens": 0,
-        "final_path": "",
-        "brain": "",
-        "flags": [],
-        "errors": [],
-        "dropped_citations": 0,
-    }
-
-
-def degraded_result(record: dict[str, Any], why: str) -> QueryResult:
+def degraded_result(record: RouteTrace, why: str) -> QueryResult:
     """A flagged "not found" answer used when every path timed out or failed."""
-    record["final_path"] = record.get("final_path") or "degraded"
-    record["brain"] = record.get("brain") or "none"
-    if "degraded" not in record["flags"]:
-        record["flags"].append("degraded")
+    record.degrade()
     return QueryResult(f"No answer could be produced: {why}.", [], False, {}, cached=False)
 
 

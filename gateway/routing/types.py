@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from corpus.types import Citation, SearchFilter, SearchHit
+from gateway.routing.trace import RouteTrace
 
 __all__ = [
     "AnswerCache",
@@ -59,6 +60,14 @@ class QueryInput:
     session_id: str | None = None
     caller: str = ""
     expect_previous: str | None = None
+
+    def cacheable(self) -> bool:
+        """Whether the answer cache may serve or store this request: not when the caller turned
+        it off, nor when filters restrict the documents (the cache key does not carry filters,
+        so a filtered question must never be answered from, or leave, an unfiltered entry);
+        likewise a question asked with a ``current_date``, whose answer may depend on it."""
+        return (self.use_cache and self.current_date is None
+                and (self.filters is None or self.filters.is_empty()))
 
 
 @dataclass(slots=True)
@@ -214,8 +223,8 @@ class ConversationTurn(Protocol):
 class ConversationStage(Protocol):
     """Session memory and follow-up rewriting around one routed question."""
 
-    async def begin(self, q: QueryInput, record: dict[str, Any]) -> Any:
+    async def begin(self, q: QueryInput, record: RouteTrace) -> Any:
         """The turn (a :class:`ConversationTurn`) or ``None`` when ``q`` has no session."""
 
-    async def finish(self, turn: Any, result: QueryResult, record: dict[str, Any]) -> None:
+    async def finish(self, turn: Any, result: QueryResult, record: RouteTrace) -> None:
         """Record the answered turn in the session's memory."""

@@ -1,4 +1,5 @@
-"""Route-record dicts shaped like ``gateway.routing.router._new_record`` after a request (test data)."""
+"""Route-record dicts shaped like ``gateway.routing.RouteTrace.to_dict`` after a request (test
+data)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ def router_dict(
     steps: int = 0,
     timeout_tool: str = "",
 ) -> dict:
-    """A record shaped like ``gateway.routing.router._new_record`` after a request."""
+    """A record shaped like ``gateway.routing.RouteTrace.to_dict`` after a request."""
     step_events = [
         {
             "step": i + 1,

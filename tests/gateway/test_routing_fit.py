@@ -90,16 +90,16 @@ def test_calibrate_router_command(tmp_path: Path) -> None:
 def test_router_uses_the_fitted_rule_when_configured(tmp_path: Path) -> None:
     from types import SimpleNamespace
 
-    from gateway.routing.router import _routing_model, fitted_decision
     from gateway.routing import RagResult
+    from gateway.routing.fit import fitted_decision, load_routing_model
     from gateway.settings import Settings
 
     m = fit_router(_rows(), budget=0.35)
     m.save(tmp_path / "r.json")
     s = Settings(router_model_path=str(tmp_path / "r.json"))
-    model = _routing_model(s)
+    model = load_routing_model(s)
     assert model is not None and model.threshold == m.threshold
-    assert _routing_model(Settings(router_rule="threshold")) is None
+    assert load_routing_model(Settings(router_rule="threshold")) is None
     hit = SimpleNamespace(chunk=SimpleNamespace(path="law.pdf"))
     low_zh = RagResult([hit], 0.1, {}, [])
     d = fitted_decision(model, "问题", low_zh, [])
