@@ -1,12 +1,12 @@
 """Does the answer's document hold what the question asks about? (issue 15, item 4)
 
-Retrieval always returns *something*: asked for "the 50-shot result", "the gap in 2022" or the
-class of ``V3Det`` in a document that has none of them, both paths used to quote the nearest
-look-alike passage as "found". The answerability check here is separate from retrieval rank:
-the question's **specific terms** — numbers and years, codes, and the periods' years
-(``FY2018`` → ``2018``) — must occur somewhere in the document the answer quotes. A specific
-term the whole document lacks means the document does not answer this question: the path says
-"not found" and names the absent terms.
+Retrieval always returns *something*: asked for "the share as of March 31, 2017", "the gap in
+2022" or the class of ``V3Det`` in a document that has none of them, both paths used to quote
+the nearest look-alike passage as "found". The answerability check here is separate from
+retrieval rank: the question's **specific terms** (:func:`specific_terms`: codes, numbers,
+the periods' years, ``FY2018`` → ``2018``) must occur somewhere in the document the answer
+quotes. A specific term the whole document lacks means the document does not answer this
+question: the path says "not found" and names the absent terms.
 
 Only the document is asked, not the answer sentence: a table's year or unit often sits in its
 header pages away from the row that answers, and a paraphrased question rarely repeats the
@@ -31,33 +31,47 @@ from corpus.types import SearchFilter, SearchHit, SparseVector
 __all__ = ["DocumentTermProbe", "TermSearch", "absent_terms", "specific_terms"]
 
 _DIGIT = re.compile(r"\d")
-_YEAR = re.compile(r"(?:19|20)\d\d")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _PERIOD_YEAR = re.compile(r"^(?:fy|cy|q[1-4]|h[12])'?(\d{2}|\d{4})$")
 
 
-def specific_terms(key_terms: Iterable[str]) -> tuple[str, ...]:
-    """The question's terms that pin down *which* fact it asks for: numbers, codes and years.
+def specific_terms(key_terms: Iterable[str], question: str | None = None) -> tuple[str, ...]:
+    """The question's terms that pin down *which* fact it asks for: codes, years and numbers.
 
-    A period term gives its year (``fy2018`` → ``2018``, ``fy18`` → ``18`` is dropped: two
-    digits are too ambiguous); a bare period word (``q2``, ``fy``) is dropped; single digits
-    are dropped (``3`` in "top 3" asks for a count, it is not a fact to find).
+    - a code starts with a letter and holds a digit (``fw-301``, ``conll03``, ``v3det``);
+      digit-first compounds are not (``18-september`` from "July 18-September 30", ``3-5`` a
+      range, ``50-shot``: a document writes them in too many ways);
+    - a period term gives its four-digit year (``fy2018`` → ``2018``); a bare period word
+      (``q2``, ``fy``) or a two-digit year (``fy18``) is dropped;
+    - a number is plain digits with at least two of them (``2022``, ``365``, ``3.3``); single
+      digits are dropped (``3`` in "top 3" is a count, not a fact to find).
 
     :param key_terms: the question's key terms in the tokenizer's normal form
         (``Tokenizer.key_terms``).
+    :param question: the question in the same normal form; when given, a term must occur in it
+        as written (a tokenizer reading ``31,2003`` as a thousands-separated number gives no
+        term).
     :returns: the specific terms, deduplicated, in question order.
     """
     out: list[str] = []
     for t in key_terms:
         if not _DIGIT.search(t):
             continue
-        if is_period(t):
-            m = _PERIOD_YEAR.match(t)
-            year = m.group(1) if m else (t if _YEAR.fullmatch(t) else "")
-            if len(year) == 4:
-                out.append(year)
+        m = _PERIOD_YEAR.match(t)
+        if m:  # fy2018, q2'23: the year alone
+            term = m.group(1)
+            if len(term) != 4:
+                continue
+        elif is_period(t) and not _NUMBER.fullmatch(t):  # 2022-05, q2: no single fact
             continue
-        if is_code(t) or len(re.sub(r"\D", "", t)) >= 2:
-            out.append(t)
+        elif is_code(t) and t[0].isalpha():
+            term = t
+        elif _NUMBER.fullmatch(t) and len(re.sub(r"\D", "", t)) >= 2:
+            term = t
+        else:
+            continue
+        if question is None or holds_term(term, question):
+            out.append(term)
     return tuple(dict.fromkeys(out))
 
 

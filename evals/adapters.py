@@ -167,7 +167,7 @@ class LoopAgentAnswerer:
         )
         fallback = res.stop_reason == "fallback_to_rag"
         answer, found = res.answer, res.found
-        citations = [citation_location(c) for c in res.citations]
+        citations = [citation_location(c) for c in (*res.citations, *res.related)]
         if fallback and self.fallback is not None:
             broad = await asyncio.to_thread(
                 self.fallback.run, query, collection, top_k=self.broad_top_k

@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 
+from corpus.citations import display_quote
 from corpus.presence import DocumentTermProbe, absent_terms, specific_terms
 from corpus.types import ChunkStore, SearchFilter, SearchHit
 from loop.citations import supported_answer
@@ -78,6 +79,16 @@ def checked(res: LoopResult) -> LoopResult:
         res.answer, res.found, res.citations = NOT_FOUND, False, []
         return res
     res.answer, res.unsupported_sentences = supported_answer(res.answer, res.citations)
+    return res
+
+
+def _answer_alone(res: LoopResult) -> LoopResult:
+    """An offline (or evidence) answer is its best unit alone, the other units it cited are
+    ``related`` (issue 15 item 6: a reader sees which line answers). LLM-written answers keep
+    their citations: each footnote marks a sentence of the answer."""
+    if res.found and len(res.citations) > 1 and (res.brain == "offline" or res.evidence_answer):
+        first, *rest = res.citations
+        res.answer, res.citations, res.related = display_quote(first.quote), [first], rest
     return res
 
 
@@ -179,7 +190,7 @@ class LoopAgent:
         res = await self._run(question, collection, candidates=candidates, history=history,
                               current_date=current_date, flt=flt, on_event=on_event,
                               offline=offline)
-        return await self._check_presence(question, collection, res)
+        return _answer_alone(await self._check_presence(question, collection, res))
 
     async def _check_presence(self, question: str, collection: str,
                               res: LoopResult) -> LoopResult:
@@ -194,7 +205,7 @@ class LoopAgent:
             return res
         if sparse is None or normalize is None or not hasattr(self.store, "keyword_search"):
             return res
-        terms = specific_terms(tok.key_terms(question))
+        terms = specific_terms(tok.key_terms(question), normalize(question))
         if not terms:
             return res
         first = res.citations[0]

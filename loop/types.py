@@ -255,6 +255,8 @@ class LoopResult:
     :param invalid_actions: LLM replies that could not be parsed (each re-asked once).
     :param unsupported_sentences: sentences of the LLM-written answer dropped because the
         cited quotes do not hold their numbers, names or URLs (``corpus.answer_check``).
+    :param related: other verified evidence, best first, shown apart from the answer (an
+        offline answer is its best unit alone; the runner-up units it cited go here).
     :param absent_terms: the question's specific terms (numbers, codes, years) the answer's
         document lacks (``corpus.presence``): the answer was turned into "not found".
     """
@@ -279,6 +281,7 @@ class LoopResult:
     invalid_actions: int = 0
     unsupported_sentences: int = 0
     absent_terms: list[str] = field(default_factory=list)
+    related: list[Citation] = field(default_factory=list)
 
     @property
     def fallback(self) -> bool:
@@ -304,6 +307,7 @@ class LoopResult:
             "guard": self.guard, "invalid_actions": self.invalid_actions,
             "unsupported_sentences": self.unsupported_sentences,
             "absent_terms": list(self.absent_terms),
+            "related": [c.to_dict() for c in self.related],
             "steps": [s.to_dict() for s in self.steps],
         }
 

@@ -74,15 +74,20 @@ def supported_evidence(
 
 
 def presence_targets(
-    evidence: Sequence[Evidence], chunks: Iterable[Chunk], key_terms: Sequence[str]
+    evidence: Sequence[Evidence],
+    chunks: Iterable[Chunk],
+    key_terms: Sequence[str],
+    question: str | None = None,
 ) -> tuple[str, str, list[str]]:
     """What the document-level answerability check must ask (``corpus.presence``): the answer
     unit's ``(doc_id, chunk_id)`` and the question's specific terms (numbers, codes, years) that
     neither the unit nor its chunk (text, title, section path, table header) holds.
 
+    :param question: the question in the key terms' normal form (``Tokenizer.normalize``);
+        see ``corpus.presence.specific_terms``.
     :returns: ``("", "", [])`` when there is no evidence or nothing left to ask.
     """
-    terms = list(specific_terms(key_terms))
+    terms = list(specific_terms(key_terms, question))
     if not evidence or not terms:
         return "", "", []
     best = evidence[0].citation

@@ -124,7 +124,12 @@ class RagPipeline:
         found = bool(evidence) and retrieval.confidence.value >= self.answer_floor
         flags: list[str] = []
         if found and self.presence is not None:
-            doc_id, _, ask = presence_targets(evidence, retrieval.chunks, retrieval.key_terms)
+            doc_id, _, ask = presence_targets(
+                evidence,
+                retrieval.chunks,
+                retrieval.key_terms,
+                self.retriever.tokenizer.normalize(retrieval.question),
+            )
             if ask:
                 (out,) = yield [
                     Step(

@@ -108,9 +108,12 @@ class LoopAgentEngine:
             flags.append("embedder_unavailable")
         if res.unsupported_sentences:  # dropped by loop.agent.checked
             flags.append(f"unsupported_sentences:{res.unsupported_sentences}")
+        if res.absent_terms:  # the cited document lacks a number / code / year asked for
+            flags.append("absent_in_document:" + ",".join(res.absent_terms))
         brain = "loop-offline" if res.brain == "offline" else f"loop-{res.brain}"
         if res.fallback:
             return LoopResult(None, res.fallback_reason or "broad question", steps, tokens,
                               flags, res.dropped_citations)
-        draft = AnswerDraft(res.answer, list(res.citations), res.found, brain, 0, [])
+        draft = AnswerDraft(res.answer, list(res.citations), res.found, brain, 0, [],
+                            related=list(res.related))
         return LoopResult(draft, None, steps, tokens, flags, res.dropped_citations)

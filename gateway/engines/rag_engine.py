@@ -116,7 +116,8 @@ class HybridRagEngine:
         specific terms (blocking: one keyword query per term not in the answer's chunk)."""
         from rag.answerability import presence_targets
 
-        doc_id, _, ask = presence_targets(evidence, r.chunks, r.key_terms)
+        doc_id, _, ask = presence_targets(evidence, r.chunks, r.key_terms,
+                                          self.retriever.tokenizer.normalize(r.question))
         if not ask or self.presence is None:
             return True, flags
         try:

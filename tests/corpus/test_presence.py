@@ -16,8 +16,11 @@ TOK = Tokenizer()
 
 
 def test_specific_terms_are_numbers_codes_and_years() -> None:
-    terms = ["fy2018", "capit", "expenditur", "3m", "q2", "50-shot", "conll03", "2022", "5", "fy"]
-    assert specific_terms(terms) == ("2018", "50-shot", "conll03", "2022")  # 3m: one digit
+    terms = ["fy2018", "capit", "3m", "q2", "50-shot", "conll03", "2022", "5", "fy", "365", "3-5"]
+    # 3m: one digit; 50-shot, 3-5: digit-first compounds; q2, fy: no year
+    assert specific_terms(terms) == ("2018", "conll03", "2022", "365")
+    # a term must be written in the question: "31,2003" read as a number 31200 is not
+    assert specific_terms(["31200"], "year ended march 31,2003") == ()
     assert specific_terms(["warranti", "period"]) == ()
 
 
@@ -31,7 +34,8 @@ def test_absent_terms_match_whole_numbers_and_codes() -> None:
 def store(tmp_path_factory: pytest.TempPathFactory) -> QdrantChunkStore:
     docs = tmp_path_factory.mktemp("docs")
     (docs / "report.md").write_text(
-        "# Annual report 2019\n\n## Results\n\nRevenue grew 12% to 4,120 million in fiscal 2019.\n\n"
+        "# Annual report 2019\n\n## Results\n\n"
+        "Revenue grew 12% to 4,120 million in fiscal 2019.\n\n"
         "## Products\n\nThe FW-301 controller ships with a 3 year warranty.\n",
         encoding="utf-8",
     )

@@ -94,4 +94,4 @@ def test_offline_policy_reads_the_section_the_directory_picks(hb: KB, tokenizer:
     # scan after the first searches, the candidates read first, then the jump
     assert tools[:3] == ["search", "search", "scan"]
     assert res.read_chunk_ids.index(answer) > 0
-    assert res.found and answer in [c.chunk_id for c in res.citations]
+    assert res.found and answer in [c.chunk_id for c in (*res.citations, *res.related)]
