@@ -107,7 +107,7 @@ class RagPipelineAnswerer:
                     if r.resolution is not None and r.resolution.sure and r.resolution.doc_ids
                     else {}
                 ),
-                "flags": list(r.flags),
+                "flags": list(ans.flags),
                 "timings_ms": {k: round(v, 2) for k, v in ans.timings_ms.items()},
             },
         )
