@@ -3,7 +3,7 @@
 Retrieval always returns *something*: asked for "the share as of March 31, 2017", "the gap in
 2022" or the class of ``V3Det`` in a document that has none of them, both paths used to quote
 the nearest look-alike passage as "found". The answerability check here is separate from
-retrieval rank: the question's **specific terms** (:func:`specific_terms`: codes, numbers,
+retrieval rank: the question's **specific terms** (:func:`specific_terms`: codes, years,
 the periods' years, ``FY2018`` → ``2018``) must occur somewhere in the document the answer
 quotes. A specific term the whole document lacks means the document does not answer this
 question: the path says "not found" and names the absent terms.
@@ -32,19 +32,22 @@ __all__ = ["DocumentTermProbe", "TermSearch", "absent_terms", "specific_terms"]
 
 _DIGIT = re.compile(r"\d")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_YEAR = re.compile(r"(?:19|20)\d\d")
 _PERIOD_YEAR = re.compile(r"^(?:fy|cy|q[1-4]|h[12])'?(\d{2}|\d{4})$")
 
 
 def specific_terms(key_terms: Iterable[str], question: str | None = None) -> tuple[str, ...]:
-    """The question's terms that pin down *which* fact it asks for: codes, years and numbers.
+    """The question's terms that pin down *which* fact it asks for: codes and years.
 
     - a code starts with a letter and holds a digit (``fw-301``, ``conll03``, ``v3det``);
       digit-first compounds are not (``18-september`` from "July 18-September 30", ``3-5`` a
       range, ``50-shot``: a document writes them in too many ways);
     - a period term gives its four-digit year (``fy2018`` → ``2018``); a bare period word
       (``q2``, ``fy``) or a two-digit year (``fy18``) is dropped;
-    - a number is plain digits with at least two of them (``2022``, ``365``, ``3.3``); single
-      digits are dropped (``3`` in "top 3" is a count, not a fact to find).
+    - a year is four digits 1900–2099 (``2022``); other numbers are not checked: a question
+      carries constants of a formula ("DPO = 365 × …"), page numbers and values read off a
+      picture ("GMT+13:00") that the text need not hold (both gave false refusals on the dev
+      questions).
 
     :param key_terms: the question's key terms in the tokenizer's normal form
         (``Tokenizer.key_terms``).
@@ -66,7 +69,7 @@ def specific_terms(key_terms: Iterable[str], question: str | None = None) -> tup
             continue
         elif is_code(t) and t[0].isalpha():
             term = t
-        elif _NUMBER.fullmatch(t) and len(re.sub(r"\D", "", t)) >= 2:
+        elif _YEAR.fullmatch(t):
             term = t
         else:
             continue

@@ -195,7 +195,7 @@ class LoopAgent:
     async def _check_presence(self, question: str, collection: str,
                               res: LoopResult) -> LoopResult:
         """``res`` turned into "not found" when the document its answer cites lacks one of the
-        question's specific terms (numbers, codes, years: ``corpus.presence``); the check runs
+        question's specific terms (codes, years: ``corpus.presence``); the check runs
         under the tool timeout and keeps the answer when it fails or the key-term extractor
         has no index form (``sparse_query``)."""
         tok = self.key_terms

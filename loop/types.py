@@ -257,7 +257,7 @@ class LoopResult:
         cited quotes do not hold their numbers, names or URLs (``corpus.answer_check``).
     :param related: other verified evidence, best first, shown apart from the answer (an
         offline answer is its best unit alone; the runner-up units it cited go here).
-    :param absent_terms: the question's specific terms (numbers, codes, years) the answer's
+    :param absent_terms: the question's specific terms (codes, years) the answer's
         document lacks (``corpus.presence``): the answer was turned into "not found".
     """
 

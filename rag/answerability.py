@@ -80,7 +80,7 @@ def presence_targets(
     question: str | None = None,
 ) -> tuple[str, str, list[str]]:
     """What the document-level answerability check must ask (``corpus.presence``): the answer
-    unit's ``(doc_id, chunk_id)`` and the question's specific terms (numbers, codes, years) that
+    unit's ``(doc_id, chunk_id)`` and the question's specific terms (codes, years) that
     neither the unit nor its chunk (text, title, section path, table header) holds.
 
     :param question: the question in the key terms' normal form (``Tokenizer.normalize``);

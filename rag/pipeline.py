@@ -44,7 +44,7 @@ class RagPipeline:
     :param max_evidence: evidence units in the answer (sentences / table rows).
     :param make_citation: the quote verifier (default ``corpus.citations.make_citation``).
     :param presence_check: ask the index whether the answer's document holds the question's
-        specific terms (numbers, codes, years; ``corpus.presence``) and answer "not found"
+        specific terms (codes, years; ``corpus.presence``) and answer "not found"
         when it lacks one (flag ``absent_in_document:<terms>``); a failed or timed-out check
         keeps the answer, flagged ``presence_timeout`` / ``presence_error``.
     """

@@ -270,7 +270,7 @@ class RagAnswer:
     :param timings_ms: per stage, including ``retrieve`` and ``extract``.
     :param related: the other verified evidence units, best first (shown apart from the answer).
     :param missing: codes the question names (``ESP32-PICO-D4``) that no evidence unit or its
-        context holds, or specific terms (numbers, codes, years) the answer's whole document
+        context holds, or specific terms (codes, years) the answer's whole document
         lacks — the answer is then "not found" (``rag.answerability``, ``corpus.presence``).
     :param answer_flags: flags of the answer stage (``absent_in_document:…``,
         ``presence_timeout``), after the retrieval's in :attr:`flags`.

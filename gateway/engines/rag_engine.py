@@ -48,7 +48,7 @@ class HybridRagEngine:
     :param max_evidence: evidence units in an extractive answer.
     :param llm_max_chars: characters of each chunk shown to the LLM.
     :param presence_check: an extractive answer whose document lacks one of the question's
-        specific terms (numbers, codes, years: ``corpus.presence``) is "not found", flagged
+        specific terms (codes, years: ``corpus.presence``) is "not found", flagged
         ``absent_in_document:<terms>``; a failed check keeps the answer (``presence_error``).
 
     While the client's circuit breaker is open (the LLM failed repeatedly) its ``chat`` raises
