@@ -140,6 +140,8 @@ def display_text(quote: str) -> str:
 
 
 CONTEXT_CREDIT = 0.6  # share of a term's weight when it is only in the unit's context
+# rank prior of a unit: 1 / (1 + RANK_DECAY * rank of its retrieval item)
+RANK_DECAY = 0.5
 
 
 def score_unit(
@@ -206,7 +208,7 @@ def extract_answer(
     scored: list[tuple[float, int, str, Chunk]] = []
     order = 0
     for rank, item in enumerate(retrieval.items):
-        prior = 1.0 / (1.0 + 0.5 * rank)
+        prior = 1.0 / (1.0 + RANK_DECAY * rank)
         for chunk in item.chunks:
             ctx = _context(chunk, normalize or _norm)
             on_page = 3.0 if pages and any(chunk_on_page(chunk, p) for p in pages) else 1.0
