@@ -254,4 +254,4 @@ def get_settings() -> Settings:
     if not path.is_file():
         raise FileNotFoundError(f"LOOPGATE_ENV_FILE={env_file}: no such settings file "
                                 "(`loopgate init` writes one)")
-    return resolve_paths(Settings(_env_file=path), path.parent)  # type: ignore[call-arg]
+    return resolve_paths(Settings(_env_file=path), path.parent)

@@ -117,7 +117,7 @@ def check_collection_name(name: str) -> str:
         raise BadRequest(str(exc), param="collection") from None
 
 
-async def require_collection(components: Any, name: str) -> None:
+async def require_collection(components: Components, name: str) -> None:
     """:raises NotFound: ``name`` is not an existing collection (the default collection always
     exists; an unreachable store is not judged here)."""
     if name == components.settings.default_collection:

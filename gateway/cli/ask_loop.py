@@ -77,10 +77,12 @@ def ask_loop(question: str, collection: str, *, settings: Any = None, offline: b
         asyncio.run(c.aclose())
         return 1
 
+    agent = c.agent
+
     async def go() -> Any:
         try:
-            return await c.agent.run_async(question, collection, history=history or [],
-                                           current_date=current_date, offline=offline)
+            return await agent.run_async(question, collection, history=history or [],
+                                         current_date=current_date, offline=offline)
         finally:
             await c.aclose()
 

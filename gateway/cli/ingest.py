@@ -141,7 +141,8 @@ def ingest_command(
             store.close()
         except StoreError as exc:
             err.print(f"[red]error while closing the store:[/] {exc}")
-    stats = ingestor.directory.stats if ingestor.directory is not None else None
+    directory = ingestor.directory
+    stats = directory.stats if directory is not None else None
     if as_json:
         out = report.to_dict()
         if stats is not None:  # what the directory builder did (LLM calls, cache hits)
@@ -150,7 +151,8 @@ def ingest_command(
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
     else:
         _summary(report, Console())
-        if stats is not None and stats.entries and ingestor.directory.writer is None:
+        if directory is not None and stats is not None and stats.entries \
+                and directory.writer is None:
             err.print(f"directory: {stats.entries} extractive entries in {stats.seconds:.1f} s")
         elif stats is not None and stats.entries:
             err.print(f"directory: {stats.entries} entries ({stats.llm_written} written by the "

@@ -27,7 +27,7 @@ from gateway.conversation.items import item_lists
 from gateway.conversation.memory import MemoryLimits, SessionMemory, bound, memory_tokens
 from gateway.conversation.rewrite import Rewrite, is_followup, rewrite_rules
 from gateway.conversation.store import SessionStore
-from gateway.routing import QueryResult, RouteTrace
+from gateway.routing import QueryInput, QueryResult, RouteTrace
 
 __all__ = ["ConversationService", "TurnContext"]
 
@@ -39,13 +39,13 @@ class TurnContext:
     """One request's conversation state between :meth:`~ConversationService.begin` and
     :meth:`~ConversationService.finish`."""
 
-    query: Any  # the QueryInput to answer (question rewritten)
+    query: QueryInput  # the question to answer (rewritten)
     rewrite: Rewrite
     memory: SessionMemory | None
     scope: str
     flags: list[str] = field(default_factory=list)
     #: the answer of a fact card given for the same question at the same corpus version
-    reuse: Any = None
+    reuse: QueryResult | None = None
 
 
 class ConversationService:
@@ -86,7 +86,7 @@ class ConversationService:
         self.read_chunks = read_chunks
         self.llm_rewriter = llm_rewriter
 
-    async def begin(self, q: Any, record: RouteTrace) -> TurnContext | None:
+    async def begin(self, q: QueryInput, record: RouteTrace) -> TurnContext | None:
         """Load the memory of ``q.session_id`` (scope ``q.caller``) and rewrite ``q.question``
         (follow-ups from the memory or history; cross-language key terms); ``None`` when
         nothing applies."""
@@ -245,7 +245,7 @@ class ConversationService:
 
         return CrossTerms(tuple(kept), ("llm",), round(len(kept) / max(1, len(terms)), 3))
 
-    async def _cross_only(self, q: Any, record: RouteTrace) -> TurnContext | None:
+    async def _cross_only(self, q: QueryInput, record: RouteTrace) -> TurnContext | None:
         """A request without session or history: only the cross-language terms."""
         rw = await self._cross(Rewrite(q.question, q.question), q.collection, record)
         if not rw.changed:

@@ -135,7 +135,7 @@ class Router(RouterStages):
         turn, _ = await self._stage(ctx, "conversation", lambda: conv.begin(q, ctx.record),
                                     self.settings.timeout_retrieve_s)
         ctx.record.forget_timeouts("conversation")
-        return turn  # type: ignore[no-any-return]
+        return turn
 
     async def _finish(self, ctx: Ctx, turn: ConversationTurn | None, result: QueryResult) -> None:
         """Save the turn in the session's memory, hand the record to the route log and metrics,
@@ -217,10 +217,10 @@ class Router(RouterStages):
         signals = detect_signals(q.question, self.rules)
         if rag_res is not None:
             res = getattr(rag_res.raw, "resolution", None)
-            sure = res is not None and res.sure and res.doc_ids
+            resolved = ({"documents": list(res.paths), "reason": res.reason}
+                        if res is not None and res.sure and res.doc_ids else None)
             rec.retrieved(rag_res.confidence, rag_res.features,
-                          [h.chunk.chunk_id for h in rag_res.hits],
-                          {"documents": list(res.paths), "reason": res.reason} if sure else None)
+                          [h.chunk.chunk_id for h in rag_res.hits], resolved)
         store_ok = "store_unavailable" not in rec.flags
         decision = decide(
             q.mode, rag_res.confidence if rag_res and rag_res.hits else None, signals, self.rules,

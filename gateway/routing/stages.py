@@ -13,7 +13,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from corpus.errors import StoreError
 from gateway.errors import DataDirLocked, ServiceUnavailable, is_lock_error
@@ -33,6 +33,8 @@ from gateway.routing.types import (
 from gateway.settings import Settings
 
 __all__ = ["Ctx", "DeadlineExceeded", "RouterStages", "degraded_result", "search_text"]
+
+T = TypeVar("T")
 
 
 class DeadlineExceeded(Exception):
@@ -64,8 +66,8 @@ class RouterStages:
 
     # ------------------------------------------------------------------ the one timeout place
     async def _stage(
-        self, ctx: Ctx, name: str, make: Callable[[], Awaitable[Any]], limit_s: float
-    ) -> tuple[Any, bool]:
+        self, ctx: Ctx, name: str, make: Callable[[], Awaitable[T]], limit_s: float
+    ) -> tuple[T | None, bool]:
         """Run ``make()`` under ``min(limit_s, time left before the request deadline)``.
 
         :returns: ``(value, timed_out)``; ``value`` is ``None`` when it timed out.

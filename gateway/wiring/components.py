@@ -41,7 +41,7 @@ class Components:
     #: existing-collections overlay when some are mapped), or ``None`` when it cannot open
     store: Any = None
     store_error: str = ""
-    tokenizer: Tokenizer | None = None
+    tokenizer: Tokenizer = field(init=False)  # set by build_components, always
     embedder: FastEmbedEmbedder | None = None
     embedder_error: str = ""
     # collection -> what to do, for collections embedded with another model or dimension than
@@ -51,10 +51,11 @@ class Components:
     agent: LoopAgent | None = None
     retriever: HybridRetriever | None = None
     cache: AnswerCache | None = None
-    route_log: RouteLog | None = None
-    metrics: GatewayMetrics | None = None
-    router: Router | None = None
-    ingest: IngestJobs | None = None
+    # set by ``gateway.wiring.build.assemble`` (always, also without a store)
+    route_log: RouteLog = field(init=False)
+    metrics: GatewayMetrics = field(init=False)
+    router: Router = field(init=False)
+    ingest: IngestJobs = field(init=False)
     sessions: SessionStore | None = None  # issue 16
     migration: MigrationDispatcher | None = None  # issue 7; None = migration not configured
     _versions: dict[str, tuple[float, str]] = field(default_factory=dict)

@@ -24,10 +24,17 @@ from typing import TYPE_CHECKING, Any
 from corpus.errors import StoreError
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
+from corpus.types import ChunkStore
 from gateway.settings import Settings
 
 if TYPE_CHECKING:
+    from corpus.catalogue import Catalogue
+    from corpus.directory_build import DirectoryBuilder
+    from corpus.types import DocumentInfo
+    from loop.types import LLMConfig
     from rag.embedder import FastEmbedEmbedder
+    from rag.retriever import HybridRetriever
+    from rag.types import QueryEmbedder, RetrievalConfig
 
 __all__ = [
     "build_retriever",
@@ -110,7 +117,7 @@ def get_embedder(settings: Settings, *, bulk: bool = False) -> FastEmbedEmbedder
     return emb
 
 
-def llm_config(settings: Any) -> Any:
+def llm_config(settings: Settings) -> LLMConfig | None:
     """``loop.types.LLMConfig`` from settings, or ``None`` when no LLM is configured."""
     if not settings.llm_base_url:
         return None
@@ -122,7 +129,7 @@ def llm_config(settings: Any) -> Any:
                      max_tokens=settings.llm_max_tokens)
 
 
-def retrieval_config(settings: Any) -> Any:
+def retrieval_config(settings: Settings) -> RetrievalConfig:
     """``rag.types.RetrievalConfig`` from settings."""
     from rag.types import RetrievalConfig
 
@@ -135,7 +142,8 @@ def retrieval_config(settings: Any) -> Any:
     )
 
 
-def build_retriever(settings: Any, store: Any, tokenizer: Any, embedder: Any) -> Any:
+def build_retriever(settings: Settings, store: ChunkStore, tokenizer: Tokenizer,
+                    embedder: QueryEmbedder | None) -> HybridRetriever:
     """``rag.retriever.HybridRetriever`` from settings, with document resolution when enabled."""
     from rag.resolve import ProfileSource
     from rag.retriever import HybridRetriever
@@ -158,7 +166,7 @@ def build_retriever(settings: Any, store: Any, tokenizer: Any, embedder: Any) ->
 CACHE_FILE = "directory-cache.sqlite3"
 
 
-def directory_builder(settings: Any, tokenizer: Any) -> Any:
+def directory_builder(settings: Settings, tokenizer: Tokenizer) -> DirectoryBuilder | None:
     """A :class:`corpus.directory_build.DirectoryBuilder` for ``settings.directory``, or
     ``None`` when it is ``off``."""
     if settings.directory == "off":
@@ -183,15 +191,15 @@ def directory_builder(settings: Any, tokenizer: Any) -> Any:
 class _CatalogueDirectory:
     """``loop.types.DocumentDirectory`` over ``corpus.catalogue.Catalogue``."""
 
-    def __init__(self, catalogue: Any) -> None:
+    def __init__(self, catalogue: Catalogue) -> None:
         self.catalogue = catalogue
 
-    def list_documents(self, collection: str) -> list[Any]:
+    def list_documents(self, collection: str) -> list[DocumentInfo]:
         """Every document of ``collection`` (catalogue order: by path)."""
         return list(self.catalogue.documents(collection))
 
 
-def catalogue_directory(store: Any) -> Any:
+def catalogue_directory(store: QdrantChunkStore) -> _CatalogueDirectory:
     """The catalogue as the LoopAgent's document directory."""
     from corpus.catalogue import Catalogue
 

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from corpus.types import ChunkStore
+from gateway.settings import Settings
+
 __all__ = ["dense_without_model", "no_model_message"]
 
 
@@ -25,7 +28,7 @@ def no_model_message(collection: str, meta: dict[str, Any], why: str = "") -> st
             "writes it), or set LOOPGATE_ALLOW_KEYWORD_ONLY=true to answer keyword-only")
 
 
-def dense_without_model(settings: Any, store: Any, why: str = "",
+def dense_without_model(settings: Settings, store: ChunkStore, why: str = "",
                         only: str | None = None) -> dict[str, str]:
     """``{collection: message}`` for the collections of ``store`` (or just ``only``) that have
     dense vectors, when no model is loaded and keyword-only answers are not allowed; ``{}``

@@ -41,6 +41,7 @@ from gateway.errors import (
     scrub,
 )
 from gateway.ingest import fsync_dir, new_job_id
+from gateway.wiring import Components
 
 __all__ = ["MAX_NAME_BYTES", "router", "safe_file_name", "upload_dir"]
 
@@ -106,7 +107,7 @@ async def _save(upload: UploadFile, dest: Path, used: int, limit: int) -> int:
     return size
 
 
-def _require_store(components: Any) -> None:
+def _require_store(components: Components) -> None:
     if components.store is None:
         raise ServiceUnavailable(f"the chunk store is unavailable: {scrub(components.store_error)}")
 

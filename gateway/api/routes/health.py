@@ -18,6 +18,7 @@ from fastapi import APIRouter
 
 from gateway.api.deps import ComponentsDep
 from gateway.api.responses import OrjsonResponse
+from gateway.wiring import Components
 
 __all__ = ["probe_all", "router"]
 
@@ -53,7 +54,7 @@ def _why(exc: BaseException) -> str:
     return f"unreachable ({type(exc).__name__})"
 
 
-async def probe_all(components: Any) -> dict[str, dict[str, Any]]:
+async def probe_all(components: Components) -> dict[str, dict[str, Any]]:
     """Probe Qdrant (required), Redis and the LLM (optional: ``disabled`` when not configured)."""
     s = components.settings
     limit = s.timeout_health_s
@@ -64,7 +65,7 @@ async def probe_all(components: Any) -> dict[str, dict[str, Any]]:
 
             raise StoreError(components.store_error or "chunk store not opened")
         def probe() -> list[str]:
-            names = components.store.list_collections()
+            names: list[str] = components.store.list_collections()
             for name in names[:20]:  # opens each shard: a locked one raises StoreError
                 components.store.collection_meta(name)
             return names
@@ -101,7 +102,7 @@ async def probe_all(components: Any) -> dict[str, dict[str, Any]]:
     return {r["name"]: r for r in results}
 
 
-async def _llm_check(components: Any, probe: Any, limit_s: float) -> dict[str, Any]:
+async def _llm_check(components: Components, probe: Any, limit_s: float) -> dict[str, Any]:
     """The LLM's check: ``down`` while its circuit breaker is not closed, else the probe."""
     breaker = getattr(components.llm, "breaker", None)
     if breaker is None:
@@ -135,8 +136,8 @@ async def readyz(components: ComponentsDep) -> OrjsonResponse:
     checks = await probe_all(components)
     ready = checks["qdrant"]["status"] == "ok"
     degraded = [n for n, c in checks.items() if c["status"] == "down"]
-    body = {"status": "ready" if ready else "unavailable", "degraded": degraded,
-            "checks": checks}
+    body: dict[str, Any] = {"status": "ready" if ready else "unavailable",
+                            "degraded": degraded, "checks": checks}
     if components.embedding_mismatch:  # those collections answer 409 until re-ingested
         body["embedding_mismatch"] = components.embedding_mismatch
     return OrjsonResponse(body, status_code=200 if ready else 503)

@@ -21,6 +21,7 @@ from starlette.background import BackgroundTask
 from corpus.types import SearchFilter
 from gateway.api.deps import (
     ComponentsDep,
+    Principal,
     PrincipalDep,
     RouterDep,
     check_collection_name,
@@ -30,6 +31,7 @@ from gateway.api.deps import (
 from gateway.api.responses import OrjsonResponse, result_body
 from gateway.errors import BadRequest, Conflict
 from gateway.routing import QueryInput, QueryResult
+from gateway.wiring import Components
 
 __all__ = [
     "HISTORY_LIMIT",
@@ -106,7 +108,7 @@ class QueryResponse(BaseModel):
 
 
 async def to_query_input(
-    components: Any, principal: Any, req: QueryRequest
+    components: Components, principal: Principal, req: QueryRequest
 ) -> QueryInput:
     """Validate collection access and existence, and build the router's input.
 
@@ -130,7 +132,7 @@ async def to_query_input(
 
 
 async def dispatch_migration(
-    components: Any, q: QueryInput, ask: Callable[[], Awaitable[QueryResult]], *,
+    components: Components, q: QueryInput, ask: Callable[[], Awaitable[QueryResult]], *,
     user: str | None = None,
 ) -> OrjsonResponse | None:
     """Answer ``q`` under its collection's migration mode (issue 7: proxy / shadow / canary), or

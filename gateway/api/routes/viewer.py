@@ -25,6 +25,7 @@ from starlette.responses import Response
 
 from gateway.api.deps import (
     ComponentsDep,
+    Principal,
     PrincipalDep,
     SettingsDep,
     check_collection_name,
@@ -32,6 +33,8 @@ from gateway.api.deps import (
 )
 from gateway.api.responses import OrjsonResponse
 from gateway.errors import BadRequest, Conflict, NotFound, ServiceUnavailable
+from gateway.settings import Settings
+from gateway.wiring import Components
 
 __all__ = ["PAGE_CACHE_BYTES", "CitationRef", "ViewRequest", "router"]
 
@@ -77,7 +80,7 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def _source(components: Any, collection: str, doc_id: str) -> tuple[Path, Any]:
+def _source(components: Components, collection: str, doc_id: str) -> tuple[Path, Any]:
     """The cited document's file and catalogue entry, checked against ``doc_id``."""
     from corpus.catalogue import Catalogue
 
@@ -103,7 +106,7 @@ def _source(components: Any, collection: str, doc_id: str) -> tuple[Path, Any]:
     return path, entry
 
 
-async def _collection(components: Any, settings: Any, principal: Any, name: str | None) -> str:
+async def _collection(components: Components, settings: Settings, principal: Principal, name: str | None) -> str:
     if components.store is None:
         raise ServiceUnavailable("the chunk store is unavailable")
     collection = check_collection_name(name or settings.default_collection)
@@ -145,7 +148,7 @@ def _text_view(path: Path, cit: CitationRef) -> dict[str, Any]:
                       for n in range(lo, hi + 1)]}
 
 
-def _chunk_view(components: Any, collection: str, cit: CitationRef) -> dict[str, Any]:
+def _chunk_view(components: Components, collection: str, cit: CitationRef) -> dict[str, Any]:
     found = components.store.get_chunks(collection, [cit.chunk_id]) if cit.chunk_id else []
     if not found:
         raise NotFound("the cited chunk is not in the collection (any more)")
