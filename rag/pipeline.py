@@ -156,7 +156,8 @@ class RagPipeline:
             answer=answer,
             found=found,
             citations=(evidence[0].citation,) if found else (),
-            related=tuple(e.citation for e in evidence[1:]) if found else (),
+            # not found: the closest passages, shown apart, none of them the answer
+            related=tuple(e.citation for e in (evidence[1:] if found else evidence)),
             evidence=tuple(evidence),
             retrieval=retrieval,
             timings_ms=timings,

@@ -268,7 +268,8 @@ class RagAnswer:
     :param evidence: the chosen evidence with scores.
     :param retrieval: the retrieval it came from (items, confidence, flags, timings).
     :param timings_ms: per stage, including ``retrieve`` and ``extract``.
-    :param related: the other verified evidence units, best first (shown apart from the answer).
+    :param related: the other verified evidence units, best first (shown apart from the answer);
+        for a "not found" answer, the closest verified passages (none of them answers).
     :param missing: codes the question names (``ESP32-PICO-D4``) that no evidence unit or its
         context holds, or specific terms (codes, years) the answer's whole document
         lacks — the answer is then "not found" (``rag.answerability``, ``corpus.presence``).

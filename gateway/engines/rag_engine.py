@@ -104,8 +104,9 @@ class HybridRagEngine:
             flags = [*flags, "no_key_term_coverage"]
         if found and self.presence is not None:
             found, flags = self._present(r, evidence, flags)
-        if not found:
-            return AnswerDraft(NOT_FOUND_TEXT, [], False, "extractive", flags=flags)
+        if not found:  # the closest passages go with it, under "related" (issue 15 item 4)
+            return AnswerDraft(NOT_FOUND_TEXT, [], False, "extractive", flags=flags,
+                               related=[e.citation for e in evidence])
         # the answer is the unit that answers, first and alone (its quote in display form: no
         # PDF line breaks inside a sentence); the other evidence is "related"
         return AnswerDraft(evidence[0].citation.quote, [evidence[0].citation], True, "extractive",

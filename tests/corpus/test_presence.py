@@ -106,3 +106,13 @@ def test_loop_answers_not_found_when_the_document_lacks_the_year(store: QdrantCh
     asked = agent.run("How much did revenue grow in fiscal 2023?", "c")
     assert not asked.found and not asked.citations
     assert asked.absent_terms == ["2023"]
+
+
+def test_not_found_shows_the_closest_passages_apart(store: QdrantChunkStore) -> None:
+    from rag.pipeline import RagPipeline
+    from rag.retriever import HybridRetriever
+
+    rag = RagPipeline(HybridRetriever(store, TOK, None), answer_floor=0.0)
+    ans = rag.run("How much did revenue grow in fiscal 2023?", "c")
+    assert not ans.found and not ans.citations
+    assert ans.related and "12%" in ans.related[0].quote  # what was closest, not the answer
