@@ -116,3 +116,26 @@ def test_not_found_shows_the_closest_passages_apart(store: QdrantChunkStore) -> 
     ans = rag.run("How much did revenue grow in fiscal 2023?", "c")
     assert not ans.found and not ans.citations
     assert ans.related and "12%" in ans.related[0].quote  # what was closest, not the answer
+
+
+def test_real_report_asked_about_a_year_it_never_writes(
+    eval_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Pew's 2014 'Older Adults and Technology Use' report (MMLongBench-Doc): asked about 2013
+    (its survey year) RAG answers; asked about 2022 (dev question mmlongbench:224's trap) the
+    report holds no '2022' anywhere and the answer is "not found" (measured on the dev run)."""
+    import shutil
+
+    from rag.pipeline import RagPipeline
+    from rag.retriever import HybridRetriever
+
+    pdf = eval_dir / "en/docs/mmlongbench/PIP_Seniors-and-Tech-Use_040314.pdf"
+    docs = tmp_path_factory.mktemp("pew")
+    shutil.copy(pdf, docs / pdf.name)
+    st = QdrantChunkStore.embedded(tmp_path_factory.mktemp("pew-store") / "qdrant")
+    Ingestor(st, TOK, None, workers=1).ingest_paths([docs], "p", root=docs)
+    rag = RagPipeline(HybridRetriever(st, TOK, None))
+    q = "Among higher-income seniors, what percentage go online, as of {}?"
+    assert rag.run(q.format(2013), "p").found
+    ans = rag.run(q.format(2022), "p")
+    assert not ans.found and "2022" in ans.missing
