@@ -17,6 +17,7 @@ import time
 from typing import Any
 
 import orjson
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = ["ROUTE_STATE_KEY", "AccessLog", "access_line"]
 
@@ -25,7 +26,7 @@ log = logging.getLogger("loopgate.access")
 ROUTE_STATE_KEY = "loopgate_route"
 
 
-def access_line(scope: dict[str, Any], status: int, ms: float, size: int) -> str:
+def access_line(scope: Scope, status: int, ms: float, size: int) -> str:
     """The JSON line of one request (see the module docstring for the fields)."""
     client = scope.get("client")
     entry: dict[str, Any] = {
@@ -48,17 +49,17 @@ def access_line(scope: dict[str, Any], status: int, ms: float, size: int) -> str
 class AccessLog:
     """ASGI middleware writing :func:`access_line` at INFO on ``loopgate.access``."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not log.isEnabledFor(logging.INFO):
             await self.app(scope, receive, send)
             return
         t0 = time.perf_counter()
         status, size, done = 500, 0, False
 
-        async def sending(message: dict[str, Any]) -> None:
+        async def sending(message: Message) -> None:
             nonlocal status, size, done
             if message["type"] == "http.response.start":
                 status = int(message["status"])

@@ -9,11 +9,12 @@ cost to other paths.
 from __future__ import annotations
 
 import hmac
-from typing import Any
 
 import orjson
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from gateway.errors import error_body
+from gateway.settings import Settings
 
 __all__ = ["ADMIN_PATHS", "AdminGuard", "is_admin"]
 
@@ -21,7 +22,7 @@ ADMIN_PATHS = frozenset({"/metrics", "/docs", "/docs/oauth2-redirect", "/redoc",
                          "/openapi.json", "/v1/stats"})
 
 
-def is_admin(settings: Any, token: str) -> bool:
+def is_admin(settings: Settings, token: str) -> bool:
     """True when ``token`` is one of ``settings.admin_keys`` (constant-time comparison)."""
     return any(hmac.compare_digest(k.encode(), token.encode()) for k in settings.admin_keys)
 
@@ -33,10 +34,10 @@ class AdminGuard:
     :param settings: ``gateway.settings.Settings`` (``api_keys``, ``admin_keys``).
     """
 
-    def __init__(self, app: Any, settings: Any) -> None:
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
         self.app, self.settings = app, settings
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Refuse an admin path without an admin key; pass everything else through."""
         s = self.settings
         path = scope.get("path", "").rstrip("/") or "/"

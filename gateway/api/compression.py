@@ -9,9 +9,8 @@ gateway's hot path; server-sent events are never compressed (Starlette excludes
 
 from __future__ import annotations
 
-from typing import Any
-
 from starlette.middleware.gzip import GZipMiddleware
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 __all__ = ["STATIC_PREFIXES", "StaticGZip"]
 
@@ -22,11 +21,11 @@ STATIC_PREFIXES = ("/ask/", "/dashboard")
 class StaticGZip:
     """ASGI middleware: gzip responses of ``/`` and :data:`STATIC_PREFIXES` over 1 kB."""
 
-    def __init__(self, app: Any, minimum_size: int = 1024, compresslevel: int = 6) -> None:
+    def __init__(self, app: ASGIApp, minimum_size: int = 1024, compresslevel: int = 6) -> None:
         self.app = app
         self.gzip = GZipMiddleware(app, minimum_size=minimum_size, compresslevel=compresslevel)
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "") if scope["type"] == "http" else ""
         if path == "/" or path.startswith(STATIC_PREFIXES):
             await self.gzip(scope, receive, send)

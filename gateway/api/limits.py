@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway.errors import PayloadTooLarge, error_body
 
@@ -31,13 +32,13 @@ class BodySizeLimit:
     :param max_upload_bytes: limit for ``/v1/documents`` uploads.
     """
 
-    def __init__(self, app: Any, *, max_body_bytes: int, max_upload_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, *, max_body_bytes: int, max_upload_bytes: int) -> None:
         self.app = app
         self.max_body = max_body_bytes
         self.max_upload_stated = max_upload_bytes
         self.max_upload = max_upload_bytes + _MULTIPART_SLACK  # room for multipart framing
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS", "DELETE"):
             await self.app(scope, receive, send)
             return
@@ -65,7 +66,7 @@ class BodySizeLimit:
                     raise _TooLarge(f"request body is over the limit of {stated} bytes")
             return message
 
-        async def tracking_send(message: Any) -> None:
+        async def tracking_send(message: Message) -> None:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
@@ -78,7 +79,7 @@ class BodySizeLimit:
                 await self._refuse(send, seen, stated)
 
     @staticmethod
-    async def _refuse(send: Any, size: int, limit: int) -> None:
+    async def _refuse(send: Send, size: int, limit: int) -> None:
         body = orjson.dumps(
             error_body(413, "too_large", f"request body of {size} bytes is over the limit of "
                        f"{limit} bytes")
