@@ -161,7 +161,8 @@ class LLMReadPolicy:
         chk = check_citations(raw, state.ctx.read, state.ctx.resolve)
         state.dropped += chk.dropped
         quotes = [c.quote for c in chk.verified]
-        if unsupported_figures(fact, quotes) or is_question_echo(fact, state.question):
+        if (unsupported_figures(fact, quotes, state.question)
+                or is_question_echo(fact, state.question)):
             self.dropped_lines += 1  # a figure the lines do not hold, or the question: no fact
         elif chk.verified:
             self.notes.append((fact or quotes[0], chk.verified))
@@ -259,7 +260,8 @@ class LLMReadPolicy:
                            tokens=tokens, note="answer" + (" (re-asked)" if attempt else ""))
             if text:
                 break
-        if not text or unsupported_figures(text, [c.quote for c in citations]):
+        if not text or unsupported_figures(text, [c.quote for c in citations],
+                                           nav.state.question):
             text = " ".join(f"{f} [{k}]" for k, (f, _) in enumerate(self.notes, 1))
         return renumber(text, per_note), citations
 

@@ -26,6 +26,8 @@ __all__ = ["Verdict", "cited_support", "is_question_echo", "judge", "unsupported
 # is skipped: single numerals are common inside words)
 _FIGURE = re.compile(r"\d+(?:[.,]\d+)*|[零〇一二两三四五六七八九十百千万亿]{2,}")
 _MARKER = re.compile(r"\[\d{1,3}\]")
+# a product / part code: starts with a letter, holds a digit (CH583, RS232C, ESP32-PICO-D4)
+_CODE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9]*\d[A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
 
 
 def is_question_echo(fact: str, question: str) -> bool:
@@ -37,16 +39,21 @@ def is_question_echo(fact: str, question: str) -> bool:
     return f.endswith("?") or (len(q) >= 6 and q in f)
 
 
-def unsupported_figures(text: str, quotes: Sequence[str]) -> list[str]:
+def unsupported_figures(text: str, quotes: Sequence[str], question: str = "") -> list[str]:
     """Numbers in ``text`` (a fact or an answer; footnote markers ``[1]`` ignored) that none of
     ``quotes`` holds, compared after NFKC with spaces and thousands commas removed: a fact the
     cited lines cannot carry (with the local 1.5B model: "100 微安" noted from lines without
-    that figure, zhpdf:62; "提前三十日" from a line saying "提前三日", zhpdf:17)."""
+    that figure, zhpdf:62; "提前三十日" from a line saying "提前三日", zhpdf:17). Digits inside
+    a code that ``question`` names (a token starting with a letter: CH583, TH2817B,
+    ESP32-PICO-D4) are the question's subject, not a figure: a fact such as
+    "CH583的BLE接收灵敏度是-98dBm" on the line "接收灵敏度-98dBm" was dropped for "583"."""
     def flat(t: str) -> str:
         return re.sub(r"[\s,]", "", unicodedata.normalize("NFKC", t))
     held = flat(" ".join(quotes))
-    return [n for n in _FIGURE.findall(unicodedata.normalize("NFKC", _MARKER.sub("", text)))
-            if flat(n) not in held]
+    body = unicodedata.normalize("NFKC", _MARKER.sub("", text))
+    codes = set(_CODE.findall(unicodedata.normalize("NFKC", question).casefold()))
+    body = _CODE.sub(lambda m: " " if m[0].casefold() in codes else m[0], body)
+    return [n for n in _FIGURE.findall(body) if flat(n) not in held]
 
 
 def _support(chunk: Chunk, text: str, m: TermMatcher) -> float:

@@ -225,6 +225,18 @@ def test_a_fact_with_a_figure_its_lines_do_not_hold_is_dropped(kb: Any) -> None:
     assert unsupported_figures("１,000 次", ["1000次"]) == []
 
 
+def test_digits_of_a_code_the_question_names_are_no_figure() -> None:
+    line = "- 集成2.4GHz RF 收发器和基带及链路控制- 接收灵敏度-98dBm，可编程+6dBm 发送功率"
+    q = "CH583的BLE接收灵敏度是多少？"
+    assert unsupported_figures("CH583的BLE接收灵敏度是-98dBm", [line], q) == []
+    assert unsupported_figures("CH583的BLE接收灵敏度是-98dBm", [line]) == ["583"]
+    assert unsupported_figures("CH583的BLE接收灵敏度是-97dBm", [line], q) == ["97"]
+    assert unsupported_figures("CH592的接收灵敏度是-98dBm", [line], q) == ["592"]
+    # a year or a plain number the question holds is still checked against the lines
+    assert unsupported_figures("35.92% as of March 31, 2017", ["35.92%", "31st March, 2007"],
+                               "What percentage as of March 31, 2017?") == ["2017"]
+
+
 def test_changed_chinese_numerals_and_echoed_questions_are_no_facts() -> None:
     line = "劳动者在试用期内提前三日通知用人单位，可以解除劳动合同。"
     assert unsupported_figures("试用期内提前三十日通知[1]", [line]) == ["三十"]
