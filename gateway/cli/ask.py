@@ -15,9 +15,12 @@ from __future__ import annotations
 import json
 import sys
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from gateway.settings import Settings
 
 __all__ = [
     "AskMode",
@@ -146,7 +149,7 @@ def ask_rag(
     question: str,
     collection: str,
     *,
-    settings: Any = None,
+    settings: Settings | None = None,
     top_k: int | None = None,
     documents: tuple[str, ...] = (),
     path_prefix: str = "",

@@ -13,7 +13,10 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gateway.settings import Settings
 
 __all__ = ["ask_auto", "print_result"]
 
@@ -55,7 +58,7 @@ def print_result(body: dict[str, Any], *, console: Any = None) -> None:
         f"{k} {v:.1f} ms" for k, v in (route.get("latency_ms") or {}).items()))
 
 
-def ask_auto(question: str, collection: str, *, settings: Any = None, as_json: bool = False,
+def ask_auto(question: str, collection: str, *, settings: Settings | None = None, as_json: bool = False,
              history: list[dict[str, str]] | None = None) -> int:
     """Route one question and print the result; returns the exit code."""
     from gateway.errors import GatewayError

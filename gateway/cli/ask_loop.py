@@ -12,7 +12,10 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gateway.settings import Settings
 
 __all__ = ["ask_loop", "print_loop_result"]
 
@@ -48,7 +51,7 @@ def print_loop_result(res: Any, *, console: Any = None) -> None:
               f"dropped citations {res.dropped_citations} | {res.elapsed_ms / 1000:.2f} s")
 
 
-def ask_loop(question: str, collection: str, *, settings: Any = None, offline: bool = False,
+def ask_loop(question: str, collection: str, *, settings: Settings | None = None, offline: bool = False,
              as_json: bool = False, history: list[dict[str, str]] | None = None,
              current_date: str | None = None) -> int:
     """Run one LoopAgent question and print the report; returns the exit code (0 answered or

@@ -20,11 +20,14 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from gateway.cli.ask import AskMode, not_utf8
+
+if TYPE_CHECKING:
+    from gateway.wiring import Components
 
 __all__ = ["ChatSession", "chat_command", "print_answer", "register"]
 
@@ -47,7 +50,8 @@ class ChatSession:
     :param collection: the collection asked; ``mode``: ``auto``, ``rag`` or ``loop``.
     """
 
-    def __init__(self, components: Any, collection: str, mode: str, console: Any) -> None:
+    def __init__(self, components: Components, collection: str, mode: str,
+                 console: Any) -> None:
         self.c, self.collection, self.mode, self.con = components, collection, mode, console
         self.history: list[dict[str, str]] = []
         self.walls: list[float] = []

@@ -13,16 +13,20 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from corpus.types import PassageEmbedder
+    from gateway.settings import Settings
 
 __all__ = ["ingest_command", "register"]
 
 _OK = ("ingested", "replaced", "unchanged", "embedded")
 
 
-def _embedder(settings: Any, no_embed: bool) -> Any:
+def _embedder(settings: Settings, no_embed: bool) -> PassageEmbedder | None:
     """The dense embedder from ``gateway.wiring.get_embedder``, or ``None``."""
     if no_embed:
         return None
