@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from corpus.types import Block, Chunk, LineSpan, ParsedDocument
@@ -98,11 +99,12 @@ def _split_spans(text: str, s: int, e: int, max_chars: int) -> list[tuple[int, i
     if e - s <= max_chars:
         return [(s, e)] if text[s:e].strip() else []
     piece = text[s:e]
-    for finder in (
+    finders: tuple[Callable[[], list[int]], ...] = (
         lambda: [m.end() for m in re.finditer(r"\n\s*\n", piece)],
         lambda: [m.end() for m in _SENT_RE.finditer(piece)],
         lambda: [m.end() for m in re.finditer(r"\n", piece)],
-    ):
+    )
+    for finder in finders:
         cuts = [c for c in finder() if 0 < c < len(piece)]
         if cuts:
             out: list[tuple[int, int]] = []

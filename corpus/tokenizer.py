@@ -139,7 +139,7 @@ class Tokenizer:
         cc = _engines()[0]
         if _CONTROL.search(text):
             text = _CONTROL.sub(" ", text)
-        return cc.convert(unicodedata.normalize("NFKC", text).lower())  # type: ignore[attr-defined]
+        return str(cc.convert(unicodedata.normalize("NFKC", text).lower()))  # type: ignore[attr-defined]
 
     # --- terms -------------------------------------------------------------------------
     def terms(self, text: str) -> list[str]:

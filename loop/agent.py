@@ -97,7 +97,7 @@ def _default_terms() -> KeyTermExtractor:
         from corpus.tokenizer import Tokenizer  # engineer B
     except ImportError:
         return SimpleKeyTerms()
-    return Tokenizer()  # type: ignore[no-any-return]
+    return Tokenizer()
 
 
 class LoopAgent:
@@ -222,7 +222,7 @@ class LoopAgent:
             if not ask or not doc_id:
                 return []
             if self._probe is None:  # one per agent: it remembers (doc_id, term) answers
-                self._probe = DocumentTermProbe(self.store, sparse, normalize)  # type: ignore[arg-type]
+                self._probe = DocumentTermProbe(self.store, sparse, normalize)
             return self._probe.absent(collection, doc_id, ask)
 
         try:

@@ -20,6 +20,7 @@ from tenacity import (
     stop_any,
     wait_exponential,
 )
+from tenacity.stop import stop_base
 
 from loop.errors import LLMError, LLMHTTPError, LLMProtocolError, LLMTimeoutError
 from loop.llm_breaker import time_left
@@ -46,10 +47,12 @@ class NoTimeLeft(LLMTimeoutError):
     """The request deadline left no time for (another) attempt: not the LLM's fault."""
 
 
-def _out_of_time(state: RetryCallState) -> bool:
+class _OutOfTime(stop_base):
     """tenacity stop: the back-off sleep would leave less than one minimal attempt."""
-    left = time_left()
-    return left is not None and left - (state.upcoming_sleep or 0.0) < _MIN_CALL_S
+
+    def __call__(self, retry_state: RetryCallState) -> bool:
+        left = time_left()
+        return left is not None and left - (retry_state.upcoming_sleep or 0.0) < _MIN_CALL_S
 
 
 class ChatWire:
@@ -131,7 +134,7 @@ class ChatWire:
             undecodable. :raises LLMError: server unreachable after retries.
         """
         retrying = AsyncRetrying(
-            stop=stop_any(stop_after_attempt(self.config.max_retries + 1), _out_of_time),
+            stop=stop_any(stop_after_attempt(self.config.max_retries + 1), _OutOfTime()),
             wait=wait_exponential(multiplier=self.config.backoff_s, max=8),
             retry=retry_if_exception(_retryable),
             reraise=True,

@@ -230,8 +230,8 @@ def merge_adjacent(items: Sequence[RetrievedChunk], top_k: int) -> list[Retrieve
                 out[i] = RetrievedChunk(
                     chunks=merged,
                     score=prev.score,
-                    dense_score=_best(prev.dense_score, item.dense_score, high=True),  # type: ignore[arg-type]
-                    keyword_score=_best(prev.keyword_score, item.keyword_score, high=True),  # type: ignore[arg-type]
+                    dense_score=_best(prev.dense_score, item.dense_score, high=True),
+                    keyword_score=_best(prev.keyword_score, item.keyword_score, high=True),
                     dense_rank=_best(prev.dense_rank, item.dense_rank, high=False),  # type: ignore[arg-type]
                     keyword_rank=_best(prev.keyword_rank, item.keyword_rank, high=False),  # type: ignore[arg-type]
                 )

@@ -139,7 +139,7 @@ class RagPipeline:
                     )
                 ]
                 if out.ok and out.value:
-                    found, missing = False, tuple(out.value)
+                    found, missing = False, [str(t) for t in out.value]
                     flags.append("absent_in_document:" + ",".join(out.value))
                 elif not out.ok:
                     flags.append(out.flag)

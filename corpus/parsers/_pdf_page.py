@@ -14,6 +14,7 @@ centre), not ``Table.extract()``, which mangles ``FW-304`` into ``FW 304\\n-`` (
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from corpus.parsers._common import expand_ligatures
 from corpus.parsers._pymupdf import pymupdf
@@ -117,7 +118,7 @@ def page_lines(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> 
     for bno, block in enumerate(data["blocks"]):
         if block.get("type", 0) != 0:
             continue
-        rows: list[list[dict]] = []  # dict-lines grouped by baseline band
+        rows: list[list[dict[str, Any]]] = []  # dict-lines grouped by baseline band
         boxes: list[list[float]] = []
         for line in block["lines"]:
             spans = [s for s in line["spans"] if s["text"].strip()]
@@ -223,7 +224,7 @@ def find_ruled_tables(page: pymupdf.Page, lines: list[VLine]) -> list[PageTable]
                         parts.append(join_spans(inside))
                 cells.append(" ".join(parts))
             rows.append(cells)
-            boxes.append(tuple(row.bbox))  # type: ignore[arg-type]
+            boxes.append(tuple(row.bbox))
         filled = sum(1 for r in rows for c in r if c)
         if filled < 2 or filled < _MIN_FILL * t.row_count * t.col_count:
             continue  # mostly empty grid: prose under a few rules, not a table
@@ -235,5 +236,5 @@ def find_ruled_tables(page: pymupdf.Page, lines: list[VLine]) -> list[PageTable]
         )
         if n_inside > _MAX_LINES_PER_ROW * t.row_count:
             continue  # a few giant cells holding a whole unruled statement: keep the lines
-        tables.append(PageTable(tuple(t.bbox), rows, boxes))  # type: ignore[arg-type]
+        tables.append(PageTable(tuple(t.bbox), rows, boxes))
     return tables

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
+from typing import Any
 
 __all__ = ["MIN_CHARS", "garbled_reason", "screen_pages"]
 
@@ -70,7 +71,8 @@ def garbled_reason(text: str) -> str | None:
 
 
 def screen_pages(
-    lines: list[list], text_of: Callable[[list], str], reocr: Callable[[int], list | None],
+    lines: list[list[Any]], text_of: Callable[[list[Any]], str],
+    reocr: Callable[[int], list[Any] | None],
     skip: set[int] = frozenset(),  # type: ignore[assignment]
 ) -> tuple[list[int], dict[int, str]]:
     """Check every page's text layer; replace or drop garbled ones, in place in ``lines``.
