@@ -33,17 +33,23 @@ __all__ = ["DocumentTermProbe", "TermSearch", "absent_terms", "specific_terms"]
 _DIGIT = re.compile(r"\d")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _YEAR = re.compile(r"(?:19|20)\d\d")
+# a period written as one token: fy2023q1, q1fy2023, f2019, cy2022h1
+_PERIOD_CODE = re.compile(r"^(?:fy|cy|f|y|q[1-4]|h[12])*((?:19|20)\d\d)(?:q[1-4]|h[12])?$")
+# a real code has a part mixing letters and digits (esp32, v3det, gpt-4o) or a number part of
+# two digits or more (fw-301, covid-19); "top-3" is words
+_CODE_PART = re.compile(r"[a-z]\d|\d[a-z]|(?<![a-z0-9])\d{2,}")
 _PERIOD_YEAR = re.compile(r"^(?:fy|cy|q[1-4]|h[12])'?(\d{2}|\d{4})$")
 
 
 def specific_terms(key_terms: Iterable[str], question: str | None = None) -> tuple[str, ...]:
     """The question's terms that pin down *which* fact it asks for: codes and years.
 
-    - a code starts with a letter and holds a digit (``fw-301``, ``conll03``, ``v3det``);
-      digit-first compounds are not (``18-september`` from "July 18-September 30", ``3-5`` a
-      range, ``50-shot``: a document writes them in too many ways);
-    - a period term gives its four-digit year (``fy2018`` → ``2018``); a bare period word
-      (``q2``, ``fy``) or a two-digit year (``fy18``) is dropped;
+    - a code starts with a letter and holds a digit next to a letter or a number of two digits
+      or more (``fw-301``, ``conll03``, ``v3det``, ``covid-19``); ``top-3`` is words, and
+      digit-first compounds are no codes (``18-september`` from "July 18-September 30", ``3-5``
+      a range, ``50-shot``: a document writes them in too many ways);
+    - a period term gives its four-digit year (``fy2018``, ``fy2023q1``, ``f2019`` → the
+      year); a bare period word (``q2``, ``fy``) or a two-digit year (``fy18``) is dropped;
     - a year is four digits 1900–2099 (``2022``); other numbers are not checked: a question
       carries constants of a formula ("DPO = 365 × …"), page numbers and values read off a
       picture ("GMT+13:00") that the text need not hold (both gave false refusals on the dev
@@ -60,14 +66,14 @@ def specific_terms(key_terms: Iterable[str], question: str | None = None) -> tup
     for t in key_terms:
         if not _DIGIT.search(t):
             continue
-        m = _PERIOD_YEAR.match(t)
-        if m:  # fy2018, q2'23: the year alone
+        m = _PERIOD_YEAR.match(t) or _PERIOD_CODE.match(t)
+        if m:  # fy2018, q2'23, fy2023q1, f2019 (a typo of fy2019): the year alone
             term = m.group(1)
             if len(term) != 4:
                 continue
         elif is_period(t) and not _NUMBER.fullmatch(t):  # 2022-05, q2: no single fact
             continue
-        elif is_code(t) and t[0].isalpha():
+        elif is_code(t) and t[0].isalpha() and _CODE_PART.search(t):
             term = t
         elif _YEAR.fullmatch(t):
             term = t

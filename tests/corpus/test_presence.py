@@ -19,6 +19,9 @@ def test_specific_terms_are_numbers_codes_and_years() -> None:
     terms = ["fy2018", "capit", "3m", "q2", "50-shot", "conll03", "2022", "5", "fy", "365", "3-5"]
     # 3m: one digit; 50-shot, 3-5: digit-first compounds; q2, fy: no year; 365: not a year
     assert specific_terms(terms) == ("2018", "conll03", "2022")
+    # periods written as one token give their year; "top-3" is no code (dev loop run)
+    assert specific_terms(["fy2023q1", "f2019", "top-3", "covid-19", "gpt-4o"]) == (
+        "2023", "2019", "covid-19", "gpt-4o")
     # a term must be written in the question: "31,2003" read as a number 31200 is not
     assert specific_terms(["31200"], "year ended march 31,2003") == ()
     assert specific_terms(["warranti", "period"]) == ()
