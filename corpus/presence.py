@@ -79,20 +79,30 @@ def specific_terms(key_terms: Iterable[str], question: str | None = None) -> tup
             term = t
         else:
             continue
-        if question is None or holds_term(term, question):
+        if question is None or _holds(term, question):
             out.append(term)
     return tuple(dict.fromkeys(out))
 
 
+def _holds(term: str, text: str) -> bool:
+    """``holds_term``, except that a year may follow a date's dot or comma (``31.03.2001``,
+    ``March 31,2003``) where a number may not (``1.2001`` is another number for
+    ``holds_term``)."""
+    if _YEAR.fullmatch(term):
+        return re.search(rf"(?<!\d){term}(?!\d)", text) is not None
+    return holds_term(term, text)
+
+
 def absent_terms(terms: Sequence[str], texts: Iterable[str]) -> list[str]:
-    """The ``terms`` that none of ``texts`` holds (``corpus.term_match.holds_term``: a number
-    never inside a longer number, a code never inside a longer code).
+    """The ``terms`` that none of ``texts`` holds (``corpus.term_match.holds_term``: a year
+    never inside a longer number, a code never inside a longer code; a year may end a date
+    such as ``31.03.2001``).
 
     :param terms: normalised terms; ``texts``: normalised texts.
     :returns: the absent terms, in order (``[]``: every term occurs).
     """
     hay = "\n".join(texts)
-    return [t for t in terms if not holds_term(t, hay)]
+    return [t for t in terms if not _holds(t, hay)]
 
 
 def _chunk_text(hit: SearchHit) -> str:
@@ -155,7 +165,7 @@ class DocumentTermProbe:
         hits = self.store.keyword_search(
             collection, query, self.top_k, SearchFilter(doc_ids=(doc_id,))
         )
-        found = any(holds_term(term, self.normalize(_chunk_text(h))) for h in hits)
+        found = any(_holds(term, self.normalize(_chunk_text(h))) for h in hits)
         self._known[key] = found
         if len(self._known) > self._cache_size:
             self._known.popitem(last=False)

@@ -31,6 +31,9 @@ def test_absent_terms_match_whole_numbers_and_codes() -> None:
     text = "results on conll03 with 5-shot and 10-shot prompts in 2021"
     assert absent_terms(["50-shot", "conll03", "2021"], [text]) == ["50-shot"]
     assert absent_terms(["202"], [text]) == ["202"]  # never inside a longer number
+    # a year ends a date written with dots or a comma (dev question mmlongbench:373)
+    assert absent_terms(["2001", "2003"], ["as at 31.03.2001 and march 31,2003"]) == []
+    assert absent_terms(["2001"], ["revenue 12001 and 20011"]) == ["2001"]
 
 
 @pytest.fixture(scope="module")
