@@ -26,13 +26,14 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from corpus.term_match import holds_term, is_code, is_period
-from corpus.types import SearchFilter, SearchHit, SparseVector
+from corpus.types import Chunk, SearchFilter, SearchHit, SparseVector
 
 __all__ = ["DocumentTermProbe", "TermSearch", "absent_terms", "specific_terms"]
 
 _DIGIT = re.compile(r"\d")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _YEAR = re.compile(r"(?:19|20)\d\d")
+_ANY_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 # a period written as one token: fy2023q1, q1fy2023, f2019, cy2022h1
 _PERIOD_CODE = re.compile(r"^(?:fy|cy|f|y|q[1-4]|h[12])*((?:19|20)\d\d)(?:q[1-4]|h[12])?$")
 # a real code has a part mixing letters and digits (esp32, v3det, gpt-4o) or a number part of
@@ -106,7 +107,10 @@ def absent_terms(terms: Sequence[str], texts: Iterable[str]) -> list[str]:
 
 
 def _chunk_text(hit: SearchHit) -> str:
-    c = hit.chunk
+    return _chunk_text_of(hit.chunk)
+
+
+def _chunk_text_of(c: Chunk) -> str:
     return f"{c.title}\n{' '.join(c.section_path)}\n{c.text}"
 
 
@@ -128,7 +132,9 @@ class DocumentTermProbe:
 
     One BM25 query per term not yet known, restricted to the document, ``top_k`` hits whose
     chunk text, title and section path are checked with ``holds_term`` (the sparse query
-    splits ``50-shot`` into its index terms, so a hit is not yet an occurrence).
+    splits ``50-shot`` into its index terms, so a hit is not yet an occurrence). A year the
+    keyword index cannot see on its own — inside one token such as ``31.03.2001`` or
+    ``fy2001`` — is looked up in the document's years, read once from all its chunks.
 
     :param store: anything with ``keyword_search`` (:class:`TermSearch`).
     :param sparse_query: text → BM25 query vector (``Tokenizer.sparse_query``).
@@ -151,6 +157,7 @@ class DocumentTermProbe:
         self.normalize = normalize
         self.top_k = max(1, min(100, top_k))
         self._known: OrderedDict[tuple[str, str], bool] = OrderedDict()
+        self._doc_years: OrderedDict[str, frozenset[str]] = OrderedDict()
         self._cache_size = cache_size
 
     def holds(self, collection: str, doc_id: str, term: str) -> bool:
@@ -166,10 +173,29 @@ class DocumentTermProbe:
             collection, query, self.top_k, SearchFilter(doc_ids=(doc_id,))
         )
         found = any(_holds(term, self.normalize(_chunk_text(h))) for h in hits)
+        if not found and _YEAR.fullmatch(term):
+            # a year inside one index token ("31.03.2001", "fy2001") is no BM25 term of its own
+            found = term in self._years(collection, doc_id)
         self._known[key] = found
         if len(self._known) > self._cache_size:
             self._known.popitem(last=False)
         return found
+
+    def _years(self, collection: str, doc_id: str) -> frozenset[str]:
+        """Every four-digit year (1900–2099) the document writes, read once from its chunks
+        (``document_chunks``) and remembered per ``doc_id``; empty when the store cannot list a
+        document's chunks."""
+        if doc_id in self._doc_years:
+            return self._doc_years[doc_id]
+        list_chunks = getattr(self.store, "document_chunks", None)
+        chunks = list_chunks(collection, doc_id) if callable(list_chunks) else []
+        years = frozenset(
+            m.group() for c in chunks for m in _ANY_YEAR.finditer(_chunk_text_of(c))
+        )
+        self._doc_years[doc_id] = years
+        if len(self._doc_years) > 256:
+            self._doc_years.popitem(last=False)
+        return years
 
     def absent(self, collection: str, doc_id: str, terms: Sequence[str]) -> list[str]:
         """The ``terms`` no chunk of ``doc_id`` holds, in order.

@@ -145,3 +145,27 @@ def test_real_report_asked_about_a_year_it_never_writes(
     assert rag.run(q.format(2013), "p").found
     ans = rag.run(q.format(2022), "p")
     assert not ans.found and "2022" in ans.missing
+
+
+def test_a_year_inside_a_date_token_is_found(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "dividends.md").write_text(
+        "# Directors' report\n\nProposed dividend as at 31.03.2001: Rs 1,200 lacs; as at "
+        "31.03.2002: Rs 1,450 lacs.\n",
+        encoding="utf-8",
+    )
+    st = QdrantChunkStore.embedded(tmp_path / "qdrant")
+    Ingestor(st, TOK, None, workers=1).ingest_paths([docs], "d", root=docs)
+    assert TOK.terms("31.03.2001") == ["31.03.2001"]  # no index term "2001" of its own
+    probe = DocumentTermProbe(st, TOK.sparse_query, TOK.normalize)
+    doc = _doc_id_in(st, "d", "dividends.md")
+    assert probe.absent("d", doc, ["2001", "2002", "2003"]) == ["2003"]
+
+
+def _doc_id_in(store: QdrantChunkStore, collection: str, name: str) -> str:
+    from corpus.catalogue import Catalogue
+
+    entry = Catalogue(store).find(collection, name)
+    assert entry is not None
+    return entry.info.doc_id
