@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from corpus.presence import absent_terms, specific_terms
 from corpus.term_match import code_terms, holds_term, is_period
 from corpus.types import Chunk
 from rag.types import Evidence
 
-__all__ = ["codes_of", "missing_codes", "presence_targets", "supported_evidence"]
+__all__ = ["codes_of", "missing_codes", "present_evidence", "supported_evidence"]
 
 _VERSION = re.compile(r"^v?\d+(?:\.\d+)+[a-z]?$|^v\d+$")  # 1.2, v1.2.3, v2: not names
 
@@ -73,27 +73,43 @@ def supported_evidence(
     return kept, ([] if kept else first_missing or [])
 
 
-def presence_targets(
+def present_evidence(
     evidence: Sequence[Evidence],
     chunks: Iterable[Chunk],
     key_terms: Sequence[str],
-    question: str | None = None,
-) -> tuple[str, str, list[str]]:
-    """What the document-level answerability check must ask (``corpus.presence``): the answer
-    unit's ``(doc_id, chunk_id)`` and the question's specific terms (codes, years) that
-    neither the unit nor its chunk (text, title, section path, table header) holds.
+    question: str | None,
+    absent: Callable[[str, list[str]], list[str]],
+) -> tuple[list[Evidence], list[str]]:
+    """The document-level answerability check (``corpus.presence``): the first evidence unit
+    whose document holds every specific term of the question (codes, years) becomes the
+    answer, the others keep their order behind it.
 
-    :param question: the question in the key terms' normal form (``Tokenizer.normalize``);
-        see ``corpus.presence.specific_terms``.
-    :returns: ``("", "", [])`` when there is no evidence or nothing left to ask.
+    :param evidence: candidate evidence, best first.
+    :param chunks: the retrieved chunks (each unit's text, title, section path and path are
+        looked at first: a term they hold needs no index query).
+    :param key_terms: the question's key terms; ``question``: the question in their normal form
+        (``Tokenizer.normalize``), see ``corpus.presence.specific_terms``.
+    :param absent: ``(doc_id, terms) -> the terms that document lacks``
+        (``DocumentTermProbe.absent`` bound to the collection); blocking, may raise.
+    :returns: ``(evidence, [])`` with the answering unit first, or ``(evidence, missing)``
+        unchanged when no unit's document holds them all (``missing``: the best unit's absent
+        terms; the answer is then "not found").
     """
     terms = list(specific_terms(key_terms, question))
     if not evidence or not terms:
-        return "", "", []
-    best = evidence[0].citation
-    chunk = next((c for c in chunks if c.chunk_id == best.chunk_id), None)
-    texts = [evidence[0].text]
-    if chunk is not None:
-        texts += [chunk.text, chunk.title, " ".join(chunk.section_path), chunk.path]
-    hay = unicodedata.normalize("NFKC", "\n".join(texts)).lower()
-    return (chunk.doc_id if chunk else best.doc_id), best.chunk_id, absent_terms(terms, [hay])
+        return list(evidence), []
+    by_id = {c.chunk_id: c for c in chunks}
+    first_missing: list[str] | None = None
+    for i, ev in enumerate(evidence):
+        chunk = by_id.get(ev.citation.chunk_id)
+        texts = [ev.text]
+        if chunk is not None:
+            texts += [chunk.text, chunk.title, " ".join(chunk.section_path), chunk.path]
+        ask = absent_terms(terms, [unicodedata.normalize("NFKC", "\n".join(texts)).lower()])
+        doc_id = chunk.doc_id if chunk is not None else ev.citation.doc_id
+        missing = absent(doc_id, ask) if ask and doc_id else []
+        if not missing:
+            return [ev, *evidence[:i], *evidence[i + 1 :]], []
+        if first_missing is None:
+            first_missing = missing
+    return list(evidence), first_missing or []

@@ -15,7 +15,7 @@ from functools import partial
 
 from corpus.presence import DocumentTermProbe
 from corpus.types import Chunk, Citation, SearchFilter
-from rag.answerability import presence_targets, supported_evidence
+from rag.answerability import present_evidence, supported_evidence
 from rag.extractive import NOT_FOUND_TEXT, extract_answer
 from rag.retriever import HybridRetriever
 from rag.steps import Flow, Step, drive_async, drive_sync
@@ -124,25 +124,22 @@ class RagPipeline:
         found = bool(evidence) and retrieval.confidence.value >= self.answer_floor
         flags: list[str] = []
         if found and self.presence is not None:
-            doc_id, _, ask = presence_targets(
+            check = partial(
+                present_evidence,
                 evidence,
                 retrieval.chunks,
                 retrieval.key_terms,
                 self.retriever.tokenizer.normalize(retrieval.question),
+                partial(self.presence.absent, collection),
             )
-            if ask:
-                (out,) = yield [
-                    Step(
-                        "presence",
-                        partial(self.presence.absent, collection, doc_id, ask),
-                        self.retriever.config.search_timeout_s,
-                    )
-                ]
-                if out.ok and out.value:
-                    found, missing = False, [str(t) for t in out.value]
-                    flags.append("absent_in_document:" + ",".join(out.value))
-                elif not out.ok:
-                    flags.append(out.flag)
+            (out,) = yield [Step("presence", check, self.retriever.config.search_timeout_s)]
+            if out.ok:
+                evidence, absent = out.value
+                if absent:
+                    found, missing = False, [str(t) for t in absent]
+                    flags.append("absent_in_document:" + ",".join(missing))
+            else:
+                flags.append(out.flag)
         t2 = time.perf_counter()
         # the answer is the unit that answers, first and alone; the rest is "related"
         answer = evidence[0].citation.quote if found else NOT_FOUND_TEXT

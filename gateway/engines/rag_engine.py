@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from functools import partial
 from typing import Any
 
 from pydantic import ValidationError
@@ -103,7 +104,7 @@ class HybridRagEngine:
             found = False
             flags = [*flags, "no_key_term_coverage"]
         if found and self.presence is not None:
-            found, flags = self._present(r, evidence, flags)
+            found, evidence, flags = self._present(r, evidence, flags)
         if not found:  # the closest passages go with it, under "related" (issue 15 item 4)
             return AnswerDraft(NOT_FOUND_TEXT, [], False, "extractive", flags=flags,
                                related=[e.citation for e in evidence])
@@ -112,22 +113,23 @@ class HybridRagEngine:
         return AnswerDraft(evidence[0].citation.quote, [evidence[0].citation], True, "extractive",
                            flags=flags, related=[e.citation for e in evidence[1:]])
 
-    def _present(self, r: Any, evidence: list[Any], flags: list[str]) -> tuple[bool, list[str]]:
-        """``(found, flags)`` after asking whether the answer's document holds the question's
-        specific terms (blocking: one keyword query per term not in the answer's chunk)."""
-        from rag.answerability import presence_targets
+    def _present(self, r: Any, evidence: list[Any], flags: list[str]
+                 ) -> tuple[bool, list[Any], list[str]]:
+        """``(found, evidence, flags)`` after the document-level answerability check
+        (``rag.answerability.present_evidence``; blocking: keyword queries per document)."""
+        from rag.answerability import present_evidence
 
-        doc_id, _, ask = presence_targets(evidence, r.chunks, r.key_terms,
-                                          self.retriever.tokenizer.normalize(r.question))
-        if not ask or self.presence is None:
-            return True, flags
+        if self.presence is None:
+            return True, evidence, flags
         try:
-            absent = self.presence.absent(r.collection, doc_id, ask)
+            evidence, absent = present_evidence(
+                evidence, r.chunks, r.key_terms, self.retriever.tokenizer.normalize(r.question),
+                partial(self.presence.absent, r.collection))
         except Exception:  # noqa: BLE001 - a failed check keeps the answer, flagged
-            return True, [*flags, "presence_error"]
+            return True, evidence, [*flags, "presence_error"]
         if absent:
-            return False, [*flags, "absent_in_document:" + ",".join(absent)]
-        return True, flags
+            return False, evidence, [*flags, "absent_in_document:" + ",".join(absent)]
+        return True, evidence, flags
 
     async def answer(self, question: str, retrieval: RagResult, *, broad: bool,
                      allow_llm: bool = True) -> AnswerDraft:

@@ -21,3 +21,25 @@ def test_a_code_matches_whole_across_separators_never_inside_a_longer_code() -> 
     # a file name holds the code before a word (the table row itself names no product)
     row, path = "| 存储温度 | –40 | 150 |", "esp32_pico_d4_datasheet.pdf"
     assert missing_codes(["esp32-pico-d4"], [row, path]) == []
+
+
+def test_the_first_unit_whose_document_holds_the_year_answers() -> None:
+    from corpus.types import Citation
+    from rag.answerability import present_evidence
+    from rag.types import Evidence
+
+    def ev(doc: str, text: str) -> Evidence:
+        cit = Citation(chunk_id=f"{doc}-00001", path=f"{doc}.pdf", section_path=(), page=1,
+                       lines=(1, 1), quote=text, doc_id=doc)
+        return Evidence(text, 1.0, cit)
+
+    units = [ev("bestbuy", "Dividends rose in fiscal 2016."), ev("godfrey", "Dividend: 1,450")]
+    years = {"bestbuy": {"2016"}, "godfrey": {"2001", "2002"}}
+
+    def absent(doc: str, terms: list[str]) -> list[str]:
+        return [t for t in terms if t not in years[doc]]
+
+    got, missing = present_evidence(units, [], ["dividend", "2002", "2001"], None, absent)
+    assert not missing and [e.citation.doc_id for e in got] == ["godfrey", "bestbuy"]
+    got, missing = present_evidence(units[:1], [], ["dividend", "2001"], None, absent)
+    assert missing == ["2001"] and got == units[:1]  # not found; the units stay as related
