@@ -28,7 +28,7 @@ from typing import Protocol
 from corpus.term_match import holds_term, is_code, is_period
 from corpus.types import Chunk, SearchFilter, SearchHit, SparseVector
 
-__all__ = ["DocumentTermProbe", "TermSearch", "absent_terms", "specific_terms"]
+__all__ = ["DocumentTermProbe", "TermSearch", "absent_terms", "specific_terms", "unit_lacks"]
 
 _DIGIT = re.compile(r"\d")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -106,11 +106,31 @@ def absent_terms(terms: Sequence[str], texts: Iterable[str]) -> list[str]:
     return [t for t in terms if not _holds(t, hay)]
 
 
-def _chunk_text(hit: SearchHit) -> str:
-    return _chunk_text_of(hit.chunk)
+def unit_lacks(
+    terms: Sequence[str],
+    unit: str,
+    chunk: Chunk | None,
+    doc_id: str,
+    absent: Callable[[str, list[str]], list[str]],
+    normalize: Callable[[str], str],
+) -> list[str]:
+    """The ``terms`` the document of an evidence unit lacks: those neither the unit nor its
+    chunk (text, title, section path, path) holds are asked of ``absent(doc_id, terms)``
+    (``DocumentTermProbe.absent`` bound to the collection; blocking, may raise).
+
+    :param doc_id: the unit's document when ``chunk`` is ``None`` (else ``chunk.doc_id``).
+    :param normalize: text → the terms' normal form.
+    :returns: the absent terms, in order (``[]``: the document holds them all, or no document).
+    """
+    texts = [unit]
+    if chunk is not None:
+        texts += [chunk.text, chunk.title, " ".join(chunk.section_path), chunk.path]
+        doc_id = chunk.doc_id
+    ask = absent_terms(terms, [normalize("\n".join(texts))])
+    return absent(doc_id, ask) if ask and doc_id else []
 
 
-def _chunk_text_of(c: Chunk) -> str:
+def _chunk_text(c: Chunk) -> str:
     return f"{c.title}\n{' '.join(c.section_path)}\n{c.text}"
 
 
@@ -172,7 +192,7 @@ class DocumentTermProbe:
         hits = self.store.keyword_search(
             collection, query, self.top_k, SearchFilter(doc_ids=(doc_id,))
         )
-        found = any(_holds(term, self.normalize(_chunk_text(h))) for h in hits)
+        found = any(_holds(term, self.normalize(_chunk_text(h.chunk))) for h in hits)
         if not found and _YEAR.fullmatch(term):
             # a year inside one index token ("31.03.2001", "fy2001") is no BM25 term of its own
             found = term in self._years(collection, doc_id)
@@ -190,7 +210,7 @@ class DocumentTermProbe:
         list_chunks = getattr(self.store, "document_chunks", None)
         chunks = list_chunks(collection, doc_id) if callable(list_chunks) else []
         years = frozenset(
-            m.group() for c in chunks for m in _ANY_YEAR.finditer(_chunk_text_of(c))
+            m.group() for c in chunks for m in _ANY_YEAR.finditer(_chunk_text(c))
         )
         self._doc_years[doc_id] = years
         if len(self._doc_years) > 256:

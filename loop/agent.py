@@ -15,12 +15,13 @@ import inspect
 import re
 import time
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import httpx
 
 from corpus.citations import display_quote
-from corpus.presence import DocumentTermProbe, absent_terms, specific_terms
+from corpus.presence import DocumentTermProbe, specific_terms, unit_lacks
 from corpus.types import ChunkStore, SearchFilter, SearchHit
 from loop.citations import supported_answer
 from loop.controller import EventCallback, LoopState, drive
@@ -210,20 +211,14 @@ class LoopAgent:
             return res
         first = res.citations[0]
 
+        if self._probe is None:  # one per agent: it remembers (doc_id, term) answers
+            self._probe = DocumentTermProbe(self.store, sparse, normalize)
+        probe = self._probe
+
         def absent_in_document() -> list[str]:
             chunks = self.store.get_chunks(collection, [first.chunk_id])
-            texts, doc_id = [normalize(first.quote)], first.doc_id
-            if chunks:
-                c = chunks[0]
-                doc_id = c.doc_id
-                texts.append(normalize(f"{c.title}\n{' '.join(c.section_path)}\n{c.path}"))
-                texts.append(normalize(c.text))
-            ask = absent_terms(terms, texts)
-            if not ask or not doc_id:
-                return []
-            if self._probe is None:  # one per agent: it remembers (doc_id, term) answers
-                self._probe = DocumentTermProbe(self.store, sparse, normalize)
-            return self._probe.absent(collection, doc_id, ask)
+            return unit_lacks(terms, first.quote, chunks[0] if chunks else None, first.doc_id,
+                              partial(probe.absent, collection), normalize)
 
         try:
             absent = await asyncio.wait_for(asyncio.to_thread(absent_in_document),

@@ -18,7 +18,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 
-from corpus.presence import absent_terms, specific_terms
+from corpus.presence import specific_terms, unit_lacks
 from corpus.term_match import code_terms, holds_term, is_period
 from corpus.types import Chunk
 from rag.types import Evidence
@@ -102,14 +102,13 @@ def present_evidence(
     first_missing: list[str] | None = None
     for i, ev in enumerate(evidence):
         chunk = by_id.get(ev.citation.chunk_id)
-        texts = [ev.text]
-        if chunk is not None:
-            texts += [chunk.text, chunk.title, " ".join(chunk.section_path), chunk.path]
-        ask = absent_terms(terms, [unicodedata.normalize("NFKC", "\n".join(texts)).lower()])
-        doc_id = chunk.doc_id if chunk is not None else ev.citation.doc_id
-        missing = absent(doc_id, ask) if ask and doc_id else []
+        missing = unit_lacks(terms, ev.text, chunk, ev.citation.doc_id, absent, _nfkc_lower)
         if not missing:
             return [ev, *evidence[:i], *evidence[i + 1 :]], []
         if first_missing is None:
             first_missing = missing
     return list(evidence), first_missing or []
+
+
+def _nfkc_lower(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).lower()
