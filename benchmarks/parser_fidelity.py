@@ -24,7 +24,13 @@ show the criterion is not loose).
 ``--zh`` (``--zh-only``) runs the same criterion on the Chinese PDF questions
 (``zh/questions_pdf.jsonl``, every ``evidence_pages`` item; ``unanswerable`` ones have none).
 
-Run: ``.venv/bin/python benchmarks/parser_fidelity.py [--eval-dir ../shared/eval] [--zh]``
+``--generated`` (issue 17) builds the generated fidelity set (``benchmarks/fidelity_set.py``:
+two columns, rotation, fonts without ToUnicode, page labels, mixed scan, wrapped text, and a
+control) in a temporary folder and prints per kind the character accuracy against the source
+text and the pages of garbage indexed; it needs no evaluation material.
+
+Run: ``.venv/bin/python benchmarks/parser_fidelity.py [--eval-dir ../shared/eval] [--zh]
+[--generated]``
 """
 
 from __future__ import annotations
@@ -183,13 +189,40 @@ def evaluate(eval_dir: Path, questions: list[tuple[str, str, list[Item]]], label
             print("    " + m)
 
 
+def generated() -> int:
+    """Print the generated fidelity set's scores per kind; 1 when a kind is under 98 % or
+    indexes a page of garbage."""
+    import tempfile
+
+    from benchmarks.fidelity_set import build, score
+
+    with tempfile.TemporaryDirectory() as tmp:
+        samples = build(Path(tmp))
+        scores = score(samples)
+    print(f"generated fidelity set: {len(samples)} files")
+    print(f"  {'kind':20s} {'pages':>5s} {'char acc':>9s} {'garbage':>7s} {'labels':>6s} "
+          f"{'parse s':>7s}  worst page")
+    bad = 0
+    for kind, ks in scores.items():
+        lab = "" if ks.label_accuracy is None else f"{100 * ks.label_accuracy:.0f} %"
+        print(f"  {kind:20s} {ks.pages:5d} {100 * ks.accuracy:8.2f}% {ks.garbage_pages:7d} "
+              f"{lab:>6s} {ks.seconds:7.1f}  {ks.worst}" + (f"  errors: {ks.errors}" if ks.errors
+                                                          else ""))
+        bad += ks.accuracy < 0.98 or ks.garbage_pages > 0
+    return 1 if bad else 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     default = Path(__file__).resolve().parents[2] / "shared" / "eval"
     ap.add_argument("--eval-dir", type=Path, default=default)
     ap.add_argument("--zh", action="store_true", help="also the Chinese PDF questions")
     ap.add_argument("--zh-only", action="store_true", help="only the Chinese PDF questions")
+    ap.add_argument("--generated", action="store_true",
+                    help="only the generated fidelity set (issue 17), per kind")
     args = ap.parse_args()
+    if args.generated:
+        return generated()
     if not (args.eval_dir / "en" / "questions.jsonl").exists():
         print(f"evaluation material not found under {args.eval_dir}")
         return 2
