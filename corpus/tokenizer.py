@@ -54,8 +54,13 @@ from corpus.types import SparseVector
 __all__ = ["BM25_AVGDL", "BM25_B", "BM25_K1", "Tokenizer", "asks_quantity", "holds_figure",
            "term_index"]
 
+# a question asking for a figure: by its question word, or by the unit or rounding it wants the
+# figure in ("Answer in USD millions", "round to two decimal places", "in units of percents")
 _QUANTITY = re.compile(r"多少|几|多久|多长|多大|多高|多重|哪天|哪年|范围|how (many|much|long|old)|"
-                       r"what (percentage|number|amount|year|date|range)|\b(rate|ratio|percent)",
+                       r"what (percentage|number|amount|year|date|range)|\b(rate|ratio|percent)|"
+                       r"\bin (?:usd |us\$ ?|\$ ?|eur |gbp |rmb |cny )?(?:millions|billions|"
+                       r"thousands)\b|\bdecimal places?\b|\bin units of\b|"
+                       r"(?:单位|保留).{0,6}(?:元|位)",
                        re.I)
 
 

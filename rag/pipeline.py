@@ -16,7 +16,7 @@ from functools import partial
 from corpus.presence import DocumentTermProbe
 from corpus.types import Chunk, Citation, SearchFilter
 from rag.answerability import present_evidence, supported_evidence
-from rag.extractive import NOT_FOUND_TEXT, extract_answer
+from rag.extractive import NOT_FOUND_TEXT, answer_text, extract_answer
 from rag.retriever import HybridRetriever
 from rag.steps import Flow, Step, drive_async, drive_sync
 from rag.types import RagAnswer, RetrievalMode
@@ -142,7 +142,7 @@ class RagPipeline:
                 flags.append(out.flag)
         t2 = time.perf_counter()
         # the answer is the unit that answers, first and alone; the rest is "related"
-        answer = evidence[0].citation.quote if found else NOT_FOUND_TEXT
+        answer = answer_text(evidence[0]) if found else NOT_FOUND_TEXT
         timings = {
             **{f"retrieve.{k}": v for k, v in retrieval.timings_ms.items()},
             "retrieve": (t1 - t0) * 1000.0,

@@ -87,7 +87,7 @@ class HybridRagEngine:
 
     def _extractive(self, res: RagResult, flags: list[str]) -> AnswerDraft:
         from loop.citations import make_citation
-        from rag.extractive import NOT_FOUND_TEXT, extract_answer
+        from rag.extractive import NOT_FOUND_TEXT, answer_text, extract_answer
 
         r = res.raw
         evidence = extract_answer(r, r.key_terms, make_citation, max_evidence=self.max_evidence,
@@ -110,7 +110,7 @@ class HybridRagEngine:
                                related=[e.citation for e in evidence])
         # the answer is the unit that answers, first and alone (its quote in display form: no
         # PDF line breaks inside a sentence); the other evidence is "related"
-        return AnswerDraft(evidence[0].citation.quote, [evidence[0].citation], True, "extractive",
+        return AnswerDraft(answer_text(evidence[0]), [evidence[0].citation], True, "extractive",
                            flags=flags, related=[e.citation for e in evidence[1:]])
 
     def _present(self, r: Any, evidence: list[Any], flags: list[str]
