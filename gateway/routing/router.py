@@ -129,11 +129,17 @@ class Router(RouterStages):
 
     async def _converse(self, ctx: Ctx, q: QueryInput) -> ConversationTurn | None:
         """Stage ``conversation``: session memory and query rewriting (``None``: nothing to do);
-        a slow memory is not a degraded answer."""
+        a slow memory is not a degraded answer. It may use the time left before the deadline
+        minus ``llm_deadline_reserve_s`` (at least 0.5 s), the time kept for retrieval and the
+        extractive answer: a stall here (a frozen session store, the cross-language
+        dictionary still loading at a cold start) never eats the whole request."""
         if (conv := self.conversation) is None:
             return None
+        keep = max(self.settings.llm_deadline_reserve_s, 0.5)
+        limit = min(self.settings.timeout_retrieve_s,
+                    max(0.05, ctx.deadline - time.monotonic() - keep))
         turn, _ = await self._stage(ctx, "conversation", lambda: conv.begin(q, ctx.record),
-                                    self.settings.timeout_retrieve_s)
+                                    limit)
         ctx.record.forget_timeouts("conversation")
         return turn
 

@@ -174,3 +174,31 @@ async def test_native_tools_protocol_faults_give_the_offline_loop_answer(tmp_pat
     assert r.status_code == 200 and body["found"], body
     assert body["route"]["brain"] == "loop-offline" and "llm_unavailable" in body["route"]["flags"]
     assert any(s.get("status") == "llm_error" for s in body["route"]["steps"]), body["route"]
+
+
+async def test_a_stalled_conversation_stage_leaves_the_answer_its_time(tmp_path) -> None:
+    """The first request after a start on a busy machine met the CC-CEDICT index still loading
+    (the cross-language terms wait up to 3 s for it) and the whole 3 s deadline went on it:
+    'No answer could be produced'. The conversation stage now stops ``llm_deadline_reserve_s``
+    before the deadline, so the extractive answer still comes, within the deadline."""
+    from gateway.conversation import crosslang
+
+    with ScriptedChatServer([FAULTS["hang"]]) as srv:
+        settings = _settings(tmp_path, srv, request_deadline_s=3.0, llm_deadline_reserve_s=1.0)
+        async with running(settings) as (app, client):
+            await upload(app, client, DOCS)
+            app.state.components.router.cache = None
+            crosslang.cedict_index()  # loaded, then put back in the state of a cold start:
+            with crosslang._LOCK:  # the loader holds the lock, the index is not ready
+                crosslang._READY.clear()
+                try:
+                    t0 = time.monotonic()
+                    r = await client.post("/v1/query", json={"question": QUESTION, "mode": "rag",
+                                                             "use_cache": False})
+                    took = time.monotonic() - t0
+                finally:
+                    crosslang._READY.set()
+    body = r.json()
+    assert r.status_code == 200 and body["found"], body
+    assert "3 working days" in body["answer"] and body["route"]["brain"] == "extractive"
+    assert took < settings.request_deadline_s + 0.3, took
