@@ -66,9 +66,12 @@ def _default_parse(path: Path) -> ParsedDocument:
 _EMBEDDER: PassageEmbedder | None = None
 
 
-def prepare(path: str, rel_path: str, parse: ParseFn | None = None) -> Prepared | Failure:
+def prepare(path: str, rel_path: str, parse: ParseFn | None = None, *,
+            keyword: bool = True) -> Prepared | Failure:
     """Parse ``path``, chunk it (chunks carry ``rel_path``), compute each chunk's sparse
-    vector from :meth:`Chunk.context_text` and the document's text keys
+    vector from :meth:`Chunk.context_text` (not with ``keyword=False``: ``sparse`` is then
+    empty and the writer computes it batch by batch, so a large file's vectors are never all
+    in memory at once) and the document's text keys
     (``corpus.text_identity``), and — in a worker started with an ``embed`` factory — each
     chunk's dense vector. Never raises for a bad file: returns a :class:`Failure`
     (``corrupt`` for an unexpected library error, ``no_text`` when nothing could be chunked);
@@ -88,11 +91,13 @@ def prepare(path: str, rel_path: str, parse: ParseFn | None = None) -> Prepared 
         return Failure("corrupt", f"{path}: parsing failed ({type(exc).__name__}: {exc})")
     if not chunks:
         return Failure("no_text", f"{path}: the document holds no extractable text")
-    tok = Tokenizer()
-    texts = [c.context_text() for c in chunks]
-    sparse = [tok.sparse(t) for t in texts]
+    sparse: list[SparseVector] = []
+    if keyword:
+        tok = Tokenizer()
+        sparse = [tok.sparse(c.context_text()) for c in chunks]
     dense = None
     if _EMBEDDER is not None:
+        texts = [c.context_text() for c in chunks]
         try:
             dense = _EMBEDDER.embed_passages(texts)
         except Exception:  # noqa: BLE001 - the parent embeds again and reports the error
@@ -147,10 +152,13 @@ def run_prepare(
     parse: ParseFn | None = None,
     embed: Callable[[], PassageEmbedder] | None = None,
     max_pending: int | None = None,
+    on_start: Callable[[int], None] | None = None,
 ) -> Iterator[tuple[int, Prepared | Failure]]:
     """Prepare ``(path, rel_path)`` jobs, yielding ``(job index, result)`` as they finish.
 
-    ``workers <= 1`` runs in this process (``embed`` unused: the caller embeds). Otherwise a pool
+    ``workers <= 1`` runs in this process (``embed`` unused: the caller embeds; no sparse
+    vectors either: the caller computes them batch by batch; ``on_start(i)`` is called before
+    job ``i`` is parsed). Otherwise a pool
     of ``workers`` spawned processes does the work, each with its own embedder from ``embed``
     (a picklable zero-argument factory; ``None``: no dense vectors in the workers), jobs
     submitted in the given order and at most ``max_pending`` (default ``2 × workers``) in flight;
@@ -160,7 +168,9 @@ def run_prepare(
     """
     if workers <= 1:
         for i, (path, rel) in enumerate(jobs):
-            yield i, prepare(path, rel, parse)
+            if on_start is not None:
+                on_start(i)
+            yield i, prepare(path, rel, parse, keyword=False)
         return
     bound = max(1, max_pending if max_pending is not None else 2 * workers)
     retry: list[int] = []

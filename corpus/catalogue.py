@@ -23,7 +23,7 @@ process; with a Qdrant server, run one ingest at a time per collection).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from typing import Any
 
@@ -169,12 +169,37 @@ class Catalogue:
         :raises StoreError: on backend failure; the new chunks are then deleted again (best
             effort) and the catalogue still points at the previous version.
         """
+        return self.commit_streamed(collection, entry, chunks,
+                                    [(0, len(chunks), list(sparse), dense)], previous=previous)
+
+    def commit_streamed(
+        self,
+        collection: str,
+        entry: CatalogueEntry,
+        chunks: Sequence[Chunk],
+        batches: Iterable[tuple[int, int, Sequence[SparseVector], Sequence[Sequence[float]] | None]],
+        *,
+        previous: CatalogueEntry | None = None,
+    ) -> int:
+        """:meth:`commit_document` with the vectors given batch by batch: each item of
+        ``batches`` is ``(start, end, sparse, dense)`` for ``chunks[start:end]``, written staged
+        as it comes (the caller may embed each batch only when asked for it, so a large file's
+        vectors are never all in memory); the switch happens after the last batch.
+
+        :returns: the new corpus version.
+        :raises StoreError: on backend failure.
+        :raises Exception: whatever iterating ``batches`` raised (e.g.
+            ``corpus.errors.IngestCancelled``). In both cases the staged chunks are deleted
+            again (best effort) and the catalogue still points at the previous version.
+        """
         doc_id = entry.info.doc_id
         if entry.profile is None:
             entry.profile = build_profile(entry.info, chunks)
         self.store.delete_document(collection, doc_id)
         try:
-            self.store.upsert_chunks(collection, chunks, sparse, dense, staged=True)
+            for start, end, sparse, dense in batches:
+                self.store.upsert_chunks(collection, chunks[start:end], sparse, dense,
+                                         staged=True)
             self.store.publish_document(collection, doc_id)
             self.store.put_record(collection, _KIND, entry.info.path, entry.to_data())
             self.store.put_record(collection, _PAGES, doc_id, heads_to_data(page_heads(chunks)))

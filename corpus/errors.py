@@ -5,7 +5,8 @@ Hierarchy (``LoopGateError`` is the root of every error LoopGate raises)::
     LoopGateError
      ├── CorpusError                 document layer
      │    ├── ParseError             one file could not be parsed (``code`` + message)
-     │    └── StoreError             the chunk store (Qdrant) failed; backend error chained
+     │    ├── StoreError             the chunk store (Qdrant) failed; backend error chained
+     │    └── IngestCancelled        an ingest was asked to stop; the file being written rolled back
      ├── RetrievalError              (rag.errors)
      ├── LoopError                   (loop.errors)
      └── GatewayError                (gateway.errors)
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 __all__ = [
     "CorpusError",
+    "IngestCancelled",
     "LoopGateError",
     "PARSE_ERROR_CODES",
     "ParseError",
@@ -73,3 +75,9 @@ class ParseError(CorpusError):
 
 class StoreError(CorpusError):
     """The chunk store failed (Qdrant unreachable, locked, schema mismatch …)."""
+
+
+class IngestCancelled(CorpusError):
+    """An ingest run was asked to stop (``Ingestor.ingest_paths(cancel=...)``) between two
+    write batches: the document being written was rolled back (its staged chunks deleted, the
+    previous version, if any, still the one searched); files finished before it stay."""

@@ -9,6 +9,14 @@ staged-switch protocol (``corpus.catalogue``). Documents under a walked folder t
 there are removed. A bad file yields one ``failed`` result with a code from
 ``corpus.errors.PARSE_ERROR_CODES`` (or ``store_error``) and the batch goes on.
 
+Large files are written in batches of ``write_batch`` chunks: parsed in this process (one
+worker), a document's keyword and dense vectors are computed one batch at a time and written
+staged as they come, so memory for vectors is bounded by the batch size (the chunks' text of
+one document is still held whole); ``step(phase, path, done, total)`` reports ``parsing``,
+``embedding`` (chunks written of the document's total) and ``switching``; a ``cancel`` event set
+by another thread stops the run between two batches with ``corpus.errors.IngestCancelled``, the
+document being written rolled back.
+
 Duplicates (case 16) add no chunks: a file with the bytes of a document already in the collection
 (sha256), or whose parsed text equals one's after normalisation
 (``corpus.text_identity.document_key``: CRLF, trailing blanks, NFKC), is ``skipped`` with
@@ -29,8 +37,9 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from threading import Event
 
 from corpus._ingest_report import (
     FileResult,
@@ -43,10 +52,14 @@ from corpus._ingest_report import (
 from corpus._ingest_worker import Failure, ParseFn, Prepared, run_prepare
 from corpus.catalogue import Catalogue, CatalogueEntry, outline_from_chunks
 from corpus.directory_build import DirectoryBuilder
-from corpus.errors import StoreError
+from corpus.errors import IngestCancelled, StoreError
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
-from corpus.types import DocumentInfo, PassageEmbedder
+from corpus.types import DocumentInfo, PassageEmbedder, SparseVector
+
+#: ``step(phase, path, done, total)``: ``parsing`` (0, 0), ``embedding`` (chunks written of
+#: the document's chunks), ``switching`` (all, all) — called from the ingesting thread.
+StepFn = Callable[[str, str, int, int], None]
 
 __all__ = [
     "FileResult",
@@ -54,6 +67,7 @@ __all__ = [
     "IngestProgress",
     "IngestReport",
     "Ingestor",
+    "StepFn",
     "collect_files",
     "usable_cores",
 ]
@@ -73,6 +87,7 @@ class Ingestor:
     :param directory: builds each written document's directory entries
         (``corpus.directory_build.DirectoryBuilder``); ``None`` = none stored (the loop then
         builds extractive entries when it first reads a document's directory).
+    :param write_batch: chunks embedded and written per batch (module docstring).
     """
 
     def __init__(
@@ -84,8 +99,10 @@ class Ingestor:
         workers: int | None = None,
         parse: ParseFn | None = None,
         directory: DirectoryBuilder | None = None,
+        write_batch: int = 64,
     ) -> None:
         self.store, self.tokenizer, self.embedder = store, tokenizer, embedder
+        self.write_batch = max(1, write_batch)
         self.directory = directory
         self.catalogue = Catalogue(store)
         self.workers = workers if workers is not None else usable_cores()
@@ -98,6 +115,8 @@ class Ingestor:
         *,
         root: Path | str | None = None,
         progress: Callable[[IngestProgress], None] | None = None,
+        step: StepFn | None = None,
+        cancel: Event | None = None,
     ) -> IngestReport:
         """Ingest files and folders into ``collection`` (created if missing).
 
@@ -105,9 +124,12 @@ class Ingestor:
         :param root: paths are stored relative to it; default = the common parent of the given
             folders (a lone folder is its own root; a file's folder counts for a file).
         :param progress: called after each file with an :class:`IngestProgress`.
+        :param step: called within a file (:data:`StepFn`).
+        :param cancel: when set (by another thread), the run stops before the next batch.
         :returns: the per-file :class:`IngestReport`.
         :raises ValueError: a path lies outside ``root``.
         :raises StoreError: the store cannot be opened or written at all.
+        :raises IngestCancelled: ``cancel`` was set; the file being written was rolled back.
         """
         from corpus.parsers import SUPPORTED_SUFFIXES
 
@@ -213,7 +235,14 @@ class Ingestor:
         work[1] = sum(sizes)
         factory = getattr(emb, "worker_factory", None) if workers > 1 else None
         embed = factory(max(1, getattr(emb, "threads", 1) // workers)) if factory else None
-        for i, result in run_prepare(jobs, workers=workers, parse=self.parse, embed=embed):
+        def parsing(i: int) -> None:
+            if cancel is not None and cancel.is_set():
+                raise IngestCancelled(f"cancelled before {jobs[i][1]}")
+            if step is not None:
+                step("parsing", jobs[i][1], 0, 0)
+
+        for i, result in run_prepare(jobs, workers=workers, parse=self.parse, embed=embed,
+                                     on_start=parsing):
             rel = jobs[i][1]
             work[0] += sizes[i]
             if isinstance(result, Failure):
@@ -236,7 +265,8 @@ class Ingestor:
                     f"probable_duplicate: the same text as {probable!r} in another layout or "
                     "format; indexed as its own document"
                 )
-            res = self._write(collection, rel, result, entries.get(rel), Path(jobs[i][0]))
+            res = self._write(collection, rel, result, entries.get(rel), Path(jobs[i][0]),
+                              step, cancel)
             if res.status != "failed":
                 by_text.setdefault(result.text_key, rel)
                 by_loose.setdefault(result.loose_key, rel)
@@ -308,13 +338,36 @@ class Ingestor:
             )
         return FileResult(rel, "skipped", 0, 0, doc_id, "duplicate", message, kept)
 
+    def _batches(
+        self, rel: str, prep: Prepared, step: StepFn | None, cancel: Event | None
+    ) -> Iterator[tuple[int, int, list[SparseVector], list[list[float]] | None]]:
+        """``(start, end, sparse, dense)`` per :attr:`write_batch` chunks of ``prep``, each
+        computed only when asked for (vectors a worker already computed are sliced).
+
+        :raises IngestCancelled: ``cancel`` is set before a batch.
+        """
+        chunks, n = prep.chunks, len(prep.chunks)
+        have_sparse = len(prep.sparse) == n
+        for start in range(0, n, self.write_batch):
+            if cancel is not None and cancel.is_set():
+                raise IngestCancelled(f"{rel}: cancelled after {start} of {n} chunks")
+            end = min(n, start + self.write_batch)
+            texts = [c.context_text() for c in chunks[start:end]]
+            sparse = (prep.sparse[start:end] if have_sparse
+                      else [self.tokenizer.sparse(t) for t in texts])
+            dense = (prep.dense[start:end] if prep.dense is not None and len(prep.dense) == n
+                     else self._embed(texts))
+            yield start, end, sparse, dense
+            if step is not None:
+                step("embedding", rel, end, n)
+        if step is not None:
+            step("switching", rel, n, n)
+
     def _write(
-        self, collection: str, rel: str, prep: Prepared, previous: CatalogueEntry | None, path: Path
+        self, collection: str, rel: str, prep: Prepared, previous: CatalogueEntry | None,
+        path: Path, step: StepFn | None = None, cancel: Event | None = None,
     ) -> FileResult:
         try:
-            dense = prep.dense  # embedded by the worker, else here
-            if dense is None or len(dense) != len(prep.chunks):
-                dense = self._embed([c.context_text() for c in prep.chunks])
             size = path.stat().st_size if path.exists() else 0
             info = DocumentInfo(
                 prep.doc_id,
@@ -324,7 +377,7 @@ class Ingestor:
                 prep.page_count,
                 len(prep.chunks),
                 time.time(),
-                dense is not None,
+                self.embedder is not None or prep.dense is not None,
                 prep.text_key,
                 prep.loose_key,
             )
@@ -335,8 +388,9 @@ class Ingestor:
                 prep.warnings,
                 str(path.absolute()),
             )
-            self.catalogue.commit_document(
-                collection, entry, prep.chunks, prep.sparse, dense, previous=previous
+            self.catalogue.commit_streamed(
+                collection, entry, prep.chunks, self._batches(rel, prep, step, cancel),
+                previous=previous,
             )
             if self.directory is not None:  # after the commit: never blocks the document
                 old = previous.info.doc_id if previous is not None else None

@@ -7,14 +7,18 @@ so job URLs answer after a restart. Jobs of one collection run one at a time, in
 per collection: one collection's large job does not hold up another's). A job moves its staged
 files into the collection's upload folder and ingests them one file at a time
 (``corpus.ingest.Ingestor`` in a daemon thread), persisting the report after each file, so
-progress (``phase``, ``file``, files done of total, pages, chunks) is never empty.
+progress (``phase``: moving files, parsing, embedding, switching; ``file``, files done of total,
+``chunks_done`` of ``chunks_total`` of the file being written, pages, chunks) is never empty;
+a large file is written in batches (memory for its vectors bounded by the batch size).
 
 At start-up (:meth:`IngestJobs.start`, ``gateway.ingest.recovery``) queued jobs resume, jobs
 cut short run again (files already reported keep their result), jobs whose files are gone are
 reported ``failed``, orphan staging folders are removed and each upload folder is reconciled
 with the index. On shutdown (:meth:`IngestJobs.aclose`) no new file is started; the running
-one gets ``LOOPGATE_INGEST_DRAIN_S`` seconds to finish, else it is abandoned (its staged chunks
-never become visible and are purged at the next run) and its job runs again after the restart.
+one gets half of ``LOOPGATE_INGEST_DRAIN_S`` to finish, then is cancelled between two write
+batches (rolled back: its staged chunks deleted), or, when even that takes longer than the other
+half, abandoned (its staged chunks never become visible and are purged at the next run); its
+job runs again after the restart.
 A change of a collection retires its cached corpus version and cached answers.
 """
 
@@ -25,6 +29,7 @@ import hashlib
 import logging
 import os
 import shutil
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -32,6 +37,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, cast
 
+from corpus.errors import IngestCancelled
 from gateway.errors import public_error
 from gateway.ingest.job import IngestJob, new_job_id, run_in_daemon, totals
 from gateway.ingest.job_store import JobStore, fsync_dir
@@ -69,6 +75,7 @@ class IngestJobs:
         self._locks: dict[str, asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._closing, self._ingestor = False, cast(Any, None)
+        self._cancel = threading.Event()  # set on shutdown: the running file rolls back
 
     # --- paths ---------------------------------------------------------------------------
     def staging_dir(self, job_id: str) -> Path:
@@ -152,7 +159,7 @@ class IngestJobs:
             await self._save(job)
             try:
                 await self._ingest(job)
-            except _Drained:
+            except (_Drained, IngestCancelled):
                 job.status = "queued"
                 job.note = (f"interrupted by a shutdown after {job.progress.get('files_done', 0)} "
                             f"of {len(job.files)} files; resumes at the next start")
@@ -195,7 +202,8 @@ class IngestJobs:
             job.progress = {**totals(done), "phase": "ingesting", "file": name,
                             "files_done": i, "files_total": len(job.files)}
             rep = await run_in_daemon(ingestor.ingest_paths, [root / name], job.collection,
-                                      root=root)
+                                      root=root, step=self._stepper(job),
+                                      cancel=self._cancel)
             version, job.stalls = rep.corpus_version, 0
             for f in rep.files:
                 done[f.path] = asdict(f)
@@ -223,6 +231,17 @@ class IngestJobs:
         job.progress["phase"] = "done"
         job.finished_at = time.time()
 
+    @staticmethod
+    def _stepper(job: IngestJob) -> Callable[[str, str, int, int], None]:
+        """The ``step`` callback (``corpus.ingest.StepFn``) that shows a file's phase and chunks
+        written in ``job.progress`` (called from the ingest thread; one dict swap)."""
+
+        def step(phase: str, _path: str, done: int, total: int) -> None:
+            job.progress = {**job.progress, "phase": phase, "chunks_done": done,
+                            "chunks_total": total}
+
+        return step
+
     async def _reconcile(self, collection: str) -> None:
         """Make the index of ``collection`` match its upload folder (start-up)."""
         async with self._lock(collection):
@@ -231,7 +250,7 @@ class IngestJobs:
             root = self.upload_root(collection)
             try:
                 rep = await run_in_daemon(self._get_ingestor().ingest_paths, [root], collection,
-                                          root=root)
+                                          root=root, cancel=self._cancel)
             except Exception as exc:  # noqa: BLE001 - the next start tries again
                 log.error("reconciling %s failed: %s", collection, exc)
                 return
@@ -291,10 +310,14 @@ class IngestJobs:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
     async def aclose(self) -> None:
-        """Drain: start no new file, give the running one ``drain_s`` seconds, leave the rest
-        queued in the job store (they resume at the next start)."""
+        """Drain: start no new file, give the running one half of ``drain_s`` to finish, then
+        cancel it (rolled back between two write batches) and wait the other half; leave the
+        rest queued in the job store (they resume at the next start)."""
         self._closing = True
         if self._tasks:
-            _, pending = await asyncio.wait(list(self._tasks), timeout=self.drain_s)
+            _, pending = await asyncio.wait(list(self._tasks), timeout=self.drain_s / 2)
+            if pending:
+                self._cancel.set()
+                _, pending = await asyncio.wait(pending, timeout=self.drain_s / 2)
             for task in pending:
                 task.cancel()
