@@ -170,6 +170,8 @@ def validation_message(errors: Any) -> str:
     for err in list(errors)[:5]:
         where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
         msg = str(err.get("msg", "invalid"))
+        if err.get("type") == "value_error":  # a validator's own text, without pydantic's prefix
+            msg = msg.removeprefix("Value error, ")
         if err.get("type") == "json_invalid":  # loc = ("body", offset of the decode error)
             at = [p for p in err.get("loc", ()) if isinstance(p, int)]
             msg = "the body is not valid JSON" + (f" (at character {at[0]})" if at else "")

@@ -249,13 +249,15 @@ def degraded_result(record: RouteTrace, why: str) -> QueryResult:
 
 
 def search_text(query: str, res: RagResult, top_k: int) -> str:
-    """The stream's step text of one retrieval: ``searching 'warranty' (hybrid): 5 of top 5
-    passages, best policy.md p.3``; ``keyword-only`` when the dense half did not run."""
+    """The stream's step text of one retrieval: ``searching 'warranty' (hybrid): 5 passages,
+    best policy.md p.3``; ``keyword-only`` when the dense half did not run. The count is the
+    passages (chunks) of the ``top_k`` results, which may exceed ``top_k``: adjacent chunks of one
+    section are merged into one result (the stream showed "8 of top 5")."""
     dense_off = "keyword_only" in res.flags or any(f.startswith("embed") for f in res.flags)
     how = "keyword-only" if dense_off else "hybrid"
     shown = query if len(query) <= 80 else query[:79] + "…"
     if not res.hits:
         return f"searching '{shown}' ({how}): nothing found"
     best = res.hits[0].chunk
-    return (f"searching '{shown}' ({how}): {len(res.hits)} of top {top_k} passages, best "
+    return (f"searching '{shown}' ({how}): {len(res.hits)} passages, best "
             f"{best.path} p.{best.page_start}")

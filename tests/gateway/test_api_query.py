@@ -47,9 +47,12 @@ async def test_bad_input_gets_clear_4xx(tmp_path, embed_model_path, v1) -> None:
             ({}, 400, "question"),
         ]
         for payload, status, text in cases:
-            r = await client.post("/v1/query", json=payload)
-            assert r.status_code == status, (payload, r.text)
-            assert text in r.json()["error"]["message"], r.json()
+            for route in ("/v1/query", "/v1/query/stream"):  # the Ask page uses the stream
+                r = await client.post(route, json=payload)
+                assert r.status_code == status, (route, payload, r.text)
+                assert text in r.json()["error"]["message"], r.json()
+        r = await client.post("/v1/query", json={"question": ""})
+        assert r.json()["error"]["message"] == "question: question is empty"  # no pydantic prefix
         r = await client.post("/v1/query", content=b"{not json", headers={"content-type": "application/json"})
         assert r.status_code == 400
         r = await client.post("/v1/query", json={"question": "y" * 3000, "history": [{"role": "user", "content": "z" * 4000}] * 2})
@@ -63,6 +66,21 @@ async def test_bad_input_gets_clear_4xx(tmp_path, embed_model_path, v1) -> None:
 
         r = await client.post("/v1/query", content=chunked(), headers={"content-type": "application/json"})
         assert r.status_code == 413 and r.json()["error"]["code"] == "too_large"
+
+
+async def test_ask_page_preselects_a_collection_that_exists(tmp_path: Path) -> None:
+    """The quickstart ingests into ``demo`` while the default collection is ``default``: the Ask
+    page's first question must go to ``demo``, not answer "holds no documents yet"."""
+    async with running(make_settings(tmp_path, default_collection="default")) as (app, client):
+        assert (await client.get("/v1/view/collections")).json() == {
+            "default": "default", "collections": []}
+        await upload(app, client, [("faq.md", b"# FAQ\n\nThe warranty is three years.\n")],
+                     collection="demo")
+        assert (await client.get("/v1/view/collections")).json() == {
+            "default": "demo", "collections": ["demo"]}
+        await upload(app, client, [("a.md", b"# A\n\nAlpha.\n")], collection="default")
+        assert (await client.get("/v1/view/collections")).json() == {
+            "default": "default", "collections": ["default", "demo"]}
 
 
 async def test_loop_mode_streams_steps_and_answer(tmp_path, embed_model_path, v1) -> None:

@@ -228,9 +228,18 @@ async def page_png(
 @router.get("/collections")
 async def list_collections(components: ComponentsDep, settings: SettingsDep,
                            principal: PrincipalDep) -> OrjsonResponse:
-    """Collections this caller may ask, and the default one (the Ask page's choices)."""
+    """Collections this caller may ask, and the one the Ask page preselects: ``{"default": str,
+    "collections": [str, …]}`` (sorted). ``default`` is ``LOOPGATE_DEFAULT_COLLECTION`` when it
+    exists or the caller may ask none, else the first collection the caller may ask (the
+    quickstart ingests into ``demo``: its first question must not go to an empty ``default``).
+
+    :raises ServiceUnavailable: the chunk store cannot be read (503).
+    """
     names = await components.known_collections()
     if names is None:
         raise ServiceUnavailable("the chunk store is unavailable")
-    return OrjsonResponse({"default": settings.default_collection,
-                           "collections": sorted(n for n in names if principal.allows(n))})
+    allowed = sorted(n for n in names if principal.allows(n))
+    default = settings.default_collection
+    if allowed and default not in allowed:
+        default = allowed[0]
+    return OrjsonResponse({"default": default, "collections": allowed})
