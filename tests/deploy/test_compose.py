@@ -167,3 +167,27 @@ def test_redis_config_is_accepted_by_a_real_redis_server(tmp_path: Path) -> None
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_a_quickstart_settings_file_cannot_move_the_containers_data(tmp_path: Path) -> None:
+    """``loopgate init`` (the quickstart) writes ./loopgate.env with host paths; the compose file
+    reads the same file, so the container wiring (data folder, model path, Qdrant, Redis) wins
+    over it while its other settings pass through."""
+    from gateway.cli.init import settings_text
+
+    (tmp_path / "docker-compose.yml").write_text(COMPOSE_FILE.read_text(encoding="utf-8"),
+                                                 encoding="utf-8")
+    (tmp_path / "loopgate.env").write_text(
+        settings_text(tmp_path / "data", tmp_path / "e5", 8000) + "LOOPGATE_RAG_TOP_K=7\n",
+        encoding="utf-8")
+    res = subprocess.run(
+        [str(_compose_binary()), "-f", str(tmp_path / "docker-compose.yml"), "--profile",
+         "ingest", "config", "--format", "json"],
+        capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    services = json.loads(res.stdout)["services"]
+    for name in ("gateway", "ingest"):
+        env = services[name]["environment"]
+        assert env["LOOPGATE_DATA_DIR"] == "/data", (name, env)
+        assert env["LOOPGATE_EMBED_MODEL_PATH"] == "/models/multilingual-e5-small", (name, env)
+        assert env["LOOPGATE_RAG_TOP_K"] == "7", (name, env)
