@@ -16,6 +16,7 @@ from functools import partial
 from corpus.presence import DocumentTermProbe
 from corpus.types import Chunk, Citation, SearchFilter
 from rag.answerability import present_evidence, supported_evidence
+from rag.derived import derived_answer
 from rag.extractive import NOT_FOUND_TEXT, answer_text, extract_answer
 from rag.retriever import HybridRetriever
 from rag.steps import Flow, Step, drive_async, drive_sync
@@ -140,9 +141,18 @@ class RagPipeline:
                     flags.append("absent_in_document:" + ",".join(missing))
             else:
                 flags.append(out.flag)
+        # a change or ratio the question asks for is computed from the cited rows (rag.derived)
+        computed = derived_answer(
+            retrieval.question, [it.chunks for it in retrieval.items],
+            self.retriever.tokenizer.key_terms, self.retriever.tokenizer.normalize,
+            self.make_citation, self.retriever.expander) if found else None
         t2 = time.perf_counter()
         # the answer is the unit that answers, first and alone; the rest is "related"
         answer = answer_text(evidence[0]) if found else NOT_FOUND_TEXT
+        cited: tuple[Citation, ...] = (evidence[0].citation,) if found else ()
+        if computed is not None:
+            answer, cited = computed[0], tuple(computed[1])
+            flags.append("computed")
         timings = {
             **{f"retrieve.{k}": v for k, v in retrieval.timings_ms.items()},
             "retrieve": (t1 - t0) * 1000.0,
@@ -152,9 +162,9 @@ class RagPipeline:
         return RagAnswer(
             answer=answer,
             found=found,
-            citations=(evidence[0].citation,) if found else (),
+            citations=cited,
             # not found: the closest passages, shown apart, none of them the answer
-            related=tuple(e.citation for e in (evidence[1:] if found else evidence)),
+            related=tuple(e.citation for e in evidence if e.citation not in cited),
             evidence=tuple(evidence),
             retrieval=retrieval,
             timings_ms=timings,

@@ -35,8 +35,7 @@ _CELL = re.compile(
 _CELL_START = re.compile(r"(?<=\s)[$(\d—–-]")
 _DIGIT_OR_MONEY = re.compile(r"[\d$|]")
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
-# words (and day numbers: "December 31,") then the years only
-_HEADER = re.compile(r"^(?:[^\d]|(?<!\d)\d{1,2}(?!\d))*?(?:(?:19|20)\d{2}\s*,?\s*){2,}$")
+_OTHER_NUMBER = re.compile(r"\d{3,}|\d[.,]\d")
 _MIN_CELLS = 2
 _FUNCTION_WORDS = frozenset(
     "a an and as at by for from in into of on or per the to with".split())
@@ -81,14 +80,18 @@ def parse_row(line: str) -> StatementRow | None:
     """Read one text line as a statement row, or ``None``.
 
     A row is a label (words, at least one letter, no digits) followed by 2–8 cells and nothing
-    else: numbers as SEC statements write them (``$ 3,033``, ``(1,417)``, ``12.5%``) or dashes
-    for an empty cell. ``Net income $ 3,033 $ 10,073 $ 11,588`` → label ``Net income``, cells
-    3033, 10073, 11588. A sentence holding numbers is no row (text after the first cell).
+    else (a Markdown table row ``| Total net revenue | 9,497,578 |  | 4,713,500 |`` is read by
+    its non-empty cells): numbers as SEC statements write them (``$ 3,033``, ``(1,417)``,
+    ``12.5%``) or dashes for an empty cell. ``Net income $ 3,033 $ 10,073 $ 11,588`` → label
+    ``Net income``, cells 3033, 10073, 11588. A sentence holding numbers is no row (text
+    after the first cell).
 
     :param line: one line (a unit of ``rag.extractive.evidence_units``), any length.
     :returns: the row, or ``None`` when the line is not label + cells.
     """
     text = unicodedata.normalize("NFKC", line).strip()
+    if text.startswith("|"):  # a Markdown table row: its non-empty cells, in order
+        text = " ".join(c.strip() for c in text.strip("|").split("|") if c.strip())
     if "\n" in text or len(text) > 300 or not re.match(r"[^\W\d_]", text):
         return None
     for start in _CELL_START.finditer(text):  # the label ends where only cells follow
@@ -118,8 +121,9 @@ def _cells(rest: str) -> tuple[Cell, ...] | None:
 
 def period_header(text_before: str, n_cells: int) -> tuple[str, ...] | None:
     """The period of each cell: the years of the nearest line above the row (last first) that
-    holds exactly ``n_cells`` years and nothing but words before them (``2017 2018 2019``,
-    ``December 31, 2019 2018``, ``Fiscal Years 2018 2017 2016``).
+    holds exactly ``n_cells`` years and besides them only a few words and day numbers
+    (``2017 2018 2019``, ``December 31, 2019 2018``, ``At December 31, 2019 At December 31,
+    2018``); a line with other numbers (``$132``, ``3.5``) is no header.
 
     :param text_before: the text above the row (its chunk up to the row, the page before).
     :param n_cells: the row's number of cells.
@@ -129,9 +133,10 @@ def period_header(text_before: str, n_cells: int) -> tuple[str, ...] | None:
     lines = [ln.strip() for ln in text_before.splitlines() if ln.strip()]
     for ln in reversed(lines[-60:]):
         ln = unicodedata.normalize("NFKC", ln)
-        if len(ln) > 120 or not _HEADER.match(ln):
-            continue
         years = tuple(_YEAR.findall(ln))
+        rest = _YEAR.sub(" ", ln)  # date words and day numbers only: "At December 31, 2019"
+        if len(ln) > 120 or _OTHER_NUMBER.search(rest) or len(re.sub(r"[\W\d_]", "", rest)) > 50:
+            continue
         if len(years) == n_cells:
             return years
     return None

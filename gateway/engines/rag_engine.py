@@ -108,6 +108,17 @@ class HybridRagEngine:
         if not found:  # the closest passages go with it, under "related" (issue 15 item 4)
             return AnswerDraft(NOT_FOUND_TEXT, [], False, "extractive", flags=flags,
                                related=[e.citation for e in evidence])
+        from rag.derived import derived_answer
+
+        # a change or ratio the question asks for is computed from the cited rows (rag.derived)
+        tok = self.retriever.tokenizer
+        computed = derived_answer(r.question, [it.chunks for it in r.items], tok.key_terms,
+                                  tok.normalize, make_citation, self.retriever.expander)
+        if computed is not None:
+            return AnswerDraft(computed[0], computed[1], True, "extractive",
+                               flags=[*flags, "computed"],
+                               related=[e.citation for e in evidence if e.citation
+                                        not in computed[1]])
         # the answer is the unit that answers, first and alone (its quote in display form: no
         # PDF line breaks inside a sentence); the other evidence is "related"
         return AnswerDraft(answer_text(evidence[0]), [evidence[0].citation], True, "extractive",

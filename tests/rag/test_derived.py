@@ -1,0 +1,110 @@
+"""Derived figures (issue 15 item 3): a change or a defined ratio is computed from the rows
+the question names, and every row used is cited verbatim."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus.chunker import chunk_document
+from corpus.citations import make_citation
+from corpus.parsers import parse_file
+from corpus.tokenizer import Tokenizer
+from rag.derived import derived_answer
+from rag.expand import QueryExpander
+
+TOK = Tokenizer()
+EXP = QueryExpander(TOK.query_terms, TOK.normalize)
+
+SHEET = """# Consolidated Balance Sheets
+
+(in millions)
+
+December 31, 2021 2020
+
+Cash and cash equivalents $ 452 $ 461
+
+Total current assets 1,001 705
+
+Property and equipment, net 88 87
+
+Total current liabilities 577 334
+
+# Consolidated Statements of Operations
+
+Year Ended December 31,
+
+2019 2020 2021
+
+Total net sales 107,006 135,987 177,866
+
+Net income 596 2,371 3,033
+
+Effective tax rate 24.6 % 23.1 % 21.6 %
+"""
+
+
+def _answer(question: str, path: Path) -> tuple[str, list[str]] | None:
+    chunks = chunk_document(parse_file(path), rel_path=path.name)
+    got = derived_answer(question, [chunks], TOK.key_terms, TOK.normalize, make_citation, EXP)
+    return None if got is None else (got[0], [c.quote for c in got[1]])
+
+
+@pytest.fixture()
+def sheet(tmp_path: Path) -> Path:
+    p = tmp_path / "acme_2021_10k.md"
+    p.write_text(SHEET, encoding="utf-8")
+    return p
+
+
+def test_a_defined_ratio_is_computed_from_both_cited_rows(sheet: Path) -> None:
+    got = _answer("What is ACME's FY2021 working capital ratio? Define working capital ratio as "
+                  "total current assets divided by total current liabilities. Round your answer "
+                  "to two decimal places.", sheet)
+    assert got is not None
+    text, quotes = got
+    assert text.startswith("1.73 = Total current assets 2021 1,001 / Total current liabilities")
+    assert quotes == ["Total current assets 1,001 705", "Total current liabilities 577 334"]
+
+
+def test_a_change_between_two_years_reads_the_named_row(sheet: Path) -> None:
+    """"revenue" names "Total net sales" through the field vocabulary (rag/expansions.json)."""
+    got = _answer("What is ACME's year-over-year change in revenue from FY2020 to FY2021 (in "
+                  "units of percents and round to one decimal place)?", sheet)
+    assert got is not None and got[0].startswith("30.8% change in Total net sales")
+    assert got[1] == ["Total net sales 107,006 135,987 177,866"]
+    rate = _answer("How much has ACME's effective tax rate changed between FY2020 and FY2021?",
+                   sheet)
+    assert rate is not None and rate[0].startswith("-1.5 percentage points")
+
+
+def test_no_computation_without_a_form_or_a_row(sheet: Path) -> None:
+    assert _answer("What is ACME's FY2021 net income?", sheet) is None  # a lookup
+    assert _answer("What is the change in headcount from FY2020 to FY2021?", sheet) is None
+    assert _answer("What is ACME's FY2018 working capital ratio? Define working capital ratio "
+                   "as total current assets divided by total current liabilities.", sheet) is None
+
+
+@pytest.mark.parametrize(("pdf", "pages", "question", "starts"), [
+    ("AMAZON_2017_10K.pdf", (37, 38),
+     "What is Amazon's year-over-year change in revenue from FY2016 to FY2017 (in units of "
+     "percents and round to one decimal place)? Calculate what was asked by utilizing the line "
+     "items clearly shown in the statement of income.", "30.8% change in Total net sales"),
+    ("BLOCK_2016_10K.pdf", (67, 68),
+     "Considering the data in the balance sheet, what is Block's (formerly known as Square) "
+     "FY2016 working capital ratio? Define working capital ratio as total current assets "
+     "divided by total current liabilities. Round your answer to two decimal places.", "1.73 ="),
+])
+def test_financebench_derived_figures(eval_dir: Path, pdf: str, pages: tuple[int, int],
+                                      question: str, starts: str) -> None:
+    """FinanceBench dev questions financebench_id_08135 (gold 30.8%) and _04660 (gold 1.73),
+    computed from the statement pages of the filing."""
+    path = eval_dir / "en/docs/financebench" / pdf
+    if not path.exists():
+        pytest.skip(f"{path} absent (../shared/eval)")
+    chunks = [c for c in chunk_document(parse_file(path), rel_path=pdf)
+              if c.page_start <= pages[1] and c.page_end >= pages[0]]
+    got = derived_answer(question, [chunks], TOK.key_terms, TOK.normalize, make_citation, EXP)
+    assert got is not None and got[0].startswith(starts), got
+    assert all(c.page in pages for c in got[1])
