@@ -8,13 +8,15 @@ group (``register(app)``), so the gateway never imports them: ``loopgate eval`` 
 
 from __future__ import annotations
 
+import os
 from importlib.metadata import entry_points
+from pathlib import Path
 
 import typer
 
 from gateway.cli import ask, calibrate, chat, ingest, init, serve
 
-__all__ = ["app", "main"]
+__all__ = ["app", "main", "unread_settings_note"]
 
 app = typer.Typer(
     name="loopgate",
@@ -25,8 +27,27 @@ app = typer.Typer(
 
 
 @app.callback()
-def _root() -> None:
+def _root(ctx: typer.Context) -> None:
     """LoopGate command line."""
+    if ctx.invoked_subcommand != "init":
+        unread_settings_note()
+
+
+def unread_settings_note() -> str | None:
+    """Say on stderr (and return) that ``./loopgate.env`` is not read, when the working directory
+    holds one and ``LOOPGATE_ENV_FILE`` is unset: settings are read only from the file that
+    variable names, so a new terminal after the quickstart would otherwise use the default data
+    folder and answer "collection 'demo' does not exist". ``None`` when there is nothing to say.
+    """
+    if os.environ.get("LOOPGATE_ENV_FILE", "").strip():
+        return None
+    here = Path("loopgate.env")
+    if not here.is_file():
+        return None
+    note = (f"note: {here.resolve()} is not read because LOOPGATE_ENV_FILE is not set "
+            f"(export LOOPGATE_ENV_FILE={here.resolve()})")
+    typer.echo(note, err=True)
+    return note
 
 
 # Registered in the order shown in --help: the plugged-in commands (eval) before serve.

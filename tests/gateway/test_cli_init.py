@@ -46,6 +46,24 @@ def test_init_writes_absolute_paths_and_says_where_data_lives(
     assert bad.exit_code == 2 and "no ONNX model" in bad.output
 
 
+def test_an_unread_settings_file_in_the_working_directory_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new terminal after the quickstart (no LOOPGATE_ENV_FILE): every command but init says
+    that ./loopgate.env is not read and how to read it."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LOOPGATE_DATA_DIR", str(tmp_path / "default-data"))
+    (tmp_path / "loopgate.env").write_text(f"LOOPGATE_DATA_DIR={tmp_path / 'data'}\n",
+                                           encoding="utf-8")
+    note = f"is not read because LOOPGATE_ENV_FILE is not set (export LOOPGATE_ENV_FILE={tmp_path}"
+    result = CliRunner().invoke(app, ["ask", "q", "--collection", "demo"])
+    assert result.exit_code == 1 and note in result.output, result.output
+    assert "collection 'demo' does not exist" in result.output
+    assert note not in CliRunner().invoke(app, ["init"]).output  # init: "exists" only
+    monkeypatch.setenv("LOOPGATE_ENV_FILE", str(tmp_path / "loopgate.env"))
+    assert note not in CliRunner().invoke(app, ["ask", "q", "--collection", "demo"]).output
+
+
 def test_relative_paths_are_read_against_the_settings_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
