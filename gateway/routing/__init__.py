@@ -5,6 +5,8 @@
 - :mod:`gateway.routing.types` – its input / output types and the protocols of the paths it
   drives (implemented by ``gateway.engines``);
 - :mod:`gateway.routing.rules` – the pure decision rules (threshold rule, question signals);
+- :mod:`gateway.routing.decompose` – multi-part / comparison questions split into parts (pure);
+- :mod:`gateway.routing.plan` – the parts run concurrently and merged (plan-and-execute);
 - :mod:`gateway.routing.fit` – the fitted escalation rule (``routing.json``, ``calibrate
   --router``);
 - :mod:`gateway.routing.trace` – :class:`RouteTrace`, the typed record the stages fill while a
@@ -12,6 +14,7 @@
 - :mod:`gateway.routing.record` – :class:`RouteRecord`, that dict as the route log stores it.
 """
 
+from gateway.routing.decompose import Plan, decompose
 from gateway.routing.fit import (
     ROUTER_FEATURES,
     RoutingModel,
@@ -20,6 +23,7 @@ from gateway.routing.fit import (
     fitted_decision,
     load_routing_model,
 )
+from gateway.routing.plan import merge_parts
 from gateway.routing.record import RouteRecord, ToolCallRecord
 from gateway.routing.router import Router
 from gateway.routing.rules import (
@@ -58,6 +62,7 @@ __all__ = [
     "LoopBackend",
     "LoopResult",
     "Mode",
+    "Plan",
     "QueryInput",
     "QueryResult",
     "RagBackend",
@@ -71,10 +76,12 @@ __all__ = [
     "Signal",
     "ToolCallRecord",
     "decide",
+    "decompose",
     "decision_features",
     "detect_signals",
     "fit_router",
     "fitted_decision",
     "load_routing_model",
+    "merge_parts",
     "retrieval_query",
 ]

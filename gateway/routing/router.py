@@ -23,6 +23,10 @@ Usage example::
     result = await router.ask(QueryInput(question="退货期限是几天？", collection="default"))
     result.answer, result.citations, result.route["decision"]["reason"]
 
+A multi-part or comparison question is split into parts that run this path concurrently
+(``gateway.routing.plan``); an answer whose cited passages disagree with another document's is
+rewritten around the newer one (stage ``conflict``, ``gateway.routing.conflict``).
+
 ``Router.ask`` runs the named stages below, each filling the typed route record
 (:class:`gateway.routing.trace.RouteTrace`) through its methods; the record is serialised once,
 when the answer is ready (``QueryResult.route``).
@@ -34,10 +38,14 @@ import asyncio
 import time
 from collections.abc import Callable
 
+from corpus.errors import StoreError
+from corpus.types import Chunk
 from gateway.errors import ServiceUnavailable
+from gateway.routing.conflict import check_draft, find_rival
 from gateway.routing.fit import fitted_decision, load_routing_model
+from gateway.routing.plan import PlanStages
 from gateway.routing.rules import Decision, RuleConfig, decide, detect_signals, retrieval_query
-from gateway.routing.stages import Ctx, DeadlineExceeded, RouterStages, degraded_result
+from gateway.routing.stages import Ctx, DeadlineExceeded, degraded_result
 from gateway.routing.trace import RouteTrace
 from gateway.routing.types import (
     AnswerCache,
@@ -58,7 +66,7 @@ from loop.llm_breaker import llm_deadline
 __all__ = ["Router"]
 
 
-class Router(RouterStages):
+class Router(PlanStages):
     """Routes one question through cache, RAG path and LoopAgent; see the module docstring.
 
     :param settings: thresholds, rules, timeouts.
@@ -68,6 +76,8 @@ class Router(RouterStages):
     :param sink: receives the finished route record (route log + metrics), or ``None``.
     :param corpus_version: ``collection -> version string`` (blocking; run in a thread).
     :param cached_version: ``collection -> version`` when known without I/O, else ``None``.
+    :param doc_head: ``(collection, doc_id) -> the document's first chunks`` (blocking; run in a
+        thread): where the conflict check reads two disagreeing documents' titles and dates.
     """
 
     def __init__(
@@ -81,6 +91,7 @@ class Router(RouterStages):
         corpus_version: Callable[[str], str] | None = None,
         cached_version: Callable[[str], str | None] | None = None,
         conversation: ConversationStage | None = None,
+        doc_head: Callable[[str, str], list[Chunk]] | None = None,
     ) -> None:
         self.settings = settings
         self.rag = rag
@@ -90,6 +101,7 @@ class Router(RouterStages):
         self.corpus_version = corpus_version
         self.cached_version = cached_version
         self.conversation = conversation
+        self.doc_head = doc_head
         self.routing_model = load_routing_model(settings)
         self.rules = RuleConfig(
             confidence_threshold=settings.confidence_threshold,
@@ -117,7 +129,10 @@ class Router(RouterStages):
                 if turn is not None and turn.reuse is not None:
                     result = turn.reuse  # a fact card of this session answers, nothing re-read
                 else:
-                    result = await self._route(ctx, turn.query if turn is not None else q)
+                    routed = turn.query if turn is not None else q
+                    plan = self._plan_for(routed)
+                    result = await (self._run_plan(ctx, routed, plan) if plan is not None
+                                    else self._route(ctx, routed))
         except DeadlineExceeded as exc:
             trace.timeout(str(exc), 0.0, True)
             why = "the request deadline passed before an answer was ready"
@@ -187,12 +202,42 @@ class Router(RouterStages):
         if draft is None:
             return degraded_result(ctx.record, "no path produced an answer in time"
                                    if ctx.record.timeouts else "no path could answer")
+        if self.settings.conflict_check and rag_res is not None and draft.found:
+            draft = await self._conflicts(ctx, q, draft, rag_res)
         ctx.record.answered(draft.brain, draft.tokens, draft.flags)
         result = QueryResult(draft.answer, draft.citations, draft.found, {}, cached=False,
-                             related=draft.related)
+                             related=draft.related, conflict=draft.conflict)
         if version is not None and q.cacheable() and self.cache is not None:
             await self._cache_store(ctx, q, version, result, draft.brain)
         return result
+
+    async def _conflicts(self, ctx: Ctx, q: QueryInput, draft: AnswerDraft,
+                         rag_res: RagResult) -> AnswerDraft:
+        """Stage ``conflict``: when a passage of another document gives another value for what
+        the answer states, read both documents' first chunks (titles, dates) and rewrite the
+        answer around the newer (``gateway.routing.conflict``); a slow read judges without
+        them (never a degraded answer)."""
+        pair = find_rival(q.question, draft.citations, rag_res.hits)
+        if pair is None:
+            return draft
+        heads: dict[str, list[Chunk]] = {}
+        if (head := self.doc_head) is not None:
+            docs = list(dict.fromkeys(s.chunk.doc_id for s in pair))
+
+            def read() -> dict[str, list[Chunk]]:
+                return {d: head(q.collection, d) for d in docs}
+
+            try:
+                got, _ = await self._stage(ctx, "conflict", lambda: asyncio.to_thread(read),
+                                           self.settings.timeout_search_s)
+            except StoreError as exc:
+                got = None
+                ctx.record.error(f"conflict: {exc}")
+            ctx.record.forget_timeouts("conflict")
+            heads = got or {}
+        checked = check_draft(q.question, draft, rag_res.hits, heads)
+        ctx.record.conflict = checked.conflict
+        return checked
 
     async def _cache_lookup(self, ctx: Ctx, q: QueryInput, version: str) -> QueryResult | None:
         """Stage ``cache_get``: the in-process near-cache (no I/O), then the shared cache; a

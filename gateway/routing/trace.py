@@ -5,8 +5,9 @@ the route log through :meth:`gateway.routing.RouteRecord.from_dict`, the eval ha
 
 The dict has the keys of DESIGN.md "Observe" (see :mod:`gateway.routing.record` for their
 vocabulary) and, when they were set, ``cross_language``, ``rewritten_question`` / ``rewrite`` /
-``session`` (conversation), ``corpus_version``, ``retrieval_query``, ``resolution`` and
-``candidates``; ``latency_ms``, ``degraded`` and ``found`` close it.
+``session`` (conversation), ``corpus_version``, ``retrieval_query``, ``resolution``,
+``candidates``, ``plan`` (a question answered in parts) and ``conflict`` (cited passages
+disagree); ``latency_ms``, ``degraded`` and ``found`` close it.
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ class RouteTrace:
     retrieval_query: str | None = None
     resolution: dict[str, Any] | None = None
     candidates: list[str] | None = None
+    plan: dict[str, Any] | None = None  # a question answered in parts (gateway.routing.plan)
+    conflict: dict[str, Any] | None = None  # cited passages disagree (gateway.routing.conflict)
     # --- closed by :meth:`close` ------------------------------------------------------------
     latency_ms: dict[str, float] = field(default_factory=dict)
     degraded: bool = False
@@ -182,7 +185,8 @@ class RouteTrace:
         if self.rewrite is not None:
             d["rewritten_question"] = self.rewritten_question
             d["rewrite"] = self.rewrite
-        for key in ("session", "corpus_version", "retrieval_query", "resolution", "candidates"):
+        for key in ("session", "corpus_version", "retrieval_query", "resolution", "candidates",
+                    "plan", "conflict"):
             value = getattr(self, key)
             if value is not None:
                 d[key] = value

@@ -92,6 +92,8 @@ class AnswerDraft:
     tokens: int = 0
     flags: list[str] = field(default_factory=list)
     related: list[Citation] = field(default_factory=list)
+    #: cited passages disagree (``gateway.routing.conflict.check_draft``), else ``None``
+    conflict: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -108,7 +110,11 @@ class LoopResult:
 
 @dataclass(slots=True)
 class QueryResult:
-    """The router's answer (DESIGN.md ``Answer``): answer, citations, found, route, cached."""
+    """The router's answer (DESIGN.md ``Answer``): answer, citations, found, route, cached;
+    ``parts`` for a question answered in parts (``gateway.routing.plan``: ``[{"question",
+    "answer", "found", "citations": [indices into citations]}]``), ``conflict`` when cited
+    passages disagree (``gateway.routing.conflict``: ``{"preferred", "values": [{"value",
+    "path", "section", "page", "date", "citation"}], "why"}``)."""
 
     answer: str
     citations: list[Citation]
@@ -117,17 +123,24 @@ class QueryResult:
     cached: bool = False
     payload: dict[str, Any] | None = None
     related: list[Citation] = field(default_factory=list)
+    parts: list[dict[str, Any]] | None = None
+    conflict: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form without the route record (what the answer cache stores)."""
         if self.payload is not None:
             return self.payload
-        return {
+        d: dict[str, Any] = {
             "answer": self.answer,
             "citations": [c.to_dict() for c in self.citations],
             "related": [c.to_dict() for c in self.related],
             "found": self.found,
         }
+        if self.parts is not None:
+            d["parts"] = self.parts
+        if self.conflict is not None:
+            d["conflict"] = self.conflict
+        return d
 
     @classmethod
     def from_cached(cls, data: dict[str, Any]) -> QueryResult:
@@ -137,7 +150,10 @@ class QueryResult:
         answer, found = str(data.get("answer", "")), bool(data.get("found"))
         payload: dict[str, Any] = {"answer": answer, "citations": list(data.get("citations") or ()),
                                    "related": list(data.get("related") or ()), "found": found}
-        return cls(answer, cites, found, {}, cached=True, payload=payload, related=related)
+        extra = {k: data[k] for k in ("parts", "conflict") if data.get(k) is not None}
+        payload.update(extra)
+        return cls(answer, cites, found, {}, cached=True, payload=payload, related=related,
+                   **extra)
 
 
 def _citation(data: dict[str, Any]) -> Citation:

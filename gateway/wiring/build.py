@@ -146,7 +146,7 @@ def assemble(c: Components) -> None:
                       cache=CacheAdapter(c.cache) if c.cache is not None else None,
                       sink=RouteRecorder(c.route_log, c.metrics),
                       corpus_version=c.corpus_version, cached_version=c.cached_version,
-                      conversation=build_conversation(c))
+                      conversation=build_conversation(c), doc_head=_doc_head(c.store))
 
     def ingestor() -> Any:
         from corpus.ingest import Ingestor  # parsers (PyMuPDF …): loaded by the first upload
@@ -175,6 +175,18 @@ def build_migration(settings: Settings) -> MigrationDispatcher | None:
     if dispatcher is not None:
         dispatcher.log.owns_redis = redis is not None
     return dispatcher
+
+
+def _doc_head(store: Any) -> Any:
+    """``(collection, doc_id) -> the document's first three chunks`` for the router's conflict
+    check, or ``None`` without a chunk store."""
+    if store is None:
+        return None
+
+    def head(collection: str, doc_id: str) -> list[Any]:
+        return list(store.document_chunks(collection, doc_id)[:3])
+
+    return head
 
 
 def build_conversation(c: Components) -> ConversationService:

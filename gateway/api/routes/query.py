@@ -105,6 +105,8 @@ class QueryResponse(BaseModel):
     cached: bool
     route: dict[str, Any]
     rewritten_question: str | None = None
+    parts: list[dict[str, Any]] | None = None
+    conflict: dict[str, Any] | None = None
 
 
 async def to_query_input(

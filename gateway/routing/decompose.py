@@ -1,0 +1,220 @@
+"""Multi-part and comparison questions split into standalone sub-questions (issue 16 item 3),
+by rules, without I/O; the router runs the parts concurrently (:mod:`gateway.routing.plan`).
+
+Rules, tried in this order (the first that yields two or more parts wins):
+
+1. **Several questions**: sentences ending in ``?`` / ``？`` (``What is X? What is Y?``,
+   ``X是多少？Y是多少？``).
+2. **Conjoined questions**: ``…, and which …`` / ``…; how …`` in English (a wh-word after the
+   joint, and one in the first clause too); in Chinese two clauses joined by ``，`` / ``；``
+   that each hold a question word (多少, 什么, 哪, 几, 多久 …).
+3. **Two things of one kind**: ``A和B的X分别是多少`` / ``比较A和B的X`` (the conjunct pair in the
+   clause before 分别 / 各, or after 比较 / 对比), ``Compare the X of A and B``, ``Which is
+   higher: A or B?`` — each thing gets the shared attribute (``A的X``, ``B的X``).
+
+A later part that names no subject of its own gets the first part's: its leading product code
+(``CH583``, ``ESP32-PICO-D4``) in Chinese, its leading phrase before the wh-word in English
+(``In the MEDDPPICC framework, …``).
+
+Usage example::
+
+    plan = decompose("CH583和ESP32-PICO-D4的供电电压分别是多少？")
+    plan.parts  # ('CH583的供电电压是多少？', 'ESP32-PICO-D4的供电电压是多少？')
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["Plan", "decompose"]
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_QMARK_SPLIT = re.compile(r"(?<=[?？])\s*")
+_WH = r"(?:what|which|who|whom|whose|when|where|why|how|is|are|does|do|did|can|was|were)"
+_EN_JOINT = re.compile(rf"(?:,\s*and\s+|;\s*(?:and\s+)?|,\s*as well as\s+)(?={_WH}\b)", re.I)
+_EN_WH = re.compile(rf"\b{_WH}\b", re.I)
+_ZH_QWORD = re.compile(r"多少|什么|哪|几|多久|多长|多大|多高|如何|怎样|怎么|是否|吗|谁")
+_ZH_JOINT = re.compile(r"[，,；;]\s*(?:以及|还有|另外|并且|同时|而)?")
+_ZH_EACH = re.compile(r"(分别|各自|各)")
+_ZH_CMP = re.compile(r"^\s*(?:请)?(?:比较|对比|比较一下|对比一下)")
+_ZH_CONJ = re.compile(r"(和|与|及|跟|同)")
+_CODE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9/._-]*\d[A-Za-z0-9/._-]*)")
+_ANY_CODE = re.compile(r"[A-Za-z][A-Za-z0-9/._-]*\d[A-Za-z0-9/._-]*")
+_EN_CMP = re.compile(
+    r"^\s*(?:please\s+)?(?:compare|contrast)\s+(?P<attr>.+?)\s+(?:of|for|in|between)\s+"
+    r"(?P<a>.+?)\s+(?:and|with|vs\.?|versus)\s+(?P<b>.+?)\s*[.?!]?\s*$", re.I)
+_EN_WHICH = re.compile(
+    r"^\s*which\s+(?:is|was|has|had)\s+(?:the\s+)?(?:higher|lower|larger|smaller|greater|longer|"
+    r"shorter|bigger|more|less|better|worse)\s*[:,]?\s+(?P<a>.+?)\s*,?\s+or\s+(?P<b>.+?)\s*[.?!]?\s*$",
+    re.I)
+_EN_START = re.compile(
+    rf"^(?:[^,?]{{3,80}},\s*)?(?:(?:at|in|on|for|by|to|from|under|with|of)\s+)?{_WH}\b", re.I)
+_EN_DEPENDS = re.compile(
+    r"\b(?:it|its|they|them|these|those|he|she|the same)\b|^(?:\S+\s+){0,3}(?:their|his|her)\b"
+    r"|\b(?:this|that)\s+(?:time|change|difference|amount|period|year|figure|value|rate|one)\b"
+    r"|\bcompar(?:e|ed|es|ing)\b|\bdifferences?\b|\bboth\b|\bthe effects?\b", re.I)
+_ZH_DEPENDS = re.compile(r"^\s*(?:其|该|这|此|它|那)|这些|其中|上述|前者|后者|相比|变化")
+_EN_LEAD = re.compile(rf"^(?P<lead>[^,]{{3,80}},)\s*(?={_WH}\b)", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A question split into parts: ``kind`` ``multipart`` (several questions in one) or
+    ``comparison`` (one attribute of several things), ``parts`` standalone sub-questions in the
+    order asked, ``rule`` the rule that split it (``questions``, ``clauses``, ``pair``)."""
+
+    kind: Literal["multipart", "comparison"]
+    parts: tuple[str, ...]
+    rule: str
+
+
+def decompose(question: str, *, max_parts: int = 4) -> Plan | None:
+    """Split ``question`` into standalone sub-questions (module docstring).
+
+    :param max_parts: a question that would give more parts is left whole (``None``).
+    :returns: a plan with 2..``max_parts`` distinct parts, or ``None`` (one question).
+    """
+    q = question.strip()
+    if len(q) < 8:
+        return None
+    for rule, split in (("questions", _by_marks), ("clauses", _by_clauses), ("pair", _by_pair)):
+        parts = split(q)
+        if parts is None or (rule != "pair" and not _independent(parts)):
+            continue
+        parts = _with_subject([p for p in (s.strip() for s in parts) if _substantial(p)])
+        parts = list(dict.fromkeys(parts))
+        if 2 <= len(parts) <= max_parts:
+            return Plan("comparison" if rule == "pair" else "multipart", tuple(parts), rule)
+        if len(parts) > max_parts:
+            return None
+    return None
+
+
+def _independent(parts: list[str]) -> bool:
+    """Every part asks on its own: no part after the first leans on an earlier one ("What was
+    the amount?", "How did it change?", 其…), and an English part starts with its question."""
+    for i, part in enumerate(parts):
+        if _CJK.search(part):
+            if i and _ZH_DEPENDS.search(part):
+                return False
+        elif not _EN_START.match(part.strip()) or (i and _EN_DEPENDS.search(part)):
+            return False
+        elif len(part.split()) <= 5:
+            return False  # "What was the amount?": too short to stand alone
+    return True
+
+
+def _substantial(part: str) -> bool:
+    text = re.sub(r"[\s?？。.,，;；:：!！]", "", part)
+    return len(text) >= (4 if _CJK.search(part) else 8)
+
+
+def _by_marks(q: str) -> list[str] | None:
+    """Rule 1: sentences that end in a question mark (a trailing statement joins the last)."""
+    pieces = [p for p in _QMARK_SPLIT.split(q) if p.strip()]
+    asked = [p for p in pieces if p.rstrip()[-1:] in "?？"]
+    if any(p.lstrip()[:1] in _CLOSERS or not _balanced(p) for p in pieces):
+        return None  # a question mark inside a quotation
+    return pieces if len(asked) >= 2 and len(asked) == len(pieces) else None
+
+
+_CLOSERS = "」』》”’)）】"
+_PAIRS = ("「」", "『』", "《》", "“”", "（）", "()")
+
+
+def _balanced(text: str) -> bool:
+    return all(text.count(p[0]) == text.count(p[1]) for p in _PAIRS) and text.count('"') % 2 == 0
+
+
+def _by_clauses(q: str) -> list[str] | None:
+    """Rule 2: clauses joined by a comma / semicolon that each ask something."""
+    mark = "？" if _CJK.search(q) else "?"
+    body = q.rstrip("?？。. ")
+    if _CJK.search(body):
+        clauses = [c for c in _ZH_JOINT.split(body) if c.strip()]
+        if len(clauses) < 2 or not all(_ZH_QWORD.search(c) for c in clauses):
+            return None
+        if any(_ZH_EACH.search(c) for c in clauses[1:]) and len(clauses) == 2 and \
+                _ZH_CONJ.search(clauses[0]) and not _ZH_QWORD.search(clauses[0]):
+            return None
+        return [c + mark for c in clauses]
+    pieces = _EN_JOINT.split(body)
+    if len(pieces) < 2 or not _EN_WH.search(pieces[0]):
+        return None
+    return [p[0].upper() + p[1:] + mark for p in (s.strip() for s in pieces) if p]
+
+
+def _by_pair(q: str) -> list[str] | None:
+    """Rule 3: one attribute of two things (``A和B的X分别…``, ``compare X of A and B``,
+    ``which is higher: A or B``)."""
+    if _CJK.search(q):
+        return _zh_pair(q)
+    m = _EN_WHICH.match(q) or _EN_CMP.match(q)
+    if m is None or not all(_short_thing(m[k]) for k in ("a", "b")):
+        return None
+    if "attr" not in m.groupdict():
+        return [f"What is {_strip_the(m['a'])}?", f"What is {_strip_the(m['b'])}?"]
+    attr = _strip_the(m["attr"])
+    return [f"What is the {attr} of {m['a']}?", f"What is the {attr} of {m['b']}?"]
+
+
+def _short_thing(text: str) -> bool:
+    """One compared thing: at most 12 words, no clause of its own."""
+    return len(text.split()) <= 12 and not re.search(rf"\b(?:and|{_WH[3:-1]})\b", text, re.I)
+
+
+def _strip_the(text: str) -> str:
+    return re.sub(r"^the\s+", "", text.strip(), flags=re.I).rstrip(" ?.")
+
+
+def _zh_pair(q: str) -> list[str] | None:
+    """``[prefix]A和B的X(分别|各)(tail)`` or ``比较[prefix]A和B的X`` → ``A的X…``, ``B的X…``."""
+    body = q.rstrip("？?。. ")
+    cmp = _ZH_CMP.match(body)
+    if cmp:
+        clause, tail = body[cmp.end():], "是多少？"
+    else:
+        each = _ZH_EACH.search(body)
+        if each is None:
+            return None
+        start = max(body.rfind(c, 0, each.start()) for c in "，,；;：:") + 1
+        clause, tail = body[start:each.start()], body[each.end():] + "？"
+        if start or _ZH_QWORD.search(clause) or not _ZH_QWORD.search(tail):
+            return None  # the pair is in an earlier clause, or the clause asks itself
+    conj = list(_ZH_CONJ.finditer(clause))
+    if len(conj) != 1:
+        return None
+    left, right = clause[:conj[0].start()].strip(), clause[conj[0].end():].strip()
+    if not left or not right:
+        return None
+    # the left thing's own prefix (the document or subject both things belong to)
+    cut = max(left.rfind("的"), left.rfind("中"))
+    prefix = left[:cut + 1] if cut >= 0 else ""
+    first = left
+    if "的" not in left and "的" in right:  # "A和B的X": A shares B's attribute X
+        first = left + right[right.index("的"):]
+    second = prefix + right
+    if not tail.strip("？"):
+        tail = "是多少？"
+    return [first + tail, second + tail]
+
+
+def _with_subject(parts: list[str]) -> list[str]:
+    """Give later parts the first part's subject when they name none of their own."""
+    if len(parts) < 2:
+        return parts
+    first = parts[0]
+    if _CJK.search(first):
+        m = _CODE.match(first)
+        if m is None:
+            return parts
+        code = m.group(1)
+        return [first] + [p if _ANY_CODE.search(p) else f"{code} {p}" for p in parts[1:]]
+    lead = _EN_LEAD.match(first)
+    if lead is None:
+        return parts
+    text = lead["lead"]
+    return [first] + [p if p.lower().startswith(text.lower()) else
+                      f"{text} {p[0].lower()}{p[1:]}" for p in parts[1:]]

@@ -1,0 +1,173 @@
+"""Plan-and-execute (issue 16 item 3): a multi-part or comparison question is split by
+:func:`gateway.routing.decompose.decompose`, its parts run concurrently through the router's own
+path (cache → retrieval → RAG or LoopAgent, each part under the per-stage timeouts and the one
+request deadline), and the answers are merged into one whose every part keeps its citations.
+
+- A part that is not found is said to be not found; the others are still answered.
+- A part still running when the request deadline comes is cancelled and reported as not
+  answered in time (the route record's ``timeouts`` name it ``part<N>``), so one slow part never
+  holds the answer past the deadline.
+- Route record: ``final_path`` / ``brain`` ``plan``, ``decision`` ``{"route": "plan", …}`` and
+  ``plan``: ``{"kind", "rule", "parts": [{"question", "found", "final_path", "brain",
+  "citations" (indices into the answer's citations), "latency_ms", "decision", "timeouts",
+  "cache_hit"}]}``; ``candidates`` are the parts' candidates in part order.
+- :class:`gateway.routing.QueryResult` ``parts``: ``[{"question", "answer", "found",
+  "citations": [indices]}]``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from typing import Any
+
+from gateway.errors import ServiceUnavailable
+from gateway.routing.decompose import Plan, decompose
+from gateway.routing.stages import Ctx, DeadlineExceeded, RouterStages, degraded_result
+from gateway.routing.trace import RouteTrace
+from gateway.routing.types import QueryInput, QueryResult
+
+__all__ = ["PlanStages", "merge_parts"]
+
+#: seconds kept before the request deadline to merge and record the answer
+_MERGE_RESERVE_S = 0.05
+
+
+class PlanStages(RouterStages):
+    """The router's plan-and-execute stage (module docstring); :class:`gateway.routing.Router`
+    provides ``_route``."""
+
+    async def _route(self, ctx: Ctx, q: QueryInput) -> QueryResult:  # pragma: no cover
+        raise NotImplementedError
+
+    def _plan_for(self, q: QueryInput) -> Plan | None:
+        """The question's plan, or ``None`` (one question, or decomposition switched off)."""
+        if not self.settings.decompose:
+            return None
+        return decompose(q.question, max_parts=self.settings.decompose_max_parts)
+
+    async def _run_plan(self, ctx: Ctx, q: QueryInput, plan: Plan) -> QueryResult:
+        """Run ``plan``'s parts concurrently until the request deadline and merge them.
+
+        :raises ServiceUnavailable: every part found no path that can run.
+        """
+        rec = ctx.record
+        rec.decide("plan", f"{plan.kind} question: {len(plan.parts)} parts (rule {plan.rule})")
+        await self._emit(ctx, {"type": "route", **rec.decision, "parts": list(plan.parts)})
+        subs = [Ctx(ctx.deadline, RouteTrace.start(p, q.collection, q.mode), None)
+                for p in plan.parts]
+        t0 = time.perf_counter()
+        tasks = [asyncio.create_task(self._part(sub, dataclasses.replace(
+            q, question=part, history=(), session_id=None, expect_previous=None)))
+            for sub, part in zip(subs, plan.parts, strict=True)]
+        left = ctx.deadline - time.monotonic() - _MERGE_RESERVE_S
+        done, pending = await asyncio.wait(tasks, timeout=max(0.0, left))
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
+        ctx.timings["plan"] = round((time.perf_counter() - t0) * 1000, 3)
+        results: list[QueryResult | None] = []
+        unavailable: ServiceUnavailable | None = None
+        for i, task in enumerate(tasks):
+            if task in pending:
+                subs[i].record.timeout(f"part{i + 1}", round(max(left, 0.0), 3), True)
+                results.append(None)
+                continue
+            exc = task.exception()
+            if isinstance(exc, ServiceUnavailable):
+                unavailable = exc
+                results.append(None)
+            elif exc is not None:
+                subs[i].record.error(f"part{i + 1}: {type(exc).__name__}: {exc}")
+                results.append(None)
+            else:
+                results.append(task.result())
+        if unavailable is not None and all(r is None for r in results):
+            raise unavailable
+        result, part_dicts = merge_parts(q.question, plan, results)
+        self._record_plan(ctx, plan, subs, results, part_dicts)
+        return result
+
+    async def _part(self, sub: Ctx, q: QueryInput) -> QueryResult:
+        """One part through the router's path; a passed deadline is a degraded part."""
+        t0 = time.perf_counter()
+        try:
+            return await self._route(sub, q)
+        except DeadlineExceeded as exc:
+            sub.record.timeout(str(exc), 0.0, True)
+            return degraded_result(sub.record, "the request deadline passed")
+        finally:
+            sub.timings["total"] = round((time.perf_counter() - t0) * 1000, 3)
+
+    def _record_plan(self, ctx: Ctx, plan: Plan, subs: list[Ctx],
+                     results: list[QueryResult | None], part_dicts: list[dict[str, Any]]) -> None:
+        """Fill the request's record from its parts' records."""
+        rec = ctx.record
+        rec.final_path = rec.brain = "plan"
+        parts: list[dict[str, Any]] = []
+        candidates: list[str] = []
+        for i, (sub, res, pd) in enumerate(zip(subs, results, part_dicts, strict=True)):
+            r = sub.record
+            rec.tokens += r.tokens
+            rec.flag_all(f for f in r.flags if f != "degraded")
+            rec.errors.extend(r.errors)
+            rec.timeouts.extend({**t, "stage": f"part{i + 1}:{t['stage']}"} for t in r.timeouts)
+            candidates.extend(c for c in (r.candidates or []) if c not in candidates)
+            if rec.corpus_version is None and r.corpus_version:
+                rec.corpus_version = r.corpus_version
+            parts.append({
+                "question": pd["question"], "found": pd["found"],
+                "final_path": r.final_path or ("timeout" if res is None else ""),
+                "brain": r.brain, "citations": pd["citations"], "decision": r.decision,
+                "confidence": r.confidence, "cache_hit": r.cache_hit,
+                "latency_ms": sub.timings.get("total"), "timeouts": r.timeouts,
+                "steps": len(r.steps),
+            })
+        rec.candidates = candidates
+        rec.plan = {"kind": plan.kind, "rule": plan.rule, "parts": parts}
+        if any(not p["found"] for p in parts) and any(p["found"] for p in parts):
+            rec.flag("partial_answer")
+
+
+def merge_parts(question: str, plan: Plan, results: list[QueryResult | None]
+                ) -> tuple[QueryResult, list[dict[str, Any]]]:
+    """One answer from the parts' answers: numbered sections, each part's citations kept
+    (de-duplicated across parts, by chunk and quote) and indexed per part.
+
+    :param results: one per part, ``None`` when the part was not answered in time.
+    :returns: the merged result (``found`` when any part was found, ``parts`` filled) and the
+        per-part dicts (``question``, ``answer``, ``found``, ``citations``: indices).
+    """
+    zh = any("\u4e00" <= ch <= "\u9fff" for ch in question)
+    citations: list[Any] = []
+    related: list[Any] = []
+    seen: dict[tuple[str, str], int] = {}
+    parts: list[dict[str, Any]] = []
+    lines: list[str] = []
+    for i, (part, res) in enumerate(zip(plan.parts, results, strict=True), 1):
+        idx: list[int] = []
+        if res is None:
+            answer = "（未能在时限内回答）" if zh else "(not answered in time)"
+            found = False
+        else:
+            found = bool(res.found)
+            answer = res.answer.strip() if found else (
+                "文档中未找到。" if zh else "Not found in the documents.")
+            for c in res.citations if found else ():
+                key = (c.chunk_id, c.quote)
+                if key not in seen:
+                    seen[key] = len(citations)
+                    citations.append(c)
+                idx.append(seen[key])
+            related.extend(c for c in res.related if (c.chunk_id, c.quote) not in seen)
+        marks = "".join(f"[{n + 1}]" for n in idx)
+        lines.append(f"{i}. {part}\n{answer}{(' ' + marks) if marks else ''}")
+        parts.append({"question": part, "answer": answer, "found": found, "citations": idx})
+    conflicts = [{**r.conflict, "part": i} for i, r in enumerate(results)
+                 if r is not None and r.conflict is not None]
+    result = QueryResult("\n\n".join(lines), citations, any(p["found"] for p in parts), {},
+                         cached=False, related=related[:5], parts=parts,
+                         conflict=conflicts[0] if conflicts else None)
+    return result, parts

@@ -1,0 +1,72 @@
+"""Conflicting evidence (issue 16 item 4) on real documents in a real embedded Qdrant: two
+versions of a policy and a notice that overrides a rule are flagged with both values, sources
+and dates and the newer value first; a restatement and another thing measured are not."""
+
+from __future__ import annotations
+
+import pytest
+from _apphelp import ask, make_settings, running, upload
+
+from corpus.types import Chunk
+from gateway.routing.conflict import doc_date
+
+pytestmark = pytest.mark.integration
+
+V1 = "# Northwind Travel Policy\n\nVersion effective 2023-01-01.\n\n## Rules\n\n" \
+     "The daily per diem for domestic travel is 50 EUR.\n\n" \
+     "The daily per diem for international travel is 80 EUR.\n"
+V2 = "# Northwind Travel Policy\n\nVersion effective 2025-03-01.\n\n## Rules\n\n" \
+     "The daily per diem for domestic travel is 60 EUR.\n\n" \
+     "The daily per diem for international travel is 80 EUR.\n"
+POLICY_ZH = "# 青禾公司员工管理制度\n\n本版自2022年7月1日起施行。\n\n## 规定\n\n员工每周最多可远程办公2天。\n"
+NOTICE_ZH = "# 青禾公司关于调整远程办公的通知\n\n发布日期：2025年3月15日\n\n## 通知\n\n" \
+            "自2025年4月1日起，员工每周最多可远程办公3天。\n"
+FAQ_ZH = "# 青禾公司员工常见问题\n\n## 问答\n\n员工停车场月租费为200元。\n"
+
+
+async def test_versions_and_notice_flagged_newer_first(tmp_path, embed_model_path) -> None:
+    files = [("policy-v1.md", V1.encode()), ("policy-v2.md", V2.encode()),
+             ("zh-policy.md", POLICY_ZH.encode()), ("zh-notice.md", NOTICE_ZH.encode()),
+             ("zh-faq.md", FAQ_ZH.encode())]
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        await upload(app, client, files)
+        body = await ask(client, "What is the daily per diem for domestic travel at Northwind?",
+                         mode="rag", use_cache=False)
+        c = body["conflict"]
+        assert c is not None and "conflict" in body["route"]["flags"], body
+        first, second = c["values"]
+        assert (first["value"], first["date"], first["path"]) == ("60", "2025-03-01", "policy-v2.md")
+        assert (second["value"], second["date"], second["path"]) == ("50", "2023-01-01", "policy-v1.md")
+        assert c["why"].startswith("newer")
+        assert body["answer"].startswith("The daily per diem for domestic travel is 60 EUR.")
+        assert body["citations"][0]["path"] == "policy-v2.md"
+        assert {c["path"] for c in body["citations"]} >= {"policy-v1.md", "policy-v2.md"}
+        assert body["route"]["conflict"] == c
+
+        # the same value in both versions: no conflict
+        same = await ask(client, "What is the daily per diem for international travel at Northwind?",
+                         mode="rag", use_cache=False)
+        assert same["found"] and same.get("conflict") is None, same
+
+        zh = await ask(client, "青禾公司员工每周最多可远程办公几天？", mode="rag", use_cache=False)
+        c = zh["conflict"]
+        assert c is not None and c["values"][0]["value"] == "3", zh
+        assert c["values"][0]["path"] == "zh-notice.md" and c["values"][0]["date"] == "2025-03-15"
+        assert zh["answer"].startswith("自2025年4月1日起，员工每周最多可远程办公3天。")
+        assert "注意：文档之间有冲突" in zh["answer"]
+
+        other = await ask(client, "青禾公司员工停车场月租费是多少？", mode="rag", use_cache=False)
+        assert other["found"] and other.get("conflict") is None, other
+
+
+def test_document_date_prefers_the_effective_date() -> None:
+    def chunk(text: str, title: str = "") -> Chunk:
+        return Chunk(chunk_id="c", doc_id="d", path="p.md", title=title, section_path=(title,),
+                     page_start=1, page_end=1, line_start=1, line_end=1, char_start=0,
+                     char_end=len(text), text=text)
+
+    c = chunk("Printed 2026-01-05. This version is effective from 2024-02-01.")
+    assert doc_date([c]).isoformat() == "2024-02-01"
+    assert doc_date([chunk("本制度自2021年5月1日起施行。")]).isoformat() == "2021-05-01"
+    assert doc_date([chunk("Issued on 3 March 2025 by HR")]).isoformat() == "2025-03-03"
+    assert doc_date([chunk("no date here")]) is None
