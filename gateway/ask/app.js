@@ -102,6 +102,15 @@ function citeItem(c, n, turn) {
 }
 
 function showAnswer(el, body, turn) {
+  // a follow-up read as a standalone question: say how (the stream's answer event carries it
+  // in the route record only)
+  const rewritten = body.rewritten_question || (body.route || {}).rewritten_question;
+  if (rewritten) {
+    const rw = document.createElement("div");
+    rw.className = "rewritten";
+    rw.textContent = "read as: “" + rewritten + "”";
+    el.querySelector(".route").append(rw);
+  }
   const ans = el.querySelector(".answer");
   ans.textContent = "";
   ans.classList.toggle("notfound", !body.found);

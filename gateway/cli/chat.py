@@ -140,17 +140,19 @@ class ChatSession:
 
 
 def print_answer(body: dict[str, Any], con: Any) -> None:
-    """The answer, its numbered citations and one route line (document text printed verbatim,
-    no Rich markup)."""
+    """The question as read (a rewritten follow-up), the answer, its numbered citations and one
+    route line (document text printed verbatim, no Rich markup)."""
     from corpus.citations import citation_location
 
+    r = body["route"]
+    if rewritten := body.get("rewritten_question") or r.get("rewritten_question"):
+        con.print(f"  read as: {rewritten}", markup=False, style="dim italic")
     con.print(body["answer"], markup=False, style="bold" if body["found"] else "dim")
     for i, c in enumerate(body["citations"], 1):
         section = " > ".join(c.get("section_path") or ())
         con.print(f"  [{i}] {c['path']} | {section or '(top)'} | {citation_location(c)}",
                   markup=False, style="cyan")
         con.print(f"      \"{c['quote']}\"", markup=False)
-    r = body["route"]
     d = r.get("decision") or {}
     flags = [f for f in r.get("flags") or () if f != "degraded"]
     con.print(f"  route {d.get('route', '-')} → {r.get('final_path')} ({d.get('reason', '')})"

@@ -259,5 +259,6 @@ def search_text(query: str, res: RagResult, top_k: int) -> str:
     if not res.hits:
         return f"searching '{shown}' ({how}): nothing found"
     best = res.hits[0].chunk
-    return (f"searching '{shown}' ({how}): {len(res.hits)} passages, best "
+    n = len(res.hits)
+    return (f"searching '{shown}' ({how}): {n} passage{'' if n == 1 else 's'}, best "
             f"{best.path} p.{best.page_start}")

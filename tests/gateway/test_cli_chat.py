@@ -36,6 +36,7 @@ def test_chat_answers_several_questions_in_one_process(collection: str) -> None:
         "What is the warranty period?",
         "/mode rag",
         "How long does standard shipping take?",
+        "Does it cost extra?",  # a follow-up: rewritten with the previous question's topic
         "/sources",
         "/mode loop",
         "FW-301 的额定功率是多少？",
@@ -58,8 +59,9 @@ def test_chat_answers_several_questions_in_one_process(collection: str) -> None:
     assert "no collection 'nope' (there are: chat)" in out
     assert "conversation reset" in out
     walls = re.findall(r"wall time (\d+\.\d\d) s \(question (\d)\)", out)
-    assert [n for _, n in walls] == ["1", "2", "3"], out
-    assert re.search(r"3 questions, wall time per question: [\d.]+, [\d.]+, [\d.]+ s", out)
+    assert [n for _, n in walls] == ["1", "2", "3", "4"], out
+    assert re.search(r"4 questions, wall time per question: [\d.]+, [\d.]+, [\d.]+, [\d.]+ s", out)
+    assert "read as: Does standard shipping" in out, out  # the rewritten follow-up is shown
     assert "never read" not in out
 
 
