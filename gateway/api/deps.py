@@ -23,6 +23,7 @@ from corpus._store_common import _NAME_RE as _STORE_NAME_RE
 from corpus._store_common import check_collection_name as _store_check
 from corpus.errors import StoreError
 from gateway.errors import BadRequest, Forbidden, NotFound, Unauthorized
+from gateway.observe import CALLER
 from gateway.settings import Settings
 
 if TYPE_CHECKING:
@@ -64,12 +65,14 @@ async def _cache(request: Request) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class Principal:
-    """Who is calling: ``key_id`` (a short prefix of the key, for logs) and allowed collections."""
+    """Who is calling: ``key_id`` (a short prefix of the key, for logs), allowed collections,
+    ``scope`` and ``admin`` (an admin key: reads every caller's route records)."""
 
     key_id: str
     collections: frozenset[str]
-    #: hash of the whole API key: the scope of the caller's sessions (never shown)
+    #: hash of the whole API key: the scope of the caller's sessions and route records
     scope: str = "anonymous"
+    admin: bool = False
 
     def allows(self, collection: str) -> bool:
         """True when this caller may use ``collection``."""
@@ -82,21 +85,33 @@ class Principal:
 
 
 async def principal_of(request: Request) -> Principal:
-    """The caller of ``request`` (checks ``Authorization: Bearer`` when keys are configured)."""
+    """The caller of ``request`` (checks ``Authorization: Bearer`` when keys are configured;
+    its scope is then the request's ``gateway.observe.CALLER``, kept in its route record).
+
+    :raises Unauthorized: keys are configured and the request has none, or an unknown one.
+    """
     settings: Settings = request.app.state.components.settings
     if not settings.api_keys and not settings.admin_keys:
-        return Principal("anonymous", frozenset({"*"}))
-    header = request.headers.get("authorization", "")
+        return Principal("anonymous", frozenset({"*"}), admin=True)
+    who = _principal(settings, request.headers.get("authorization", ""))
+    CALLER.set(who.scope)
+    return who
+
+
+def _principal(settings: Settings, header: str) -> Principal:
+    """The principal of an ``Authorization`` header. :raises Unauthorized: none or unknown."""
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise Unauthorized("missing API key: send `Authorization: Bearer KEY`")
     token = token.strip()
     for key, cols in settings.api_keys.items():
         if hmac.compare_digest(key.encode(), token.encode()):
-            return Principal(key[:6] + "…", frozenset(cols), _scope(key))
+            admin = any(hmac.compare_digest(a.encode(), token.encode())
+                        for a in settings.admin_keys)
+            return Principal(key[:6] + "…", frozenset(cols), _scope(key), admin)
     for key in settings.admin_keys:  # an admin key not listed in api_keys may use everything
         if hmac.compare_digest(key.encode(), token.encode()):
-            return Principal(key[:6] + "…", frozenset({"*"}), _scope(key))
+            return Principal(key[:6] + "…", frozenset({"*"}), _scope(key), True)
     raise Unauthorized("unknown API key")
 
 

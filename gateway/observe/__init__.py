@@ -11,6 +11,7 @@ The record itself is :class:`gateway.routing.RouteRecord`.
 from gateway.observe.metrics import LATENCY_BUCKETS_S, METRIC_NAMES, GatewayMetrics
 from gateway.observe.route_query import RouteQuery
 from gateway.observe.routelog import (
+    CALLER,
     MemoryRouteLog,
     RedisRouteLog,
     RouteLog,
@@ -20,6 +21,7 @@ from gateway.observe.routelog import (
 from gateway.observe.stats import compute_stats, pick_bucket
 
 __all__ = [
+    "CALLER",
     "LATENCY_BUCKETS_S",
     "METRIC_NAMES",
     "GatewayMetrics",

@@ -24,6 +24,8 @@ class RouteQuery:
     :param cache_hit: keep only hits (True) or misses (False).
     :param escalated: keep only escalated (True) or not escalated (False) requests.
     :param limit: most records returned, newest first (1..10000).
+    :param caller: keep only the records of this caller (``RouteRecord.extra["caller"]``, the
+        API key's scope; ``None`` = every caller's).
     """
 
     paths: tuple[str, ...] = ()
@@ -35,6 +37,7 @@ class RouteQuery:
     cache_hit: bool | None = None
     escalated: bool | None = None
     limit: int = 100
+    caller: str | None = None
 
     def __post_init__(self) -> None:
         if not 1 <= self.limit <= 10000:
@@ -65,6 +68,8 @@ class RouteQuery:
         ):
             return False
         if self.cache_hit is not None and r.cache_hit != self.cache_hit:
+            return False
+        if self.caller is not None and r.extra.get("caller") != self.caller:
             return False
         return self.escalated is None or r.escalated == self.escalated
 

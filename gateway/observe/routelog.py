@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from gateway.redis_support import CircuitBreaker, RedisUnavailableError, call_redis
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 from gateway.observe.route_query import RouteQuery, select
 
 __all__ = [
+    "CALLER",
     "MemoryRouteLog",
     "RedisRouteLog",
     "RouteLog",
@@ -43,6 +45,11 @@ __all__ = [
 ]
 
 log = logging.getLogger("loopgate.gateway")
+
+#: The API key scope of the request being served (set by ``gateway.api.deps.principal_of``
+#: when API keys are configured; "" otherwise): :class:`RouteRecorder` stores it in the
+#: record's ``extra["caller"]`` so ``/v1/routes`` shows a key only its own questions.
+CALLER: ContextVar[str] = ContextVar("loopgate_caller", default="")
 
 
 class RouteLog:
@@ -217,6 +224,8 @@ class RouteRecorder:
         """Convert, observe and append one record; returns the typed record. Never raises for
         a slow or unreachable log (the record is then kept in the local ring buffer)."""
         rec = record if isinstance(record, RouteRecord) else RouteRecord.from_dict(record)
+        if (caller := CALLER.get()) and "caller" not in rec.extra:
+            rec.extra["caller"] = caller
         if self.metrics is not None:
             try:
                 self.metrics.observe(rec)

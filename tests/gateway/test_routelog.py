@@ -161,9 +161,15 @@ async def test_routes_and_stats_api() -> None:
 
 
 async def test_api_keys_scope_records_to_allowed_collections() -> None:
+    from gateway.api.deps import _scope
+
     log = MemoryRouteLog(10)
-    await log.append(RouteRecord.from_dict(router_dict("rag", 0.9, time.time(), collection="a")))
-    await log.append(RouteRecord.from_dict(router_dict("rag", 0.9, time.time(), collection="b")))
+    mine = {"caller": _scope("key-for-a-only")}  # records this key made (a key sees only those)
+    for col in ("a", "b"):
+        await log.append(RouteRecord.from_dict({**router_dict("rag", 0.9, time.time(),
+                                                              collection=col), **mine}))
+    await log.append(RouteRecord.from_dict({**router_dict("rag", 0.9, time.time(),
+                                                          collection="a"), "caller": "key:x"}))
     app = _app(log, api_keys={"key-for-a-only": ["a"]})
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app), base_url="http://t"

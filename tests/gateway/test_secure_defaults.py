@@ -94,3 +94,37 @@ async def test_no_error_body_leaks_paths_hosts_or_exception_text(tmp_path) -> No
         r = await client.get("/readyz")
         assert "redis" in r.json()["checks"] and r.json()["checks"]["redis"]["status"] == "down"
         assert not any(leak in r.text for leak in _LEAKS), r.text
+
+
+async def test_each_key_sees_only_its_own_questions(tmp_path) -> None:
+    """Two keys on one collection: /v1/routes shows each only its own questions (also by trace
+    id, and through the Redis-free ring buffer); the admin key sees both."""
+    from _apphelp import make_settings, running, upload
+
+    other = "usr-abcdefghijk"
+    settings = make_settings(tmp_path, api_keys={USER: ["docs"], other: ["docs"]},
+                             admin_keys=[ADMIN])
+    h = {k: {"Authorization": f"Bearer {k}"} for k in (USER, other, ADMIN)}
+    async with running(settings) as (app, client):
+        await upload(app, client, [("a.md", b"# A\n\nThe warranty lasts 2 years.\n")],
+                     headers=h[ADMIN])
+        traces = {}
+        for key, q in ((USER, "How long is the warranty?"), (other, "Secret plans of user two?")):
+            r = await client.post("/v1/query", json={"question": q, "mode": "rag"}, headers=h[key])
+            assert r.status_code == 200, r.text
+            traces[key] = r.json()["route"]["trace_id"]
+        r = await client.post("/v1/query/stream", json={"question": "Stream of user two?",
+                                                         "mode": "rag"}, headers=h[other])
+        assert r.status_code == 200
+        seen = {}
+        for key in (USER, other, ADMIN):
+            r = await client.get("/v1/routes", headers=h[key])
+            assert r.status_code == 200, r.text
+            seen[key] = {rec["question"] for rec in r.json()["records"]}
+        assert seen[USER] == {"How long is the warranty?"}, seen
+        assert seen[other] == {"Secret plans of user two?", "Stream of user two?"}, seen
+        assert seen[ADMIN] >= seen[USER] | seen[other]
+        r = await client.get(f"/v1/routes/{traces[other]}", headers=h[USER])
+        assert r.status_code == 404
+        r = await client.get(f"/v1/routes/{traces[other]}", headers=h[other])
+        assert r.status_code == 200 and r.json()["question"] == "Secret plans of user two?"

@@ -2,7 +2,8 @@
 ``GET /v1/stats`` (the dashboard's aggregate, :func:`gateway.observe.stats.compute_stats`).
 
 The route log comes from ``app.state.components.route_log`` (``gateway.observe.RouteLog``). With
-API keys configured, a caller sees only the records of the collections its key allows.
+API keys configured, a caller sees only its own records (those its API key made, of the
+collections the key allows); an admin key sees every caller's.
 """
 
 from __future__ import annotations
@@ -39,6 +40,12 @@ def _scope(principal: Principal, collection: list[str] | None) -> frozenset[str]
     return allowed
 
 
+def _caller(principal: Principal) -> str | None:
+    """The caller whose records ``principal`` may read (None = every caller's: an admin key,
+    or no API keys configured)."""
+    return None if principal.admin else principal.scope
+
+
 def _meta(route_log: RouteLog) -> dict[str, Any]:
     return {"backend": route_log.backend, "available": route_log.available}
 
@@ -71,6 +78,7 @@ async def list_routes(
             cache_hit=cache_hit,
             escalated=escalated,
             limit=limit,
+            caller=_caller(principal),
         )
     except ValueError as exc:
         from gateway.errors import BadRequest
@@ -88,7 +96,9 @@ async def get_route(
 ) -> OrjsonResponse:
     """One route record by trace id."""
     record = await route_log.get(trace_id)
-    if record is None or not principal.allows(record.collection):
+    caller = _caller(principal)
+    if record is None or not principal.allows(record.collection) or (
+            caller is not None and record.extra.get("caller") != caller):
         raise NotFound(f"no route record {trace_id!r} in the log")
     return OrjsonResponse(record.to_dict())
 
@@ -110,6 +120,7 @@ async def stats(
         since=None if window_s is None else now - window_s,
         collections=_scope(principal, collection),
         limit=limit or settings.stats_max_records,
+        caller=_caller(principal),
     )
     records = await route_log.recent(query)
     body = await anyio.to_thread.run_sync(
