@@ -198,11 +198,8 @@ class CrossLanguage:
 
     def terms_for(self, question: str, collection: str) -> CrossTerms | None:
         """The terms to add to ``question`` (blocking), or ``None`` when it is in the
-        documents' language or nothing qualifies."""
-        if not _READY.is_set():  # still loading: wait a little, never the whole request
-            warm_up_in_background()
-            if not _READY.wait(self.wait_s):
-                return None
+        documents' language or nothing qualifies. A question in the documents' language never
+        waits for the dictionary index (a one-shot ``loopgate ask`` waited ``wait_s`` for it)."""
         counts = self._lang_counts(collection)
         total = sum(counts.values()) or 1
         han = len(_HAN.findall(question))
@@ -211,6 +208,10 @@ class CrossLanguage:
         share = counts.get(target, 0) / total
         if counts.get(target, 0) == 0:
             return None
+        if not _READY.is_set():  # still loading: wait a little, never the whole request
+            warm_up_in_background()
+            if not _READY.wait(self.wait_s):
+                return None
         en_idx, zh_idx = cedict_index()
         if to_zh:
             cands = candidates_en(question, en_idx)

@@ -90,3 +90,25 @@ async def test_with_an_llm_its_terms_are_used_when_the_collection_holds_them(tmp
             route = r.json()["route"]
             assert "crosslang_llm_failed" in route["flags"]
             assert "日志" in route["cross_language"]["terms"]
+
+
+def test_a_question_in_the_documents_language_does_not_wait_for_the_index(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While the dictionary index is still being built (a one-shot ``loopgate ask`` asks right
+    after start-up), a Chinese question on Chinese documents returns at once: it waited the whole
+    ``wait_s`` (3 s) in the conversation stage before."""
+    import threading
+    import time
+
+    from gateway.conversation import crosslang
+
+    monkeypatch.setattr(crosslang, "_READY", threading.Event())  # "still building"
+    monkeypatch.setattr(crosslang, "warm_up_in_background", lambda: None)
+    cross = crosslang.CrossLanguage(lambda _c, _t: [], lambda _c: {"zh": 3}, wait_s=0.6)
+    t0 = time.monotonic()
+    assert cross.terms_for("网络日志留存多久？", "law") is None
+    assert time.monotonic() - t0 < 0.5
+    t0 = time.monotonic()  # an English question on them still waits (then gives up: no terms)
+    assert cross.terms_for("How long are network logs kept?", "law") is None
+    assert time.monotonic() - t0 >= 0.6
