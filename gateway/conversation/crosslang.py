@@ -18,6 +18,8 @@ among a gloss's many headwords), at most two per unit, longest first.
 documents' language (from the document profiles, ``corpus.profile``) and either ≥ 80 % of the
 collection's documents are in that language, or the terms found cover ≥ 60 % of the question's
 units and one document holds three of them (a mixed collection: the question is about it).
+In the first case no terms are added when a document in the question's own language holds most
+of its words (a Chinese question on the few Chinese documents of a mostly English collection).
 """
 
 from __future__ import annotations
@@ -208,6 +210,9 @@ class CrossLanguage:
         share = counts.get(target, 0) / total
         if counts.get(target, 0) == 0:
             return None
+        own = "en" if to_zh else "zh"
+        if share >= 0.8 and counts.get(own, 0) and self._held(question, collection, to_zh):
+            return None  # a document in the question's own language holds it: no terms
         if not _READY.is_set():  # still loading: wait a little, never the whole request
             warm_up_in_background()
             if not _READY.wait(self.wait_s):
@@ -249,6 +254,27 @@ class CrossLanguage:
         if share < 0.8 and not (coverage >= 0.6 and len(best_units) >= 3):
             return None
         return CrossTerms(tuple(chosen), tuple(units), round(coverage, 3))
+
+    def _held(self, question: str, collection: str, latin: bool) -> bool:
+        """Whether one document holds most of the question's own words (blocking): its
+        Chinese words of two characters or more (rjieba), or its English content words of
+        three letters or more — at least two and 60 % of them (eight at most searched)."""
+        if latin:
+            words = [w.lower() for w in _EN_WORD.findall(question)
+                     if len(w) >= 3 and w.lower() not in _STOP]
+        else:
+            import rjieba
+
+            words = [w for w in rjieba.cut(question) if len(w) >= 2 and _HAN.search(w)]
+        words = list(dict.fromkeys(words))[:8]
+        if len(words) < 2:
+            return False
+        per_doc: dict[str, int] = defaultdict(int)
+        for w in words:
+            for d in {d for d, t in self.search(collection, w) if w in t.lower()}:
+                per_doc[d] += 1
+        best = max(per_doc.values(), default=0)
+        return best >= max(2, 0.6 * len(words))
 
     @staticmethod
     def _candidates_zh(question: str, zh_idx: dict[str, list[str]]) -> list[tuple[str, list[str]]]:

@@ -20,6 +20,11 @@ metric                                 type       labels
 ``loopgate_stage_latency_seconds``     histogram  ``stage``
 ``loopgate_loop_steps``                histogram  — (requests where the LoopAgent ran)
 ``loopgate_rag_confidence``            histogram  — (requests with a RAG confidence)
+``loopgate_sufficiency``               histogram  — (answered requests: evidence coverage)
+``loopgate_rewrites_total``            counter    ``by``: rules|llm (questions rewritten)
+``loopgate_sub_questions``             histogram  — (questions answered in parts)
+``loopgate_memory_hits_total``         counter    — (session memory entries used)
+``loopgate_conflicts_total``           counter    — (answers flagged ``conflict``)
 =====================================  =========  =============================================
 
 Label values are bounded: paths, stages, tools and flags come from small fixed vocabularies
@@ -71,6 +76,11 @@ METRIC_NAMES = (
     "loopgate_stage_latency_seconds",
     "loopgate_loop_steps",
     "loopgate_rag_confidence",
+    "loopgate_sufficiency",
+    "loopgate_rewrites_total",
+    "loopgate_sub_questions",
+    "loopgate_memory_hits_total",
+    "loopgate_conflicts_total",
 )
 
 
@@ -160,6 +170,29 @@ class GatewayMetrics:
             registry=r,
         )
 
+        self.sufficiency = Histogram(
+            "loopgate_sufficiency",
+            "Sufficiency score of answered requests (share of the question's key terms the "
+            "cited evidence covers).",
+            buckets=_CONF_BUCKETS,
+            registry=r,
+        )
+        self.rewrites = Counter(
+            "loopgate_rewrites", "Questions rewritten before retrieval.", ["by"], registry=r
+        )
+        self.sub_questions = Histogram(
+            "loopgate_sub_questions",
+            "Parts of questions answered in parts (plan-and-execute).",
+            buckets=(2, 3, 4, 5, 6, 8),
+            registry=r,
+        )
+        self.memory_hits = Counter(
+            "loopgate_memory_hits", "Session memory entries a request used.", registry=r
+        )
+        self.conflicts = Counter(
+            "loopgate_conflicts", "Answers whose cited documents disagree.", registry=r
+        )
+
     def observe(self, record: RouteRecord) -> None:
         """Update every metric from one route record (see the module table)."""
         path = _label(record.final_path)
@@ -200,6 +233,24 @@ class GatewayMetrics:
             self.loop_steps.observe(record.loop_steps)
         if record.confidence is not None:
             self.confidence.observe(record.confidence)
+        self._observe_process(record)
+
+    def _observe_process(self, record: RouteRecord) -> None:
+        """Process metrics of issue 16 (the record's ``process``, ``rewrite``, ``conflict``)."""
+        process = record.extra.get("process") or {}
+        if not isinstance(process, dict):
+            return
+        if process.get("sufficiency") is not None and record.found:
+            self.sufficiency.observe(float(process["sufficiency"]))
+        if process.get("rewrites"):
+            by = (record.extra.get("rewrite") or {}).get("by", "rules")
+            self.rewrites.labels(by=_label(by)).inc()
+        if process.get("sub_questions"):
+            self.sub_questions.observe(int(process["sub_questions"]))
+        if process.get("memory_hits"):
+            self.memory_hits.inc(int(process["memory_hits"]))
+        if record.extra.get("conflict"):
+            self.conflicts.inc()
 
     def render(self) -> tuple[bytes, str]:
         """Prometheus text exposition of the registry and its content type."""

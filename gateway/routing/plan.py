@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
+from collections import Counter
 from typing import Any
 
 from gateway.errors import ServiceUnavailable
@@ -41,11 +42,24 @@ class PlanStages(RouterStages):
     async def _route(self, ctx: Ctx, q: QueryInput) -> QueryResult:  # pragma: no cover
         raise NotImplementedError
 
-    def _plan_for(self, q: QueryInput) -> Plan | None:
-        """The question's plan, or ``None`` (one question, or decomposition switched off)."""
+    def _plan_for(self, q: QueryInput, record: RouteTrace) -> Plan | None:
+        """The question's plan, or ``None`` (one question, or decomposition switched off).
+
+        Key terms the conversation stage appended for a question in the other language than
+        the documents (``record.cross_language``: ``question (terms)``) are set aside while the
+        question is split and appended to every part."""
         if not self.settings.decompose:
             return None
-        return decompose(q.question, max_parts=self.settings.decompose_max_parts)
+        text, tail = q.question, ""
+        terms = (record.cross_language or {}).get("terms")
+        if terms:
+            suffix = f" ({' '.join(terms)})"
+            if text.endswith(suffix):
+                text, tail = text[:-len(suffix)], suffix
+        plan = decompose(text, max_parts=self.settings.decompose_max_parts)
+        if plan is None or not tail:
+            return plan
+        return dataclasses.replace(plan, parts=tuple(p + tail for p in plan.parts))
 
     async def _run_plan(self, ctx: Ctx, q: QueryInput, plan: Plan) -> QueryResult:
         """Run ``plan``'s parts concurrently until the request deadline and merge them.
@@ -124,6 +138,8 @@ class PlanStages(RouterStages):
                 "confidence": r.confidence, "cache_hit": r.cache_hit,
                 "latency_ms": sub.timings.get("total"), "timeouts": r.timeouts,
                 "steps": len(r.steps),
+                "tool_calls": dict(Counter(str(st.get("tool")) for st in r.steps
+                                           if st.get("kind") == "tool")),
             })
         rec.candidates = candidates
         rec.plan = {"kind": plan.kind, "rule": plan.rule, "parts": parts}

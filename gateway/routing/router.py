@@ -46,6 +46,7 @@ from gateway.routing.fit import fitted_decision, load_routing_model
 from gateway.routing.plan import PlanStages
 from gateway.routing.rules import Decision, RuleConfig, decide, detect_signals, retrieval_query
 from gateway.routing.stages import Ctx, DeadlineExceeded, degraded_result
+from gateway.routing.sufficiency import sufficiency
 from gateway.routing.trace import RouteTrace
 from gateway.routing.types import (
     AnswerCache,
@@ -130,7 +131,7 @@ class Router(PlanStages):
                     result = turn.reuse  # a fact card of this session answers, nothing re-read
                 else:
                     routed = turn.query if turn is not None else q
-                    plan = self._plan_for(routed)
+                    plan = self._plan_for(routed, ctx.record)
                     result = await (self._run_plan(ctx, routed, plan) if plan is not None
                                     else self._route(ctx, routed))
         except DeadlineExceeded as exc:
@@ -168,6 +169,8 @@ class Router(PlanStages):
                     await self.conversation.finish(turn, result, trace)
             except Exception as exc:  # noqa: BLE001 - memory must never fail a request
                 trace.error(f"session save: {type(exc).__name__}: {exc}")
+        trace.sufficiency = sufficiency(trace.rewritten_question or trace.question,
+                                        bool(result.found), result.citations, result.parts)
         result.route = trace.to_dict()
         if self.sink is not None:
             try:

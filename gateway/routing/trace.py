@@ -7,7 +7,8 @@ The dict has the keys of DESIGN.md "Observe" (see :mod:`gateway.routing.record` 
 vocabulary) and, when they were set, ``cross_language``, ``rewritten_question`` / ``rewrite`` /
 ``session`` (conversation), ``corpus_version``, ``retrieval_query``, ``resolution``,
 ``candidates``, ``plan`` (a question answered in parts) and ``conflict`` (cited passages
-disagree); ``latency_ms``, ``degraded`` and ``found`` close it.
+disagree), ``sufficiency`` and ``process`` (:mod:`gateway.routing.sufficiency`: steps, tool
+calls by tool, rewrites, sub-questions, memory hits, tokens, sufficiency); ``latency_ms``, ``degraded`` and ``found`` close it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+from gateway.routing.sufficiency import process_metrics
 
 __all__ = ["RouteTrace"]
 
@@ -63,6 +66,7 @@ class RouteTrace:
     candidates: list[str] | None = None
     plan: dict[str, Any] | None = None  # a question answered in parts (gateway.routing.plan)
     conflict: dict[str, Any] | None = None  # cited passages disagree (gateway.routing.conflict)
+    sufficiency: float | None = None  # gateway.routing.sufficiency, set when the answer is ready
     # --- closed by :meth:`close` ------------------------------------------------------------
     latency_ms: dict[str, float] = field(default_factory=dict)
     degraded: bool = False
@@ -190,5 +194,7 @@ class RouteTrace:
             value = getattr(self, key)
             if value is not None:
                 d[key] = value
+        d["sufficiency"] = self.sufficiency
+        d["process"] = process_metrics(d)
         d.update(latency_ms=self.latency_ms, degraded=self.degraded, found=self.found)
         return d

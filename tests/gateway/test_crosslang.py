@@ -112,3 +112,18 @@ def test_a_question_in_the_documents_language_does_not_wait_for_the_index(
     t0 = time.monotonic()  # an English question on them still waits (then gives up: no terms)
     assert cross.terms_for("How long are network logs kept?", "law") is None
     assert time.monotonic() - t0 >= 0.6
+
+
+async def test_own_language_document_holds_the_question(tmp_path) -> None:
+    """A mostly English collection with one Chinese document: a Chinese question about that
+    document gets no English terms (they only pulled retrieval towards the English pages)."""
+    english = [(f"guide{i}.md", (f"# Guide {i}\n\nNetwork operators should keep logs and "
+                                 f"records for audits, section {i}.\n").encode()) for i in range(5)]
+    settings = make_settings(tmp_path)
+    async with running(settings) as (app, client):
+        await upload(app, client, [("law.md", LAW.encode()), *english])
+        r = await client.post("/v1/query", json={"question": "网络运营者留存网络日志不少于多久？"})
+        body = r.json()
+        assert r.status_code == 200, body
+        assert body["route"].get("cross_language") is None, body["route"].get("cross_language")
+        assert body["found"] and body["citations"][0]["path"] == "law.md"

@@ -91,6 +91,12 @@ async def test_parts_answered_concurrently_each_cited(tmp_path, embed_model_path
         assert body["answer"].startswith("1. 退货期限是几天？") and "\n\n2. 标准配送要几天？" in body["answer"]
         assert [p["final_path"] for p in route["plan"]["parts"]] == ["rag", "rag"]
         assert route["candidates"] and route["latency_ms"]["plan"] > 0
+        process = route["process"]
+        assert process["sub_questions"] == 2 and process["rewrites"] == 0
+        assert 0 < process["sufficiency"] <= 1 and route["sufficiency"] == process["sufficiency"]
+        metrics = (await client.get("/metrics")).text
+        assert "loopgate_sub_questions_count 1.0" in metrics
+        assert "loopgate_sufficiency_count 1.0" in metrics
         off = make_settings(tmp_path / "off", embed_model_path, decompose=False)
     async with running(off) as (app, client):
         await upload(app, client, v1)
@@ -122,3 +128,24 @@ async def test_slow_part_is_cut_at_the_deadline(tmp_path, embed_model_path, v1) 
         route = body["route"]
         assert route["degraded"] and "partial_answer" in route["flags"]
         assert any(t["stage"].startswith("part2") for t in route["timeouts"])
+
+
+def test_sufficiency_and_process_metrics() -> None:
+    from corpus.types import Citation
+    from gateway.routing.sufficiency import process_metrics, sufficiency
+
+    cite = Citation("c1", "policy.md", ("退货政策", "期限"), 1, (4, 4), "购买后 7 天内可无理由退货。")
+    # key pairs 退货 货期 期限 (是几 几天 hold question characters): 退货 and 期限 are cited
+    assert sufficiency("退货期限是几天？", True, [cite]) == 0.667
+    assert sufficiency("How many days for returns?", True, [cite]) == 0.0
+    assert sufficiency("退货期限是几天？", False, [cite]) == 0.0
+    parts = [{"question": "退货期限是几天？", "found": True, "citations": [0]},
+             {"question": "仓库周日开门吗？", "found": False, "citations": []}]
+    assert sufficiency("…", True, [cite], parts) == 0.333
+    route = {"steps": [{"kind": "tool", "tool": "search"}, {"kind": "llm"}],
+             "plan": {"parts": [{"steps": 2, "tool_calls": {"read": 1, "search": 1}}]},
+             "rewritten_question": "x", "session": {"memory_hits": ["a.md"]}, "tokens": 7,
+             "sufficiency": 0.5}
+    assert process_metrics(route) == {
+        "steps": 4, "tool_calls": {"search": 2, "read": 1}, "rewrites": 1, "sub_questions": 1,
+        "memory_hits": 1, "tokens": 7, "sufficiency": 0.5}
