@@ -198,8 +198,9 @@ def _two_columns(folder: Path, rng: random.Random) -> list[Sample]:
                         page.insert_text((309, right[k][0]), right[k][1], fontsize=10,
                                          fontname=font)
             end_y = max(left[-1][0], right[-1][0]) + 40
-            closing = ("本页完。以上数据截至季度末。" if zh
-                       else "End of section. Figures are as of the quarter end.")
+            # a full-width closing line under both columns (its own text on every page: a
+            # line repeated at the foot of each page is a running footer, rightly dropped)
+            closing = _hanzi(rng, 20) if zh else _sentences(rng, 1)[0]
             page.insert_text((56, end_y), closing, fontsize=10, fontname=font)
             pages.append("\n".join([title] + [ln for p in cols[0] for ln in p]
                                    + [ln for p in cols[1] for ln in p] + [closing]))

@@ -25,9 +25,17 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from corpus.parsers._pdf_page import VLine, page_lines
 from corpus.parsers._pymupdf import pymupdf
 
-__all__ = ["MIN_TEXT_CHARS", "OCR_DPI", "needs_ocr", "ocr_languages", "ocr_textpage"]
+__all__ = [
+    "MIN_TEXT_CHARS",
+    "OCR_DPI",
+    "needs_ocr",
+    "ocr_clip_lines",
+    "ocr_languages",
+    "ocr_textpage",
+]
 
 MIN_TEXT_CHARS = 200
 OCR_DPI = 300  # Tesseract's documented sweet spot for body text (tessdoc "ImproveQuality")
@@ -79,6 +87,37 @@ def ocr_textpage(page: pymupdf.Page) -> pymupdf.TextPage | None:
             )
     except Exception:  # Tesseract error on this page: treated as a page without text
         return None
+
+
+def ocr_clip_lines(page: pymupdf.Page, rect: pymupdf.Rect) -> list[VLine] | None:
+    """OCR the part ``rect`` of ``page`` (a picture of text on a born-digital page).
+
+    :returns: its visual lines (``corpus.parsers._pdf_page.page_lines`` of the OCR text, boxes
+        in ``page``'s points), ``None`` when OCR is unavailable or Tesseract fails on it.
+    """
+    langs = ocr_languages()
+    if not langs:
+        return None
+    try:
+        pix = page.get_pixmap(dpi=OCR_DPI, clip=rect)
+        with _quiet_stderr():
+            data = pix.pdfocr_tobytes(compress=False, language=langs, tessdata=_tessdata())
+        ocr = pymupdf.open(stream=data, filetype="pdf")
+    except Exception:  # Tesseract error on this picture: treated as no text
+        return None
+    try:
+        opage = ocr[0]
+        lines = page_lines(opage, opage.get_textpage(flags=0))
+        # OCR page points → page points (a matrix on the text page would clip the text away)
+        k, dx, dy = rect.width / opage.rect.width, rect.x0, rect.y0
+        for v in lines:
+            x0, y0, x1, y1 = v.bbox
+            v.bbox = (x0 * k + dx, y0 * k + dy, x1 * k + dx, y1 * k + dy)
+            for s in v.spans:
+                s.x0, s.y0, s.x1, s.y1 = s.x0 * k + dx, s.y0 * k + dy, s.x1 * k + dx, s.y1 * k + dy
+        return lines
+    finally:
+        ocr.close()
 
 
 @contextlib.contextmanager

@@ -1,8 +1,9 @@
 """Page-level PDF extraction: visual lines with fonts and boxes, and ruled tables.
 
 A *visual line* is what a reader sees as one line: PyMuPDF ``get_text("dict", sort=True)``
-lines of one text block that share a baseline band are joined left to right (unruled
-financial tables store each cell as its own line; joining them gives ``Cash and cash
+lines, put in reading order (turned text, two text columns: ``corpus.parsers._pdf_order``),
+that belong to one paragraph group and share a baseline band are joined left to right
+(unruled financial tables store each cell as its own line; joining them gives ``Cash and cash
 equivalents $ 2,853 $ 3,053`` instead of one number per line).
 
 Tables: ``Page.find_tables()`` costs ~0.5 s per page, so it runs only on pages whose vector
@@ -13,10 +14,12 @@ centre), not ``Table.extract()``, which mangles ``FW-304`` into ``FW 304\\n-`` (
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from corpus.parsers._common import expand_ligatures
+from corpus.parsers._pdf_order import frame_box, ordered_lines
 from corpus.parsers._pymupdf import pymupdf
 
 __all__ = ["MIN_RULES", "PageTable", "VLine", "find_ruled_tables", "has_ruling_grid", "page_lines"]
@@ -85,10 +88,17 @@ class VLine:
     number: int = 0
 
 
+# Tesseract's Chinese models put a space between characters and around full-width punctuation
+# ("增长百分之十二 , 主要"): nobody sees one there
+_CJK_CHAR = "\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef"
+_OCR_CJK_GAP = re.compile(f"(?<=[{_CJK_CHAR}]) +(?=[{_CJK_CHAR}])")
+
+
 def _clean_ocr_lines(lines: list[VLine]) -> list[VLine]:
     """OCR lines without the margin rules Tesseract reads as ``|``, ``.``, ``!`` tokens at a
-    line's ends, lines with no letter or digit dropped, and one font size for the page (OCR
-    sizes are box heights, not fonts: they must not make headings)."""
+    line's ends, no space between two CJK characters or punctuation marks, lines with no
+    letter or digit dropped, and one font size for the page (OCR sizes are box heights, not
+    fonts: they must not make headings)."""
     kept: list[VLine] = []
     for v in lines:
         words = v.text.split()
@@ -97,7 +107,7 @@ def _clean_ocr_lines(lines: list[VLine]) -> list[VLine]:
         while words and not any(ch.isalnum() for ch in words[-1]):
             words.pop()
         if words:
-            v.text = " ".join(words)
+            v.text = _OCR_CJK_GAP.sub("", " ".join(words))
             kept.append(v)
     if kept:
         size = sorted(v.size for v in kept)[len(kept) // 2]
@@ -114,41 +124,47 @@ def page_lines(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> 
         instead of the PDF's own text layer; its lines holding no letter or digit are dropped.
     """
     data = page.get_text("dict", flags=_FLAGS, sort=True, textpage=textpage)
+    blocks = [b for b in data["blocks"] if b.get("type", 0) == 0]
+    items, d = ordered_lines(blocks)  # reading order: turned text, two text columns
     out: list[VLine] = []
-    for bno, block in enumerate(data["blocks"]):
-        if block.get("type", 0) != 0:
-            continue
-        rows: list[list[dict[str, Any]]] = []  # dict-lines grouped by baseline band
-        boxes: list[list[float]] = []
-        for line in block["lines"]:
-            spans = [s for s in line["spans"] if s["text"].strip()]
-            if not spans:
+    rows: list[list[dict[str, Any]]] = []  # dict-lines grouped by baseline band
+    boxes: list[list[float]] = []  # each row's box in the reading frame
+    pboxes: list[list[float]] = []  # … and in page space
+    groups: list[int] = []
+    for o in items:
+        spans = [s for s in o.line["spans"] if s["text"].strip()]
+        x0, y0, x1, y1 = o.box
+        px0, py0, px1, py1 = o.line["bbox"]
+        if boxes and groups[-1] == o.group:
+            b = boxes[-1]
+            overlap = min(b[3], y1) - max(b[1], y0)
+            if overlap > 0.5 * min(b[3] - b[1], y1 - y0) and x0 >= b[2] - 1:
+                rows[-1].extend(spans)
+                boxes[-1] = [min(b[0], x0), min(b[1], y0), max(b[2], x1), max(b[3], y1)]
+                p = pboxes[-1]
+                pboxes[-1] = [min(p[0], px0), min(p[1], py0), max(p[2], px1), max(p[3], py1)]
                 continue
-            x0, y0, x1, y1 = line["bbox"]
-            if boxes:
-                b = boxes[-1]
-                overlap = min(b[3], y1) - max(b[1], y0)
-                if overlap > 0.5 * min(b[3] - b[1], y1 - y0) and x0 >= b[2] - 1:
-                    rows[-1].extend(spans)
-                    boxes[-1] = [min(b[0], x0), min(b[1], y0), max(b[2], x1), max(b[3], y1)]
-                    continue
-            rows.append(list(spans))
-            boxes.append([x0, y0, x1, y1])
-        for spans, box in zip(rows, boxes, strict=True):
-            spans.sort(key=lambda s: s["bbox"][0])
-            objs = [_Span(expand_ligatures(s["text"]), *s["bbox"]) for s in spans]
-            sizes = [s["size"] for s in spans]
-            out.append(
-                VLine(
-                    text=join_spans(objs),
-                    bbox=(box[0], box[1], box[2], box[3]),
-                    size=max(sizes),
-                    min_size=min(sizes),
-                    bold=all(s["flags"] & _BOLD or "Bold" in s["font"] for s in spans),
-                    block=bno,
-                    spans=objs,
-                )
+        rows.append(list(spans))
+        boxes.append([x0, y0, x1, y1])
+        pboxes.append([px0, py0, px1, py1])
+        groups.append(o.group)
+    for spans, box, group in zip(rows, pboxes, groups, strict=True):
+        spans.sort(key=lambda s: frame_box(s["bbox"], d)[0])
+        objs = [_Span(expand_ligatures(s["text"]), *s["bbox"]) for s in spans]
+        text = join_spans(objs if d == (1, 0) else [
+            _Span(o.text, *frame_box((o.x0, o.y0, o.x1, o.y1), d)) for o in objs])
+        sizes = [s["size"] for s in spans]
+        out.append(
+            VLine(
+                text=text,
+                bbox=(box[0], box[1], box[2], box[3]),
+                size=max(sizes),
+                min_size=min(sizes),
+                bold=all(s["flags"] & _BOLD or "Bold" in s["font"] for s in spans),
+                block=group,
+                spans=objs,
             )
+        )
     if textpage is not None:
         out = _clean_ocr_lines(out)
     for i, v in enumerate(out, start=1):

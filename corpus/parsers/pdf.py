@@ -33,7 +33,10 @@ Pipeline per document:
 8. text-layer quality (``corpus.parsers._pdf_quality``): a page whose text cannot be what it
    shows (unmapped glyphs, private-use characters, implausible CJK) is read by OCR when
    available, else kept out of the index with a ``garbled_text: … needs_ocr: [pages]`` warning.
-9. no text at all: ``needs_ocr`` when the pages hold images (and OCR is unavailable or read
+9. pictures of text on born-digital pages (``corpus.parsers._pdf_mixed``: an image over 5 %
+   of the page with no text layer on it): read by OCR where they sit when they read as prose,
+   else (no OCR) reported with a ``mixed_scan: … needs_ocr: [pages]`` warning.
+10. no text at all: ``needs_ocr`` when the pages hold images (and OCR is unavailable or read
    nothing), else ``no_text``.
 """
 
@@ -44,6 +47,7 @@ from pathlib import Path
 
 from corpus.errors import ParseError
 from corpus.parsers._common import render_table, sha256_hex
+from corpus.parsers._pdf_mixed import read_text_pictures
 from corpus.parsers._pdf_ocr import needs_ocr, ocr_languages, ocr_textpage
 from corpus.parsers._pdf_page import (
     PageTable,
@@ -191,6 +195,9 @@ def _parse(path: Path, data: bytes, doc: pymupdf.Document) -> ParsedDocument:
     fixed, garbled = screen_pages(lines, lambda ls: "".join(v.text for v in ls),
                                   lambda i: _ocr_lines(pages[i]), {p - 1 for p in read_by_ocr})
     read_by_ocr = sorted(read_by_ocr + fixed)
+    pictures, unread_pictures = read_text_pictures(
+        pages, lines, {i for i in scans} | {p - 1 for p in read_by_ocr}
+    )
     if garbled:
         warnings.append(
             f"garbled_text: {len(garbled)} page(s) whose text layer cannot be what the page "
@@ -205,6 +212,16 @@ def _parse(path: Path, data: bytes, doc: pymupdf.Document) -> ParsedDocument:
         warnings.append(
             f"{len(read_by_ocr)} scanned page(s) read by OCR ({ocr_languages()}): "
             f"{read_by_ocr[:20]}"
+        )
+    if pictures:
+        warnings.append(
+            f"{len(pictures)} page(s) with a picture of text read by OCR ({ocr_languages()}): "
+            f"{pictures[:20]}"
+        )
+    if unread_pictures:
+        warnings.append(
+            f"mixed_scan: {len(unread_pictures)} page(s) show a picture with no text layer on "
+            f"it; text in it is not indexed; needs_ocr: {unread_pictures[:20]}"
         )
     unread_scans = len(scans) - len(read_by_ocr)
     heights = [p.rect.height for p in pages]

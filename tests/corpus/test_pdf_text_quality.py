@@ -13,7 +13,6 @@ import pytest
 from corpus.chunker import chunk_document
 from corpus.errors import ParseError
 from corpus.parsers import parse_file
-from corpus.parsers._pdf_ocr import ocr_languages
 from corpus.parsers._pdf_quality import garbled_reason
 
 ZH = "网络运营者应当按照网络安全等级保护制度的要求履行安全保护义务，网络日志留存不少于六个月。"
@@ -78,8 +77,7 @@ def test_garbled_reason_passes_real_text() -> None:
     assert garbled_reason("short \ufffd") is None  # too little text to judge
 
 
-@pytest.mark.skipif(bool(ocr_languages()), reason="without OCR only (Tesseract installed here)")
-def test_garbled_pages_are_reported_and_kept_out(tmp_path: Path) -> None:
+def test_garbled_pages_are_reported_and_kept_out(tmp_path: Path, no_ocr: None) -> None:
     doc = parse_file(_mixed_pdf(tmp_path / "mixed.pdf"))
     warn = next(w for w in doc.warnings if w.startswith("garbled_text"))
     assert "needs_ocr: [3, 4]" in warn
@@ -90,8 +88,7 @@ def test_garbled_pages_are_reported_and_kept_out(tmp_path: Path) -> None:
     assert garbled_reason(text) is None and "\ue000" not in text and "㟏" not in text
 
 
-@pytest.mark.skipif(bool(ocr_languages()), reason="without OCR only (Tesseract installed here)")
-def test_a_wholly_garbled_pdf_needs_ocr(tmp_path: Path) -> None:
+def test_a_wholly_garbled_pdf_needs_ocr(tmp_path: Path, no_ocr: None) -> None:
     doc = pymupdf.open()
     _break_font(doc, _page(doc, ZH, "F1"), "no_tounicode")
     doc.save(tmp_path / "bad.pdf")
