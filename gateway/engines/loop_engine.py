@@ -38,6 +38,7 @@ def describe_step(ev: dict[str, Any], page_of: dict[str, str] | None = None) -> 
         "read": f"reading {where}",
         "next_chunk": f"reading on: {where}",
         "prev_chunk": f"reading back: {where}",
+        "scan": f"looking up '{args.get('query', '')}' in the documents' section directory",
         "outline": f"outline of {args.get('doc', args.get('document', ''))}",
         "summarize": "taking notes",
         "answer": "answering",

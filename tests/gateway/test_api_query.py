@@ -195,3 +195,15 @@ async def test_unknown_fields_are_refused_naming_the_field(tmp_path, embed_model
             "model": "loopgate-rag", "temperature": 0.2, "top_p": 1, "user": "u1",
             "messages": [{"role": "user", "content": "退货期限是几天？", "name": "bob"}]})
         assert r.status_code == 200, r.text
+
+
+def test_every_loop_tool_has_a_step_text() -> None:
+    """The Ask page shows each LoopAgent step as text: no tool appears as its bare name (the
+    page showed 'scan')."""
+    from gateway.engines.loop_engine import describe_step
+    from loop.tools import TOOLS
+
+    args = {"query": "warranty", "chunk_id": "c1", "doc": "a.pdf", "reason": "broad"}
+    for name in TOOLS:
+        text = describe_step({"kind": "tool", "tool": name, "arguments": args})
+        assert text != name, (name, text)
