@@ -57,6 +57,14 @@ function renderKpis(t) {
   $("k-notfound").textContent = pct(t.not_found_rate);
 }
 
+function renderProcess(p) {
+  if (!p) return;
+  $("k-sufficiency").textContent = p.sufficiency ? p.sufficiency.p50.toFixed(2) : "–";
+  $("k-rewritten").textContent = pct(p.rewrite_rate);
+  $("k-parts").textContent = pct(p.in_parts_rate);
+  $("k-conflicts").textContent = p.conflicts;
+}
+
 function renderMix(s) {
   const x = s.route_mix.t.map((v) => new Date(v * 1000));
   const series = s.route_mix.series;
@@ -132,6 +140,7 @@ async function refresh() {
       getJSON("/v1/stats" + qs), getJSON("/v1/routes?limit=20" + (win ? "&since=" + (Date.now() / 1000 - win) : "")),
     ]);
     renderKpis(stats.totals);
+    renderProcess(stats.process);
     renderMix(stats);
     renderRates(stats);
     renderPercentiles("chart-latency", stats.latency_ms);

@@ -22,6 +22,10 @@
       "loop_steps": {"1": 3, "2": 10, "3": 7},  # LoopAgent turns → requests
       "brains": {"extractive": 250, "loop-offline": 30},
       "flags": {"keyword_only": 5},
+      "process": {"sufficiency": {"count", "p50", "p95", "max"} | None (found answers),
+                  "rewritten": 9, "answered_in_parts": 3, "sub_questions": 7,
+                  "memory_hits": 4, "conflicts": 1, "rewrite_rate": 0.02,
+                  "in_parts_rate": 0.007},
       "low_confidence": {"threshold": 0.5, "records": [route records, newest first]}
     }
 
@@ -112,7 +116,10 @@ def compute_stats(
     brains: Counter[str] = Counter()
     flags: Counter[str] = Counter()
     degraded = not_found = n_timeouts = 0
+    suff: list[float] = []
+    process: Counter[str] = Counter()
     for r in recs:
+        _process(r, suff, process)
         path = r.final_path or "unknown"
         i = min(int((r.ts - first) // width), n_buckets - 1)
         by_path[path] += 1
@@ -182,11 +189,33 @@ def compute_stats(
         "loop_steps": {k: steps[k] for k in sorted(steps, key=int)},
         "brains": dict(brains.most_common()),
         "flags": dict(flags.most_common()),
+        "process": {
+            "sufficiency": _summary(suff) if suff else None,
+            "rewritten": process["rewritten"], "answered_in_parts": process["in_parts"],
+            "sub_questions": process["sub_questions"], "memory_hits": process["memory_hits"],
+            "conflicts": process["conflicts"],
+            "rewrite_rate": _rate(process["rewritten"], total),
+            "in_parts_rate": _rate(process["in_parts"], total),
+        },
         "low_confidence": {
             "threshold": low_confidence,
             "records": [r.to_dict() for r in low[:low_limit]],
         },
     }
+
+
+def _process(r: RouteRecord, suff: list[float], counts: Counter[str]) -> None:
+    """Add one record's ``process`` (issue 16 item 5) to the running aggregates."""
+    p = r.extra.get("process")
+    if not isinstance(p, dict):
+        return
+    if p.get("sufficiency") is not None and r.found:
+        suff.append(float(p["sufficiency"]))
+    counts["rewritten"] += bool(p.get("rewrites"))
+    counts["in_parts"] += bool(p.get("sub_questions"))
+    counts["sub_questions"] += int(p.get("sub_questions") or 0)
+    counts["memory_hits"] += int(p.get("memory_hits") or 0)
+    counts["conflicts"] += bool(r.extra.get("conflict"))
 
 
 def _bucket_totals(mix: dict[str, list[int]], n: int) -> list[int]:

@@ -54,8 +54,11 @@ _EN_START = re.compile(
 _EN_DEPENDS = re.compile(
     r"\b(?:it|its|they|them|these|those|he|she|the same)\b|^(?:\S+\s+){0,3}(?:their|his|her)\b"
     r"|\b(?:this|that)\s+(?:time|change|difference|amount|period|year|figure|value|rate|one)\b"
-    r"|\bcompar(?:e|ed|es|ing)\b|\bdifferences?\b|\bboth\b|\bthe effects?\b", re.I)
-_ZH_DEPENDS = re.compile(r"^\s*(?:其|该|这|此|它|那)|这些|其中|上述|前者|后者|相比|变化")
+    r"|\bcompar(?:e|ed|es|ing)\b|\bdifferences?\b|\bboth\b|\bthe effects?\b"
+    r"|^(?:and\s+)?(?:then|after that|afterwards|if so|otherwise)\b", re.I)
+_ZH_DEPENDS = re.compile(r"^\s*(?:其|该|这|此|它|那|之后|然后|随后|接着|后来|此后|如果|若|否则|再)"
+                         r"|这些|其中|上述|前者|后者|相比|变化")
+_ZH_DIFF = re.compile(r"区别|差别|差异|不同|异同|优劣|哪个|哪一个|谁")
 _EN_LEAD = re.compile(rf"^(?P<lead>[^,]{{3,80}},)\s*(?={_WH}\b)", re.I)
 
 
@@ -175,6 +178,8 @@ def _zh_pair(q: str) -> list[str] | None:
     cmp = _ZH_CMP.match(body)
     if cmp:
         clause, tail = body[cmp.end():], "是多少？"
+        if _ZH_DIFF.search(clause):
+            return None  # "比较A和B有什么区别": the difference is the question, not two values
     else:
         each = _ZH_EACH.search(body)
         if each is None:

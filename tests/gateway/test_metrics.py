@@ -141,3 +141,29 @@ def test_grafana_dashboard_uses_only_real_metrics() -> None:
         assert name in exposed, name
     ids = [p["id"] for p in dash["panels"]]
     assert len(ids) == len(set(ids))
+
+
+def test_process_metrics_in_stats_and_prometheus() -> None:
+    """Issue 16 item 5: the record's process summary reaches /v1/stats and /metrics."""
+    base = {"question": "q", "collection": "c", "mode": "auto", "ts": 100.0, "found": True,
+            "final_path": "plan", "latency_ms": {"total": 10.0}}
+    recs = [
+        RouteRecord.from_dict({**base, "rewritten_question": "q2", "rewrite": {"by": "rules"},
+                               "process": {"sufficiency": 0.5, "rewrites": 1, "sub_questions": 3,
+                                           "memory_hits": 2}, "conflict": {"why": "newer"}}),
+        RouteRecord.from_dict({**base, "final_path": "rag",
+                               "process": {"sufficiency": 1.0, "rewrites": 0, "sub_questions": 0,
+                                           "memory_hits": 0}}),
+    ]
+    p = compute_stats(recs, now=101.0)["process"]
+    assert p["sufficiency"]["p50"] == 0.75 and p["rewritten"] == 1 and p["conflicts"] == 1
+    assert p["answered_in_parts"] == 1 and p["sub_questions"] == 3 and p["memory_hits"] == 2
+    assert p["in_parts_rate"] == 0.5
+    m = GatewayMetrics()
+    for r in recs:
+        m.observe(r)
+    text = m.render()[0].decode()
+    assert "loopgate_sufficiency_count 2.0" in text
+    assert 'loopgate_rewrites_total{by="rules"} 1.0' in text
+    assert "loopgate_sub_questions_count 1.0" in text
+    assert "loopgate_memory_hits_total 2.0" in text and "loopgate_conflicts_total 1.0" in text

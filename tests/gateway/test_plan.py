@@ -58,6 +58,9 @@ def test_decompose_splits(question: str, parts: list[str]) -> None:
         # a pair in an earlier clause, or a clause that asks itself
         "用人单位一直不和员工签书面劳动合同：从用工超过一个月起和满一年时，分别会产生什么法律后果？",
         "在韓國哪一方和僱主一樣都需要各自承擔一半的失業保險費？",
+        # the second part follows from the first; the difference is the question
+        "磁盘使用率超过多少会停止接收新文档？之后会怎样？",
+        "比较退货政策和配送政策有什么区别？",
     ],
 )
 def test_decompose_leaves_single_questions_whole(question: str) -> None:
