@@ -96,3 +96,48 @@ def test_real_gitlab_handbook_pages_parse(eval_dir: Path) -> None:
         chunks = chunk_document(doc, rel_path=f.name)
         assert chunks, f
         assert all(len(c.text) <= 1500 + 80 for c in chunks)
+
+
+def _long_md(sections: int) -> str:
+    parts = ["---\ntitle: Long\n---\n# Long manual\n"]
+    for i in range(sections):
+        parts.append(
+            f"## Part {i}\n\nThe unit U-{i} runs {i % 9 + 1} hours.\n\n"
+            "```bash\n# not a heading: a comment in a fenced block\necho ok\n```\n\n"
+            f"| Key | Value |\n|-----|------|\n| port | {8000 + i} |\n\n"
+            f"- item {i}\n- second item\n\nSetext {i}\n--------\n\ntext under it\n")
+    return "".join(parts)
+
+
+def test_a_long_file_is_parsed_in_segments_with_the_same_blocks(monkeypatch) -> None:
+    """Issue 20 item 4: segments cut before ATX headings outside fences give exactly the blocks
+    (kinds, texts, line numbers) of a one-piece parse."""
+    from corpus.parsers import markdown
+
+    text = _long_md(120)  # ~2,500 lines
+    monkeypatch.setattr(markdown, "SEGMENT_LINES", 10**9)
+    whole, title = markdown.markdown_blocks(text)
+    monkeypatch.setattr(markdown, "SEGMENT_LINES", 40)
+    assert len(markdown._segments(text.split("\n"), 3)) > 20
+    parts, title2 = markdown.markdown_blocks(text)
+    assert (parts, title2) == (whole, title)
+    heads = [b for b in parts if b.kind == "heading"]
+    assert not any("not a heading" in b.text for b in heads) and len(heads) == 1 + 2 * 120
+
+
+def test_parsing_a_large_file_holds_no_whole_token_list(tmp_path: Path) -> None:
+    """The parse of a ~0.9 MB file of many small blocks: parsed in one piece, markdown-it's
+    tokens of the whole file peaked at 110x its source (the blocks kept: 14x); in segments 25x."""
+    import tracemalloc
+
+    path = tmp_path / "big.md"
+    path.write_text(_long_md(4000), encoding="utf-8")
+    size = path.stat().st_size
+    tracemalloc.start()
+    try:
+        doc = parse_file(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len([b for b in doc.blocks if b.kind == "table"]) == 4000
+    assert peak < 40 * size, (peak / size, size)
