@@ -6,9 +6,12 @@ Citations carry ``page`` / ``page_end`` and ``lines`` (1-based line numbers on t
 visible line counted) and the verbatim ``quote``. :func:`quote_boxes` reads the same visual
 lines again, takes the cited ones, and finds the quote's characters in them (PyMuPDF
 ``rawdict`` characters, compared in the normal form of ``corpus.citations`` with all whitespace
-and table pipes removed). The boxes are those characters' union per visual line; when the
-characters cannot be matched (an OCR'd page, a table row the chunker rebuilt) the cited lines'
-whole boxes are returned instead, and ``exact`` says which.
+and table pipes removed). The boxes are those characters' union per visual line. A table row
+the chunker rebuilt (``| a | b |``) whose cells the page lays over several visual lines (a
+wrapped cell, a cell centred between rows, each cell a line of its own) is found cell by cell in
+the lines around the cited ones, one box per piece of a cell. When the characters cannot be
+matched (an OCR'd page) the cited lines' whole boxes are returned instead, and ``exact`` says
+which.
 
 Rendering uses PyMuPDF ``Page.get_pixmap(dpi=…)`` (AGPL-3.0, like LoopGate).
 """
@@ -21,7 +24,7 @@ from pathlib import Path
 
 from corpus.citations import normalise_ws
 from corpus.errors import ParseError
-from corpus.parsers._pdf_page import _FLAGS, page_lines
+from corpus.parsers._pdf_page import _FLAGS, VLine, page_lines
 from corpus.parsers._pymupdf import pymupdf
 from corpus.parsers.text import decode_text
 
@@ -53,8 +56,9 @@ class PageImage:
 
 @dataclass(frozen=True, slots=True)
 class QuoteBoxes:
-    """Where a quote sits on one page: ``boxes`` (one per visual line it covers, PDF points),
-    ``lines`` the visual line numbers they belong to, ``exact`` true when the boxes are the
+    """Where a quote sits on one page: ``boxes`` (one per visual line it covers — a table row
+    found cell by cell: one per piece of a cell — PDF points), ``lines`` the visual line
+    numbers they belong to (one per box), ``exact`` true when the boxes are the
     quote's own characters (false: the cited lines' whole boxes), ``page_width`` /
     ``page_height`` in points."""
 
@@ -148,6 +152,69 @@ def _span_in(text: str, quote: str, bounds: list[tuple[int, int]], *, head: bool
     return best
 
 
+#: Visual lines searched above and below the cited ones for the cells of a table row (below:
+#: one more per cell, for pages that lay each cell out as a line of its own).
+ROW_WINDOW = 2
+#: Share of a table row's characters that must be found for its cells to be boxed.
+ROW_FOUND = 0.8
+
+
+def _free_find(text: str, sub: str, used: set[int]) -> int:
+    """The first index of ``sub`` in ``text`` touching no index in ``used``; -1 when none."""
+    at = text.find(sub)
+    while at >= 0 and any(i in used for i in range(at, at + len(sub))):
+        at = text.find(sub, at + 1)
+    return at
+
+
+def _row_boxes(page: pymupdf.Page, vlines: list[VLine], first: int, last: int,
+               quote: str) -> tuple[list[Box], list[int], float] | None:
+    """A table row (``| a | b |``, as the chunker writes rows) that the page lays out over
+    several visual lines — a cell wrapped onto a second line, a cell centred between two
+    rows — so its characters are not one run: each cell is found piece by piece, the longest
+    run of its remaining characters that one of ``vlines`` holds (unused), the line nearest to
+    the cited ``first``..``last`` first. Returns one box per piece with its line number and the
+    share of the row's characters found; ``None`` for a quote of fewer than two cells."""
+    cells = [k for cell in quote.split("|") if (k := _key(cell))]
+    if len(cells) < 2:
+        return None
+    texts: dict[int, tuple[str, list[Box]]] = {}
+    for v in vlines:
+        keys: list[str] = []
+        where: list[Box] = []
+        for k, b in _line_chars(page, v.bbox):
+            keys.extend(k)
+            where.extend([b] * len(k))
+        texts[v.number] = ("".join(keys), where)
+    used: dict[int, set[int]] = {n: set() for n in texts}
+    order = sorted(texts, key=lambda n: (0 if first <= n <= last
+                                         else min(abs(n - first), abs(n - last)), n))
+    boxes: list[Box] = []
+    numbers: list[int] = []
+    found = 0
+    for rest in cells:
+        while rest:
+            best: tuple[int, int, int] | None = None  # (length, line, start)
+            for n in order:
+                for m in range(len(rest), 0, -1):
+                    if best is not None and m <= best[0]:
+                        break
+                    at = _free_find(texts[n][0], rest[:m], used[n])
+                    if at >= 0:
+                        best = (m, n, at)
+                        break
+            if best is None or (best[0] < 2 and len(rest) > 1):
+                rest = rest[1:]  # a character the page does not hold where the row is
+                continue
+            m, n, at = best
+            used[n].update(range(at, at + m))
+            boxes.append(_union(texts[n][1][at:at + m]))
+            numbers.append(n)
+            found += m
+            rest = rest[m:]
+    return boxes, numbers, found / sum(map(len, cells))
+
+
 def quote_boxes(
     path: Path, page: int, lines: tuple[int, int], quote: str, *, cited_page: int | None = None,
     page_end: int = 0,
@@ -169,7 +236,8 @@ def quote_boxes(
     with _open(path) as doc:
         pg = _page(doc, page)
         size = (pg.rect.width, pg.rect.height)
-        vlines = [v for v in page_lines(pg) if first <= v.number <= last]
+        every = page_lines(pg)
+        vlines = [v for v in every if first <= v.number <= last]
         if not vlines or not start_page <= page <= end_page:
             return QuoteBoxes([], [], False, *size)
         keys: list[str] = []
@@ -184,6 +252,14 @@ def quote_boxes(
             bounds.append((first_key, len(keys)))
         span = _span_in("".join(keys), _key(quote), bounds, head=page > start_page,
                         tail=page < end_page)
+        row = None
+        if span is None and "|" in quote and start_page == end_page:
+            # a page may lay a row's cells out as lines of their own: one line per cell below
+            below = last + ROW_WINDOW + quote.count("|")
+            near = [v for v in every if first - ROW_WINDOW <= v.number <= below]
+            row = _row_boxes(pg, near, first, last, quote)
+    if span is None and row is not None and row[2] >= ROW_FOUND:
+        return QuoteBoxes(row[0], row[1], row[2] == 1.0, *size)
     if span is None:
         return QuoteBoxes([v.bbox for v in vlines], [v.number for v in vlines], False, *size)
     per_line: dict[int, list[Box]] = {}

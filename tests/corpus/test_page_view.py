@@ -64,3 +64,48 @@ def test_render_page_and_source_lines(cases_dir: Path) -> None:
         render_page(cases_dir / PDF, 5)
     lines = source_lines(cases_dir / "06-zh-keyword-segmentation/faq_en.md")
     assert lines[3] == "The warranty period is three years from acceptance."
+
+
+def _line_of(pdf: Path, page: int, text: str) -> int:
+    """The number of the visual line holding ``text`` (as ``corpus.page_view`` reads lines)."""
+    import pymupdf
+
+    from corpus.page_view import _key, _line_chars
+    from corpus.parsers._pdf_page import page_lines
+
+    with pymupdf.open(pdf) as doc:
+        pg = doc[page - 1]
+        return next(v.number for v in page_lines(pg)
+                    if _key(text) in "".join(k for k, _ in _line_chars(pg, v.bbox)))
+
+
+@pytest.mark.parametrize(("name", "page", "quote", "first", "not_shown"), [
+    # a cell centred between two table rows ('碎米' beside '总量' and '其中：小碎米含量')
+    ("db32t1580_sheyang_rice.pdf", 5, "| 碎米 | 总量/% ≤ | 2.5 | 5.0 | 7.5 |", "总量/%",
+     ["0.5", "1.0"]),
+    # a cell wrapped onto a second line, each cell a line of its own in reading order
+    ("wch_ch583_datasheet_cn.pdf", 110, "| NEPCE | Flash-ROM 的擦写次数 erase/program cycle "
+     "endurance | | 5～45℃ | 100K | 1000K（抽测） | | times |", "NEPCE",
+     ["200K", "单次字编程"]),
+])
+def test_a_table_row_over_several_visual_lines_is_boxed_cell_by_cell(
+    eval_dir: Path, name: str, page: int, quote: str, first: str, not_shown: list[str]
+) -> None:
+    """The chunker writes a table row as one ``| a | b |`` line; the page may lay it out over
+    several visual lines, so its characters are no single run: each cell is found (before, the
+    whole cited line was shown: only 'NEPCE', or the row without '碎米')."""
+    import pymupdf
+
+    pdf = eval_dir / "zh" / "docs" / "pdf" / name
+    line = _line_of(pdf, page, first)
+    qb = quote_boxes(pdf, page, (line, line), quote)
+    assert qb.exact, qb
+    with pymupdf.open(pdf) as doc:
+        pg = doc[page - 1]
+        for cell in (c.strip() for c in quote.split("|")):
+            for word in cell.split():
+                hits = [tuple(r) for r in pg.search_for(word)]
+                assert any(_overlap(b, h) >= 0.8 for b in qb.boxes for h in hits), (word, qb)
+        for word in not_shown:  # the neighbouring rows stay unmarked
+            for h in pg.search_for(word):
+                assert all(_overlap(b, tuple(h)) < 0.2 for b in qb.boxes), (word, qb)
