@@ -9,7 +9,9 @@ lines again, takes the cited ones, and finds the quote's characters in them (PyM
 and table pipes removed). The boxes are those characters' union per visual line. A table row
 the chunker rebuilt (``| a | b |``) whose cells the page lays over several visual lines (a
 wrapped cell, a cell centred between rows, each cell a line of its own) is found cell by cell in
-the lines around the cited ones, one box per piece of a cell. When the characters cannot be
+the lines around the cited ones, one box per piece of a cell. A quote not on its cited lines
+(numbered before the page's reading order changed: re-ingesting renumbers them) is looked for
+on the whole page, the occurrence nearest to the cited lines. When the characters cannot be
 matched (an OCR'd page) the cited lines' whole boxes are returned instead, and ``exact`` says
 which.
 
@@ -215,6 +217,26 @@ def _row_boxes(page: pymupdf.Page, vlines: list[VLine], first: int, last: int,
     return boxes, numbers, found / sum(map(len, cells))
 
 
+def _on_page(page: pymupdf.Page, vlines: list[VLine], qk: str, near: int
+             ) -> tuple[list[tuple[int, Box]], tuple[int, int] | None]:
+    """``(line number, char box)`` of every key character of ``vlines`` and the span of the
+    occurrence of ``qk`` whose first line is nearest to line ``near`` (``None``: not there)."""
+    keys: list[str] = []
+    where: list[tuple[int, Box]] = []
+    for v in vlines:
+        for k, b in _line_chars(page, v.bbox):
+            keys.extend(k)
+            where.extend([(v.number, b)] * len(k))
+    text = "".join(keys)
+    best: tuple[int, int] | None = None
+    at = text.find(qk) if qk else -1
+    while at >= 0:
+        if best is None or abs(where[at][0] - near) < abs(where[best[0]][0] - near):
+            best = (at, at + len(qk))
+        at = text.find(qk, at + 1)
+    return where, best
+
+
 def quote_boxes(
     path: Path, page: int, lines: tuple[int, int], quote: str, *, cited_page: int | None = None,
     page_end: int = 0,
@@ -258,6 +280,11 @@ def quote_boxes(
             below = last + ROW_WINDOW + quote.count("|")
             near = [v for v in every if first - ROW_WINDOW <= v.number <= below]
             row = _row_boxes(pg, near, first, last, quote)
+        if span is None and (row is None or row[2] < ROW_FOUND) and start_page == end_page:
+            # the cited lines may be numbered otherwise than the page reads now (a collection
+            # ingested before the reading order changed): the quote anywhere on the page, the
+            # occurrence nearest to the cited lines
+            where, span = _on_page(pg, every, _key(quote), first)
     if span is None and row is not None and row[2] >= ROW_FOUND:
         return QuoteBoxes(row[0], row[1], row[2] == 1.0, *size)
     if span is None:

@@ -56,6 +56,15 @@ def test_unmatched_quote_falls_back_to_the_cited_lines(cases_dir: Path) -> None:
     assert not qb.exact and qb.lines == [3, 4] and len(qb.boxes) == 2
 
 
+def test_a_quote_cited_on_other_line_numbers_is_found_on_its_page(cases_dir: Path) -> None:
+    """Citations of a collection ingested before the page's reading order changed carry other
+    line numbers (seen: CH583 p.1, a two-column page, line 64 now the other column's): the quote
+    is looked for on the whole page, the occurrence nearest to the cited lines."""
+    quote = "Fact B: one node indexes at most 500,000 chunks."
+    qb = quote_boxes(cases_dir / PDF, 3, (10, 10), quote)
+    assert qb.exact and qb.lines == [2] and len(qb.boxes) == 1
+
+
 def test_render_page_and_source_lines(cases_dir: Path) -> None:
     img = render_page(cases_dir / PDF, 1, dpi=72)
     assert img.png.startswith(b"\x89PNG") and (img.width, img.height) == (595, 842)
