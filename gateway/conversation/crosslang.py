@@ -18,8 +18,9 @@ among a gloss's many headwords), at most two per unit, longest first.
 documents' language (from the document profiles, ``corpus.profile``) and either ≥ 80 % of the
 collection's documents are in that language, or the terms found cover ≥ 60 % of the question's
 units and one document holds three of them (a mixed collection: the question is about it).
-In the first case no terms are added when a document in the question's own language holds most
-of its words (a Chinese question on the few Chinese documents of a mostly English collection).
+In the first case no terms are added when a document in the question's own language holds 60 %
+of its words (a Chinese question on the few Chinese documents of a mostly English collection),
+in the second when one holds 80 % (an English question on the English pages of a mixed one).
 """
 
 from __future__ import annotations
@@ -253,12 +254,14 @@ class CrossLanguage:
         coverage = covered / max(1, n_units)
         if share < 0.8 and not (coverage >= 0.6 and len(best_units) >= 3):
             return None
+        if share < 0.8 and counts.get(own, 0) and self._held(question, collection, to_zh, 0.8):
+            return None  # a mixed collection whose own-language document holds nearly all
         return CrossTerms(tuple(chosen), tuple(units), round(coverage, 3))
 
-    def _held(self, question: str, collection: str, latin: bool) -> bool:
+    def _held(self, question: str, collection: str, latin: bool, share: float = 0.6) -> bool:
         """Whether one document holds most of the question's own words (blocking): its
         Chinese words of two characters or more (rjieba), or its English content words of
-        three letters or more — at least two and 60 % of them (eight at most searched)."""
+        three letters or more — at least two and ``share`` of them (eight at most searched)."""
         if latin:
             words = [w.lower() for w in _EN_WORD.findall(question)
                      if len(w) >= 3 and w.lower() not in _STOP]
@@ -274,7 +277,7 @@ class CrossLanguage:
             for d in {d for d, t in self.search(collection, w) if w in t.lower()}:
                 per_doc[d] += 1
         best = max(per_doc.values(), default=0)
-        return best >= max(2, 0.6 * len(words))
+        return best >= max(2, share * len(words))
 
     @staticmethod
     def _candidates_zh(question: str, zh_idx: dict[str, list[str]]) -> list[tuple[str, list[str]]]:

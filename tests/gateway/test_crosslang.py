@@ -117,6 +117,7 @@ def test_a_question_in_the_documents_language_does_not_wait_for_the_index(
 async def test_own_language_document_holds_the_question(tmp_path) -> None:
     """A mostly English collection with one Chinese document: a Chinese question about that
     document gets no English terms (they only pulled retrieval towards the English pages)."""
+    cedict_index()  # loaded, so the terms would not be skipped for a dictionary still loading
     english = [(f"guide{i}.md", (f"# Guide {i}\n\nNetwork operators should keep logs and "
                                  f"records for audits, section {i}.\n").encode()) for i in range(5)]
     settings = make_settings(tmp_path)
@@ -127,3 +128,22 @@ async def test_own_language_document_holds_the_question(tmp_path) -> None:
         assert r.status_code == 200, body
         assert body["route"].get("cross_language") is None, body["route"].get("cross_language")
         assert body["found"] and body["citations"][0]["path"] == "law.md"
+
+
+async def test_english_question_on_the_english_page_of_a_mixed_collection(tmp_path) -> None:
+    """A mixed collection: an English question whose words one English page holds gets no
+    Chinese terms, though a Chinese page holds three of its units."""
+    cedict_index()
+    pay = ("# Payroll\n\nThe first salary payment to a new employee is made on the last "
+           "working day of the first month.\n").encode()
+    zh = "# 薪酬\n\n新雇员的第一次付款在入职后第一个月发放薪水。\n".encode()
+    settings = make_settings(tmp_path)
+    async with running(settings) as (app, client):
+        await upload(app, client, [("payroll.md", pay), ("xinchou.md", zh),
+                                   ("law.md", LAW.encode())])
+        r = await client.post("/v1/query", json={
+            "question": "When is the first salary payment made to a new employee?"})
+        body = r.json()
+        assert r.status_code == 200, body
+        assert body["route"].get("cross_language") is None, body["route"].get("cross_language")
+        assert body["citations"][0]["path"] == "payroll.md"
