@@ -17,8 +17,10 @@ handbook pages), then run:
 
 A part is *right* when one of its own citations is at its gold place (``evals.gold``: the gold
 page for PDFs, the gold document for GitLab pages, whose section is reported beside). Latency:
-each three-part question and each of its parts alone, ``--reps`` times, answer cache off; the
-p95 of the whole question is compared with the p95 of the slowest part alone.
+each three-part question and each of its parts alone, ``--reps`` times, answer cache off and the
+embedder's query vectors and the LoopAgent's shared passage vectors forgotten before every ask
+(the parts of a question share them; an earlier ask must not warm a later one); the p95 of the
+whole question is compared with the p95 of the slowest part alone.
 """
 
 from __future__ import annotations
@@ -86,7 +88,17 @@ async def run(rows: list[dict[str, Any]], collection: str, reps: int, mode: str 
     router = c.router
     records: list[dict[str, Any]] = []
 
+    def cold() -> None:
+        """Forget the vectors earlier asks left (the embedder's query cache and the LoopAgent's
+        shared passage vectors), so every timed ask starts from the same state."""
+        for emb in (c.embedder, getattr(c.agent, "embedder", None)):
+            for name in ("_queries", "_vecs"):
+                cache = getattr(emb, name, None)
+                if cache is not None:
+                    cache.clear()
+
     async def ask(text: str) -> tuple[Any, float]:
+        cold()
         t0 = time.perf_counter()
         res = await router.ask(QueryInput(text, collection, mode, use_cache=False))  # type: ignore[arg-type]
         return res, (time.perf_counter() - t0) * 1000

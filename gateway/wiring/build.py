@@ -40,6 +40,7 @@ from gateway.conversation.memory import MemoryLimits
 from gateway.conversation.service import ConversationService
 from gateway.conversation.store import SessionStore
 from gateway.engines import CacheAdapter, HybridRagEngine, LoopAgentEngine, RetrieverSearch
+from gateway.engines.unit_embedder import SharedUnitEmbedder
 from gateway.ingest import IngestJobs
 from gateway.migration import MigrationDispatcher, MigrationPolicy, build_dispatcher
 from gateway.migration.store_overlay import with_existing_collections
@@ -127,7 +128,8 @@ def assemble(c: Components) -> None:
         rag = HybridRagEngine(retriever, llm=c.llm, answer_floor=s.rag_answer_floor)
         c.agent = LoopAgent(
             c.store, RetrieverSearch(retriever), llm=c.llm, key_terms=c.tokenizer,
-            documents=catalogue_directory(c.store), embedder=c.embedder,
+            documents=catalogue_directory(c.store),
+            embedder=SharedUnitEmbedder(c.embedder) if c.embedder is not None else None,
             config=LoopConfig(max_loops=s.loop_max_loops, tool_timeout_s=s.timeout_tool_s,
                               token_budget=s.loop_token_budget, deadline_s=s.loop_deadline_s,
                               min_coverage=s.loop_min_coverage,
