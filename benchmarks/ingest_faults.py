@@ -304,7 +304,8 @@ def run_sigterm(args: argparse.Namespace) -> None:
     env = {"LOOPGATE_EMBED_MODEL_PATH": args.embed_model} if args.embed_model else {}
     srv = Server(data, log, env)
     per = len(_doc("big", 2)) - len(_doc("big", 1))
-    big = _doc("big", int(args.mb * 1_000_000 / per))
+    big = _doc("big", int(args.mb * 1_000_000 / per) + 1)
+    big = big[: big.rfind(b"\n## ", 0, int(args.mb * 1_000_000))] + b"\n"  # at most --mb MB
     print(f"upload: {len(big) / 1e6:.1f} MB Markdown; embedding model: "
           f"{args.embed_model or 'none (keyword-only)'}")
     srv.start()
@@ -316,9 +317,11 @@ def run_sigterm(args: argparse.Namespace) -> None:
     for k in range(2):
         _post(srv.base, "bulk", [(f"small{k}.md", _doc(f"s{k}", 5))], accepted)
     ids = list(accepted)
-    t0, phase, seen = time.monotonic(), "", []
+    t0, phase, seen, polls = time.monotonic(), "", [], []
     while time.monotonic() - t0 < args.term_after_s:
-        job = httpx.get(f"{srv.base}/v1/documents/jobs/{ids[0]}", timeout=10).json()
+        tp = time.monotonic()
+        job = httpx.get(f"{srv.base}/v1/documents/jobs/{ids[0]}", timeout=120).json()
+        polls.append(time.monotonic() - tp)
         p = job["progress"]
         phase = f"{p.get('phase')} {p.get('chunks_done', '')}/{p.get('chunks_total', '')}"
         if not seen or seen[-1][1] != p.get("phase"):
@@ -328,15 +331,19 @@ def run_sigterm(args: argparse.Namespace) -> None:
             break
         time.sleep(0.5)
     print(f"phases seen (s after 202): {seen}; at SIGTERM: {phase}; peak RSS "
-          f"{max(rss):.0f} MB (start {rss[0]:.0f} MB)")
+          f"{max(rss):.0f} MB (start {rss[0]:.0f} MB); job URL answered in p50 "
+          f"{sorted(polls)[len(polls) // 2]:.3f} s, max {max(polls):.2f} s")
     exit_s = srv.stop()
     print(f"SIGTERM to exit: {exit_s:.2f} s")
     srv.start()
     rss2 = [srv.rss_mb()]
     t0 = time.monotonic()
+    polls = []
     while True:
-        bodies = {j: httpx.get(f"{srv.base}/v1/documents/jobs/{j}", timeout=10).json()
+        tp = time.monotonic()
+        bodies = {j: httpx.get(f"{srv.base}/v1/documents/jobs/{j}", timeout=120).json()
                   for j in ids}
+        polls.append(time.monotonic() - tp)
         rss2.append(srv.rss_mb())
         if all(b["status"] in ("done", "failed") for b in bodies.values()):
             break
@@ -348,7 +355,8 @@ def run_sigterm(args: argparse.Namespace) -> None:
     b0 = bodies[ids[0]]
     print(f"after restart: {[b['status'] for b in bodies.values()]} in {took:.1f} s; big file "
           f"{b0['report']['files'][0]['chunks'] if b0.get('report') else '?'} chunks; note "
-          f"{b0.get('note')!r}; peak RSS {max(rss2):.0f} MB (start {rss2[0]:.0f} MB)")
+          f"{b0.get('note')!r}; peak RSS {max(rss2):.0f} MB (start {rss2[0]:.0f} MB); three job "
+          f"URLs answered in p50 {sorted(polls)[len(polls) // 2]:.3f} s, max {max(polls):.2f} s")
     srv.stop()
     print("check:", _check(data, accepted, ["bulk"]))
 
