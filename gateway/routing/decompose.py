@@ -41,6 +41,7 @@ _ZH_EACH = re.compile(r"(分别|各自|各)")
 _ZH_CMP = re.compile(r"^\s*(?:请)?(?:比较|对比|比较一下|对比一下)")
 _ZH_CONJ = re.compile(r"(和|与|及|跟|同)")
 _CODE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9/._-]*\d[A-Za-z0-9/._-]*)")
+_SUBJECT = re.compile(r"^\s*[A-Za-z][A-Za-z0-9/._-]*\d[A-Za-z0-9/._-]*\s*(?:在|的|是|有|中|于)")
 _ANY_CODE = re.compile(r"[A-Za-z][A-Za-z0-9/._-]*\d[A-Za-z0-9/._-]*")
 _EN_CMP = re.compile(
     r"^\s*(?:please\s+)?(?:compare|contrast)\s+(?P<attr>.+?)\s+(?:of|for|in|between)\s+"
@@ -200,7 +201,10 @@ def _zh_pair(q: str) -> list[str] | None:
     first = left
     if "的" not in left and "的" in right:  # "A和B的X": A shares B's attribute X
         first = left + right[right.index("的"):]
-    second = prefix + right
+    # the left thing's prefix goes to the right one unless that names its own subject: a
+    # product code followed by a particle ("CH583在…", "CH583的…"), not a component
+    # ("RS232C接口的…" of the prefix's instrument)
+    second = right if (_CODE.match(left) and _SUBJECT.match(right)) else prefix + right
     if not tail.strip("？"):
         tail = "是多少？"
     return [first + tail, second + tail]
