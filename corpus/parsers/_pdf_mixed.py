@@ -6,12 +6,14 @@ clause. Such a picture is a *text gap*: an image covering at least :data:`MIN_SH
 unrotated page with fewer than :data:`MAX_TEXT_ON_IT` characters of the text layer on it
 (text drawn over a background picture is not a gap).
 
-:func:`read_text_pictures` OCRs each gap when OCR is available and inserts the OCR lines into
+:func:`read_text_pictures` keeps the gaps whose pixels show lines of text
+(:func:`looks_like_text`: no Tesseract run for a chart, photo or logo), OCRs each when OCR is
+available and inserts the OCR lines into
 the page's lines where the picture sits (before the first line below its middle), as their own
 paragraph in the page's body font size — only when they read as prose
 (:func:`reads_as_text`: at least two lines of on average :data:`MIN_LINE_CHARS` characters,
-mostly letters, not garbled), so a photo or a chart with a few labels adds nothing. Without
-OCR the page is reported (``mixed_scan``) and indexed as before.
+mostly letters, not garbled). Without OCR the page is reported (``mixed_scan``) and indexed
+as before.
 """
 
 from __future__ import annotations
@@ -21,13 +23,14 @@ from corpus.parsers._pdf_page import VLine
 from corpus.parsers._pdf_quality import garbled_reason
 from corpus.parsers._pymupdf import pymupdf
 
-__all__ = ["MAX_TEXT_ON_IT", "MIN_LINE_CHARS", "MIN_PIXELS", "MIN_SHARE", "reads_as_text",
-           "read_text_pictures", "text_gaps"]
+__all__ = ["MAX_TEXT_ON_IT", "MIN_LINE_CHARS", "MIN_PIXELS", "MIN_SHARE", "PROFILE_DPI",
+           "looks_like_text", "read_text_pictures", "reads_as_text", "text_gaps"]
 
 MIN_SHARE = 0.05
 MAX_TEXT_ON_IT = 10
 MIN_LINE_CHARS = 15
 MIN_PIXELS = 20_000  # a picture of two lines of text is larger; icons and rules are not
+PROFILE_DPI = 72
 
 
 def text_gaps(page: pymupdf.Page, lines: list[VLine]) -> list[pymupdf.Rect]:
@@ -62,6 +65,41 @@ def text_gaps(page: pymupdf.Page, lines: list[VLine]) -> list[pymupdf.Rect]:
         if on_it < MAX_TEXT_ON_IT:
             out.append(r)
     return out
+
+
+def looks_like_text(page: pymupdf.Page, rect: pymupdf.Rect) -> bool:
+    """True when the picture at ``rect`` shows lines of text, judged from its pixels before
+    any OCR (a chart, a photo or a logo costs no Tesseract run): rendered grey at
+    :data:`PROFILE_DPI`, ink = pixels far from the background (the most common grey); a text
+    *band* is a run of at least 4 rows with ink on over 3 % of the row, between rows with ink on
+    under 1.5 %; a *line of text* is a band at most 30 rows high (30 pt), with a row inked over
+    20 %, its ink spanning over half the picture. At least three lines of text, and they make
+    60 % of the bands: prose, not a chart's plot area, axis labels and legend."""
+    import numpy as np
+
+    pix = page.get_pixmap(dpi=PROFILE_DPI, clip=rect, colorspace=pymupdf.csGRAY, alpha=False)
+    if pix.width < 20 or pix.height < 10:
+        return False
+    img = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.stride)[:, : pix.width]
+    bg = int(np.bincount(img.ravel(), minlength=256).argmax())
+    ink = np.abs(img.astype(np.int16) - bg) > 80
+    share = ink.mean(axis=1)
+    bands: list[tuple[int, int]] = []
+    start = -1
+    for y, frac in enumerate(share.tolist() + [0.0]):
+        if frac > 0.03 and start < 0:
+            start = y
+        elif frac < 0.015 and start >= 0:
+            if y - start >= 4:
+                bands.append((start, y))
+            start = -1
+    lines = 0
+    for a, b in bands:
+        if b - a > 30 or share[a:b].max() < 0.2:  # a chart's plot area, axis labels, legend
+            continue
+        cols = np.flatnonzero(ink[a:b].any(axis=0))
+        lines += cols.size > 0 and cols[-1] - cols[0] > 0.5 * pix.width
+    return lines >= 3 and lines >= 0.6 * len(bands)
 
 
 def reads_as_text(lines: list[VLine]) -> bool:
@@ -108,7 +146,7 @@ def read_text_pictures(
     for i, page in enumerate(pages):
         if i in skip or not lines[i]:
             continue
-        gaps = text_gaps(page, lines[i])
+        gaps = [r for r in text_gaps(page, lines[i]) if looks_like_text(page, r)]
         if not gaps:
             continue
         if not ocr_languages():

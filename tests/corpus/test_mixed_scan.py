@@ -50,3 +50,33 @@ def test_a_photo_is_no_text_gap_worth_reading(tmp_path: Path) -> None:
     parsed = parse_file(tmp_path / "photo.pdf")
     assert not any("picture of text" in w for w in parsed.warnings)
     assert "".join(b.text for b in parsed.blocks).replace("\n", " ").count("quarterly") == 8
+
+
+def test_a_chart_picture_costs_no_ocr(tmp_path: Path) -> None:
+    """A 10-K's performance graph (axes, gridlines, curves, axis labels, a legend) as a
+    picture is no picture of text: judged from its pixels, Tesseract is not run."""
+    from corpus.parsers._pdf_mixed import looks_like_text, text_gaps
+    from corpus.parsers._pdf_page import page_lines
+
+    tmp = pymupdf.open()
+    chart = tmp.new_page(width=440, height=270)
+    chart.draw_line((40, 10), (40, 220))
+    chart.draw_line((40, 220), (430, 220))
+    for k in range(8):
+        y = 220 - 25 * k
+        chart.draw_line((40, y), (430, y), color=(0.85, 0.85, 0.85))
+        chart.insert_text((5, y + 3), f"${50 * k}", fontsize=7)
+    chart.draw_polyline([(40, 195), (120, 150), (200, 160), (280, 80), (360, 120), (430, 90)])
+    for i, yr in enumerate(range(2014, 2020)):
+        chart.insert_text((30 + 78 * i, 235), f"12/{yr % 100}", fontsize=7)
+    chart.insert_text((60, 258), "Company Inc.      Nasdaq Composite      S&P 500", fontsize=7)
+    png = chart.get_pixmap(dpi=150).tobytes("png")
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_textbox(pymupdf.Rect(60, 60, 535, 250), "Stock performance graph. " * 30,
+                        fontsize=10)
+    page.insert_image(pymupdf.Rect(80, 270, 520, 540), stream=png)
+    doc.save(tmp_path / "chart.pdf")
+    page = pymupdf.open(tmp_path / "chart.pdf")[0]
+    gaps = text_gaps(page, page_lines(page))
+    assert len(gaps) == 1 and not looks_like_text(page, gaps[0])
