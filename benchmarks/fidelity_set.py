@@ -41,7 +41,8 @@ from pathlib import Path
 import pymupdf
 from rapidfuzz.distance import Levenshtein
 
-__all__ = ["KINDS", "KindScore", "Sample", "build", "normalise", "score", "score_texts"]
+__all__ = ["KINDS", "KindScore", "Sample", "build", "normalise", "pymupdf4llm_pages", "score",
+           "score_texts"]
 
 KINDS = ("two_columns", "rotation", "fonts_no_tounicode", "page_labels", "mixed_scan",
          "wrapped_text", "control")
@@ -467,29 +468,56 @@ def score_texts(indexed: str, source: str) -> tuple[int, int]:
     return min(Levenshtein.distance(a, b), max(len(b), 1)), len(b)
 
 
-def score(samples: list[Sample]) -> dict[str, KindScore]:
-    """Parse every sample with ``corpus.parsers.parse_file`` and score it per kind (see the
-    module docstring); a file that fails to parse scores 0 on all its pages."""
+def pymupdf4llm_pages(path: Path) -> list[tuple[str, str]] | None:
+    """A reference reader for the comparison (issue 17 item 2: "compare before choosing"):
+    ``pymupdf4llm.to_text(page_chunks=True)`` (its layout model when ``pymupdf_layout`` is
+    installed) → per page ``(text, "")``; ``None`` for a non-PDF file."""
+    import pymupdf4llm  # optional: only the comparison needs it
+
+    if path.suffix != ".pdf":
+        return None
+    return [(p["text"], "") for p in pymupdf4llm.to_text(str(path), page_chunks=True)]
+
+
+def score(
+    samples: list[Sample],
+    reader: Callable[[Path], list[tuple[str, str]] | None] | None = None,
+) -> dict[str, KindScore]:
+    """Parse every sample with ``corpus.parsers.parse_file`` (or ``reader``: per page its text
+    and label; ``None`` skips the file) and score it per kind (see the module docstring); a
+    file that fails to parse scores 0 on all its pages."""
     from corpus.errors import ParseError
     from corpus.parsers import parse_file
     from corpus.parsers._pdf_quality import garbled_reason
 
+    def ours(path: Path) -> list[tuple[str, str]]:
+        doc = parse_file(path)
+        pages: dict[int, list[str]] = {}
+        labels: dict[int, str] = {}
+        for b in doc.blocks:
+            pages.setdefault(b.page, []).append(b.text)
+            labels[b.page] = b.page_label
+        return [("\n".join(pages.get(p, [])), labels.get(p, ""))
+                for p in range(1, doc.page_count + 1)]
+
+    read = reader or ours
     dist: dict[str, int] = {}
     total: dict[str, int] = {}
     res: dict[str, KindScore] = {}
     labels_ok: dict[str, list[bool]] = {}
     for s in samples:
-        ks = res.setdefault(s.kind, KindScore(s.kind))
         t0 = time.perf_counter()
         try:
-            doc = parse_file(s.path)
+            got = read(s.path)
         except ParseError as exc:
-            ks.errors.append(f"{s.path.name}: {exc.code}")
-            doc = None
+            res.setdefault(s.kind, KindScore(s.kind)).errors.append(f"{s.path.name}: {exc.code}")
+            got = []
+        if got is None:
+            continue
+        ks = res.setdefault(s.kind, KindScore(s.kind))
         ks.seconds += time.perf_counter() - t0
         for pno, src in enumerate(s.pages, start=1):
-            blocks = [b for b in doc.blocks if b.page == pno] if doc else []
-            text = "\n".join(b.text for b in blocks)
+            text, label = got[pno - 1] if pno <= len(got) else ("", "")
             d, n = score_texts(text, src)
             if not src:  # a page expected out of the index (a TOC page): any text is wrong
                 d, n = (len(normalise(text)), 0)
@@ -501,11 +529,10 @@ def score(samples: list[Sample]) -> dict[str, KindScore]:
                 ks.garbage_pages += 1
             if not ks.worst or page_acc < float(ks.worst.split()[0]):
                 ks.worst = f"{page_acc:.3f} {s.path.name} p{pno}"
-            if s.labels and doc is not None:
-                labels_ok.setdefault(s.kind, []).extend(
-                    b.page_label == s.labels.get(pno, "") for b in blocks)
+            if s.labels and text.strip():
+                labels_ok.setdefault(s.kind, []).append(label == s.labels.get(pno, ""))
     for kind, ks in res.items():
-        ks.accuracy = max(0.0, 1 - dist[kind] / max(total[kind], 1))
+        ks.accuracy = max(0.0, 1 - dist.get(kind, 0) / max(total.get(kind, 0), 1))
         if kind in labels_ok:
             ok = labels_ok[kind]
             ks.label_accuracy = sum(ok) / len(ok) if ok else 0.0

@@ -27,7 +27,9 @@ show the criterion is not loose).
 ``--generated`` (issue 17) builds the generated fidelity set (``benchmarks/fidelity_set.py``:
 two columns, rotation, fonts without ToUnicode, page labels, mixed scan, wrapped text, and a
 control) in a temporary folder and prints per kind the character accuracy against the source
-text and the pages of garbage indexed; it needs no evaluation material.
+text and the pages of garbage indexed; it needs no evaluation material. ``--compare`` also
+scores ``pymupdf4llm.to_text`` on the same PDFs (the reference the issue asked to compare
+against before choosing how to order columns).
 
 Run: ``.venv/bin/python benchmarks/parser_fidelity.py [--eval-dir ../shared/eval] [--zh]
 [--generated]``
@@ -189,16 +191,17 @@ def evaluate(eval_dir: Path, questions: list[tuple[str, str, list[Item]]], label
             print("    " + m)
 
 
-def generated() -> int:
+def generated(compare: bool = False) -> int:
     """Print the generated fidelity set's scores per kind; 1 when a kind is under 98 % or
     indexes a page of garbage."""
     import tempfile
 
-    from benchmarks.fidelity_set import build, score
+    from benchmarks.fidelity_set import build, pymupdf4llm_pages, score
 
     with tempfile.TemporaryDirectory() as tmp:
         samples = build(Path(tmp))
         scores = score(samples)
+        ref = score(samples, pymupdf4llm_pages) if compare else {}
     print(f"generated fidelity set: {len(samples)} files")
     print(f"  {'kind':20s} {'pages':>5s} {'char acc':>9s} {'garbage':>7s} {'labels':>6s} "
           f"{'parse s':>7s}  worst page")
@@ -209,6 +212,11 @@ def generated() -> int:
               f"{lab:>6s} {ks.seconds:7.1f}  {ks.worst}" + (f"  errors: {ks.errors}" if ks.errors
                                                           else ""))
         bad += ks.accuracy < 0.98 or ks.garbage_pages > 0
+    if ref:
+        print("  reference, pymupdf4llm.to_text (page_chunks, layout model), PDF kinds:")
+        for kind, ks in ref.items():
+            print(f"  {kind:20s} {ks.pages:5d} {100 * ks.accuracy:8.2f}% {ks.garbage_pages:7d} "
+                  f"{'':>6s} {ks.seconds:7.1f}  {ks.worst}")
     return 1 if bad else 0
 
 
@@ -220,9 +228,11 @@ def main() -> int:
     ap.add_argument("--zh-only", action="store_true", help="only the Chinese PDF questions")
     ap.add_argument("--generated", action="store_true",
                     help="only the generated fidelity set (issue 17), per kind")
+    ap.add_argument("--compare", action="store_true",
+                    help="with --generated: also score pymupdf4llm.to_text as a reference")
     args = ap.parse_args()
     if args.generated:
-        return generated()
+        return generated(args.compare)
     if not (args.eval_dir / "en" / "questions.jsonl").exists():
         print(f"evaluation material not found under {args.eval_dir}")
         return 2

@@ -17,13 +17,17 @@ from corpus.parsers._pymupdf import pymupdf
 
 @pytest.fixture(scope="module")
 def samples(tmp_path_factory: pytest.TempPathFactory) -> list[Sample]:
-    return build(tmp_path_factory.mktemp("order"), ("two_columns", "rotation", "control"))
+    return build(tmp_path_factory.mktemp("order"),
+                 ("two_columns", "rotation", "control", "page_labels", "wrapped_text"))
 
 
-@pytest.mark.parametrize("kind", ["two_columns", "rotation", "control"])
+# the generated fidelity set's cheap kinds (no OCR): >= 98 % character accuracy, no garbage
+@pytest.mark.parametrize("kind", ["two_columns", "rotation", "control", "page_labels",
+                                  "wrapped_text"])
 def test_each_kind_reads_as_the_page_shows(samples: list[Sample], kind: str) -> None:
     ks = score([s for s in samples if s.kind == kind])[kind]
     assert ks.accuracy >= 0.98 and ks.garbage_pages == 0, ks
+    assert ks.label_accuracy in (None, 1.0), ks
 
 
 def _page_text(path: Path, page: int) -> str:
