@@ -196,7 +196,8 @@ def report(out: dict[str, Any], n_questions: int) -> None:
               f"p95 {_p95(whole):.0f} ms; slowest part alone p50 {statistics.median(slow):.0f} "
               f"ms p95 {_p95(slow):.0f} ms; p95 ratio {_p95(whole) / _p95(slow):.2f}; "
               f"per-run ratio median {statistics.median(ratios):.2f}, "
-              f"sum of parts alone p50 {statistics.median([sum(r['parts_ms']) for r in lat]):.0f} ms")
+              f"sum of parts alone p50 "
+              f"{statistics.median([sum(r['parts_ms']) for r in lat]):.0f} ms")
     for r in recs:
         if not r["hit"]:
             print("  MISS", r["id"], r["part"][:60], r["paths"][:2], r["final_path"])

@@ -11,10 +11,10 @@ How (:func:`find_conflict`):
 3. **A rival** is a statement of *another* document — one that names what the question names
    about the answer's document (its title's terms in the question: an organisation, a product)
    and the reverse, two thirds of those terms; when the question names something only titles
-   of the retrieved documents hold, both documents must name it — that holds at least 80 % of the key terms the
-   answer's statement holds, shares at least half of its other words, and gives a different value
-   of the same unit. Values equal (a restatement) or another thing measured (the question's terms
-   missing) are no conflict.
+   of the retrieved documents hold, both documents must name it — that holds at least 80 % of
+   the key terms the answer's statement holds, shares at least half of its other words, and
+   gives a different value of the same unit. Values equal (a restatement) or another thing
+   measured (the question's terms missing) are no conflict.
 4. **Which one wins**: each document's date (an effective / issue / version date in its title,
    headings or text — ``2025-03-01``, ``2025年3月1日``, ``1 March 2025``, ``March 1, 2025`` — else
    the latest such date in its passages); the newer wins; on equal or unknown dates a notice,

@@ -8,7 +8,8 @@ vocabulary) and, when they were set, ``cross_language``, ``rewritten_question`` 
 ``session`` (conversation), ``corpus_version``, ``retrieval_query``, ``resolution``,
 ``candidates``, ``plan`` (a question answered in parts) and ``conflict`` (cited passages
 disagree), ``sufficiency`` and ``process`` (:mod:`gateway.routing.sufficiency`: steps, tool
-calls by tool, rewrites, sub-questions, memory hits, tokens, sufficiency); ``latency_ms``, ``degraded`` and ``found`` close it.
+calls by tool, rewrites, sub-questions, memory hits, tokens, sufficiency); ``latency_ms``,
+``degraded`` and ``found`` close it.
 """
 
 from __future__ import annotations

@@ -134,8 +134,8 @@ async def test_english_question_on_the_english_page_of_a_mixed_collection(tmp_pa
     """A mixed collection: an English question whose words one English page holds gets no
     Chinese terms, though a Chinese page holds three of its units."""
     cedict_index()
-    pay = ("# Payroll\n\nThe first salary payment to a new employee is made on the last "
-           "working day of the first month.\n").encode()
+    pay = (b"# Payroll\n\nThe first salary payment to a new employee is made on the last "
+           b"working day of the first month.\n")
     zh = "# 薪酬\n\n新雇员的第一次付款在入职后第一个月发放薪水。\n".encode()
     settings = make_settings(tmp_path)
     async with running(settings) as (app, client):

@@ -5,6 +5,7 @@ embedded Qdrant: every part cited, a part not found said so, a slow part cut at 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from pathlib import Path
 
@@ -20,7 +21,8 @@ from gateway.routing import decompose
         ("CH583和ESP32-PICO-D4的供电电压分别是多少？",
          ["CH583的供电电压是多少？", "ESP32-PICO-D4的供电电压是多少？"]),
         ("迈迪科为员工绩效中KPI指标和能力态度指标的权重各是多少？",
-         ["迈迪科为员工绩效中KPI指标的权重是多少？", "迈迪科为员工绩效中能力态度指标的权重是多少？"]),
+         ["迈迪科为员工绩效中KPI指标的权重是多少？",
+          "迈迪科为员工绩效中能力态度指标的权重是多少？"]),
         ("比较绩效考核制度中A级和S级的考核系数。",
          ["绩效考核制度中A级的考核系数是多少？", "绩效考核制度中S级的考核系数是多少？"]),
         ("对比TH2817B的RS232C最大传输距离与CH583在6dBm发送功率时的无线通讯距离。",
@@ -31,7 +33,8 @@ from gateway.routing import decompose
          ["CH583的BLE接收灵敏度是多少？", "CH583 暂停模式的电流是多少？"]),
         ("合同的经费总额是多少，开发失败的风险由双方各承担多少？",
          ["合同的经费总额是多少？", "开发失败的风险由双方各承担多少？"]),
-        ("In the MEDDPPICC framework, what does the 'I' stand for, and which letter stands for the economic buyer?",
+        ("In the MEDDPPICC framework, what does the 'I' stand for, and which letter stands for "
+         "the economic buyer?",
          ["In the MEDDPPICC framework, what does the 'I' stand for?",
           "In the MEDDPPICC framework, which letter stands for the economic buyer?"]),
         ("Which is higher: the yearly refresh allowance or the VPN reimbursement?",
@@ -95,7 +98,8 @@ async def test_parts_answered_concurrently_each_cited(tmp_path, embed_model_path
         paths = [[body["citations"][i]["path"] for i in p["citations"]] for p in parts]
         assert paths[0][0] == "policy.md" and paths[1][0] == "shipping.md"
         assert "7 天" in parts[0]["answer"] and "3 个工作日" in parts[1]["answer"]
-        assert body["answer"].startswith("1. 退货期限是几天？") and "\n\n2. 标准配送要几天？" in body["answer"]
+        assert body["answer"].startswith("1. 退货期限是几天？")
+        assert "\n\n2. 标准配送要几天？" in body["answer"]
         assert [p["final_path"] for p in route["plan"]["parts"]] == ["rag", "rag"]
         assert route["candidates"] and route["latency_ms"]["plan"] > 0
         process = route["process"]
@@ -104,6 +108,19 @@ async def test_parts_answered_concurrently_each_cited(tmp_path, embed_model_path
         metrics = (await client.get("/metrics")).text
         assert "loopgate_sub_questions_count 1.0" in metrics
         assert "loopgate_sufficiency_count 1.0" in metrics
+        events: list[tuple[str, dict]] = []
+        async with client.stream("POST", "/v1/query/stream", json={
+                "question": "退货期限是几天？标准配送要几天？", "mode": "rag",
+                "use_cache": False}) as resp:
+            kind = ""
+            async for line in resp.aiter_lines():
+                if line.startswith("event:"):
+                    kind = line.split(":", 1)[1].strip()
+                elif line.startswith("data:"):
+                    events.append((kind, json.loads(line.split(":", 1)[1])))
+        assert events[0][0] == "route"
+        assert events[0][1]["parts"] == ["退货期限是几天？", "标准配送要几天？"]
+        assert events[-1][0] == "answer" and len(events[-1][1]["parts"]) == 2
         off = make_settings(tmp_path / "off", embed_model_path, decompose=False)
     async with running(off) as (app, client):
         await upload(app, client, v1)
@@ -141,7 +158,8 @@ def test_sufficiency_and_process_metrics() -> None:
     from corpus.types import Citation
     from gateway.routing.sufficiency import process_metrics, sufficiency
 
-    cite = Citation("c1", "policy.md", ("退货政策", "期限"), 1, (4, 4), "购买后 7 天内可无理由退货。")
+    cite = Citation("c1", "policy.md", ("退货政策", "期限"), 1, (4, 4),
+                    "购买后 7 天内可无理由退货。")
     # key pairs 退货 货期 期限 (是几 几天 hold question characters): 退货 and 期限 are cited
     assert sufficiency("退货期限是几天？", True, [cite]) == 0.667
     assert sufficiency("How many days for returns?", True, [cite]) == 0.0
