@@ -68,7 +68,34 @@ from corpus.parsers._pymupdf import pymupdf
 from corpus.parsers.markdown import outline_from_blocks
 from corpus.types import Block, OutlineEntry, ParsedDocument
 
-__all__ = ["parse_pdf"]
+__all__ = ["parse_pdf", "warned_pages"]
+
+# a PDF warning's kind → how it starts or what it holds; its page list is the last [...]
+_PAGE_WARNINGS = (
+    ("garbled_text", "garbled_text:"),
+    ("mixed_scan", "mixed_scan:"),
+    ("read_by_ocr", "read by OCR"),
+    ("no_text_layer", "without a text layer"),
+)
+_PAGE_LIST = re.compile(r"\[([\d, ]+)\]\s*$")
+
+
+def warned_pages(warnings: list[str]) -> dict[str, list[int]]:
+    """The pages a PDF's warnings name, by kind: ``garbled_text`` (kept out of the index),
+    ``mixed_scan`` (a picture of text not read), ``read_by_ocr`` (scanned pages and pictures of
+    text read by OCR), ``no_text_layer``; 1-based physical pages, at most 20 per warning (as
+    the warnings list them). Kinds without pages are left out."""
+    out: dict[str, list[int]] = {}
+    for w in warnings:
+        m = _PAGE_LIST.search(w)
+        if m is None:
+            continue
+        for kind, mark in _PAGE_WARNINGS:
+            if w.startswith(mark) or (not mark.endswith(":") and mark in w):
+                pages = [int(p) for p in m.group(1).split(",") if p.strip()]
+                out[kind] = sorted(set(out.get(kind, [])) | set(pages))
+                break
+    return out
 
 
 def _open(path: Path, data: bytes) -> pymupdf.Document:

@@ -12,6 +12,7 @@ import pytest
 from benchmarks.fidelity_set import Sample, build, score
 from corpus.parsers import parse_file
 from corpus.parsers._pdf_ocr import ocr_languages
+from corpus.parsers.pdf import warned_pages
 
 
 @pytest.fixture(scope="module")
@@ -25,6 +26,7 @@ def test_picture_of_text_is_read_where_it_sits(samples: list[Sample]) -> None:
     assert ks.accuracy >= 0.98 and ks.garbage_pages == 0, ks
     doc = parse_file(samples[0].path)
     assert any("picture of text read by OCR" in w and "[1]" in w for w in doc.warnings)
+    assert warned_pages(doc.warnings) == {"read_by_ocr": [1]}
     assert len({b.line_start for b in doc.blocks}) == len(doc.blocks)  # own paragraph, in order
 
 
@@ -33,7 +35,7 @@ def test_without_ocr_the_page_is_reported_and_its_text_kept(
 ) -> None:
     doc = parse_file(samples[0].path)
     warn = next(w for w in doc.warnings if w.startswith("mixed_scan"))
-    assert "needs_ocr: [1]" in warn
+    assert "needs_ocr: [1]" in warn and warned_pages(doc.warnings) == {"mixed_scan": [1]}
     first = samples[0].pages[0].partition("\n")[0]
     assert first in doc.blocks[0].text  # the page's own text is indexed as before
 

@@ -14,6 +14,7 @@ from corpus.chunker import chunk_document
 from corpus.errors import ParseError
 from corpus.parsers import parse_file
 from corpus.parsers._pdf_quality import garbled_reason
+from corpus.parsers.pdf import warned_pages
 
 ZH = "网络运营者应当按照网络安全等级保护制度的要求履行安全保护义务，网络日志留存不少于六个月。"
 ZH_T = "網路經營者應當按照網路安全等級保護制度的要求履行安全保護義務，網路日誌留存不少於六個月。"
@@ -81,6 +82,7 @@ def test_garbled_pages_are_reported_and_kept_out(tmp_path: Path, no_ocr: None) -
     doc = parse_file(_mixed_pdf(tmp_path / "mixed.pdf"))
     warn = next(w for w in doc.warnings if w.startswith("garbled_text"))
     assert "needs_ocr: [3, 4]" in warn
+    assert warned_pages(doc.warnings) == {"garbled_text": [3, 4]}  # as /v1/documents lists
     assert {b.page for b in doc.blocks} == {1, 2}
     chunks = chunk_document(doc, rel_path="mixed.pdf")
     text = "".join(c.text for c in chunks).replace("\n", "")

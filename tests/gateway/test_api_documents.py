@@ -47,6 +47,7 @@ async def test_upload_progress_list_delete(tmp_path, embed_model_path, cases_dir
         assert sorted(p.name for p in saved.iterdir()) == ["old_notice.md", "policy.md", "shipping.md"]
         listing = (await client.get("/v1/documents", params={"collection": "c12"})).json()
         assert sorted(d["path"] for d in listing["documents"]) == sorted(p.name for p in saved.iterdir())
+        assert all(d["warnings"] == [] and d["warned_pages"] == {} for d in listing["documents"])
         assert listing["corpus_version"] and listing["jobs"][0]["job_id"] == job["job_id"]
         r = await client.delete("/v1/documents/shipping.md", params={"collection": "c12"})
         assert r.status_code == 200 and r.json()["removed"]["status"] == "removed"

@@ -176,18 +176,22 @@ async def list_documents(
     components: ComponentsDep, settings: SettingsDep, principal: PrincipalDep,
     collection: Annotated[str | None, Query()] = None,
 ) -> OrjsonResponse:
-    """Documents of a collection, its corpus version and its recent ingest jobs."""
+    """Documents of a collection (warnings, warned pages), its corpus version, its recent jobs."""
     _require_store(components)
     name = check_collection_name(collection or settings.default_collection)
     principal.check(name)
     await require_collection(components, name)
     from corpus.catalogue import Catalogue
+    from corpus.parsers.pdf import warned_pages
 
-    docs = await asyncio.to_thread(Catalogue(components.store).documents, name)
+    entries = await asyncio.to_thread(Catalogue(components.store).entries, name)
     version = await asyncio.to_thread(components.corpus_version, name)
     return OrjsonResponse({
         "collection": name, "corpus_version": version,
-        "documents": [d.__dict__ if hasattr(d, "__dict__") else _info(d) for d in docs],
+        "documents": [
+            {**_info(e.info), "warnings": e.warnings, "warned_pages": warned_pages(e.warnings)}
+            for _, e in sorted(entries.items())
+        ],
         "jobs": [j.to_dict() for j in components.ingest.recent(name)],
     })
 
