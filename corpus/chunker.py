@@ -366,6 +366,14 @@ def chunk_document(
                 page_labels=tuple(doc.page_labels.get(p, "") for p in
                                   range(first[1], max(last[1], first[1]) + 1))
                 if doc.page_labels else (),
+                page_warning=_page_warning(doc, first[1], max(last[1], first[1])),
             )
         )
     return chunks
+
+
+def _page_warning(doc: ParsedDocument, first: int, last: int) -> str:
+    """The chunk's page warning (``Chunk.page_warning``): ``mixed_scan`` before ``ocr``."""
+    got = {doc.page_warnings.get(p, "") for p in range(first, last + 1)} if doc.page_warnings \
+        else set()
+    return next((w for w in ("mixed_scan", "ocr") if w in got), "")

@@ -94,6 +94,10 @@ class ParsedDocument:
     :param blocks: structural blocks in reading order.
     :param outline: section tree (PDF outline when present, else from headings).
     :param warnings: non-fatal problems (``"decoded with replacement characters"``, …).
+    :param page_labels: physical page → printed label (PDF ``/PageLabels``).
+    :param page_warnings: physical page → why its indexed text is less sure than a text
+        layer: ``"ocr"`` (read by OCR, wholly or a picture of text on it) or ``"mixed_scan"``
+        (it shows a picture of text that is not indexed); pages without one are absent.
     """
 
     path: str
@@ -105,6 +109,7 @@ class ParsedDocument:
     outline: list[OutlineEntry] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     page_labels: dict[int, str] = field(default_factory=dict)
+    page_warnings: dict[int, str] = field(default_factory=dict)
 
 
 # (offset in chunk text, 1-based page, 1-based line) where each source line starts.
@@ -152,6 +157,9 @@ class Chunk:
     :param ordinal: 0-based position of the chunk in its document.
     :param line_map: ``(offset, page, line)`` triples: where each source line starts in ``text``;
         lets a quote be mapped back to page and lines (see ``corpus.citations``).
+    :param page_warning: ``"mixed_scan"`` or ``"ocr"`` when a page of the chunk has that page
+        warning (``ParsedDocument.page_warnings``; ``mixed_scan`` first), else ``""``: evidence
+        from it is less sure (``rag.retriever`` lowers the retrieval's confidence).
     """
 
     chunk_id: str
@@ -173,6 +181,7 @@ class Chunk:
     page_label: str = ""
     line_map: tuple[LineSpan, ...] = ()
     page_labels: tuple[str, ...] = ()
+    page_warning: str = ""
 
     def label_of(self, page: int) -> str:
         """Printed label of physical ``page`` of this chunk (``""`` when unknown)."""

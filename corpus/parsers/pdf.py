@@ -381,4 +381,6 @@ def _parse(path: Path, data: bytes, doc: pymupdf.Document) -> ParsedDocument:
         outline=outline,
         warnings=warnings,
         page_labels=labels,
+        page_warnings={**{p: "ocr" for p in read_by_ocr + pictures},
+                       **{p: "mixed_scan" for p in unread_pictures}},
     )
