@@ -36,6 +36,7 @@ from datetime import date
 from typing import Any
 
 from corpus.citations import make_citation
+from corpus.injection import in_injection
 from corpus.types import Chunk, Citation, SearchHit
 from gateway.routing.types import AnswerDraft
 
@@ -49,6 +50,8 @@ _UNIT = (r"\s*(%|％|percent|per\s*cent|days?|working\s+days|weeks?|months?|year
          r"minutes?|km|kg|g|m|cm|mm|eur|euros?|usd|dollars?|rmb|cny|yuan|gbp|€|\$|£|"
          r"个工作日|工作日|天|日|周|个月|月|年|小时|分钟|元|万元|亿元|公里|千米|米|公斤|千克|克|次|人|件|倍|分)?")
 _VALUE = re.compile(rf"(?<![0-9A-Za-z.])(€|\$|£)?\s*({_NUM}){_UNIT}", re.I)
+# a product or part code (FX-1001, ESP32-PICO-D4, CH583): its digits are a name, not a value
+_CODE = re.compile(r"(?<![0-9A-Za-z])[A-Za-z]{1,8}-?\d[0-9A-Za-z]*(?:-[0-9A-Za-z]+)*")
 _CHANGE = re.compile(r"\b(?:from\s+\S+\s+)?to\b|\bnow\b|改为|调整为|变更为|"
                      r"提高到|提高至|降低到|降低至|上调至|下调至|调至|增至|减至|变为", re.I)
 _DATE_PATTERNS = [
@@ -111,7 +114,7 @@ def _value_of(sentence: str) -> tuple[str, str] | None:
     """The value a sentence gives: after a change marker (``to 60``, ``调整为60``) the value
     after it, else the first value that is not part of a date."""
     undated = sentence
-    for pat in (*_DATE_PATTERNS, _DMY, _MDY):
+    for pat in (*_DATE_PATTERNS, _DMY, _MDY, _CODE):
         undated = pat.sub(lambda m: " " * len(m.group(0)), undated)
     values = [m for m in _VALUE.finditer(undated)]
     values = [m for m in values if m.group(2).strip(".,")]
@@ -133,13 +136,15 @@ def _value_of(sentence: str) -> tuple[str, str] | None:
 
 
 def statements(question: str, hits: Sequence[SearchHit], *, top: int = 8) -> list[Statement]:
-    """Value-giving sentences of the first ``top`` hits that share the question's terms."""
+    """Value-giving sentences of the first ``top`` hits that share the question's terms; a
+    sentence on a line that speaks to a model (``corpus.injection``) is never one: a rival
+    value is quoted to the user (issue 20 item 5)."""
     q_terms = _terms(question) - _DATEWORDS
     out: list[Statement] = []
     for hit in hits[:top]:
         for sentence in _SENT.split(hit.chunk.text):
             s = sentence.strip(" \t-*#|>")
-            if len(s) < 6 or not (q_terms & _terms(s)):
+            if len(s) < 6 or not (q_terms & _terms(s)) or in_injection(hit.chunk.text, s):
                 continue
             v = _value_of(s)
             if v is not None:
@@ -203,7 +208,11 @@ def _names(key: set[str], a: Statement, b: Statement) -> bool:
 
 
 def _same_thing(a: Statement, b: Statement, key: set[str]) -> bool:
-    """``b`` speaks of what ``a`` does: most of ``a``'s key terms, half of its other words."""
+    """``b`` speaks of what ``a`` does: most of ``a``'s key terms, half of its other words, and
+    no product code of its own when ``a`` names others."""
+    ca, cb = ({c.upper() for c in _CODE.findall(x.sentence)} for x in (a, b))
+    if ca and cb and not ca & cb:
+        return False  # two products (FX-1001, FX-1005): their values never conflict
     ta, tb = _terms(a.sentence) - _DATEWORDS, _terms(b.sentence) - _DATEWORDS
     ka = key & ta
     if not ka or len(ka & tb) < 0.8 * len(ka):
