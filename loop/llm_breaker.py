@@ -4,8 +4,11 @@
   (timeouts, HTTP 5xx/429, unreachable, replies that do not validate). While it is *open* every
   call is refused at once (:class:`loop.errors.LLMUnavailableError`); after ``reset_timeout_s``
   it is *half-open*: one call goes through as a probe (others are still refused) — success
-  closes it, a fault opens it again for another ``reset_timeout_s``. Single event loop, no
-  locks (asyncio code runs one callback at a time). A small class rather than ``pybreaker``
+  closes it, a fault opens it again for another ``reset_timeout_s``. Callbacks registered
+  with :meth:`CircuitBreaker.on_open` run when it opens: the client ends the calls still
+  waiting on an LLM just marked down, so they answer without it at once instead of each
+  waiting out its own deadline. Single event loop, no locks (asyncio code runs one callback
+  at a time). A small class rather than ``pybreaker``
   (sync; async only through Tornado) or ``aiobreaker`` (unreleased since 2021): the gateway
   needs the state for ``/readyz`` and a refusal without awaiting anything.
 - :func:`llm_deadline` sets, for the current task and the tasks it starts (a ``ContextVar``),
@@ -79,6 +82,13 @@ class CircuitBreaker:
         self._probing = False
         self.last_error = ""
         self.opened_count = 0
+        self._listeners: set[Callable[[], None]] = set()
+
+    def on_open(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback()`` (once) the next time the circuit opens; returns a function that
+        unregisters it (call it when the call ends)."""
+        self._listeners.add(callback)
+        return lambda: self._listeners.discard(callback)
 
     @property
     def state(self) -> State:
@@ -114,9 +124,14 @@ class CircuitBreaker:
         self.last_error = error[:300]
         self._failures += 1
         if self.state == "half_open" or self._failures >= self.failure_threshold:
-            if self._state != "open":
+            opening = self._state != "open"
+            if opening:
                 self.opened_count += 1
             self._state, self._opened_at, self._probing = "open", self._clock(), False
+            if opening:
+                waiting, self._listeners = self._listeners, set()
+                for callback in waiting:
+                    callback()
 
     def retry_in(self) -> float:
         """Seconds until the next half-open probe (0 unless open)."""

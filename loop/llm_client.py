@@ -24,6 +24,7 @@ Usage example::
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -132,7 +133,8 @@ class AsyncLLMClient:
             or no time left before the request deadline (not counted as a fault).
         :raises LLMProtocolError: a reply that is not JSON, not the chat-completions shape, or
             larger than ``max_reply_bytes``. :raises LLMError: server unreachable.
-        :raises LLMUnavailableError: the circuit breaker is open (nothing sent).
+        :raises LLMUnavailableError: the circuit breaker is open (nothing sent), or it opened
+            (other calls failed) while this one waited: the call is abandoned at once.
 
         Every ``LLMError`` counts as a fault for the breaker except ``NoTimeLeft`` (the deadline,
         not the LLM) and HTTP 400 / 413 / 422 (this request was refused, e.g. too long).
@@ -143,14 +145,31 @@ class AsyncLLMClient:
                 f"LLM marked down after {snap['consecutive_failures']} consecutive faults "
                 f"(next probe in {snap['retry_in_s']:.1f} s): {snap['last_error']}")
         verdict = False
+        call = asyncio.ensure_future(self._chat(messages, tools=tools, json_schema=json_schema,
+                                                max_tokens=max_tokens))
+        marked_down: list[bool] = []
+
+        def abandon() -> None:  # the breaker opened while this call waited
+            if not call.done():
+                marked_down.append(True)
+                call.cancel()
+
+        forget = self.breaker.on_open(abandon)
         try:
-            reply = await self._chat(messages, tools=tools, json_schema=json_schema,
-                                     max_tokens=max_tokens)
+            try:
+                reply = await call
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if marked_down and (task is None or not task.cancelling()):
+                    raise LLMUnavailableError(
+                        "LLM marked down while this call waited: "
+                        f"{self.breaker.last_error}") from None
+                raise
             verdict = True
             self.breaker.success()
             return reply
-        except NoTimeLeft:
-            raise
+        except (NoTimeLeft, LLMUnavailableError):
+            raise  # the deadline, or the breaker: no verdict on this call
         except LLMHTTPError as exc:
             if exc.status not in _REQUEST_FAULTS:
                 verdict = True
@@ -161,6 +180,7 @@ class AsyncLLMClient:
             self.breaker.failure(f"{type(exc).__name__}: {exc}")
             raise
         finally:
+            forget()
             if not verdict:  # cancelled by the caller, or out of time: no verdict on the LLM
                 self.breaker.release()
 

@@ -184,3 +184,30 @@ def test_a_refused_request_is_not_an_outage() -> None:
             await c.aclose()
             return c.breaker
     assert asyncio.run(go()).state == "closed"
+
+
+def test_calls_waiting_on_an_llm_just_marked_down_end_at_once() -> None:
+    """A call in flight when the breaker opens (other calls' faults) ends at once with
+    LLMUnavailableError, uncounted, instead of waiting out its own deadline (the soak: requests
+    in flight when the LLM hung waited their whole 29 s)."""
+    async def go() -> tuple[float, CircuitBreaker]:
+        with ScriptedChatServer([FAULTS["hang"]]) as srv:
+            c = _client(srv, breaker=CircuitBreaker(1, 60))
+
+            async def long_call() -> None:
+                with llm_deadline(time.monotonic() + 30):
+                    await c.chat(MSG)
+
+            t0 = time.monotonic()
+            waiting = asyncio.create_task(long_call())
+            await asyncio.sleep(0.2)
+            with llm_deadline(time.monotonic() + 2.5), pytest.raises(LLMTimeoutError):
+                await c.chat(MSG)  # the fault that opens the breaker
+            with pytest.raises(LLMUnavailableError, match="while this call waited"):
+                await waiting
+            took = time.monotonic() - t0
+            await c.aclose()
+            return took, c.breaker
+    took, breaker = asyncio.run(go())
+    assert took < 4.0, took  # the short call's 2.5 s, not the long one's 30 s
+    assert breaker.state == "open" and breaker.snapshot()["consecutive_failures"] == 1
