@@ -130,10 +130,14 @@ def _doc(tag: str, sections: int) -> bytes:
     return f"# Document {tag}\n\n{body}\n".encode()
 
 
+_SERVERS: list[Server] = []
+
+
 class Server:
     """One ``loopgate serve`` child (the fault wrapper) on a data directory."""
 
     def __init__(self, data: Path, log: Path, env: dict[str, str]) -> None:
+        _SERVERS.append(self)
         self.data, self.log, self.env = data, log, env
         self.port = _free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -372,7 +376,12 @@ def main() -> None:
                     help="sigterm: at the latest this long after the 202")
     ap.add_argument("--finish-timeout-s", type=float, default=1800)
     args = ap.parse_args()
-    run_kill(args) if args.mode == "kill" else run_sigterm(args)
+    try:
+        run_kill(args) if args.mode == "kill" else run_sigterm(args)
+    finally:  # a server left running by a failed run would hold its data dir and memory
+        for srv in _SERVERS:
+            if srv.proc is not None and srv.proc.poll() is None:
+                os.killpg(srv.proc.pid, signal.SIGKILL)
 
 
 if __name__ == "__main__":
