@@ -58,6 +58,8 @@ class OLine:
 def text_direction(blocks: list[dict[str, Any]]) -> Dir:
     """The axis along which most characters of ``blocks`` run: ``(1, 0)`` upright, ``(0, -1)``
     up the page, ``(0, 1)`` down, ``(-1, 0)`` upside down; ``(1, 0)`` when there is no text."""
+    if all(line["dir"] == (1.0, 0.0) for b in blocks for line in b["lines"]):
+        return (1, 0)  # the common case, decided without counting characters
     weight: dict[Dir, int] = {}
     for b in blocks:
         for line in b["lines"]:
@@ -159,6 +161,9 @@ def _columns(items: list[OLine]) -> list[OLine]:
     x0 = min(o.box[0] for o in items)
     width = max(o.box[2] for o in items) - x0
     if width <= 0:
+        return items
+    # a line wider than 3/4 of the text crosses every gutter the middle half could hold
+    if sum(o.box[2] - o.box[0] > 0.75 * width for o in items) > MAX_CROSS * len(items):
         return items
     g = _gutter([(o.box[0], o.box[2]) for o in items], x0 + 0.25 * width, x0 + 0.75 * width,
                 int(MAX_CROSS * len(items)))
