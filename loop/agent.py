@@ -14,16 +14,17 @@ import asyncio
 import inspect
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
 import httpx
 
 from corpus.citations import display_quote
+from corpus.derived import adjacent_runs, computable, derived_answer
 from corpus.presence import DocumentTermProbe, specific_terms, unit_lacks
-from corpus.types import ChunkStore, SearchFilter, SearchHit
-from loop.citations import supported_answer
+from corpus.types import ChunkStore, Citation, SearchFilter, SearchHit
+from loop.citations import make_citation, supported_answer
 from loop.controller import EventCallback, LoopState, drive
 from loop.errors import LLMError
 from loop.evidence import TermMatcher
@@ -116,6 +117,8 @@ class LoopAgent:
     :param transport: httpx transport for the LLM client (tests).
     :param embedder: dense embedder the offline policy ranks evidence units with (the RAG
         path's; ``None`` = key-term coverage and search order only).
+    :param phrases: field phrases a text expands to (``rag.expand.QueryExpander.phrases``),
+        used to match computed figures' row labels (``corpus.derived``); ``None``: key terms.
     """
 
     def __init__(self, store: ChunkStore, search: SearchBackend, *,
@@ -123,8 +126,10 @@ class LoopAgent:
                  key_terms: KeyTermExtractor | None = None,
                  documents: DocumentDirectory | None = None,
                  transport: httpx.AsyncBaseTransport | None = None,
-                 embedder: UnitEmbedder | None = None) -> None:
+                 embedder: UnitEmbedder | None = None,
+                 phrases: Callable[[str], Sequence[str]] | None = None) -> None:
         self.store, self.search, self.documents = store, search, documents
+        self.phrases = phrases
         self.embedder = embedder
         self.config = config or LoopConfig()
         self.key_terms = key_terms or _default_terms()
@@ -191,7 +196,37 @@ class LoopAgent:
         res = await self._run(question, collection, candidates=candidates, history=history,
                               current_date=current_date, flt=flt, on_event=on_event,
                               offline=offline)
-        return _answer_alone(await self._check_presence(question, collection, res))
+        res = _answer_alone(await self._check_presence(question, collection, res))
+        return await self._compute(question, collection, res)
+
+    async def _compute(self, question: str, collection: str, res: LoopResult) -> LoopResult:
+        """An offline (or evidence) answer to a question asking for a change or a defined ratio
+        becomes the figure computed from the statement rows of the chunks read
+        (``corpus.derived``), citing each row; the former answer's citations go to ``related``.
+        Runs under the tool timeout; any failure keeps ``res``."""
+        tok = self.key_terms
+        normalize = getattr(tok, "normalize", None)
+        if (not res.found or not res.read_chunk_ids or normalize is None
+                or not (res.brain == "offline" or res.evidence_answer)
+                or not computable(question)):
+            return res
+
+        def compute() -> tuple[str, list[Citation]] | None:
+            chunks = self.store.get_chunks(collection, list(dict.fromkeys(res.read_chunk_ids)))
+            return derived_answer(question, adjacent_runs(chunks), tok.key_terms, normalize,
+                                  make_citation, self.phrases)
+
+        try:
+            got = await asyncio.wait_for(asyncio.to_thread(compute),
+                                         self.config.tool_timeout_s or None)
+        except Exception:  # noqa: BLE001 - a failed computation keeps the answer
+            return res
+        if got is None:
+            return res
+        text, cits = got
+        res.related = [c for c in [*res.citations, *res.related] if c not in cits]
+        res.answer, res.citations, res.computed = text, cits, True
+        return res
 
     async def _check_presence(self, question: str, collection: str,
                               res: LoopResult) -> LoopResult:

@@ -259,6 +259,8 @@ class LoopResult:
         offline answer is its best unit alone; the runner-up units it cited go here).
     :param absent_terms: the question's specific terms (codes, years) the answer's
         document lacks (``corpus.presence``): the answer was turned into "not found".
+    :param computed: the answer is a change or ratio computed from statement rows the loop read
+        (``corpus.derived``); its citations are those rows.
     """
 
     answer: str
@@ -282,6 +284,7 @@ class LoopResult:
     unsupported_sentences: int = 0
     absent_terms: list[str] = field(default_factory=list)
     related: list[Citation] = field(default_factory=list)
+    computed: bool = False
 
     @property
     def fallback(self) -> bool:
@@ -306,7 +309,7 @@ class LoopResult:
             "read_chunk_ids": list(self.read_chunk_ids), "evidence_answer": self.evidence_answer,
             "guard": self.guard, "invalid_actions": self.invalid_actions,
             "unsupported_sentences": self.unsupported_sentences,
-            "absent_terms": list(self.absent_terms),
+            "absent_terms": list(self.absent_terms), "computed": self.computed,
             "related": [c.to_dict() for c in self.related],
             "steps": [s.to_dict() for s in self.steps],
         }

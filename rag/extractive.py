@@ -25,11 +25,11 @@ from corpus.citations import display_quote
 from corpus.injection import clean_segments, in_injection
 from corpus.page_labels import chunk_on_page, page_refs
 from corpus.presence import specific_terms
+from corpus.statement_rows import asked_years, label_cover, parse_row, period_header, read_cell
 from corpus.term_match import code_terms, foreign_code, holds_term
 from corpus.tokenizer import asks_quantity, holds_figure
 from corpus.types import Chunk, Citation
 from rag.expand import QueryExpander
-from rag.statement_rows import asked_years, label_cover, parse_row, period_header, read_cell
 from rag.types import Evidence, Retrieval
 
 __all__ = ["NOT_FOUND_TEXT", "answer_text", "display_text", "evidence_units", "extract_answer",

@@ -13,10 +13,10 @@ import time
 from collections.abc import Callable
 from functools import partial
 
+from corpus.derived import derived_answer
 from corpus.presence import DocumentTermProbe
 from corpus.types import Chunk, Citation, SearchFilter
 from rag.answerability import present_evidence, supported_evidence
-from rag.derived import derived_answer
 from rag.extractive import NOT_FOUND_TEXT, answer_text, extract_answer
 from rag.retriever import HybridRetriever
 from rag.steps import Flow, Step, drive_async, drive_sync
@@ -69,6 +69,8 @@ class RagPipeline:
         self.answer_floor = answer_floor
         self.max_evidence = max_evidence
         self.make_citation = make_citation or _default_citation_maker()
+        expander = retriever.expander
+        self._phrases = expander.phrases if expander is not None else None
 
     def warm_up(self) -> None:
         """Load the embedding model now."""
@@ -145,7 +147,7 @@ class RagPipeline:
         computed = derived_answer(
             retrieval.question, [it.chunks for it in retrieval.items],
             self.retriever.tokenizer.key_terms, self.retriever.tokenizer.normalize,
-            self.make_citation, self.retriever.expander) if found else None
+            self.make_citation, self._phrases) if found else None
         t2 = time.perf_counter()
         # the answer is the unit that answers, first and alone; the rest is "related"
         answer = answer_text(evidence[0]) if found else NOT_FOUND_TEXT

@@ -109,6 +109,8 @@ class LoopAgentEngine:
             flags.append("embedder_unavailable")
         if res.unsupported_sentences:  # dropped by loop.agent.checked
             flags.append(f"unsupported_sentences:{res.unsupported_sentences}")
+        if res.computed:  # a change or ratio computed from the statement rows read
+            flags.append("computed")
         if res.absent_terms:  # the cited document lacks a number / code / year asked for
             flags.append("absent_in_document:" + ",".join(res.absent_terms))
         brain = "loop-offline" if res.brain == "offline" else f"loop-{res.brain}"

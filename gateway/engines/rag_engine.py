@@ -108,12 +108,13 @@ class HybridRagEngine:
         if not found:  # the closest passages go with it, under "related" (issue 15 item 4)
             return AnswerDraft(NOT_FOUND_TEXT, [], False, "extractive", flags=flags,
                                related=[e.citation for e in evidence])
-        from rag.derived import derived_answer
+        from corpus.derived import derived_answer
 
         # a change or ratio the question asks for is computed from the cited rows (rag.derived)
         tok = self.retriever.tokenizer
         computed = derived_answer(r.question, [it.chunks for it in r.items], tok.key_terms,
-                                  tok.normalize, make_citation, self.retriever.expander)
+                                  tok.normalize, make_citation,
+                                  getattr(self.retriever.expander, "phrases", None))
         if computed is not None:
             return AnswerDraft(computed[0], computed[1], True, "extractive",
                                flags=[*flags, "computed"],

@@ -130,6 +130,7 @@ def assemble(c: Components) -> None:
             c.store, RetrieverSearch(retriever), llm=c.llm, key_terms=c.tokenizer,
             documents=catalogue_directory(c.store),
             embedder=SharedUnitEmbedder(c.embedder) if c.embedder is not None else None,
+            phrases=retriever.expander.phrases if retriever.expander is not None else None,
             config=LoopConfig(max_loops=s.loop_max_loops, tool_timeout_s=s.timeout_tool_s,
                               token_budget=s.loop_token_budget, deadline_s=s.loop_deadline_s,
                               min_coverage=s.loop_min_coverage,

@@ -9,9 +9,9 @@ import pytest
 
 from corpus.chunker import chunk_document
 from corpus.citations import make_citation
+from corpus.derived import derived_answer
 from corpus.parsers import parse_file
 from corpus.tokenizer import Tokenizer
-from rag.derived import derived_answer
 from rag.expand import QueryExpander
 
 TOK = Tokenizer()
@@ -47,7 +47,8 @@ Effective tax rate 24.6 % 23.1 % 21.6 %
 
 def _answer(question: str, path: Path) -> tuple[str, list[str]] | None:
     chunks = chunk_document(parse_file(path), rel_path=path.name)
-    got = derived_answer(question, [chunks], TOK.key_terms, TOK.normalize, make_citation, EXP)
+    got = derived_answer(question, [chunks], TOK.key_terms, TOK.normalize, make_citation,
+                         EXP.phrases)
     return None if got is None else (got[0], [c.quote for c in got[1]])
 
 
@@ -105,6 +106,7 @@ def test_financebench_derived_figures(eval_dir: Path, pdf: str, pages: tuple[int
         pytest.skip(f"{path} absent (../shared/eval)")
     chunks = [c for c in chunk_document(parse_file(path), rel_path=pdf)
               if c.page_start <= pages[1] and c.page_end >= pages[0]]
-    got = derived_answer(question, [chunks], TOK.key_terms, TOK.normalize, make_citation, EXP)
+    got = derived_answer(question, [chunks], TOK.key_terms, TOK.normalize, make_citation,
+                         EXP.phrases)
     assert got is not None and got[0].startswith(starts), got
     assert all(c.page in pages for c in got[1])

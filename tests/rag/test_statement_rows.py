@@ -10,9 +10,9 @@ import pytest
 from corpus.chunker import chunk_document
 from corpus.citations import make_citation
 from corpus.parsers import parse_file
+from corpus.statement_rows import label_cover, parse_row, period_header
 from corpus.tokenizer import Tokenizer, asks_quantity
 from rag.extractive import answer_text, extract_answer
-from rag.statement_rows import label_cover, parse_row, period_header
 from rag.types import Confidence, ConfidenceFeatures, Retrieval, RetrievedChunk
 
 TOK = Tokenizer()

@@ -3,7 +3,7 @@
 A question asking for a change or a ratio ("year-over-year change in revenue from FY2016 to
 FY2017", "working capital ratio … defined as total current assets divided by total current
 liabilities") is answered by reading the rows it names in the retrieved statement tables
-(``rag.statement_rows``) and doing the arithmetic; the answer shows the cells and the
+(``corpus.statement_rows``) and doing the arithmetic; the answer shows the cells and the
 arithmetic, and cites every row it used, so every number in it traces to a cited cell.
 
 Two forms, both read from the question's own words (no formula list fitted to questions):
@@ -27,11 +27,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from corpus.statement_rows import StatementRow, label_cover, parse_row, period_header
 from corpus.types import Chunk, Citation
-from rag.expand import QueryExpander
-from rag.statement_rows import StatementRow, label_cover, parse_row, period_header
 
-__all__ = ["Derived", "RowAt", "derive", "derived_answer", "statement_rows_of"]
+__all__ = ["Derived", "RowAt", "adjacent_runs", "computable", "derive", "derived_answer",
+           "statement_rows_of"]
 
 _YEAR = re.compile(r"(?<!\d)(?:fy|fiscal(?: year)?\s*)?((?:19|20)\d{2})(?!\d)", re.I)
 _CHANGE = re.compile(r"\b(?:chang|grow|increas|decreas|declin)(?:e|es|ed|th|ing)?\b", re.I)
@@ -91,6 +91,22 @@ def statement_rows_of(chunk_groups: Sequence[Sequence[Chunk]]) -> list[RowAt]:
     return out
 
 
+def adjacent_runs(chunks: Sequence[Chunk]) -> list[list[Chunk]]:
+    """``chunks`` (any order) as runs of adjacent chunks of one document, in document order,
+    runs ordered by their first chunk's place in ``chunks``: a period header read above a row
+    must come from the text just before it, not from another page that was read."""
+    first = {c.chunk_id: i for i, c in reversed(list(enumerate(chunks)))}
+    ordered = sorted({c.chunk_id: c for c in chunks}.values(), key=lambda c: (c.doc_id, c.ordinal))
+    runs: list[list[Chunk]] = []
+    for c in ordered:
+        if runs and runs[-1][-1].doc_id == c.doc_id and c.ordinal - runs[-1][-1].ordinal == 1:
+            runs[-1].append(c)
+        else:
+            runs.append([c])
+    runs.sort(key=lambda r: min(first[c.chunk_id] for c in r))
+    return runs
+
+
 def _decimals(question: str, default: int) -> int:
     m = _DECIMALS.search(question)
     if not m:
@@ -136,6 +152,15 @@ def _cell(r: RowAt, year: str) -> float:
 def _fmt(v: float) -> str:
     return f"{v:,.0f}" if abs(v) >= 1000 and float(v).is_integer() else f"{v:,.2f}".rstrip(
         "0").rstrip(".")
+
+
+def computable(question: str) -> bool:
+    """True when the question has a form :func:`derive` computes (a defined ratio, or a change
+    between two years): a cheap test before any chunk is read."""
+    m = _DEFINED.search(question)
+    if m and _DIVIDED.search(m.group("expr")):
+        return True
+    return bool(_CHANGE.search(question)) and len(_years(question)) == 2
 
 
 def derive(question: str, rows: Sequence[RowAt],
@@ -233,22 +258,25 @@ def derived_answer(
     key_terms: Callable[[str], Sequence[str]],
     normalize: Callable[[str], str],
     make_citation: Callable[[Chunk, str], Citation | None],
-    expander: QueryExpander | None = None,
+    phrases: Callable[[str], Sequence[str]] | None = None,
 ) -> tuple[str, list[Citation]] | None:
     """The computed answer with a verified citation of every row it used, or ``None`` (no
     computable form, a row or cell missing, or a row quote that does not verify).
 
     :param question: the question as asked.
-    :param chunk_groups: the retrieval's items' chunks (``RetrievedChunk.chunks``), best first.
+    :param chunk_groups: runs of adjacent chunks, best first (the retrieval's items' chunks,
+        or the chunks a LoopAgent read: :func:`adjacent_runs`).
     :param key_terms: ``Tokenizer.key_terms``; ``normalize``: ``Tokenizer.normalize``.
     :param make_citation: ``corpus.citations.make_citation``.
-    :param expander: the retriever's field-vocabulary expander (``None``: key terms only).
+    :param phrases: the field phrases a text expands to (``rag.expand.QueryExpander.phrases``;
+        ``None``: key terms only). Multi-word phrases join the key terms a row label may match.
     """
 
     def terms_of(text: str) -> tuple[Sequence[str], Sequence[str]]:
-        own = key_terms(text)
-        phrases = expander.phrases(text) if expander is not None else []
-        return own, QueryExpander.terms_for_evidence(own, phrases)
+        own = list(key_terms(text))
+        extra = [p for p in (phrases(text) if phrases is not None else [])
+                 if " " in p or "&" in p]
+        return own, [*own, *extra]
 
     d = derive(question, statement_rows_of(chunk_groups), terms_of, normalize)
     if d is None:

@@ -1,0 +1,66 @@
+"""The offline LoopAgent answers a defined ratio or a change with the figure computed from the
+statement rows it read (``corpus.derived``, issue 15 item 3), citing each row; a lookup keeps
+its evidence answer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from conftest import KB, ingest
+
+from corpus.derived import adjacent_runs, computable
+from corpus.qdrant_store import QdrantChunkStore
+from corpus.tokenizer import Tokenizer
+from loop import LoopAgent
+
+SHEET = """# Consolidated Balance Sheets
+
+(in millions)
+
+December 31, 2021 2020
+
+Cash and cash equivalents $ 452 $ 461
+
+Total current assets 1,001 705
+
+Property and equipment, net 88 87
+
+Total current liabilities 577 334
+"""
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory, tokenizer: Tokenizer) -> Iterator[KB]:
+    root = tmp_path_factory.mktemp("sheet")
+    (root / "acme_2021_10k.md").write_text(SHEET, encoding="utf-8")
+    store = QdrantChunkStore.embedded(root / "qdrant")
+    yield ingest(store, tokenizer, "fin", root, [root / "acme_2021_10k.md"])
+    store.close()
+
+
+def test_the_loop_computes_a_defined_ratio_from_rows_it_read(kb: KB, tokenizer: Tokenizer
+                                                              ) -> None:
+    q = ("What is ACME's FY2021 working capital ratio? Define working capital ratio as total "
+         "current assets divided by total current liabilities. Round to two decimal places.")
+    assert computable(q)
+    res = LoopAgent(kb.store, kb.search, key_terms=tokenizer, documents=kb).run(q, kb.collection)
+    assert res.found and res.computed
+    assert res.answer.startswith("1.73 = Total current assets 2021 1,001 / Total current")
+    assert [c.quote for c in res.citations] == ["Total current assets 1,001 705",
+                                                "Total current liabilities 577 334"]
+    assert all(c.chunk_id in res.read_chunk_ids for c in res.citations)
+
+
+def test_a_lookup_is_not_computed(kb: KB, tokenizer: Tokenizer) -> None:
+    q = "What were ACME's total current liabilities at the end of FY2021?"
+    assert not computable(q)
+    res = LoopAgent(kb.store, kb.search, key_terms=tokenizer, documents=kb).run(q, kb.collection)
+    assert not res.computed
+
+
+def test_adjacent_runs_keep_document_order_within_a_run(kb: KB) -> None:
+    chunks = list(reversed(kb.chunks))
+    runs = adjacent_runs(chunks)
+    assert [c.chunk_id for r in runs for c in r] == [c.chunk_id for c in
+                                                      sorted(kb.chunks, key=lambda c: c.ordinal)]
