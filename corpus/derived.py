@@ -14,7 +14,8 @@ Two forms, both read from the question's own words (no formula list fitted to qu
   difference in percentage points for a row of rates (``24.6 %`` → ``21.6 %``).
 - **ratio**: the question defines it, ``… defined as A divided by B`` / ``… as: A / B``;
   each side is one row (best label cover by that side's words) read at the side's own year or
-  the question's year; ``average X between FY2018 and FY2019`` is the mean of X's two cells.
+  the question's year, the denominator from the numerator's document; ``average X between
+  FY2018 and FY2019`` is the mean of X's two cells.
 
 Nothing is computed when a side has no row or no cell of its year: the extractive answer
 stands. Rounding follows the question ("round … to two decimal places", else 2 for ratios
@@ -243,8 +244,12 @@ def _ratio(question: str, expr: str, rows: Sequence[RowAt],
     head_years = _years(head)
     year = head_years[0] if head_years else None
     num = _side(parts[0], year, rows, terms_of, normalize)
-    den = _side(parts[1], year, rows, terms_of, normalize)
-    if num is None or den is None or den[0] == 0 or num[2] is den[2]:
+    if num is None:
+        return None
+    # both sides from one document: a ratio of two filings' rows means nothing
+    same = [r for r in rows if r.chunk.doc_id == num[2].chunk.doc_id]
+    den = _side(parts[1], year, same, terms_of, normalize)
+    if den is None or den[0] == 0 or num[2] is den[2]:
         return None
     d = _decimals(question, 2)
     value = round(num[0] / den[0], d)

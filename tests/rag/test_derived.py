@@ -110,3 +110,19 @@ def test_financebench_derived_figures(eval_dir: Path, pdf: str, pages: tuple[int
                          EXP.phrases)
     assert got is not None and got[0].startswith(starts), got
     assert all(c.page in pages for c in got[1])
+
+
+def test_a_ratio_takes_both_rows_from_one_document(tmp_path: Path) -> None:
+    """Two filings in the retrieval: the denominator comes from the numerator's document even
+    when another filing's row is listed first."""
+    other = tmp_path / "other_2021_10k.md"
+    other.write_text("# Balance Sheets\n\nDecember 31, 2021 2020\n\n"
+                     "Total current liabilities 100 90\n", encoding="utf-8")
+    mine = tmp_path / "acme_2021_10k.md"
+    mine.write_text(SHEET, encoding="utf-8")
+    groups = [chunk_document(parse_file(p), rel_path=p.name) for p in (other, mine)]
+    got = derived_answer("What is ACME's FY2021 working capital ratio? Define working capital "
+                         "ratio as total current assets divided by total current liabilities.",
+                         groups, TOK.key_terms, TOK.normalize, make_citation, EXP.phrases)
+    assert got is not None and got[0].startswith("1.73 =")
+    assert {c.path for c in got[1]} == {"acme_2021_10k.md"}
