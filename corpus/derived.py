@@ -123,9 +123,9 @@ def _years(text: str) -> list[str]:
 def _best_row(rows: Sequence[RowAt], terms: tuple[Sequence[str], Sequence[str]],
               need: Sequence[str], normalize: Callable[[str], str]) -> RowAt | None:
     """The row whose label the phrase covers best by its key terms or field phrases
-    (``rag.expand``: "revenue" names "Total net sales"), at least ``_MIN_COVER``, own terms
-    breaking ties, with a value
-    in a column of each year of ``need``; ties go to the earlier row (better retrieval rank)."""
+    (``rag.expand``: "revenue" names "Total net sales"), at least ``_MIN_COVER``, with a value
+    in a column of each year of ``need``; ties go to the row its own key terms cover more, then
+    to the earlier row (better retrieval rank)."""
     own, expanded = terms
     best: tuple[tuple[float, float, int], RowAt] | None = None
     for i, r in enumerate(rows):
@@ -155,13 +155,22 @@ def _fmt(v: float) -> str:
         "0").rstrip(".")
 
 
+def _form(question: str) -> tuple[str, str] | tuple[str, list[str]] | None:
+    """The computable form of a question: ``("ratio", expression)`` for a defined ratio,
+    ``("change", [earlier, later])`` for a change between two years, else ``None``."""
+    m = _DEFINED.search(question)
+    if m and _DIVIDED.search(m.group("expr")):
+        return "ratio", m.group("expr")
+    years = _years(question)
+    if _CHANGE.search(question) and len(years) == 2:
+        return "change", sorted(years)
+    return None
+
+
 def computable(question: str) -> bool:
     """True when the question has a form :func:`derive` computes (a defined ratio, or a change
     between two years): a cheap test before any chunk is read."""
-    m = _DEFINED.search(question)
-    if m and _DIVIDED.search(m.group("expr")):
-        return True
-    return bool(_CHANGE.search(question)) and len(_years(question)) == 2
+    return _form(question) is not None
 
 
 def derive(question: str, rows: Sequence[RowAt],
@@ -177,15 +186,14 @@ def derive(question: str, rows: Sequence[RowAt],
     :returns: the derived figure with the rows to cite; ``None`` when the question defines no
         computable form or a row or cell is missing.
     """
-    if not rows:
+    form = _form(question)
+    if not rows or form is None:
         return None
-    m = _DEFINED.search(question)
-    if m and _DIVIDED.search(m.group("expr")):
-        return _ratio(question, m.group("expr"), rows, terms_of, normalize)
-    years = _years(question)
-    if _CHANGE.search(question) and len(years) == 2:
-        return _change(question, sorted(years), rows, terms_of, normalize)
-    return None
+    if form[0] == "ratio":
+        assert isinstance(form[1], str)
+        return _ratio(question, form[1], rows, terms_of, normalize)
+    assert isinstance(form[1], list)
+    return _change(question, form[1], rows, terms_of, normalize)
 
 
 def _change(question: str, years: list[str], rows: Sequence[RowAt],
@@ -283,6 +291,8 @@ def derived_answer(
                  if " " in p or "&" in p]
         return own, [*own, *extra]
 
+    if not computable(question):  # most questions: no line of any chunk is parsed
+        return None
     d = derive(question, statement_rows_of(chunk_groups), terms_of, normalize)
     if d is None:
         return None

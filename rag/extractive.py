@@ -148,7 +148,7 @@ CONTEXT_CREDIT = 0.6  # share of a term's weight when it is only in the unit's c
 # 71.4 % at 0.5 -> 73.8 % at 0.25, no dataset lower (FinanceBench 49.2 -> 55.6, DRCD 89.3 ->
 # 93.8); 0 (rank ignored) 72.2 % with the first citation at gold only 59.1 %; 1.0 and above lower
 RANK_DECAY = 0.25
-# a statement row (rag.statement_rows: label + period cells) whose label the question names
+# a statement row (corpus.statement_rows: label + period cells) whose label the question names
 # weighs 1 + ROW_WEIGHT x label cover when the question asks for a figure
 ROW_WEIGHT = 1.0
 
@@ -200,11 +200,10 @@ def extract_answer(
     :param key_terms: the question's key terms (normalised by the tokenizer).
     :param make_citation: ``corpus.citations.make_citation(chunk, quote) -> Citation | None``.
     :param normalize: text normaliser of the key terms' form (``Tokenizer.normalize``).
-    A statement row chosen as evidence (``rag.statement_rows``) gets as its ``reading`` the
-    cell under the first year the question names (``corpus.presence.specific_terms``) that
-    heads one of its columns.
-
-    :returns: evidence best first; empty when nothing verifiable was found.
+    :returns: evidence best first; empty when nothing verifiable was found. A statement row
+        chosen as evidence (``corpus.statement_rows``) gets as its ``reading`` the cell under
+        the first year the question names (``corpus.presence.specific_terms``) that heads one
+        of its columns.
     """
     # multi-word field phrases the query was expanded with ("purchases of property, plant and
     # equipment" for "capital expenditure") count as terms a unit may hold (rag.expand)
@@ -219,12 +218,13 @@ def extract_answer(
     codes = code_terms(terms)
     pages = page_refs(retrieval.question)  # "page 3": the printed label first (page_labels)
     years = asked_years(specific_terms(key_terms, (normalize or _norm)(retrieval.question)))
-    scored: list[tuple[float, int, str, Chunk, str]] = []
+    # (score, order, unit, chunk, the chunks merged before it in its item: a period header of a
+    # statement row may sit there, read only for the few units kept)
+    scored: list[tuple[float, int, str, Chunk, Sequence[Chunk]]] = []
     order = 0
     for rank, item in enumerate(retrieval.items):
         prior = 1.0 / (1.0 + RANK_DECAY * rank)
         for j, chunk in enumerate(item.chunks):
-            lead = "\n".join(c.text for c in item.chunks[:j])  # a period header may sit there
             ctx = _context(chunk, normalize or _norm)
             on_page = 3.0 if pages and any(chunk_on_page(chunk, p) for p in pages) else 1.0
             for unit in evidence_units(chunk):
@@ -242,15 +242,15 @@ def extract_answer(
                     row = parse_row(unit)
                     if row is not None:  # the row whose label the question names
                         s *= 1.0 + ROW_WEIGHT * label_cover(row.label, terms, normalize or _norm)
-                scored.append((s, order, unit, chunk, lead))
+                scored.append((s, order, unit, chunk, item.chunks[:j]))
     if not scored and retrieval.items:  # no key term anywhere: the top chunk's first sentence
         top = retrieval.items[0].chunk
         first = [u for u in evidence_units(top) if not in_injection(top.text, u)][:1]
-        scored = [(1e-3, 0, first[0], top, "")] if first else []
+        scored = [(1e-3, 0, first[0], top, ())] if first else []
     scored.sort(key=lambda t: (-t[0], t[1]))
     out: list[Evidence] = []
     seen: set[str] = set()
-    for s, _, unit, chunk, lead in scored:
+    for s, _, unit, chunk, before in scored:
         if unit in seen:
             continue
         seen.add(unit)
@@ -258,7 +258,7 @@ def extract_answer(
         if cit is None:
             continue
         out.append(Evidence(text=unit, score=round(s, 4), citation=cit,
-                            reading=_reading(unit, chunk, lead, years)))
+                            reading=_reading(unit, chunk, before, years)))
         if len(out) >= max_evidence:
             break
     return out
@@ -272,16 +272,16 @@ def answer_text(evidence: Evidence) -> str:
     return f"{evidence.reading} — {quote}" if evidence.reading else quote
 
 
-def _reading(unit: str, chunk: Chunk, lead: str, years: Sequence[str]) -> str:
+def _reading(unit: str, chunk: Chunk, before: Sequence[Chunk], years: Sequence[str]) -> str:
     """``"<label>, <year>: <cell>"`` when ``unit`` is a statement row with a period header above
-    it (in its chunk, or in ``lead``, the text of the chunks merged before it) holding one of
-    ``years``; ``""`` otherwise."""
+    it (in its chunk, or in ``before``, the chunks merged before it) holding one of ``years``;
+    ``""`` otherwise."""
     if not years:
         return ""
     row = parse_row(unit)
     if row is None:
         return ""
     at = chunk.text.find(unit)
-    header = period_header(lead + "\n" + chunk.text[: max(at, 0)], len(row.cells))
-    got = read_cell(row, header, years)
+    above = "\n".join([*(c.text for c in before), chunk.text[: max(at, 0)]])
+    got = read_cell(row, period_header(above, len(row.cells)), years)
     return f"{row.label}, {got[0]}: {got[1].raw}" if got else ""

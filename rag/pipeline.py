@@ -143,7 +143,7 @@ class RagPipeline:
                     flags.append("absent_in_document:" + ",".join(missing))
             else:
                 flags.append(out.flag)
-        # a change or ratio the question asks for is computed from the cited rows (rag.derived)
+        # a change or ratio the question asks for is computed from the cited rows (corpus.derived)
         computed = derived_answer(
             retrieval.question, [it.chunks for it in retrieval.items],
             self.retriever.tokenizer.key_terms, self.retriever.tokenizer.normalize,

@@ -249,7 +249,7 @@ class Evidence:
     :param text: the sentence/row as it appears in the chunk.
     :param score: its evidence score (key-term overlap weighted by item rank; higher is better).
     :param citation: the verified citation (``corpus.citations.make_citation``).
-    :param reading: for a statement row (``rag.statement_rows``), the asked period's cell read
+    :param reading: for a statement row (``corpus.statement_rows``), the asked period's cell read
         under its column header (``"Net income, 2019: $ 11,588"``); ``""`` otherwise.
     """
 

@@ -110,7 +110,7 @@ class HybridRagEngine:
                                related=[e.citation for e in evidence])
         from corpus.derived import derived_answer
 
-        # a change or ratio the question asks for is computed from the cited rows (rag.derived)
+        # a change or ratio the question asks for is computed from the cited rows (corpus.derived)
         tok = self.retriever.tokenizer
         computed = derived_answer(r.question, [it.chunks for it in r.items], tok.key_terms,
                                   tok.normalize, make_citation,
