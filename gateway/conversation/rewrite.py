@@ -20,8 +20,10 @@ Rules, in order (each names itself in :attr:`Rewrite.rules`, shown in the route 
 5. ``previous_question`` — any other follow-up (short, or opening with and/also/what about, 那/
    还有): the previous standalone question is put before it, as retrieval did before.
 
-A question that is not a follow-up (or has no previous turn) is returned unchanged except for
-rule 1.
+A question that is not a follow-up (:func:`gateway.routing.followup.is_followup`: a leading
+"and"/"what about"/那, a step with nothing to step from, a pronoun with no antecedent in the
+question, or an ellipsis), or has no previous turn, is returned unchanged except for rule 1: a
+new standalone question asked after an unrelated one is never merged with it.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gateway.conversation.items import Anchor, ItemList, find_anchor, find_anchors, move, words
+from gateway.routing.followup import is_followup
 
 __all__ = ["Rewrite", "is_followup", "resolve_dates", "rewrite_rules"]
 
@@ -54,15 +57,6 @@ class Rewrite:
         return self.question != self.original
 
 
-_FOLLOW = re.compile(
-    r"^\s*(?:and|but|also|what about|how about|same for|then|or)\b"
-    r"|\b(?:it|its|it's|they|them|their|this one|that one|these|those|the former|the latter|"
-    r"the (?:next|previous|following|preceding|last|first)|the one)\b"
-    r"|^\s*(?:那|那么|还有|另外|而)|[它其该](?:个|些|项|的)?|呢\s*[？?]?\s*$"
-    r"|(?:下|上|前|后)一(?:个|项|条|种|类)",
-    re.IGNORECASE,
-)
-_CJK = re.compile(r"[\u3400-\u9fff]")
 _STEP_WORDS = (r"one|item|type|category|level|row|entry|channel|section|layer|division|"
                r"step|stage|tier|group|clause|rule|option")
 _ORDINAL = re.compile(
@@ -97,14 +91,6 @@ _SHAPES = (re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)"), re.compile(r"\b[A-Z][A-Z0
            re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])"))
 _MONTHS = ("January February March April May June July August September October November "
            "December").split()
-
-
-def is_followup(question: str) -> bool:
-    """True when ``question`` reads as depending on an earlier turn (anaphora, ellipsis, an
-    ordinal step, an opening "and"/"what about"/那, or very short)."""
-    q = question.strip()
-    short = len(q) <= 8 if _CJK.search(q) else len(q.split()) <= 3
-    return bool(_FOLLOW.search(q)) or short
 
 
 def resolve_dates(question: str, current_date: str | None) -> tuple[str, bool]:

@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from gateway.routing.followup import is_followup
+
 __all__ = [
     "Decision",
     "Mode",
@@ -62,13 +64,6 @@ _WH_EN = re.compile(
 )
 _ALSO = re.compile(r"\b(?:and|also|as well as)\b\s+(?:what|when|where|which|who|why|how)\b"
                    r"|[，,；;]\s*(?:以及|还有|另外|并且|同时)|分别是", re.IGNORECASE)
-_FOLLOWUP = re.compile(
-    r"^\s*(?:and|but|also|what about|how about|same for|then)\b"
-    r"|\b(?:it|its|it's|they|them|their|this|that|these|those|he|she|his|her|the former|"
-    r"the latter)\b"
-    r"|^\s*(?:那|那么|还有|另外|而)|[它其该此这那]+(?:个|些|项|家|份)?(?:的)?",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,13 +178,11 @@ def decide(
     )
 
 
-def _is_cjk_heavy(text: str) -> bool:
-    return sum("\u4e00" <= ch <= "\u9fff" for ch in text) * 2 > len(text.strip())
-
-
 def retrieval_query(question: str, history: Sequence[dict[str, str]] | None) -> str:
     """The text used for retrieval: ``question``, with the previous user turn prepended when the
-    question is a follow-up (anaphora such as "it"/"那"/"其", "what about", or very short).
+    question is a follow-up (:func:`gateway.routing.followup.is_followup`: "and …"/"what
+    about"/那 …, a pronoun with nothing to refer to in the question, a step such as "the next
+    one", an ellipsis); a standalone question is returned as it is.
 
     :param history: previous turns, oldest first, each ``{"role": "user"|"assistant",
         "content": str}``; only user turns are used.
@@ -198,7 +191,6 @@ def retrieval_query(question: str, history: Sequence[dict[str, str]] | None) -> 
     prev = [p for p in prev if p]
     if not prev:
         return question
-    short = len(question) <= 12 if _is_cjk_heavy(question) else len(question.split()) <= 6
-    if short or _FOLLOWUP.search(question):
+    if is_followup(question):
         return f"{prev[-1]} {question}"
     return question

@@ -69,3 +69,19 @@ def test_chat_unknown_collection_exits_1(collection: str) -> None:
     result = CliRunner().invoke(app, ["chat", "--collection", "missing"], input="hello\n")
     assert result.exit_code == 1
     assert "no collection 'missing' (there are: chat" in result.output
+
+
+def test_chat_leaves_a_new_standalone_question_as_asked(collection: str) -> None:
+    """A new question that names its own subject, asked after an unrelated one, is answered as
+    asked: it used to be read as the previous question followed by the new one ('its' fired the
+    follow-up test) and answered from the shipping section."""
+    script = "\n".join([
+        "How long does standard shipping take?",
+        "Does the warranty period start from the acceptance of its delivery?",
+        "/quit",
+    ]) + "\n"
+    result = CliRunner().invoke(app, ["chat", "--collection", collection], input=script)
+    out = result.output
+    assert result.exit_code == 0, out
+    assert "five working days" in out and "three years" in out, out
+    assert "read as:" not in out, out
