@@ -3,7 +3,12 @@
 // (POST /v1/view/citation; PDF pages from GET /v1/view/page.png, fetched with the API key and
 // shown as a blob). No build step, no library: EventSource cannot POST, so the stream is read
 // with fetch() and parsed by the WHATWG event-stream rules (fields "event" and "data", events
-// ended by a blank line). Follow-ups send the earlier turns as `history`.
+// ended by a blank line). Every question of a conversation carries the conversation's
+// `session_id` ("ask-" + a random UUID, new on each page load and on "new conversation", which
+// also forgets the old one: DELETE /v1/sessions/{id}), so follow-ups are rewritten from the
+// server's session memory (earlier questions, facts given, what was read); the earlier turns
+// also go as `history`, used only when that memory is gone (expired, or kept in a restarted
+// process when Redis was down).
 // Test hooks: <body data-state="idle|streaming|done|error">, #viewer[data-ready="1"] once the
 // viewer drew its highlight.
 "use strict";
@@ -12,9 +17,17 @@ const $ = (id) => document.getElementById(id);
 const KEY = "loopgate-key"; // shared with the dashboard: the key is entered once per session
 let apiKey = sessionStorage.getItem(KEY) || "";
 let history = []; // [{role, content}], oldest first
+let sessionId = newSessionId();
 let busy = false;
 
 class AuthNeeded extends Error {}
+
+function newSessionId() {
+  const id = (crypto.randomUUID ? crypto.randomUUID()
+    : Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join(""));
+  document.body.dataset.session = "ask-" + id;
+  return "ask-" + id;
+}
 
 function headers(json) {
   const h = json ? { "Content-Type": "application/json" } : {};
@@ -181,7 +194,7 @@ async function ask(question) {
   try {
     const resp = await check(await fetch("/v1/query/stream", {
       method: "POST", headers: headers(true),
-      body: JSON.stringify({ question, collection, mode, history }),
+      body: JSON.stringify({ question, collection, mode, history, session_id: sessionId }),
     }));
     for await (const { event, data } of readEvents(resp)) {
       const ev = JSON.parse(data);
@@ -337,7 +350,17 @@ $("ask").addEventListener("submit", async (ev) => {
 $("question").addEventListener("keydown", (ev) => {
   if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) { ev.preventDefault(); $("ask").requestSubmit(); }
 });
-$("reset").addEventListener("click", () => { history = []; $("thread").textContent = ""; setStatus("new conversation"); });
+$("reset").addEventListener("click", () => {
+  const old = sessionId;
+  history = [];
+  sessionId = newSessionId();
+  $("thread").textContent = "";
+  $("viewer").hidden = true;
+  setStatus("new conversation");
+  // forget the old conversation's memory on the server (404 when it never got a turn)
+  fetch("/v1/sessions/" + encodeURIComponent(old), { method: "DELETE", headers: headers(false) })
+    .catch(() => { /* the memory expires at its TTL anyway */ });
+});
 $("vclose").addEventListener("click", () => { $("viewer").hidden = true; });
 $("keyform").addEventListener("submit", (ev) => {
   ev.preventDefault();

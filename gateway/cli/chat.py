@@ -8,7 +8,10 @@ wall time. Lines read from standard input (a terminal gets line editing and inpu
 ``readline`` when Python has it; piped input works the same, one question per line):
 
 - a question → the answer, its numbered citations and the route (decision, reason, final path);
-  earlier turns of the session are sent as ``history`` (follow-up questions);
+  every question carries the conversation's ``session_id`` (``chat-`` + a random UUID, new on
+  ``/new`` and ``/collection``), so a follow-up is rewritten from the session memory (earlier
+  questions, facts given, what was read — "the next one" steps along the list the last answer
+  cited); the earlier turns also go as ``history``;
 - ``/mode auto|rag|loop``, ``/collection NAME`` (the collection must exist), ``/sources`` (the
   documents of the collection), ``/new`` (forget the conversation), ``/help``, ``/quit``.
 
@@ -56,6 +59,7 @@ class ChatSession:
                  console: Any) -> None:
         self.c, self.collection, self.mode, self.con = components, collection, mode, console
         self.history: list[dict[str, str]] = []
+        self.session_id = _new_session()
         self.walls: list[float] = []
 
     def collections(self) -> list[str]:
@@ -91,12 +95,12 @@ class ChatSession:
             elif arg in self.c.embedding_mismatch:
                 self.con.print(f"[red]error:[/] {self.c.embedding_mismatch[arg]}")
             else:
-                self.collection, self.history = arg, []
+                self.collection, self.history, self.session_id = arg, [], _new_session()
                 self.con.print(f"collection: {arg} (conversation reset)")
         elif name == "/sources":
             self._sources()
         elif name == "/new":
-            self.history = []
+            self.history, self.session_id = [], _new_session()
             self.con.print("conversation reset")
         elif name == "/help":
             self.con.print(HELP, markup=False)
@@ -123,7 +127,8 @@ class ChatSession:
         from gateway.routing import QueryInput
 
         q = QueryInput(question, self.collection, self.mode,  # type: ignore[arg-type]
-                       history=tuple(self.history[-HISTORY_TURNS:]))
+                       history=tuple(self.history[-HISTORY_TURNS:]),
+                       session_id=self.session_id)
         t0 = time.perf_counter()
         try:
             res = runner.run(self.c.router.ask(q))
@@ -137,6 +142,13 @@ class ChatSession:
         self.con.print(f"[dim]wall time {wall:.2f} s (question {len(self.walls)})[/]")
         self.history += [{"role": "user", "content": question},
                          {"role": "assistant", "content": res.answer}]
+
+
+def _new_session() -> str:
+    """A new conversation id for the session memory."""
+    import uuid
+
+    return f"chat-{uuid.uuid4().hex}"
 
 
 def print_answer(body: dict[str, Any], con: Any) -> None:

@@ -9,7 +9,9 @@ on the page before the answer (a MutationObserver stamps when each appeared), cl
 word boxes of the quoted line (``Page.get_text("words")``, not the viewer's character matching)
 must be covered ≥ 0.8 by the highlight boxes shown over the rendered page; in the Markdown
 source, the quote's text range (found by the test in the shown lines) ≥ 0.8 by the ``<mark>``.
-A follow-up question is sent with the first turn as ``history``. Screenshots of each state go
+Every question carries the page's ``session_id`` (the earlier turns also go as ``history``); a
+follow-up is read from the server's session memory, which holds the conversation's turns, and
+"new conversation" starts another session and forgets the old one. Screenshots of each state go
 to ``artifacts/ask/``. Skips with a reason when Playwright or Chromium is missing
 (``pip install -e '.[dev]'``; ``apt-get install chromium``).
 """
@@ -233,6 +235,8 @@ def test_ask_markdown_citation_marks_the_quoted_line(page: Any) -> None:
     assert {"route", "answer"} <= set(got["seen"]) and got["seen"]["route"] <= got["seen"]["answer"]
     assert got["body"]["history"] and got["body"]["history"][0]["role"] == "user", got["body"]
     assert got["body"]["history"][0]["content"] == "How many chunks can one node index?"
+    assert got["body"]["session_id"].startswith("ask-"), got["body"]
+    assert got["body"]["session_id"] == page.evaluate("document.body.dataset.session")
     turn = got["turn"]
     assert "three years" in turn.locator(".answer").inner_text()
     page.screenshot(path=str(ARTIFACTS / "3-md-answer.png"), full_page=True)
@@ -270,6 +274,38 @@ def test_ask_markdown_citation_marks_the_quoted_line(page: Any) -> None:
     print(f"Markdown mark: {covered:.3f} of the quote covered, {precise:.3f} of the mark on it")
     assert covered >= 0.8 and precise >= 0.5, rects
     page.locator("#viewer").screenshot(path=str(ARTIFACTS / "4-md-viewer.png"))
+
+
+def test_ask_follow_up_uses_the_session_memory(page: Any, live_server: str) -> None:
+    """The third question of the page's conversation is a follow-up: it goes with the same
+    ``session_id`` as the first two, is rewritten from the session memory (shown as "read
+    as"), and the memory holds the three turns; "new conversation" gives a new session id and
+    deletes the old session; a standalone question there is not rewritten."""
+    sid = page.evaluate("document.body.dataset.session")
+    got = _ask(page, "What about the health check?", "rag")
+    assert got["body"]["session_id"] == sid
+    turn = got["turn"]
+    route_text = turn.locator(".route").inner_text()
+    assert "read as:" in route_text and "health check" in route_text.lower(), route_text
+    assert "monthly" in turn.locator(".answer").inner_text(), turn.inner_text()
+    auth = {"Authorization": f"Bearer {KEY}"}
+    with httpx.Client(base_url=live_server, timeout=30, headers=auth) as client:
+        mem = client.get(f"/v1/sessions/{sid}")
+        assert mem.status_code == 200, mem.text
+        asked = [t["question"] for t in mem.json()["turns"]]
+        assert asked == ["How many chunks can one node index?", "What is the warranty period?",
+                         "What about the health check?"], mem.json()
+        page.click("#reset")
+        page.wait_for_function(f"document.body.dataset.session !== {json.dumps(sid)}")
+        deadline = time.monotonic() + 10
+        while client.get(f"/v1/sessions/{sid}").status_code != 404:
+            assert time.monotonic() < deadline, "the old session was not deleted"
+            time.sleep(0.1)
+    got = _ask(page, "When does an alert fire?", "rag")
+    assert got["body"]["session_id"] not in (sid, None) and got["body"]["history"] == []
+    assert "read as:" not in got["turn"].locator(".route").inner_text()
+    assert "below 60" in got["turn"].locator(".answer").inner_text()
+    page.screenshot(path=str(ARTIFACTS / "5-follow-up.png"), full_page=True)
 
 
 def test_viewer_refuses_without_key_and_outside_the_collection(live_server: str) -> None:
