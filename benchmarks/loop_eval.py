@@ -11,7 +11,8 @@ usage:
   .venv/bin/python benchmarks/loop_eval.py --data-dir /work/data/<me>-eval --collection eval \
       ../shared/eval/zh/questions_pdf.jsonl [--llm http://127.0.0.1:8089/v1] [--limit N] \
       [--search hybrid|keyword] [--ids a,b] [--out results.jsonl [--resume]] \
-      [--protocol json|read|json_actions|tools|auto]
+      [--protocol json|read|pick|json_actions|tools|auto] [--versus offline.jsonl]
+  .venv/bin/python benchmarks/loop_eval.py --data-dir D --out results.jsonl --report [--versus F]
   .venv/bin/python benchmarks/loop_eval.py --build DIR --data-dir D --collection C  # keyword-only
 """
 
@@ -95,8 +96,10 @@ async def _run(args: argparse.Namespace) -> None:
                                                           [c.chunk_id for c in res.citations])}
         unverifiable = sum(make_citation(chunks[c.chunk_id], c.quote) is None
                            if c.chunk_id in chunks else 1 for c in res.citations)
-        row = {"id": q.id, "dataset": q.source_dataset, "unanswerable": "unanswerable" in q.tags,
+        row: dict[str, Any] = {
+               "id": q.id, "dataset": q.source_dataset, "unanswerable": "unanswerable" in q.tags,
                "found": res.found, "hit": any(location_hits_gold(q, c) for c in res.citations),
+               "hit1": bool(res.citations) and location_hits_gold(q, res.citations[0]),
                "contains": answer_contains((q.answer, *q.answer_aliases), res.answer)
                if res.found else False,
                "steps": sum(1 for s in res.steps if s.kind == "tool"), "stop": res.stop_reason,
@@ -114,6 +117,22 @@ async def _run(args: argparse.Namespace) -> None:
     await agent.aclose()
     store.close()
     _report(rows, bool(args.llm))
+    if args.versus:
+        _versus(rows, args.versus)
+
+
+def _versus(rows: list[dict[str, Any]], path: str) -> None:
+    """Per-question wins and losses of ``rows`` against another run's rows (``path``, e.g. the
+    offline policy's) on the same ids: evidence hit and answer-contains, answerable only."""
+    text = Path(path).read_text(encoding="utf-8")
+    other = {r["id"]: r for r in (json.loads(ln) for ln in text.splitlines() if ln.strip())}
+    both = [(r, other[r["id"]]) for r in rows if r["id"] in other and not r["unanswerable"]]
+    for key in ("hit", "contains"):
+        won = [r["id"] for r, o in both if r[key] and not o[key]]
+        lost = [r["id"] for r, o in both if o[key] and not r[key]]
+        mine, theirs = sum(r[key] for r, _ in both), sum(o[key] for _, o in both)
+        print(f"{key} vs {Path(path).name} on {len(both)} answerable ids: {mine} vs {theirs}; "
+              f"won {len(won)} {won}; lost {len(lost)} of the {theirs} it got right {lost}")
 
 
 def _report(rows: list[dict[str, Any]], llm: bool) -> None:
@@ -178,7 +197,7 @@ def main() -> None:
         Path(__file__).resolve().parents[2] / "shared" / "models" / "multilingual-e5-small"))
     ap.add_argument("--llm", help="OpenAI-compatible base URL; absent = offline policy")
     ap.add_argument("--protocol", default="json",
-                    choices=["auto", "tools", "json", "read", "json_actions"])
+                    choices=["auto", "tools", "json", "read", "pick", "json_actions"])
     ap.add_argument("--resume", action="store_true", help="keep --out rows, run the other ids")
     ap.add_argument("--llm-timeout", type=float, default=120.0)
     ap.add_argument("--max-loops", type=int, default=6)
@@ -188,10 +207,18 @@ def main() -> None:
     ap.add_argument("--limit", type=int)
     ap.add_argument("--ids")
     ap.add_argument("--out")
+    ap.add_argument("--versus", help="another run's --out file: per-question wins / losses")
+    ap.add_argument("--report", action="store_true", help="print the report of --out, no run")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     if args.build:
         _build(args)
+    elif args.report:
+        text = Path(args.out).read_text(encoding="utf-8")
+        rows = [json.loads(ln) for ln in text.splitlines() if ln.strip()]
+        _report(rows, any(r["llm_calls"] for r in rows))
+        if args.versus:
+            _versus(rows, args.versus)
     else:
         asyncio.run(_run(args))
 

@@ -59,7 +59,7 @@ class Settings(BaseSettings):
     llm_base_url: str = Field("", description="OpenAI-compatible base URL (…/v1); empty = no LLM (offline policy).")
     llm_model: str = Field("", description="Model name sent to the LLM server.")
     llm_api_key: SecretStr | None = Field(None, description="Bearer key for the LLM server.")
-    llm_protocol: Literal["auto", "tools", "json", "read", "json_actions"] = Field("auto", description="LoopAgent protocol: native tool calls (tools), the line-reading protocol for small local models (json or read: one block of numbered lines per JSON-schema step, cite by line id, never worse than the offline policy), free-form JSON tool actions (json_actions), or detect (auto: tools when the server calls tools natively, else the line-reading protocol).")
+    llm_protocol: Literal["auto", "tools", "json", "read", "pick", "json_actions"] = Field("auto", description="LoopAgent protocol: native tool calls (tools), the line-reading protocol for small local models (json or read: one block of numbered lines per JSON-schema step, cite by line id, never worse than the offline policy; pick: the model first chooses which of the offline policy's five best lines answers, one short JSON reply, and reads blocks only when the offline policy found nothing), free-form JSON tool actions (json_actions), or detect (auto: tools when the server calls tools natively, else the line-reading protocol).")
     llm_timeout_s: float = Field(60.0, gt=0, description="Timeout of one LLM call, seconds.")
     llm_max_tokens: int = Field(512, ge=16, description="Max generated tokens per LLM call.")
     llm_temperature: float = Field(0.0, ge=0, le=2, description="Sampling temperature of LLM calls.")

@@ -293,9 +293,9 @@ class LoopAgent:
             # the offline policy takes milliseconds: give it the clock the probe used up
             state.started = time.monotonic()
             return await self._offline(state, on_event)
-        if protocol in ("json", "read"):  # the line-reading protocol (small / local models)
+        if protocol in ("json", "read", "pick"):  # the line-reading protocol (local models)
             reader = LLMReadPolicy(self.client, current_date=current_date, history=history,
-                                   embedder=self.embedder)
+                                   embedder=self.embedder, pick=protocol == "pick")
             return checked(await reader.run(state, on_event))
         directory, more = await asyncio.to_thread(self._directory, collection, candidates)
         if self.documents:

@@ -39,7 +39,7 @@ __all__ = [
 MAX_LOOPS_LIMIT = 10
 NOT_FOUND = "Not found in the documents."
 
-LLMProtocolName = Literal["auto", "tools", "json", "read", "json_actions"]
+LLMProtocolName = Literal["auto", "tools", "json", "read", "pick", "json_actions"]
 StopReason = Literal[
     "answer", "fallback_to_rag", "max_loops", "token_budget", "deadline", "repeated_calls",
     "llm_error", "no_action",
@@ -151,6 +151,9 @@ class LLMConfig:
         wins when the server sends one and it is shorter than 30 s).
     :param protocol: ``tools`` (native tool_calls), ``json`` / ``read`` (the line-reading
         protocol, ``loop.policies.llm_read``: JSON-schema steps over numbered blocks),
+        ``pick`` (the same protocol whose first step has the model choose the line that answers
+        among the offline policy's best lines, ``loop.policies.read_pick``; blocks are read
+        only when the offline policy found nothing),
         ``json_actions`` (free-form JSON tool actions, ``loop.policies.llm_json``), or ``auto``
         (probe the server once and remember: native tools, else the line-reading protocol).
     :param json_dialect: ``json_schema`` (llama.cpp server, OpenAI), ``json_object`` (with a

@@ -47,6 +47,15 @@ from loop.policies.offline import OfflinePolicy
 from loop.policies.read_blocks import BLOCK_CHARS, Block
 from loop.policies.read_guard import is_question_echo, judge, unsupported_figures
 from loop.policies.read_nav import Navigator, OutOfTime
+from loop.policies.read_pick import (
+    PICK_SYSTEM,
+    Candidate,
+    parse_pick,
+    pick_candidates,
+    pick_prompt,
+    pick_schema,
+    resolve_pick,
+)
 from loop.policies.read_prompts import (
     READ_SYSTEM,
     REASK,
@@ -60,6 +69,8 @@ from loop.types import NOT_FOUND, LoopResult, StopReason, UnitEmbedder
 __all__ = ["LLMReadPolicy"]
 
 _FAULTS = ("deadline", "llm_error", "token_budget")
+_PICK_REASK = ('Your reply could not be used: {error}. Reply with one JSON object only, like '
+               '{{"value": "...", "line": 1}}.')
 
 
 class _Stop(Exception):
@@ -82,19 +93,27 @@ class LLMReadPolicy:
     :param write_single: also make the answer call when there is one note (default: that
         note's fact, which the model wrote in the question's language, is the answer; the call
         cost 8–15 s per question with the local 1.5B model on 2 busy cores).
+    :param pick: first have the model choose which of the offline policy's best lines answers
+        (:mod:`loop.policies.read_pick`, one call, ``pick_tokens``); blocks are read only when
+        the offline policy found nothing. The chosen line is one the offline policy ranked as
+        evidence (over the coverage floor), cited verbatim; its other citations go to
+        ``related``. "None of them", an unusable reply twice, a fault or the deadline keep the
+        offline answer.
     """
 
     def __init__(self, client: AsyncLLMClient, *, current_date: str | None = None,
                  history: Sequence[dict[str, Any]] = (), embedder: UnitEmbedder | None = None,
                  max_steps: int = 12, block_chars: int = BLOCK_CHARS,
                  reserve_s: float | None = None, step_tokens: int = 160,
-                 answer_tokens: int = 200, write_single: bool = False) -> None:
+                 answer_tokens: int = 200, write_single: bool = False, pick: bool = False,
+                 pick_tokens: int = 40) -> None:
         self.client, self.embedder = client, embedder
         self.brain = f"llm:{client.config.model}:read"
         self.current_date, self.history = current_date, list(history)
         self.max_steps, self.block_chars, self.reserve_s = max_steps, block_chars, reserve_s
         self.step_tokens, self.answer_tokens, self.write_single = (step_tokens, answer_tokens,
                                                                    write_single)
+        self.pick, self.pick_tokens = pick, pick_tokens
         self.invalid = self.dropped_lines = 0
         self.notes: list[tuple[str, list[Citation]]] = []
         self._deadline = 0.0
@@ -182,6 +201,9 @@ class LLMReadPolicy:
         read_before = set(state.ctx.read)  # the guard scores with the offline answer's weights
         m0 = state.matcher.known([c.context_text() for c in state.ctx.seen.values()])
         head = context_lines(state.question, self.current_date, self.history)
+        if self.pick and base.found:  # the model chooses a line: it writes no text
+            return await self._pick(nav, context_lines(
+                state.question, self.current_date, self.history, language=False), offline, base)
         nav.make_plan(base, list(offline.planned.values()))
         end: StopReason = "answer"
         note, written = "", None
@@ -207,6 +229,64 @@ class LLMReadPolicy:
         more = [c for c in base.citations if c not in mine]
         return self._result(state, None, end, verdict.reason, offline.dense_error,
                             (answer, [*mine, *more]))
+
+    async def _choose(self, nav: Navigator, head: str, cands: list[Candidate]) -> int:
+        """The model's choice among ``cands`` (1-based; ``0`` = none; the copied value decides,
+        :func:`~loop.policies.read_pick.resolve_pick`), one call and one re-ask; ``0`` when
+        both replies are unusable. :raises _Stop: deadline, token budget, fault."""
+        msgs = [{"role": "system", "content": PICK_SYSTEM},
+                {"role": "user", "content": pick_prompt(head, cands)}]
+        for attempt in range(2):
+            text, ms, tokens = await self._chat(nav, msgs, pick_schema(len(cands)),
+                                                self.pick_tokens)
+            try:
+                line, value = parse_pick(text, len(cands))
+            except rp.ReplyError as exc:
+                self.invalid += 1
+                await nav.emit(kind="llm", status="invalid", elapsed_ms=ms, tokens=tokens,
+                               note=f"pick: {exc}"[:300])
+                msgs = [*msgs[:2], {"role": "assistant", "content": text[:1000]},
+                        {"role": "user", "content": _PICK_REASK.format(error=exc)}]
+                continue
+            k = resolve_pick(cands, line, value)
+            await nav.emit(kind="llm", elapsed_ms=ms, tokens=tokens,
+                           note=(f"pick: value {value!r} line {line} -> {k} of {len(cands)}"
+                                 + (" (re-asked)" if attempt else ""))[:300])
+            return k
+        return 0
+
+    async def _pick(self, nav: Navigator, head: str, offline: OfflinePolicy,
+                    base: LoopResult) -> LoopResult:
+        """The pick step over the offline answer ``base`` (found): the model chooses among the
+        offline ranking's best lines; the chosen line is the answer, ``base``'s citations
+        follow as ``related``. A single candidate needs no call (the offline answer)."""
+        state = nav.state
+        cands = pick_candidates(offline.ranked_evidence(state),
+                                lead=[(c.chunk_id, c.quote) for c in base.citations])
+        if len(cands) < 2:
+            return self._result(state, base, "answer", "offline answer: one candidate line",
+                                offline.dense_error)
+        state.turn += 1
+        try:
+            k = await self._choose(nav, head, cands)
+        except _Stop as stop:
+            why = f"offline answer: {stop.reason}" + (f" ({stop})" if str(stop) else "")
+            await nav.emit(kind="stop", status=stop.reason, note=why[:300])
+            return self._result(state, base, stop.reason, why, offline.dense_error)
+        got = cands[k - 1] if k else None
+        chk = check_citations([{"chunk_id": got.chunk_id, "quote": u} for u in got.units],
+                              state.ctx.read, state.ctx.resolve) if got else None
+        if got is None or chk is None or not chk.verified:
+            why = "offline answer: the llm picked none of the offline lines"
+            await nav.emit(kind="stop", status="answer", note=why)
+            return self._result(state, base, "answer", why, offline.dense_error)
+        why = f"llm picked line {k} of {len(cands)} (offline rank {got.rank + 1})"
+        await nav.emit(kind="stop", status="answer", note=why)
+        res = self._result(state, None, "answer", why, offline.dense_error,
+                           (got.text(), list(chk.verified)))
+        res.brain = self.brain.removesuffix(":read") + ":pick"
+        res.related = [c for c in [*base.citations, *base.related] if c not in chk.verified]
+        return res
 
     async def _read(self, nav: Navigator, head: str) -> StopReason:
         """Blocks one at a time until the model says it can answer, the plan runs out

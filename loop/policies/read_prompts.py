@@ -42,12 +42,12 @@ REASK = ("Your reply could not be used: {error}. Reply with one JSON object only
 
 
 def context_lines(question: str, current_date: str | None,
-                  history: Sequence[dict[str, Any]]) -> str:
+                  history: Sequence[dict[str, Any]], language: bool = True) -> str:
     """The question-specific head of every user message: question, the answer language when
-    the question is Chinese, date, earlier questions (the last two user turns, 200 characters
-    each)."""
+    the question is Chinese (``language``: the model writes text), date, earlier questions
+    (the last two user turns, 200 characters each)."""
     out = [f"Question: {question.strip()}"]
-    if _CJK.search(question):  # a 1.5B model answered Chinese questions in English (zhpdf:03)
+    if language and _CJK.search(question):  # a 1.5B model answered Chinese questions in English (zhpdf:03)
         out.append("Write facts and the answer in Chinese (中文).")
     if current_date:
         out.append(f"Current date: {current_date}")

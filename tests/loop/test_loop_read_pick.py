@@ -1,0 +1,154 @@
+"""The pick step of the line-reading protocol (``loop.policies.read_pick``, issue 14) without a
+model: lenient reply parsing, candidates from the offline ranking (a label line shows its
+value line), and the policy against a scripted OpenAI-compatible server on loopback over case
+22's knowledge base in a real embedded store: the chosen line becomes the verified answer, "none"
+and faults keep the offline answer."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+import pytest
+from scripted_server import ScriptedChatServer
+from test_loop_scripted import assert_all_verified
+
+from corpus.types import Chunk
+from loop import LLMConfig, LoopAgent, LoopConfig, LoopResult
+from loop.evidence import Evidence
+from loop.policies.read_parse import ReplyError
+from loop.policies.read_pick import (
+    PICK_SYSTEM,
+    parse_pick,
+    pick_candidates,
+    pick_prompt,
+    pick_schema,
+    resolve_pick,
+)
+
+TWO = "电池保修多久，退货期限多久？"  # both kb documents hold candidate lines
+
+
+def _pick(n: int, value: str = "") -> dict[str, Any]:
+    return {"content": json.dumps({"value": value, "line": n}, ensure_ascii=False)}
+
+
+def _run(kb: Any, srv: ScriptedChatServer, question: str = TWO,
+         loop_cfg: LoopConfig | None = None, **kw: Any) -> LoopResult:
+    cfg = LLMConfig(base_url=srv.base_url, model="scripted", protocol="pick",
+                    **{"timeout_s": 5.0, "max_retries": 0, "backoff_s": 0.01, **kw})
+
+    async def go() -> LoopResult:
+        agent = LoopAgent(kb.store, kb.search, llm=cfg, config=loop_cfg, documents=kb)
+        try:
+            return await agent.run_async(question, kb.collection)
+        finally:
+            await agent.aclose()
+    return asyncio.run(go())
+
+
+def _offline(kb: Any, question: str = TWO) -> LoopResult:
+    return asyncio.run(LoopAgent(kb.store, kb.search, documents=kb).run_async(
+        question, kb.collection))
+
+
+@pytest.mark.parametrize("reply,got", [
+    ('```json\n{"value": "15m", "line": 2}\n```', (2, "15m")), ("3", (3, "")),
+    ('{"line": "4", "value": " 0.1 % "}', (4, "0.1 %")),
+    ("Sure: {'value': '', 'line': 0}", (0, "")),
+    ('[{"line": 1}]', (1, "")), ('{"value": "8", "answer": 5', (5, "8")),
+])
+def test_pick_replies_are_read_leniently(reply: str, got: tuple[int, str]) -> None:
+    assert parse_pick(reply, 5) == got
+
+
+def test_the_copied_value_decides_the_line() -> None:
+    c = _chunk("最大传输距离：15m。\n\n波特率 9600bps。\n\n地址为 8。")
+    ranked = [Evidence(c, u, 0.5, (), 0, 0.5) for u in ("波特率 9600bps。", "最大传输距离：15m。",
+                                                        "地址为 8。")]
+    cands = pick_candidates(ranked)
+    assert resolve_pick(cands, 2, "15 m") == 2  # the named line holds the value
+    assert resolve_pick(cands, 3, "15m") == 2  # the wrong number: the line holding the value
+    assert resolve_pick(cands, 1, "20m") == 0  # a value no line holds is invented
+    assert resolve_pick(cands, 1, "") == 0 and resolve_pick(cands, 0, "15m") == 0
+
+
+@pytest.mark.parametrize("reply", ["", "the second one", '{"line": 6}', '{"line": true}',
+                                   '{"line": -1}'])
+def test_unusable_pick_replies_raise_for_the_reask(reply: str) -> None:
+    with pytest.raises(ReplyError):
+        parse_pick(reply, 5)
+
+
+def _chunk(text: str, cid: str = "c1") -> Chunk:
+    return Chunk(chunk_id=cid, doc_id="d", path="m.pdf", title="m", section_path=("2.1",),
+                 page_start=15, page_end=15, line_start=1, line_end=9, char_start=0,
+                 char_end=len(text), text=text)
+
+
+def test_candidates_keep_order_put_the_offline_answer_first_and_join_a_label_to_its_value(
+) -> None:
+    c = _chunk("2.1.10 基本精度\n\n0.1%\n\n2.1.11 测量速度\n\n快速：每秒10次。")
+    units = ["2.1.10 基本精度", "0.1%", "快速：每秒10次。"]
+    ranked = [Evidence(c, u, 0.9 - 0.1 * i, (), 0, 1.0 - 0.1 * i) for i, u in enumerate(units)]
+    got = pick_candidates([*ranked, ranked[0]], lead=[("c1", "快速：每秒10次。")])
+    assert [x.units for x in got] == [("快速：每秒10次。",), ("2.1.10 基本精度", "0.1%"),
+                                      ("0.1%",)]  # the lead first, duplicates once
+    assert [x.rank for x in got] == [0, 1, 2] and got[1].text() == "2.1.10 基本精度 0.1%"
+    assert len(pick_candidates(ranked, limit=2)) == 2
+    prompt = pick_prompt("Question: 基本精度是多少？", got)
+    assert "2| (p.15) 2.1.10 基本精度 0.1%" in prompt and prompt.startswith("Question:")
+    schema = pick_schema(3)
+    assert schema["properties"]["line"]["enum"] == [0, 1, 2, 3]
+    assert list(schema["properties"]) == ["value", "line"]  # the value is written first
+
+
+def _copy_from_line(n: int) -> Any:
+    """A reply that copies a few characters of line ``n`` of the prompt as the value."""
+    def reply(body: dict[str, Any]) -> dict[str, Any]:
+        shown = body["messages"][1]["content"].split(f"\n{n}| ", 1)[1].split("\n", 1)[0]
+        return _pick(n, shown.split(") ", 1)[1][:6])
+    return reply
+
+
+def test_the_chosen_line_is_the_verified_answer_offline_evidence_related(kb: Any) -> None:
+    offline = _offline(kb)
+    assert offline.found
+    with ScriptedChatServer([_copy_from_line(2)]) as srv:
+        res = _run(kb, srv)
+    (req,) = srv.requests
+    assert req["messages"][0]["content"] == PICK_SYSTEM
+    user = req["messages"][1]["content"]
+    assert user.startswith(f"Question: {TWO}") and "\n2| " in user and "Chinese" not in user
+    enum = req["response_format"]["json_schema"]["schema"]["properties"]["line"]["enum"]
+    assert enum[0] == 0 and len(enum) >= 3
+    assert res.brain == "llm:scripted:pick" and res.found and res.llm_calls == 1, res.guard
+    assert "picked line 2" in res.guard
+    line2 = user.split("\n2| ", 1)[1].split("\n", 1)[0]
+    assert res.citations and res.citations[0].quote.split()[0] in line2
+    assert res.citations[0] != offline.citations[0]
+    assert offline.citations[0] in [*res.citations, *res.related]  # never lost
+    assert_all_verified(res, kb)
+
+
+@pytest.mark.parametrize("script", [[_pick(0)], [_pick(2, "二十年")],
+                                    [{"content": "no idea"}, {"content": "none"}]])
+def test_none_or_unusable_twice_keeps_the_offline_answer(kb: Any, script: list[Any]) -> None:
+    offline = _offline(kb)
+    with ScriptedChatServer(script) as srv:
+        res = _run(kb, srv)
+    assert res.brain == "offline" and res.answer == offline.answer
+    assert res.citations == offline.citations and "none" in res.guard  # 二十年: invented
+    assert res.invalid_actions == (2 if len(script) == 2 else 0)
+
+
+def test_a_hung_llm_is_cancelled_at_the_deadline_with_the_offline_answer(kb: Any) -> None:
+    offline = _offline(kb)
+    t0 = time.monotonic()
+    with ScriptedChatServer([{"hang": True}]) as srv:
+        res = _run(kb, srv, loop_cfg=LoopConfig(deadline_s=2.0), timeout_s=60.0)
+    assert time.monotonic() - t0 < 3.0
+    assert res.stop_reason == "deadline" and res.brain == "offline" and res.found
+    assert res.answer == offline.answer and "deadline" in res.guard
