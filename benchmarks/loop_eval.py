@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import statistics
 import time
@@ -72,7 +73,22 @@ async def _run(args: argparse.Namespace) -> None:
     search = _search(args.search, store, tok, Path(args.data_dir), args.embed_model_path)
     llm = LLMConfig(base_url=args.llm, model="local", protocol=args.protocol,
                     timeout_s=args.llm_timeout, max_tokens=256) if args.llm else None
-    cfg = LoopConfig(max_loops=args.max_loops, deadline_s=args.deadline, token_budget=args.tokens,
+    deadline = 120.0 if args.deadline == "auto" else float(args.deadline)
+    if llm is not None and args.deadline == "auto":  # sized from the model's measured speed
+        from loop.llm_client import AsyncLLMClient
+        from loop.llm_speed import fit_budgets, probe_speed
+
+        probe = AsyncLLMClient(llm)
+        try:
+            speed = await probe_speed(probe)
+        finally:
+            await probe.aclose()
+        fit = fit_budgets(speed)
+        llm = dataclasses.replace(llm, timeout_s=fit.call_timeout_s)
+        deadline = fit.deadline_s
+        print(f"speed probe: prompt {speed.prompt_tps} tok/s, generation {speed.gen_tps} tok/s "
+              f"-> call timeout {fit.call_timeout_s} s, deadline {fit.deadline_s} s", flush=True)
+    cfg = LoopConfig(max_loops=args.max_loops, deadline_s=deadline, token_budget=args.tokens,
                      min_coverage=args.min_coverage)
     agent = LoopAgent(store, search, llm=llm, config=cfg, key_terms=tok, documents=_Docs(store))
     qs = load_questions(args.questions, limit=args.limit,
@@ -201,7 +217,8 @@ def main() -> None:
     ap.add_argument("--resume", action="store_true", help="keep --out rows, run the other ids")
     ap.add_argument("--llm-timeout", type=float, default=120.0)
     ap.add_argument("--max-loops", type=int, default=6)
-    ap.add_argument("--deadline", type=float, default=120.0)
+    ap.add_argument("--deadline", default="120",
+                    help="seconds per question, or 'auto': sized from a speed probe of --llm")
     ap.add_argument("--tokens", type=int, default=24000)
     ap.add_argument("--min-coverage", type=float, default=LoopConfig().min_coverage)
     ap.add_argument("--limit", type=int)
