@@ -7,6 +7,9 @@
 - :mod:`gateway.routing.rules` – the pure decision rules (threshold rule, question signals);
 - :mod:`gateway.routing.decompose` – multi-part / comparison questions split into parts (pure);
 - :mod:`gateway.routing.plan` – the parts run concurrently and merged (plan-and-execute);
+- :mod:`gateway.routing.followup` – is a question a follow-up of an earlier turn (pure);
+- :mod:`gateway.routing.focus` – exclusion / contrast clauses taken out of the question read
+  ("While the Marketing team …, what is …", ", not part of Finance,");
 - :mod:`gateway.routing.fit` – the fitted escalation rule (``routing.json``, ``calibrate
   --router``);
 - :mod:`gateway.routing.trace` – :class:`RouteTrace`, the typed record the stages fill while a

@@ -43,6 +43,7 @@ from corpus.types import Chunk
 from gateway.errors import ServiceUnavailable
 from gateway.routing.conflict import check_draft, find_rival
 from gateway.routing.fit import fitted_decision, load_routing_model
+from gateway.routing.focus import apply_focus
 from gateway.routing.plan import PlanStages
 from gateway.routing.rules import Decision, RuleConfig, decide, detect_signals, retrieval_query
 from gateway.routing.stages import Ctx, DeadlineExceeded, degraded_result
@@ -130,7 +131,7 @@ class Router(PlanStages):
                 if turn is not None and turn.reuse is not None:
                     result = turn.reuse  # a fact card of this session answers, nothing re-read
                 else:
-                    routed = turn.query if turn is not None else q
+                    routed = apply_focus(turn.query if turn is not None else q, ctx.record)
                     plan = self._plan_for(routed, ctx.record)
                     result = await (self._run_plan(ctx, routed, plan) if plan is not None
                                     else self._route(ctx, routed))
@@ -335,3 +336,4 @@ class Router(PlanStages):
             rec.flag("cache_unavailable")
             rec.error(f"cache_put: {exc}")
         rec.forget_timeouts("cache_put")
+
