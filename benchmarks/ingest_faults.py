@@ -103,8 +103,8 @@ elif point == "switching":
         yield from orig_batches(self, rel, prep, step, cancel)
     Ingestor._batches = _batches
     orig_publish = QdrantChunkStore.publish_document
-    def publish_document(self, collection, doc_id):
-        orig_publish(self, collection, doc_id)
+    def publish_document(self, collection, doc_id, *a, **kw):
+        orig_publish(self, collection, doc_id, *a, **kw)
         if current.get("rel") == target:  # the replacement of manual.md: published, not switched
             die()
     QdrantChunkStore.publish_document = publish_document

@@ -130,9 +130,14 @@ class ClientBackend:
             if flt is not None and not flt.is_empty():
                 self.client.delete(collection, qm.FilterSelector(filter=_required(flt)), wait=True)
 
-    def delete_keys(self, collection: str, flt: Flt, keys: Sequence[str]) -> None:
+    def delete_keys(
+        self, collection: str, flt: Flt, keys: Sequence[str], ids: Sequence[str] = ()
+    ) -> None:
+        """Delete payload ``keys`` from the points ``ids`` when given, else from those matching
+        ``flt``."""
+        points = list(ids) if ids else _required(flt)
         with self._errors(f"update {collection!r}"):
-            self.client.delete_payload(collection, list(keys), points=_required(flt), wait=True)
+            self.client.delete_payload(collection, list(keys), points=points, wait=True)
 
     def retrieve(self, collection: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         with self._errors(f"read {collection!r}"):

@@ -190,11 +190,15 @@ class EdgeBackend:
             if flt is not None and not flt.is_empty():
                 shard.update(qe.UpdateOperation.delete_points_by_filter(_required(flt)))
 
-    def delete_keys(self, collection: str, flt: Flt, keys: Sequence[str]) -> None:
+    def delete_keys(
+        self, collection: str, flt: Flt, keys: Sequence[str], ids: Sequence[str] = ()
+    ) -> None:
+        """Delete payload ``keys`` from the points ``ids`` when given, else from those matching
+        ``flt``."""
+        op = (qe.UpdateOperation.delete_payload(list(ids), list(keys)) if ids
+              else qe.UpdateOperation.delete_payload_by_filter(_required(flt), list(keys)))
         with self._errors(f"update {collection!r}"):
-            self._shard(collection).update(
-                qe.UpdateOperation.delete_payload_by_filter(_required(flt), list(keys))
-            )
+            self._shard(collection).update(op)
 
     def retrieve(self, collection: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         with self._errors(f"read {collection!r}"):

@@ -200,7 +200,7 @@ class Catalogue:
             for start, end, sparse, dense in batches:
                 self.store.upsert_chunks(collection, chunks[start:end], sparse, dense,
                                          staged=True)
-            self.store.publish_document(collection, doc_id)
+            self.store.publish_document(collection, doc_id, [c.chunk_id for c in chunks])
             self.store.put_record(collection, _KIND, entry.info.path, entry.to_data())
             self.store.put_record(collection, _PAGES, doc_id, heads_to_data(page_heads(chunks)))
         except Exception:

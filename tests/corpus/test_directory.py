@@ -219,3 +219,68 @@ def test_an_unusable_reply_is_cached_but_a_fault_is_asked_again(store: QdrantChu
     b.build(chunks)
     b.build(chunks)
     assert down.calls == 2 and len(b.cache or []) == 0
+
+
+def _long_doc(tmp: Path, sections: int) -> Path:
+    d = tmp / "long"
+    d.mkdir()
+    (d / "long.md").write_text("# Long\n\n" + "\n\n".join(
+        f"## Part {i}\n\nItem {i}: model LG{i} holds {i % 7 + 1} bar in zone {i % 13}; "
+        f"its seal kit is SK-{i % 5}." for i in range(sections)) + "\n", encoding="utf-8")
+    return d
+
+
+def test_a_large_directory_is_stored_in_parts_and_read_whole(store: QdrantChunkStore,
+                                                              tmp_path: Path,
+                                                              monkeypatch) -> None:
+    """More than DIRECTORY_PART entries: a head record + part records, none larger than a part;
+    read back whole and in order; replaced with its document, parts included (issue 20 item 4:
+    no single store write carries a large file's whole directory)."""
+    import corpus.directory as directory
+
+    monkeypatch.setattr(directory, "DIRECTORY_PART", 7)
+    docs = _long_doc(tmp_path, 40)
+    ing = Ingestor(store, Tokenizer(), workers=1, directory=DirectoryBuilder(Tokenizer()))
+    ing.ingest_paths([docs], "c")
+    chunks = _chunks(store, "c")
+    assert len(chunks) > 20  # several parts
+    doc = chunks[0].doc_id
+    head = store.records("c", DIRECTORY_KIND)[doc]
+    parts = store.records("c", directory.DIRECTORY_PART_KIND)
+    assert head["parts"] == -(-len(chunks) // 7) == len(parts) + 1
+    assert max(len(p["entries"]) for p in [head, *parts.values()]) == 7
+    got = load_directory(store, "c", doc)
+    assert [e.chunk_id for e in got] == [c.chunk_id for c in chunks]
+    assert got == extractive_entries(chunks, Tokenizer())
+    (docs / "long.md").write_text("# Long\n\nshort now: model LG1 holds 2 bar.\n", encoding="utf-8")
+    ing.ingest_paths([docs], "c")
+    assert store.records("c", directory.DIRECTORY_PART_KIND) == {}  # the old parts are gone
+    assert list(store.records("c", DIRECTORY_KIND)) == [_chunks(store, "c")[0].doc_id]
+
+
+def test_a_lost_part_rebuilds_the_directory_rather_than_serve_a_gap(store: QdrantChunkStore,
+                                                                     tmp_path: Path,
+                                                                     monkeypatch) -> None:
+    import corpus.directory as directory
+
+    monkeypatch.setattr(directory, "DIRECTORY_PART", 5)
+    ing = Ingestor(store, Tokenizer(), workers=1, directory=DirectoryBuilder(Tokenizer()))
+    ing.ingest_paths([_long_doc(tmp_path, 20)], "c")
+    chunks = _chunks(store, "c")
+    store.delete_record("c", directory.DIRECTORY_PART_KIND, f"{chunks[0].doc_id}:2")
+    got = load_directory(store, "c", chunks[0].doc_id)
+    assert [e.chunk_id for e in got] == [c.chunk_id for c in chunks]
+
+
+def test_extractive_entries_of_a_large_document_are_the_same_in_two_passes(
+        tmp_path: Path, monkeypatch) -> None:
+    """Above _HOLD_COUNTS_MAX chunks the term counts are not held for every chunk at once; the
+    entries are the same."""
+    import corpus.directory as directory
+    from corpus.chunker import chunk_document
+    from corpus.parsers import parse_file
+
+    chunks = chunk_document(parse_file(_long_doc(tmp_path, 30) / "long.md"), rel_path="long.md")
+    held = extractive_entries(chunks, Tokenizer())
+    monkeypatch.setattr(directory, "_HOLD_COUNTS_MAX", 3)
+    assert extractive_entries(chunks, Tokenizer()) == held and len(held) > 3

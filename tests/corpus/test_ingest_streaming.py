@@ -92,3 +92,29 @@ def test_dense_vectors_are_computed_one_batch_at_a_time(store, tmp_path: Path,
     assert n > 5 and sum(sizes) == n and max(sizes) <= 5, (n, sizes)
     entry = Catalogue(store).entries("c")["big.md"]
     assert entry.info.has_dense and store.count_chunks("c") == n
+
+
+def test_a_large_document_is_published_in_batches(store, tmp_path: Path, monkeypatch) -> None:
+    """More than PUBLISH_BATCH chunks: made visible one batch of point ids per store operation
+    (the embedded engine holds the interpreter lock for a whole operation, so one operation over
+    a 105k-chunk file kept every HTTP request of the server waiting ~5 s); every chunk visible
+    after, none left staged."""
+    import corpus.qdrant_store as qs
+
+    monkeypatch.setattr(qs, "PUBLISH_BATCH", 5)
+    calls: list[int] = []
+    orig = store.backend.delete_keys
+
+    def counting(collection, flt, keys, ids=()):
+        calls.append(len(ids))
+        return orig(collection, flt, keys, ids)
+
+    monkeypatch.setattr(store.backend, "delete_keys", counting)
+    path = tmp_path / "big.md"
+    path.write_text(_doc("p", 30), encoding="utf-8")
+    rep = Ingestor(store, Tokenizer(), workers=1).ingest_paths([path], "c")
+    n = rep.files[0].chunks
+    assert n > 10 and calls == [5] * (n // 5) + ([n % 5] if n % 5 else [])
+    assert store.count_chunks("c") == n and _staged(store, "c") == 0
+    hits = store.keyword_search("c", Tokenizer().sparse_query("P-29"), 3)
+    assert hits and "P-29" in hits[0].chunk.text
