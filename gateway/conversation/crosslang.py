@@ -184,6 +184,18 @@ class CrossLanguage:
             self._langs[collection] = hit
         return hit[1]
 
+    def known_absent(self, question: str, collection: str) -> bool:
+        """True when, without any I/O, the collection's language counts (kept ``cache_s``)
+        show no document in the other script than ``question``'s: then :meth:`target_for` and
+        :meth:`terms_for` return ``None`` and need not run in a worker thread. False when
+        the counts are not known yet or have expired (ask the blocking methods)."""
+        hit = self._langs.get(collection)
+        if hit is None or time.monotonic() - hit[0] > self.cache_s:
+            return False
+        han = len(_HAN.findall(question))
+        target = "zh" if han * 3 < len(question.strip()) * 0.3 else "en"
+        return not hit[1].get(target, 0)
+
     def target_for(self, question: str, collection: str) -> str | None:
         """``zh`` or ``en`` when ``question`` is in the other script than some of the
         collection's documents (blocking), else ``None``."""

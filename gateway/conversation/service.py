@@ -208,6 +208,8 @@ class ConversationService:
         """``rw`` with the question's key terms in the documents' language appended."""
         if self.cross_language is None:
             return rw
+        if self.cross_language.known_absent(rw.question, collection):
+            return rw  # no document in the other script: no thread hop (every cache hit)
         try:
             found = await self._llm_cross(rw.question, collection, record)
             if found is None:

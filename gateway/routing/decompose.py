@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 __all__ = ["Plan", "decompose"]
@@ -74,8 +75,10 @@ class Plan:
     rule: str
 
 
+@lru_cache(maxsize=4096)
 def decompose(question: str, *, max_parts: int = 4) -> Plan | None:
-    """Split ``question`` into standalone sub-questions (module docstring).
+    """Split ``question`` into standalone sub-questions (module docstring); memoised (pure, and
+    the result is frozen: a repeated question — every cache hit — is not split again).
 
     :param max_parts: a question that would give more parts is left whole (``None``).
     :returns: a plan with 2..``max_parts`` distinct parts, or ``None`` (one question).

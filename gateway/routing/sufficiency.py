@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 __all__ = ["key_terms", "process_metrics", "sufficiency"]
@@ -32,19 +33,26 @@ _QCHARS = set("多少什么哪几吗呢谁怎如何是否的了吧么")
 def key_terms(text: str) -> set[str]:
     """Lower-case content words (3+ letters, not stop words) and Chinese character pairs
     without question characters."""
+    return set(_key_terms(text))
+
+
+@lru_cache(maxsize=4096)
+def _key_terms(text: str) -> frozenset[str]:
+    """:func:`key_terms`, memoised (pure; a cache hit scores the same question and quotes
+    again on every request)."""
     words = {w for w in re.findall(r"[a-z0-9][a-z0-9'-]{2,}", text.lower()) if w not in _STOP}
     cjk = "".join(ch if "\u4e00" <= ch <= "\u9fff" else " " for ch in text)
     pairs = {run[i:i + 2] for run in cjk.split() for i in range(len(run) - 1)}
-    return words | {p for p in pairs if not (set(p) & _QCHARS)}
+    return frozenset(words | {p for p in pairs if not (set(p) & _QCHARS)})
 
 
 def _coverage(question: str, citations: Sequence[Any]) -> float:
-    want = key_terms(question)
+    want = _key_terms(question)
     if not want:
         return 1.0
     have: set[str] = set()
     for c in citations:
-        have |= key_terms(f"{getattr(c, 'quote', '')} {' '.join(getattr(c, 'section_path', ()))}")
+        have |= _key_terms(f"{getattr(c, 'quote', '')} {' '.join(getattr(c, 'section_path', ()))}")
     return len(want & have) / len(want)
 
 

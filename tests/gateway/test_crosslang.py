@@ -147,3 +147,28 @@ async def test_english_question_on_the_english_page_of_a_mixed_collection(tmp_pa
         assert r.status_code == 200, body
         assert body["route"].get("cross_language") is None, body["route"].get("cross_language")
         assert body["citations"][0]["path"] == "payroll.md"
+
+
+def test_known_absent_answers_without_io_only_what_terms_for_would() -> None:
+    """``known_absent`` (the conversation stage's shortcut past its worker thread, taken on
+    every cache hit) is True only while the language counts are known and show no document in
+    the other script; it never reads the store itself."""
+    from gateway.conversation import crosslang
+
+    reads: list[str] = []
+
+    def languages(collection: str) -> dict[str, int]:
+        reads.append(collection)
+        return {"zh": 3}
+
+    cross = crosslang.CrossLanguage(lambda _c, _t: [], languages, cache_s=60.0)
+    assert not cross.known_absent("网络日志留存多久？", "law")  # counts not read yet
+    assert reads == []
+    assert cross.terms_for("网络日志留存多久？", "law") is None
+    assert reads == ["law"]
+    assert cross.known_absent("网络日志留存多久？", "law")
+    assert not cross.known_absent("How long are network logs kept?", "law")  # zh docs exist
+    assert not cross.known_absent("网络日志留存多久？", "other")
+    cross.cache_s = 0.0  # expired counts: ask the blocking path again
+    assert not cross.known_absent("网络日志留存多久？", "law")
+    assert reads == ["law"]
