@@ -5,10 +5,9 @@ scheduler. Prints CPU and wall microseconds per hit for three rounds. Not a test
 
 The data directory must hold the collection (e.g. case 12's documents)::
 
-    LOOPGATE_DATA_DIR=data-bench .venv/bin/loopgate ingest ../shared/cases/12-stale-index-and-cache/v1 \\
-        --collection docs
-    LOOPGATE_DATA_DIR=data-bench .venv/bin/python benchmarks/cache_hit_cpu.py --requests 2000 \\
-        --redis redis://127.0.0.1:6379/15
+    export LOOPGATE_DATA_DIR=data-bench
+    .venv/bin/loopgate ingest ../shared/cases/12-stale-index-and-cache/v1 --collection docs
+    .venv/bin/python benchmarks/cache_hit_cpu.py --requests 2000 --redis redis://127.0.0.1:6379/15
 
 The server-side state that a start-up warms in the background (the CC-CEDICT index) is waited
 for before timing, and 300 hits warm the path; the access log is written (INFO) to a file as
