@@ -45,7 +45,14 @@ from gateway.routing.conflict import check_draft, find_rival
 from gateway.routing.fit import fitted_decision, load_routing_model
 from gateway.routing.focus import apply_focus
 from gateway.routing.plan import PlanStages
-from gateway.routing.rules import Decision, RuleConfig, decide, detect_signals, retrieval_query
+from gateway.routing.rules import (
+    Decision,
+    RuleConfig,
+    dated_query,
+    decide,
+    detect_signals,
+    retrieval_query,
+)
 from gateway.routing.stages import Ctx, DeadlineExceeded, degraded_result
 from gateway.routing.sufficiency import sufficiency
 from gateway.routing.trace import RouteTrace
@@ -193,7 +200,7 @@ class Router(PlanStages):
             hit = await self._cache_lookup(ctx, q, version)
             if hit is not None:
                 return hit
-        query = retrieval_query(q.question, q.history)
+        query = dated_query(retrieval_query(q.question, q.history), q.current_date)
         ctx.record.retrieval_query = query
         rag_res = await self._retrieve(ctx, q, query, self.settings.rag_top_k, "retrieve")
         decision = await self._decide(ctx, q, rag_res)

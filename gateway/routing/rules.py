@@ -8,7 +8,9 @@
 - :func:`decide` turns the requested mode, the RAG confidence and those signals into a
   :class:`Decision` (``rag`` or ``loop``) with a human-readable reason for the route record.
 - :func:`retrieval_query` resolves a follow-up question with the conversation history before
-  retrieval (the previous user turn is prepended when the question leans on it).
+  retrieval (the previous user turn is prepended when the question leans on it);
+  :func:`dated_query` gives a question about a period relative to today ("the current fiscal
+  quarter", 上个月) the year of ``current_date`` to retrieve with.
 
 The patterns are heuristics written for LoopGate (English and Chinese); every rule can be
 switched off by a setting (``escalate_on_reference`` …) and the threshold is
@@ -31,6 +33,7 @@ __all__ = [
     "Signal",
     "decide",
     "detect_signals",
+    "dated_query",
     "retrieval_query",
 ]
 
@@ -194,3 +197,33 @@ def retrieval_query(question: str, history: Sequence[dict[str, str]] | None) -> 
     if is_followup(question):
         return f"{prev[-1]} {question}"
     return question
+
+
+_RELATIVE_PERIOD = re.compile(
+    r"\b(?:current|this|previous|preceding|prior|last|next|following|upcoming|coming|present)"
+    r"\s+(?:fiscal\s+|financial\s+|calendar\s+|business\s+)?"
+    r"(?:year|quarter|month|period|half|semester|week)\b|\bcurrently\b|\bright now\b"
+    r"|\bas of (?:today|now)\b|\bwe are (?:currently )?in\b"
+    r"|(?:本|今|当前|目前|上个?|下个?|去|明)(?:财年|财务年度|年度|季度|月|年|期)|目前|当前"
+    r"|\b(?:year|quarter|month|period|half|week)\b.*\b(?:current|present|previous|next|"
+    r"preceding|following)\s+one\b",  # "the fiscal quarter that preceded the current one"
+    re.IGNORECASE)
+
+
+def dated_query(query: str, current_date: str | None) -> str:
+    """``query`` with `` (YYYY)``, the year of ``current_date``, appended when it asks about a
+    period relative to today ("the end date of the current fiscal quarter", "the previous
+    fiscal year", "the fiscal period we are currently in", "the quarter that preceded the
+    current one", 本季度, 上个月) and names no year itself; else ``query`` unchanged.
+
+    Retrieval only: the words "current quarter" match any page that explains quarters (a
+    style guide's "Q1 = the first quarter of the current fiscal year, so on Feb 1, 2020 …"),
+    the year of today matches the page that lists this year's periods. The question the answer
+    reads keeps its words (the answerability check would take an added year for a term the
+    answer's document must hold).
+
+    :param current_date: ``YYYY-MM-DD`` or ``None`` (nothing added).
+    """
+    if not current_date or not _RELATIVE_PERIOD.search(query) or _YEAR.search(query):
+        return query
+    return f"{query} ({current_date[:4]})"
