@@ -138,7 +138,7 @@ class Settings(BaseSettings):
     max_upload_bytes: int = Field(52_428_800, ge=1024, description="Largest upload request (all its files together), bytes (413 above).")
     ingest_drain_s: float = Field(4.0, ge=0, le=30, description="On shutdown (SIGTERM), seconds of draining: the running ingest file gets half of it to finish, then is cancelled between two write batches (rolled back), or abandoned after the other half (rolled back at the next start); its job, like every queued one, runs after the restart.")
     allow_anonymous: bool = Field(False, description="Let `loopgate serve` bind a non-loopback address with no API keys (anyone can query, upload and delete); false = it refuses to start.")
-    admin_keys: list[str] = Field(default_factory=list, description='JSON list of admin API keys (a key not also in api_keys may use every collection). With api_keys set, only an admin key reads /metrics, /docs, /openapi.json, /v1/stats (the dashboard\'s data) and every caller\'s route records; other keys see only their own questions in /v1/routes.')
+    admin_keys: list[str] = Field(default_factory=list, description='JSON list of admin API keys (a key not also in api_keys may use every collection). With api_keys set, only an admin key reads /metrics, /docs, /openapi.json, /v1/stats (the dashboard\'s data), the dashboard page itself (the browser asks: any user name, the key as password) and every caller\'s route records; other keys see only their own questions in /v1/routes.')
     upload_extensions: list[str] = Field(default_factory=lambda: [".pdf", ".md", ".markdown", ".txt", ".docx", ".html", ".htm"], description="File types accepted by POST /v1/documents.")
 
     # --- migration from an existing RAG service (gateway.migration; README "Migrate …") ----

@@ -57,6 +57,46 @@ async def test_admin_paths_need_the_admin_key(tmp_path) -> None:
         assert r.status_code == 200  # an admin key not in api_keys may use every collection
 
 
+async def test_dashboard_page_and_files_need_the_admin_key(tmp_path) -> None:
+    """With keys, the dashboard page, its script, style sheet and plotly.js answer only an admin
+    key — Bearer, or HTTP Basic with the key as password (the browser's own prompt, which the
+    401 asks for); a user key or a wrong password is asked again (401), never served."""
+    import base64
+
+    from _apphelp import make_settings, running
+
+    def basic(password: str, user: str = "ops") -> dict[str, str]:
+        raw = base64.b64encode(f"{user}:{password}".encode()).decode()
+        return {"Authorization": f"Basic {raw}"}
+
+    settings = make_settings(tmp_path, api_keys={USER: ["docs"]}, admin_keys=[ADMIN])
+    async with running(settings) as (app, client):
+        paths = ("/dashboard", "/dashboard/", "/dashboard/assets/app.js",
+                 "/dashboard/assets/style.css", "/dashboard/plotly.min.js")
+        for path in paths:
+            for headers in ({}, basic(USER), basic("nope"), {"Authorization": f"Bearer {USER}"},
+                            {"Authorization": "Basic !!notbase64"}, basic(ADMIN[:-1])):
+                r = await client.get(path, headers=headers)
+                assert r.status_code == 401, (path, headers, r.status_code)
+                assert r.headers["www-authenticate"].startswith("Basic realm=")
+                assert "plotly" not in r.text.lower() and "<html" not in r.text.lower()
+            for headers in (basic(ADMIN), basic(ADMIN, user=""),
+                            {"Authorization": f"Bearer {ADMIN}"}):
+                r = await client.get(path, headers=headers, follow_redirects=True)
+                assert r.status_code == 200, (path, headers, r.text[:200])
+        page = await client.get("/dashboard", headers=basic(ADMIN))
+        assert "text/html" in page.headers["content-type"] and "<script" in page.text
+        # Basic is taken on the read-only admin paths (a Prometheus basic_auth scrape), never
+        # by the API routes, which take only a Bearer key
+        assert (await client.get("/metrics", headers=basic(ADMIN))).status_code == 200
+        assert (await client.get("/v1/stats", headers=basic(ADMIN))).status_code == 401
+        r = await client.post("/v1/query", json={"question": "x", "collection": "docs"},
+                              headers=basic(ADMIN))
+        assert r.status_code == 401
+    async with running(make_settings(tmp_path / "open")) as (app, client):  # no keys: open
+        assert (await client.get("/dashboard")).status_code == 200
+
+
 _LEAKS = ("Traceback", "Errno", "redis://", "127.0.0.1", "localhost:", "/tmp/", "/home/",
           "/work/", "/etc/", "ConnectionRefused", "site-packages")
 

@@ -2,8 +2,9 @@
 
 The page's script fetches ``/v1/stats`` and ``/v1/routes`` and draws with plotly.js, served here
 from the installed ``plotly`` Python package (``plotly/package_data/plotly.min.js``) so the
-dashboard works offline, with no CDN. The static files hold no data, so they need no API key;
-the JSON routes they call do (the page asks for a key when one is required).
+dashboard works offline, with no CDN. With API keys configured the page and its files answer
+only an admin key (``gateway.api.admin_guard``: the browser's own sign-in prompt, HTTP Basic with
+the key as password); the JSON routes they call take the key the page asks for.
 """
 
 from __future__ import annotations
