@@ -50,7 +50,7 @@ from corpus._ingest_report import (
     sha256_file,
 )
 from corpus._ingest_worker import Failure, ParseFn, Prepared, run_prepare
-from corpus.catalogue import Catalogue, CatalogueEntry, outline_from_chunks
+from corpus.catalogue import Catalogue, CatalogueEntry, bounded_outline, outline_from_chunks
 from corpus.directory_build import DirectoryBuilder
 from corpus.errors import IngestCancelled, StoreError
 from corpus.qdrant_store import QdrantChunkStore
@@ -381,13 +381,10 @@ class Ingestor:
                 prep.text_key,
                 prep.loose_key,
             )
-            entry = CatalogueEntry(
-                info,
-                prep.outline or outline_from_chunks(prep.chunks),
-                size,
-                prep.warnings,
-                str(path.absolute()),
-            )
+            outline, cut = bounded_outline(prep.outline or outline_from_chunks(prep.chunks))
+            if cut:
+                prep.warnings.append(cut)
+            entry = CatalogueEntry(info, outline, size, prep.warnings, str(path.absolute()))
             self.catalogue.commit_streamed(
                 collection, entry, prep.chunks, self._batches(rel, prep, step, cancel),
                 previous=previous,

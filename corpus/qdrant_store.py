@@ -37,7 +37,7 @@ __all__ = ["PUBLISH_BATCH", "QdrantChunkStore"]
 
 _BATCH = 256
 #: chunks made visible per update operation when a large document is published
-PUBLISH_BATCH = 2048
+PUBLISH_BATCH = 512
 _MAX_DOC_CHUNKS = 100_000
 
 

@@ -152,3 +152,36 @@ def test_local_mode_backend_shares_the_protocol() -> None:
         commit(cat, V2, previous=cat.entries("c")["policy.md"])
         assert store.document_chunks("c", V1[0].doc_id) == []
         assert cat.corpus_version("c") == 2
+
+
+def test_bounded_outline_keeps_whole_top_levels() -> None:
+    from corpus.catalogue import bounded_outline
+
+    top = [OutlineEntry(f"Part {i}", 1, i, (f"Part {i}",)) for i in range(3)]
+    deep = [OutlineEntry(f"S {i}", 2, i, ("Part 0", f"S {i}")) for i in range(40)]
+    outline = [top[0], *deep[:20], top[1], *deep[20:], top[2]]
+    assert bounded_outline(outline, 100) == (outline, "")
+    kept, warn = bounded_outline(outline, 10)
+    assert kept == top and warn == "outline_truncated: 43 headings, 3 of levels 1-1 kept"
+    flat = [OutlineEntry(f"H {i}", 2, i, (f"H {i}",)) for i in range(30)]
+    kept, warn = bounded_outline(flat, 10)
+    assert kept == flat[:10] and "the first of level 2" in warn
+
+
+def test_a_document_with_more_headings_than_the_bound_is_catalogued_with_a_warning(
+        store: QdrantChunkStore, tmp_path: Path, monkeypatch) -> None:
+    """Every catalogue read loads every entry's outline: a large file's 42,393 headings made each
+    0.5-0.9 s (issue 20 item 4); its entry keeps the top levels and says so."""
+    import corpus.catalogue as catalogue
+    from corpus.ingest import Ingestor
+
+    monkeypatch.setattr(catalogue, "OUTLINE_MAX", 5)
+    path = tmp_path / "many.md"
+    path.write_text("# Many\n\n" + "\n\n".join(f"## H{i}\n\nbody {i} of the section."
+                                                for i in range(12)) + "\n", encoding="utf-8")
+    rep = Ingestor(store, Tokenizer(), workers=1).ingest_paths([path], "c")
+    assert rep.files[0].status == "ingested"
+    assert any(w.startswith("outline_truncated: 13 headings, 1 of") for w in rep.files[0].warnings)
+    entry = Catalogue(store).entries("c")["many.md"]
+    assert [e.title for e in entry.outline] == ["Many"]
+    assert any(w.startswith("outline_truncated") for w in entry.warnings)
