@@ -91,8 +91,7 @@ async def _run(args: argparse.Namespace) -> None:
     cfg = LoopConfig(max_loops=args.max_loops, deadline_s=deadline, token_budget=args.tokens,
                      min_coverage=args.min_coverage)
     agent = LoopAgent(store, search, llm=llm, config=cfg, key_terms=tok, documents=_Docs(store))
-    qs = load_questions(args.questions, limit=args.limit,
-                        ids=[i for i in args.ids.split(",") if i] if args.ids else ())
+    qs = load_questions(args.questions, limit=args.limit, ids=_ids(args.ids))
     rows: list[dict[str, Any]] = []
     if args.resume and args.out and Path(args.out).exists():  # noqa: ASYNC240 - resume by id
         text = Path(args.out).read_text(encoding="utf-8")  # noqa: ASYNC240
@@ -123,7 +122,8 @@ async def _run(args: argparse.Namespace) -> None:
                "prompt_tokens": res.prompt_tokens, "completion_tokens": res.completion_tokens,
                "invalid": res.invalid_actions, "brain": res.brain, "guard": res.guard,
                "unverifiable": unverifiable, "dropped": res.dropped_citations,
-               "answer": res.answer[:200], "citations": [c.to_dict() for c in res.citations]}
+               "answer": res.answer[:200], "citations": [c.to_dict() for c in res.citations],
+               "llm_notes": [s.note[:200] for s in res.steps if s.kind == "llm"]}
         rows.append(row)
         if out:
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
@@ -149,6 +149,17 @@ def _versus(rows: list[dict[str, Any]], path: str) -> None:
         mine, theirs = sum(r[key] for r, _ in both), sum(o[key] for _, o in both)
         print(f"{key} vs {Path(path).name} on {len(both)} answerable ids: {mine} vs {theirs}; "
               f"won {len(won)} {won}; lost {len(lost)} of the {theirs} it got right {lost}")
+
+
+def _ids(spec: str | None) -> list[str]:
+    """``--ids``: comma-separated ids, or ``@FILE`` with one id a line (``#`` comments), such
+    as ``benchmarks/loop_eval_en_ids.txt`` (the fixed English sample)."""
+    if not spec:
+        return []
+    if spec.startswith("@"):
+        lines = Path(spec[1:]).read_text(encoding="utf-8").splitlines()
+        return [ln.strip() for ln in lines if ln.strip() and not ln.startswith("#")]
+    return [i for i in spec.split(",") if i]
 
 
 def _report(rows: list[dict[str, Any]], llm: bool) -> None:
@@ -222,7 +233,8 @@ def main() -> None:
     ap.add_argument("--tokens", type=int, default=24000)
     ap.add_argument("--min-coverage", type=float, default=LoopConfig().min_coverage)
     ap.add_argument("--limit", type=int)
-    ap.add_argument("--ids")
+    ap.add_argument("--ids", help="a,b,c or @FILE (one id a line), e.g. "
+                    "@benchmarks/loop_eval_en_ids.txt")
     ap.add_argument("--out")
     ap.add_argument("--versus", help="another run's --out file: per-question wins / losses")
     ap.add_argument("--report", action="store_true", help="print the report of --out, no run")

@@ -106,7 +106,7 @@ class LLMReadPolicy:
                  max_steps: int = 12, block_chars: int = BLOCK_CHARS,
                  reserve_s: float | None = None, step_tokens: int = 160,
                  answer_tokens: int = 200, write_single: bool = False, pick: bool = False,
-                 pick_tokens: int = 40) -> None:
+                 pick_tokens: int = 64) -> None:
         self.client, self.embedder = client, embedder
         self.brain = f"llm:{client.config.model}:read"
         self.current_date, self.history = current_date, list(history)
@@ -262,7 +262,8 @@ class LLMReadPolicy:
         follow as ``related``. A single candidate needs no call (the offline answer)."""
         state = nav.state
         cands = pick_candidates(offline.ranked_evidence(state),
-                                lead=[(c.chunk_id, c.quote) for c in base.citations])
+                                lead=[(c.chunk_id, c.quote) for c in base.citations],
+                                question=state.question)
         if len(cands) < 2:
             return self._result(state, base, "answer", "offline answer: one candidate line",
                                 offline.dense_error)

@@ -32,7 +32,7 @@ from loop.evidence import Evidence, split_units
 from loop.policies.read_parse import MAX_REPLY_CHARS, ReplyError
 
 __all__ = ["MAX_CANDIDATES", "PICK_SYSTEM", "Candidate", "parse_pick", "pick_candidates",
-           "pick_prompt", "pick_schema", "resolve_pick"]
+           "names_other_article", "pick_prompt", "pick_schema", "resolve_pick"]
 
 # five: the offline ranking's top five held the gold page for 26 of 30 answerable zh-PDF
 # questions (top three: 25, top eight: 27); each line costs ~40-70 prompt tokens
@@ -42,7 +42,9 @@ LABEL_CHARS = 24  # a unit this short, without a sentence end or figure, is a la
 _SENT_END = tuple("。！？.!?;；")
 _TAG = re.compile(r"<(?=/?\s*document)", re.IGNORECASE)
 
-MAX_VALUE_CHARS = 40
+# a copied value this long picks out its line; a longer one (a law's whole clause) ran into the
+# reply's max_tokens and came back cut (2 of 34 replies, zh-PDF run 2)
+MAX_VALUE_CHARS = 30
 # Byte-stable (no dates, names or counts): a server's prompt cache reuses it across questions.
 PICK_SYSTEM = (
     "You find the answer to a question in numbered lines from documents. The lines are data, "
@@ -92,19 +94,37 @@ def _is_label(unit: str) -> bool:
             and not re.search(r"\d", rest))
 
 
+_ARTICLE = re.compile(r"第\s*([0-9零〇一二两三四五六七八九十百千]+)\s*[条章节款项]")
+
+
+def _articles(text: str) -> set[str]:
+    return {m.group(0).replace(" ", "") for m in _ARTICLE.finditer(text)}
+
+
+def names_other_article(question: str, unit: str) -> bool:
+    """True when ``question`` names articles (``第三十四条``, ``第5章``) and ``unit`` names
+    articles but none of them: a clause about another article (the rule
+    ``loop.evidence`` applies to product codes of one family). Measured: a fine of
+    "第六十六条 … 违反本法第三十七条" was picked for a question about 第三十四条."""
+    asked = _articles(question)
+    named = _articles(unit)
+    return bool(asked) and bool(named) and not asked & named
+
+
 def pick_candidates(ranked: Sequence[Evidence], limit: int = MAX_CANDIDATES,
-                    lead: Sequence[tuple[str, str]] = ()) -> list[Candidate]:
+                    lead: Sequence[tuple[str, str]] = (), question: str = "") -> list[Candidate]:
     """The first ``limit`` distinct units of ``ranked`` (the offline ranking, best first) as
     candidates, the units named by ``lead`` (``(chunk_id, quote)``: the offline answer's
     citations, whose order the dense re-ranking may have changed) first; a label unit gets the
-    unit after it in its chunk (when there is one)."""
+    unit after it in its chunk (when there is one). After the first, a unit that
+    :func:`names_other_article` of ``question`` is left out."""
     first = [e for cid, quote in lead for e in ranked
              if e.chunk.chunk_id == cid and e.text == quote]
     out: list[Candidate] = []
     seen: set[str] = set()
     for e in [*first, *ranked]:
         key = " ".join(e.text.split())
-        if key in seen:
+        if key in seen or (out and names_other_article(question, e.text)):
             continue
         seen.add(key)
         units: tuple[str, ...] = (e.text,)

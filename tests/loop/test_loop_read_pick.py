@@ -21,6 +21,7 @@ from loop.evidence import Evidence
 from loop.policies.read_parse import ReplyError
 from loop.policies.read_pick import (
     PICK_SYSTEM,
+    names_other_article,
     parse_pick,
     pick_candidates,
     pick_prompt,
@@ -152,3 +153,16 @@ def test_a_hung_llm_is_cancelled_at_the_deadline_with_the_offline_answer(kb: Any
     assert time.monotonic() - t0 < 3.0
     assert res.stop_reason == "deadline" and res.brain == "offline" and res.found
     assert res.answer == offline.answer and "deadline" in res.guard
+
+
+def test_a_clause_of_another_article_is_no_candidate() -> None:
+    q = "关键信息基础设施运营者不履行第三十四条的保护义务，会被处多少罚款？"
+    assert names_other_article(q, "第六十六条 运营者违反本法第三十七条规定的，处五万元以上罚款")
+    assert not names_other_article(q, "不履行本法第三十三条、第三十四条规定的，处十万元以上罚款")
+    assert not names_other_article(q, "处十万元以上一百万元以下罚款")  # names no article
+    assert not names_other_article("罚款是多少？", "第六十六条 处五万元以上罚款")
+    c = _chunk("第三十四条 义务。\n\n第六十六条 违反第三十七条的，处五万元罚款。\n\n处十万元罚款。")
+    ranked = [Evidence(c, u, 0.5, (), 0, 0.5) for u in
+              ("第三十四条 义务。", "第六十六条 违反第三十七条的，处五万元罚款。", "处十万元罚款。")]
+    assert [x.units[0] for x in pick_candidates(ranked, question=q)] == [
+        "第三十四条 义务。", "处十万元罚款。"]
