@@ -75,6 +75,11 @@ class NearCache:
         self.hits += 1
         return item.entry
 
+    def holds(self, collection: str, mode: str, question: str) -> bool:
+        """True when an entry for exactly this question is kept, whatever its version or
+        lifetime (no LRU move, no hit counted): a hint that :meth:`get` may answer it."""
+        return (collection, mode, question) in self._items
+
     def put(self, collection: str, mode: str, question: str, entry: CacheEntry, *,
             version: str, expires_at: float) -> None:
         """Keep ``entry`` for this exact question while the corpus is at ``version``."""
