@@ -135,7 +135,8 @@ class ClientBackend:
     ) -> None:
         """Delete payload ``keys`` from the points ``ids`` when given, else from those matching
         ``flt``."""
-        points = list(ids) if ids else _required(flt)
+        points = qm.PointIdsList(points=list(ids)) if ids else qm.FilterSelector(
+            filter=_required(flt))
         with self._errors(f"update {collection!r}"):
             self.client.delete_payload(collection, list(keys), points=points, wait=True)
 

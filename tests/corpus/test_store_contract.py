@@ -185,6 +185,19 @@ class ChunkStoreContract:
         assert store.keyword_search("k", q, 5)[0].chunk == FAQ[0]
         assert store.count_chunks("k") == 2
 
+    def test_staged_chunks_published_in_batches_of_ids(self, store: QdrantChunkStore,
+                                                       monkeypatch) -> None:
+        import corpus.qdrant_store as qs
+
+        monkeypatch.setattr(qs, "PUBLISH_BATCH", 1)  # one id per operation
+        store.ensure_collection("k", dense_dim=None, embed_model=None)
+        store.upsert_chunks("k", SPEC, [TOK.sparse(c.context_text()) for c in SPEC], staged=True)
+        store.publish_document("k", SPEC[0].doc_id, [c.chunk_id for c in SPEC[:2]])
+        assert store.count_chunks("k") == 2  # only the ids given were published
+        store.publish_document("k", SPEC[0].doc_id, [c.chunk_id for c in SPEC])
+        assert store.count_chunks("k") == 3 and store.purge_staged("k") == 0
+        assert store.keyword_search("k", TOK.sparse_query("FW-301"), 5)
+
     def test_purge_staged(self, store: QdrantChunkStore) -> None:
         store.ensure_collection("k", dense_dim=None, embed_model=None)
         store.upsert_chunks("k", FAQ, [TOK.sparse(c.context_text()) for c in FAQ], staged=True)
