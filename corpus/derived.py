@@ -29,9 +29,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from corpus.statement_rows import StatementRow, label_cover, parse_row, period_header
+from corpus.tokenizer import asks_quantity
 from corpus.types import Chunk, Citation
 
 __all__ = ["Derived", "RowAt", "adjacent_runs", "computable", "derive", "derived_answer",
+           "looked_up_answer",
            "statement_rows_of"]
 
 _YEAR = re.compile(r"(?<!\d)(?:fy|fiscal(?: year)?\s*)?((?:19|20)\d{2})(?!\d)", re.I)
@@ -121,9 +123,10 @@ def _years(text: str) -> list[str]:
 
 
 def _best_row(rows: Sequence[RowAt], terms: tuple[Sequence[str], Sequence[str]],
-              need: Sequence[str], normalize: Callable[[str], str]) -> RowAt | None:
+              need: Sequence[str], normalize: Callable[[str], str],
+              min_cover: float = _MIN_COVER) -> RowAt | None:
     """The row whose label the phrase covers best by its key terms or field phrases
-    (``rag.expand``: "revenue" names "Total net sales"), at least ``_MIN_COVER``, with a value
+    (``rag.expand``: "revenue" names "Total net sales"), at least ``min_cover``, with a value
     in a column of each year of ``need``; ties go to the row its own key terms cover more, then
     to the earlier row (better retrieval rank)."""
     own, expanded = terms
@@ -135,7 +138,7 @@ def _best_row(rows: Sequence[RowAt], terms: tuple[Sequence[str], Sequence[str]],
             continue
         direct = label_cover(r.row.label, own, normalize)
         wide = label_cover(r.row.label, expanded, normalize)
-        if max(direct, wide) < _MIN_COVER:
+        if max(direct, wide) < min_cover:
             continue
         key = (max(direct, wide), direct, -i)
         if best is None or key > best[0]:
@@ -300,3 +303,36 @@ def derived_answer(
     if any(c is None for c in cits):
         return None
     return d.text, [c for c in cits if c is not None]
+
+
+def looked_up_answer(
+    question: str,
+    chunk_groups: Sequence[Sequence[Chunk]],
+    key_terms: Callable[[str], Sequence[str]],
+    normalize: Callable[[str], str],
+    make_citation: Callable[[Chunk, str], Citation | None],
+    phrases: Callable[[str], Sequence[str]] | None = None,
+) -> tuple[str, list[Citation]] | None:
+    """A figure looked up in a statement row: for a question asking for a figure
+    (:func:`corpus.tokenizer.asks_quantity`) of exactly one year and not computable, the row
+    whose label the question names wholly (every label word, by its key terms or field phrases)
+    with a value under that year's column, as ``"<label>, <year>: <cell> — <row>"`` with the
+    row's verified citation; ``None`` otherwise. Arguments as :func:`derived_answer`.
+
+    The caller decides where the rows may come from: a LoopAgent uses it only on the chunks it
+    read inside the documents the question was resolved to (a look-alike filing's row would
+    answer with another company's figure)."""
+    years = _years(question)
+    if len(years) != 1 or not asks_quantity(question) or computable(question):
+        return None
+    own = list(key_terms(question))
+    extra = [p for p in (phrases(question) if phrases is not None else []) if " " in p or "&" in p]
+    r = _best_row(statement_rows_of(chunk_groups), (own, [*own, *extra]), years, normalize,
+                  min_cover=1.0)
+    if r is None or r.years is None:
+        return None
+    cit = make_citation(r.chunk, r.unit)
+    if cit is None:
+        return None
+    cell = r.row.cells[r.years.index(years[0])]
+    return f"{r.row.label}, {years[0]}: {cell.raw} — {cit.quote}", [cit]

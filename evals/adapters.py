@@ -19,7 +19,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from corpus.types import Chunk, ChunkStore, Citation, SearchHit
+from corpus.types import Chunk, ChunkStore, Citation, SearchFilter, SearchHit
 from evals.questions import Question
 from evals.types import AnswerRecord, Location
 
@@ -153,10 +153,14 @@ class LoopAgentAnswerer:
         t0 = time.perf_counter()
         seeds: list[SearchHit] = []
         confidence = None
+        flt: SearchFilter | None = None
         if self.retriever is not None:
             r = await asyncio.to_thread(self.retriever.run, query, collection)
             seeds = [SearchHit(c, it.score) for it in r.items for c in it.chunks]
             confidence = float(r.confidence.value)
+            if r.resolution is not None and r.resolution.sure and r.resolution.doc_ids:
+                # as the router does: the loop reads inside the resolved documents
+                flt = SearchFilter(doc_ids=r.resolution.doc_ids)
         res = await self.agent.run_async(
             question.question,
             collection,
@@ -164,6 +168,7 @@ class LoopAgentAnswerer:
             history=history,
             current_date=current_date,
             offline=self.offline,
+            flt=flt,
         )
         fallback = res.stop_reason == "fallback_to_rag"
         answer, found = res.answer, res.found

@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 
 from corpus.citations import display_quote
-from corpus.derived import adjacent_runs, computable, derived_answer
+from corpus.derived import adjacent_runs, computable, derived_answer, looked_up_answer
 from corpus.presence import DocumentTermProbe, specific_terms, unit_lacks
 from corpus.types import ChunkStore, Citation, SearchFilter, SearchHit
 from loop.citations import make_citation, supported_answer
@@ -197,24 +197,35 @@ class LoopAgent:
                               current_date=current_date, flt=flt, on_event=on_event,
                               offline=offline)
         res = _answer_alone(await self._check_presence(question, collection, res))
-        return await self._compute(question, collection, res)
+        return await self._compute(question, collection, res,
+                                   confined=flt is not None and bool(flt.doc_ids))
 
-    async def _compute(self, question: str, collection: str, res: LoopResult) -> LoopResult:
+    async def _compute(self, question: str, collection: str, res: LoopResult,
+                       confined: bool = False) -> LoopResult:
         """An offline (or evidence) answer to a question asking for a change or a defined ratio
         becomes the figure computed from the statement rows of the chunks read
         (``corpus.derived``), citing each row; the former answer's citations go to ``related``.
-        Runs under the tool timeout; any failure keeps ``res``."""
+        A "not found" answer too when every read was ``confined`` to named documents (the
+        documents the question was resolved to: the rows read are the named company's, not a
+        look-alike filing's) and no asked term was found absent from the cited document; such a
+        "not found" answer to a question asking one year's figure is also answered by the
+        statement row read whose label the question names wholly
+        (:func:`corpus.derived.looked_up_answer`). Runs under the tool timeout; any failure
+        keeps ``res``."""
         tok = self.key_terms
         normalize = getattr(tok, "normalize", None)
-        if (not res.found or not res.read_chunk_ids or normalize is None
+        computing = computable(question)
+        if (not (res.found or (confined and not res.fallback and not res.absent_terms))
+                or not res.read_chunk_ids or normalize is None
                 or not (res.brain == "offline" or res.evidence_answer)
-                or not computable(question)):
+                or not (computing or not res.found)):
             return res
 
         def compute() -> tuple[str, list[Citation]] | None:
             chunks = self.store.get_chunks(collection, list(dict.fromkeys(res.read_chunk_ids)))
-            return derived_answer(question, adjacent_runs(chunks), tok.key_terms, normalize,
-                                  make_citation, self.phrases)
+            answer = derived_answer if computing else looked_up_answer
+            return answer(question, adjacent_runs(chunks), tok.key_terms, normalize,
+                          make_citation, self.phrases)
 
         try:
             got = await asyncio.wait_for(asyncio.to_thread(compute),
@@ -225,7 +236,7 @@ class LoopAgent:
             return res
         text, cits = got
         res.related = [c for c in [*res.citations, *res.related] if c not in cits]
-        res.answer, res.citations, res.computed = text, cits, True
+        res.answer, res.citations, res.computed, res.found = text, cits, computing, True
         return res
 
     async def _check_presence(self, question: str, collection: str,

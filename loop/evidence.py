@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from corpus.injection import clean_segments, in_injection
+from corpus.statement_rows import parse_row, row_weight
 from corpus.term_match import code_terms, foreign_code, holds_term
 from corpus.tokenizer import asks_quantity, holds_figure
 from corpus.types import Chunk
@@ -124,8 +125,8 @@ def _paragraphs(text: str, headings: frozenset[str] = frozenset()) -> list[list[
         prev = out[-1] if out else None
         if (
             prev
-            and not prev[-1].startswith("|")
-            and not lines[0].startswith("|")
+            and not _row_line(prev[-1])
+            and not _row_line(lines[0])
             and len(prev[-1]) >= _WRAPPED
             and prev[-1] not in headings
             and lines[0] not in headings
@@ -137,15 +138,25 @@ def _paragraphs(text: str, headings: frozenset[str] = frozenset()) -> list[list[
     return out
 
 
+def _row_line(line: str) -> bool:
+    """A table row: a Markdown ``| … |`` line, or a statement row written as a text line
+    (``Net income $ 3,033 $ 10,073 $ 11,588``: a label and 2–8 period cells,
+    :func:`corpus.statement_rows.parse_row`)."""
+    return line.startswith("|") or parse_row(line) is not None
+
+
 def split_units(chunk: Chunk, max_len: int = 300) -> list[str]:
     """Sentences and table rows of ``chunk``, ≥ 4 characters each. Paragraph lines are joined
-    (a sentence may span PDF lines); every unit is a quote the citation check verifies."""
+    (a sentence may span PDF lines), except table rows: a Markdown row or a statement row written
+    as a text line (:func:`_row_line`) is a unit of its own, never joined with the lines around
+    it (a PDF statement page has no blank lines between its rows). Every unit is a quote the
+    citation check verifies."""
     units: list[str] = []
     heads = frozenset((chunk.title, *chunk.section_path))  # cut at injection lines (corpus)
     for lines in (p for seg in clean_segments(chunk.text) for p in _paragraphs(seg, heads)):
         text_lines: list[str] = []
         for ln in [*lines, ""]:
-            if ln.startswith("|") or not ln:
+            if not ln or _row_line(ln):
                 if text_lines:
                     joined = _join_lines(text_lines)
                     for m in _SENT.finditer(joined):
@@ -269,13 +280,18 @@ def best_evidence(
     limit: int = 5,
     bonus: Mapping[str, float] | None = None,
     number_bonus: float = 0.02,
+    figure_rows: bool = False,
 ) -> list[Evidence]:
     """Units of ``chunks`` ranked by key-term coverage (ties: earlier chunk, shorter unit).
 
     A term not in the unit but in the chunk's title / section path / path / table header counts
-    ``CONTEXT_CREDIT`` of its weight, elsewhere in the chunk ``CHUNK_CREDIT``.
+    ``CONTEXT_CREDIT`` of its weight (for a statement row written as a text line, the chunk text
+    above it is its header), elsewhere in the chunk ``CHUNK_CREDIT``.
     ``number_bonus`` is added for units holding a digit (larger for questions asking for a
-    quantity, see :func:`asks_quantity`). ``bonus`` (by chunk id) is added to the ranking
+    quantity, see :func:`asks_quantity`). ``figure_rows`` (a question asking for a figure): the
+    coverage part of the ranking score of a statement row holding a figure is multiplied by
+    :func:`corpus.statement_rows.row_weight` (1 + label cover), as the RAG path's extractive
+    answer weighs it (``rag.extractive``). ``bonus`` (by chunk id) is added to the ranking
     score only (e.g. the chunk's normalised search score, which carries the corpus IDF that
     key-term coverage lacks).
     A unit that names another code of the family of a code of the question and not the
@@ -299,22 +315,26 @@ def best_evidence(
             if (not own or (codes and foreign_code(matcher._norm(unit), codes))
                     or in_injection(chunk.text, unit)):
                 continue  # another code of the family, or an order to a model (corpus.injection)
+            # a statement row is read under the lines above it (company, statement, unit,
+            # periods), as a Markdown row under its header row: they are its context
+            head = (matcher.credits(chunk.text[:max(0, chunk.text.find(unit))])
+                    if not unit.startswith("|") and parse_row(unit) is not None else ctx)
             got = sum(
                 w
                 * max(
                     own.get(t, 0.0),
-                    CONTEXT_CREDIT * ctx.get(t, 0.0),
+                    CONTEXT_CREDIT * max(ctx.get(t, 0.0), head.get(t, 0.0)),
                     CHUNK_CREDIT * body.get(t, 0.0),
                 )
                 for t, w in zip(matcher.terms, matcher.weights, strict=True)
             )
             cov = got / matcher.total
-            extra = (
-                (number_bonus if _DIGIT.search(unit) and holds_figure(matcher._norm(unit), matched)
-                 else 0.0)
-                + (bonus or {}).get(chunk.chunk_id, 0.0)
-            )
-            ev = Evidence(chunk, unit, round(cov, 4), tuple(sorted(matched)), rank, cov + extra)
-            out.append((-(cov + extra), rank, len(unit), ev))
+            figure = bool(_DIGIT.search(unit)) and holds_figure(matcher._norm(unit), matched)
+            weight = row_weight(unit, matcher.terms, matcher._norm) if figure_rows and figure \
+                else 1.0
+            extra = (number_bonus if figure else 0.0) + (bonus or {}).get(chunk.chunk_id, 0.0)
+            score = cov * weight + extra
+            ev = Evidence(chunk, unit, round(cov, 4), tuple(sorted(matched)), rank, score)
+            out.append((-score, rank, len(unit), ev))
     out.sort(key=lambda x: x[:3])
     return [e for *_, e in out[:limit]]

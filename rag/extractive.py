@@ -25,7 +25,7 @@ from corpus.citations import display_quote
 from corpus.injection import clean_segments, in_injection
 from corpus.page_labels import chunk_on_page, page_refs
 from corpus.presence import specific_terms
-from corpus.statement_rows import asked_years, label_cover, parse_row, period_header, read_cell
+from corpus.statement_rows import asked_years, parse_row, period_header, read_cell, row_weight
 from corpus.term_match import code_terms, foreign_code, holds_term
 from corpus.tokenizer import asks_quantity, holds_figure
 from corpus.types import Chunk, Citation
@@ -148,9 +148,6 @@ CONTEXT_CREDIT = 0.6  # share of a term's weight when it is only in the unit's c
 # 71.4 % at 0.5 -> 73.8 % at 0.25, no dataset lower (FinanceBench 49.2 -> 55.6, DRCD 89.3 ->
 # 93.8); 0 (rank ignored) 72.2 % with the first citation at gold only 59.1 %; 1.0 and above lower
 RANK_DECAY = 0.25
-# a statement row (corpus.statement_rows: label + period cells) whose label the question names
-# weighs 1 + ROW_WEIGHT x label cover when the question asks for a figure
-ROW_WEIGHT = 1.0
 
 
 def score_unit(
@@ -238,10 +235,8 @@ def extract_answer(
                     # the question code's family: never the answer
                 if (figure > 1.0 and _DIGIT.search(unit)
                         and holds_figure((normalize or _norm)(unit), terms)):
-                    s *= figure
-                    row = parse_row(unit)
-                    if row is not None:  # the row whose label the question names
-                        s *= 1.0 + ROW_WEIGHT * label_cover(row.label, terms, normalize or _norm)
+                    # the statement row whose label the question names (corpus.statement_rows)
+                    s *= figure * row_weight(unit, terms, normalize or _norm)
                 scored.append((s, order, unit, chunk, item.chunks[:j]))
     if not scored and retrieval.items:  # no key term anywhere: the top chunk's first sentence
         top = retrieval.items[0].chunk

@@ -224,13 +224,16 @@ class RouterStages:
         async def on_step(step: dict[str, Any]) -> None:
             await self._emit(ctx, {"type": "step", **step})
 
+        # the caller's filter, else the documents the RAG retrieval resolved the question to
+        # (issue 15 item 1): every search of the loop then runs inside them
+        flt = q.filters if q.filters and not q.filters.is_empty() else (
+            seeds.resolved if seeds is not None else None)
         try:
             res, _ = await self._stage(
                 ctx, "loop",
                 lambda: loop.run(q.collection, q.question, seeds=seeds.hits if seeds else [],
                                  history=q.history, on_event=on_step,
-                                 current_date=q.current_date,
-                                 flt=q.filters if q.filters and not q.filters.is_empty() else None),
+                                 current_date=q.current_date, flt=flt),
                 self.settings.loop_deadline_s + 1.0,
             )
         except (DeadlineExceeded, ServiceUnavailable):

@@ -72,13 +72,16 @@ class QueryInput:
 
 @dataclass(slots=True)
 class RagResult:
-    """Retrieval output: ``hits`` best first, ``confidence`` in [0, 1] (``None`` = not scored)."""
+    """Retrieval output: ``hits`` best first, ``confidence`` in [0, 1] (``None`` = not scored);
+    ``resolved``: the documents document resolution was sure the question names
+    (``rag.resolve``), as a filter, else ``None`` (the LoopAgent reads inside them)."""
 
     hits: list[SearchHit]
     confidence: float | None
     features: dict[str, Any] = field(default_factory=dict)
     flags: list[str] = field(default_factory=list)
     raw: Any = None
+    resolved: SearchFilter | None = None
 
 
 @dataclass(slots=True)

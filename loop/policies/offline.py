@@ -18,6 +18,7 @@ import asyncio
 import re
 
 from corpus.citations import display_quote
+from corpus.statement_rows import parse_row
 from corpus.types import Chunk
 from loop.controller import LoopState
 from loop.evidence import (
@@ -45,8 +46,18 @@ _CAPTION = re.compile(
     r"|(?:如下表|见下表|下表|如下图|如下|as follows|the following table)[^。.]{0,20}[:：]?$",
     re.I,
 )
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)"
+                   r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b",
+                   re.I)
 # share of the candidates holding a code for it to name their document (``_refine_query``)
 SUBJECT_SHARE = 0.8
+
+
+def _runs_on(last: str) -> bool:
+    """True when ``last`` (a chunk's last line) is a statement row (label + period cells,
+    ``corpus.statement_rows.parse_row``) or a short line holding a year or a month and day (a
+    period header: ``2021``, ``August 30,``): the statement table goes on past the chunk."""
+    return parse_row(last) is not None or (len(last) <= 40 and bool(_YEAR.search(last)))
 
 
 class OfflinePolicy:
@@ -165,15 +176,19 @@ class OfflinePolicy:
         """The read chunk (best key-term coverage first, at least the coverage floor) whose
         text ends with a table or figure caption (``表 1: … 产品规格``, ``Table 3.``) or a
         lead-in to one (``如下表所示：``, ``as follows:``) while the next chunk is unread: the
-        chunker cut the table from its caption (zhpdf:08, the specification table on p.6);
+        chunker cut the table from its caption (zhpdf:08, the specification table on p.6); for
+        a question asking for a figure, also one ending inside a statement table (a statement
+        row or a period header line, :func:`_runs_on`: the rows go on in the next chunk);
         ``None`` when there is none."""
         m, ctx, floor = state.matcher, state.ctx, self._floor(state)
+        figure = asks_quantity(state.question)
         best: tuple[float, str] | None = None
         for cid, c in ctx.read.items():
             if not c.next_id or c.next_id in ctx.read:
                 continue
             last = c.text.rstrip().rsplit("\n", 1)[-1].strip()
-            if len(last) > 80 or last.endswith("。") or not _CAPTION.search(last):
+            caption = len(last) <= 80 and not last.endswith("。") and bool(_CAPTION.search(last))
+            if not (caption or (figure and _runs_on(last))):
                 continue
             cov = m.coverage(c.context_text())
             if cov >= floor and (best is None or cov > best[0]):
@@ -194,9 +209,10 @@ class OfflinePolicy:
                 if is_revision_history(c):
                     bonus[cid] -= REVISION_PENALTY
         m = state.matcher.known([c.context_text() for c in state.ctx.seen.values()])
-        nb = self.quantity_bonus if asks_quantity(state.question) else 0.02
+        quantity = asks_quantity(state.question)
+        nb = self.quantity_bonus if quantity else 0.02
         return best_evidence(list(state.ctx.read.values()), m, limit=500, bonus=bonus,
-                             number_bonus=nb)
+                             number_bonus=nb, figure_rows=quantity)
 
     def ranked_evidence(self, state: LoopState,
                         similarity: dict[tuple[str, str], float] | None = None,

@@ -12,6 +12,7 @@ from conftest import KB, ingest
 from corpus.derived import adjacent_runs, computable
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
+from corpus.types import SearchFilter
 from loop import LoopAgent
 
 SHEET = """# Consolidated Balance Sheets
@@ -64,3 +65,43 @@ def test_adjacent_runs_keep_document_order_within_a_run(kb: KB) -> None:
     runs = adjacent_runs(chunks)
     assert [c.chunk_id for r in runs for c in r] == [c.chunk_id for c in
                                                       sorted(kb.chunks, key=lambda c: c.ordinal)]
+
+
+NOTES = """# Forward-looking statements
+
+Public equities analysts assume a great deal. This information is shown for the convenience of
+readers and is primarily provided to answer the following question of investors: how much will
+the balance of the year hold? Answers are not guaranteed. Amounts at the end of the year are
+reported in USD; the question of cash is addressed in millions of words elsewhere.
+"""
+
+
+@pytest.fixture(scope="module")
+def kb2(tmp_path_factory: pytest.TempPathFactory, tokenizer: Tokenizer) -> Iterator[KB]:
+    root = tmp_path_factory.mktemp("sheet2")
+    (root / "acme_2021_10k.md").write_text(SHEET, encoding="utf-8")
+    (root / "zenith_2021_notes.md").write_text(NOTES, encoding="utf-8")
+    store = QdrantChunkStore.embedded(root / "qdrant")
+    yield ingest(store, tokenizer, "fin", root, sorted(root.glob("*.md")))
+    store.close()
+
+
+def test_inside_the_resolved_filing_a_not_found_becomes_the_named_row(kb2: KB,
+                                                                      tokenizer: Tokenizer
+                                                                      ) -> None:
+    """A question wrapped in answer-format instructions: over the whole collection another
+    document holds its instruction words, the row covers too little of the key terms and the
+    offline answer is "not found"; read inside the document the question was resolved to
+    (``flt``, as the router passes it), the row answers."""
+    q = ("Assume that you are a public equities analyst. Answer the following question by "
+         "primarily using information that is shown in the balance sheet: how much cash and "
+         "cash equivalents did ACME hold at the end of FY2020? Answer in USD millions.")
+    agent = LoopAgent(kb2.store, kb2.search, key_terms=tokenizer, documents=kb2)
+    loose = agent.run(q, kb2.collection)
+    acme = [c.doc_id for c in kb2.store.get_chunks(kb2.collection, loose.read_chunk_ids)
+            if c.path == "acme_2021_10k.md"]
+    res = agent.run(q, kb2.collection, flt=SearchFilter(doc_ids=(acme[0],)))
+    assert not loose.found
+    assert res.found and res.citations[0].quote == "Cash and cash equivalents $ 452 $ 461"
+    assert {c.path for c in kb2.store.get_chunks(kb2.collection, res.read_chunk_ids)} == {
+        "acme_2021_10k.md"}

@@ -27,6 +27,7 @@ from loop.evidence import (
     asks_revision,
     best_evidence,
     is_revision_history,
+    split_units,
 )
 
 
@@ -220,3 +221,29 @@ def test_a_failing_embedder_leaves_the_key_term_answer(
     assert "model failed" in b.dense_error and a.dense_error == ""
     assert (b.answer, [c.chunk_id for c in b.citations]) == (a.answer,
                                                              [c.chunk_id for c in a.citations])
+
+
+_STATEMENT = ("Consolidated Statements of Operations\n\nYear Ended December 31, 2017 2018 2019\n\n"
+              "Net income $ 3,033 $ 10,073 $ 11,588\n"
+              "Basic earnings per share $ 6.32 $ 20.68 $ 23.46\n\n"
+              "In 2019 net sales rose 20 percent and operating income rose 17 percent.\n")
+
+
+def test_statement_rows_are_units_of_their_own_and_weigh_more_for_a_figure(
+        tokenizer: Tokenizer) -> None:
+    # a PDF statement page writes its rows as text lines with no blank line between them: each
+    # row is one unit (a quote), not glued to its neighbours into one 300-character unit
+    c = _chunk(_STATEMENT, section=("Item 8",))
+    units = split_units(c)
+    assert "Net income $ 3,033 $ 10,073 $ 11,588" in units
+    assert "Basic earnings per share $ 6.32 $ 20.68 $ 23.46" in units
+    m = TermMatcher(tokenizer.key_terms("What was the net income in FY2019 in USD millions?"),
+                    tokenizer)
+    plain = best_evidence([c], m, number_bonus=0.2)
+    rows = best_evidence([c], m, number_bonus=0.2, figure_rows=True)
+    # same key-term coverage for the row and the sentence: only the row weight separates them
+    # (corpus.statement_rows.row_weight: the row's label "Net income" is wholly named)
+    assert plain[0].score == pytest.approx(plain[1].score)
+    assert rows[0].text == "Net income $ 3,033 $ 10,073 $ 11,588"
+    assert rows[0].coverage == plain[0].coverage
+    assert rows[0].score == pytest.approx(2 * rows[0].coverage + 0.2, abs=1e-3)

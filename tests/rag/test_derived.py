@@ -9,7 +9,7 @@ import pytest
 
 from corpus.chunker import chunk_document
 from corpus.citations import make_citation
-from corpus.derived import derived_answer
+from corpus.derived import derived_answer, looked_up_answer
 from corpus.parsers import parse_file
 from corpus.tokenizer import Tokenizer
 from rag.expand import QueryExpander
@@ -126,3 +126,32 @@ def test_a_ratio_takes_both_rows_from_one_document(tmp_path: Path) -> None:
                          groups, TOK.key_terms, TOK.normalize, make_citation, EXP.phrases)
     assert got is not None and got[0].startswith("1.73 =")
     assert {c.path for c in got[1]} == {"acme_2021_10k.md"}
+
+
+def _lookup(question: str, path: Path) -> tuple[str, list[str]] | None:
+    chunks = chunk_document(parse_file(path), rel_path=path.name)
+    got = looked_up_answer(question, [chunks], TOK.key_terms, TOK.normalize, make_citation,
+                           EXP.phrases)
+    return None if got is None else (got[0], [c.quote for c in got[1]])
+
+
+def test_one_year_s_figure_is_looked_up_in_the_row_the_question_names_wholly(sheet: Path
+                                                                             ) -> None:
+    got = _lookup("Using only the balance sheet, how much cash and cash equivalents did ACME "
+                  "hold at the end of FY2020? Answer in USD millions.", sheet)
+    assert got == ("Cash and cash equivalents, 2020: $ 461 — Cash and cash equivalents $ 452 "
+                   "$ 461", ["Cash and cash equivalents $ 452 $ 461"])
+    # the column follows the header's order (2019 2020 2021 here)
+    got = _lookup("What was ACME's net income in FY2019 in USD millions?", sheet)
+    assert got is not None and got[0].startswith("Net income, 2019: 596 — ")
+    # "net sales" names "Total net sales" through the field vocabulary (rag/expansions.json)
+    got = _lookup("What were ACME's net sales in FY2021 in USD millions?", sheet)
+    assert got is not None and got[0].startswith("Total net sales, 2021: 177,866 — ")
+    # a label only partly named ("Property and equipment, net") is no lookup; nor is a year
+    # without a column, two years, a computable form, or a question asking no figure
+    assert _lookup("What was ACME's property in FY2021 in USD millions?", sheet) is None
+    assert _lookup("How much net income did ACME make in FY2018?", sheet) is None
+    assert _lookup("How much net income did ACME make in FY2020 and FY2021?", sheet) is None
+    assert _lookup("What is ACME's year-over-year change in net income from FY2020 to FY2021?",
+                   sheet) is None
+    assert _lookup("Who audited ACME's net income for FY2021?", sheet) is None
