@@ -26,8 +26,9 @@ A question is a follow-up (:func:`followup_reason` names the first cue that fire
   required to …" and relative "that" are not pronouns here;
 - ``ellipsis`` — "which one / which of them …", or it ends with 呢 and is short
   (≤ :data:`ELLIPSIS_ZH_MAX` content characters), or it is short (≤ 3 English words / ≤ 8
-  Chinese characters) with almost no content of its own ("Why?", "How much?", 多少钱？ —
-  "What is GDPR?" and 什么是静电感应？ are standalone).
+  Chinese characters) with almost no content of its own ("Why?", "How much?", 多少钱？) or, in
+  Chinese, no noun (具体怎么操作？, 需要多久？; jieba's part-of-speech tags) — "What is GDPR?"
+  and 什么是静电感应？ are standalone.
 
 The thresholds are the writer's choice, checked on the dev questions without context: 0 of the
 2,834 unique ones (en, zh, zh_pdf, zh_full) flagged (the earlier test: 60 of the 531 of en, zh
@@ -38,6 +39,8 @@ and zh_pdf); the 12 unique ones with context all flagged; and on the unit tests'
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from typing import Any
 
 __all__ = [
     "ANTECEDENT_MIN",
@@ -135,22 +138,41 @@ def _dangling_pronoun(q: str) -> bool:
     for m in _PRONOUN_EN.finditer(masked):
         word = m.group(0).lower()
         rest = masked[m.end():]
-        if word in ("that", "this", "these", "those") and re.match(r"\s+(?:is|are|was|were)\b",
-                                                                  rest) is None:
+        at_end = not rest.strip(" ?？.!")  # "When must team members submit it?", "Who owns that?"
+        if word in ("that", "this", "these", "those") and not at_end and re.match(
+                r"\s+(?:is|are|was|were)\b", rest) is None:
             if _content_en(q[: m.start()]) >= 1:
                 continue  # "the matrix that evaluates …", "the one that …": relative / determiner
-        at_end = not rest.strip(" ?？.!")  # "When must team members submit it?"
         if (_content_en(q[: m.start()]) < ANTECEDENT_MIN or at_end) \
                 and _content_en(q) < OWN_CONTENT_MIN:
             return True
     return False
 
 
+@lru_cache(maxsize=1)
+def _t2s() -> Any:
+    import opencc
+
+    return opencc.OpenCC("t2s")
+
+
+def _has_noun(text: str) -> bool:
+    """True when jieba's part-of-speech tags (``rjieba.tag`` over the Simplified text: n, nr,
+    ns, nt, nz, vn, l (a set phrase: 静电感应), i, j, eng …) find a noun, a name, a set phrase
+    or a Latin-script word in ``text``."""
+    import rjieba
+
+    return any(tag.startswith("n") or tag in ("vn", "l", "i", "j", "eng", "t")
+               or _WORD.fullmatch(tok) for tok, tag in rjieba.tag(_t2s().convert(text)))
+
+
 def _ellipsis(q: str) -> bool:
     if _CJK.search(q):
         if re.search(r"呢\s*[？?]?\s*$", q) and _content_zh(q) <= ELLIPSIS_ZH_MAX:
             return True
-        return len(q.strip(" ？?。!！")) <= 8 and _content_zh(q) < 3
+        # a short question with almost no content, or with no noun at all (具体怎么操作？,
+        # 需要多久？): its subject is in an earlier turn; 什么是静电感应？ names its own
+        return len(q.strip(" ？?。!！")) <= 8 and (_content_zh(q) < 3 or not _has_noun(q))
     if re.match(r"\s*which (?:one|of (?:them|these|those|the two))\b", q, re.IGNORECASE):
         return True
     return len(q.split()) <= 3 and _content_en(q) == 0

@@ -25,6 +25,7 @@ from gateway.routing.followup import followup_reason, is_followup
     ("When must team members submit it?", "pronoun"),
     ("What is the difference between them?", "pronoun"),
     ("Is that true?", "pronoun"),
+    ("Who owns that?", "pronoun"),
     ("其注册资本是多少？", "pronoun"),
     ("该公司的注册资本是多少？", "pronoun"),
     ("它支持哪些接口？", "pronoun"),
@@ -34,6 +35,8 @@ from gateway.routing.followup import followup_reason, is_followup
     ("Tell me more.", "ellipsis"),
     ("Which one is newer?", "ellipsis"),
     ("多少钱？", "ellipsis"),
+    ("具体怎么操作？", "ellipsis"),
+    ("需要多久？", "ellipsis"),
 ])
 def test_follow_ups_are_found(question: str, cue: str) -> None:
     assert followup_reason(question) == cue
@@ -58,6 +61,8 @@ def test_follow_ups_are_found(question: str, cue: str) -> None:
     "心理學包含兩個領域，其中一個是應用心理學，另一個領域是?",
     "网络运营者应当留存相关的网络日志不少于多久？",
     "什么是静电感应？",
+    "繼光餅是誰發明的？",
+    "贵族等级是什么？",
 ])
 def test_standalone_questions_are_not_follow_ups(question: str) -> None:
     assert followup_reason(question) is None
