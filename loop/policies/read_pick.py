@@ -152,18 +152,46 @@ def _flat(text: str) -> str:
     return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text)).casefold()
 
 
+# replies that name no line's content: a yes/no answer is no value to look for
+_NO_VALUE = frozenset({"yes", "no", "true", "false", "none", "n/a", "是", "否", "有", "无"})
+
+
+def _spaced(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def _bounded(value: str, text: str) -> bool:
+    """``value`` occurs in ``text`` not inside a longer run of ASCII letters or digits."""
+    def edge(ch: str, inner: str) -> bool:
+        return not (ch.isascii() and ch.isalnum() and inner.isascii() and inner.isalnum())
+    for m in re.finditer(re.escape(value), text):
+        i, j = m.start(), m.end()
+        if (i == 0 or edge(text[i - 1], value[0])) and (j == len(text) or edge(text[j],
+                                                                               value[-1])):
+            return True
+    return False
+
+
+def _holds(value: str, text: str) -> bool:
+    """``value`` is in ``text`` (NFKC, case-folded; with spaces collapsed, or both without
+    spaces: ``15 m`` / ``15m``), not inside a longer run of Latin letters or digits (``3`` is
+    not in ``13``, ``no`` not in ``notice``)."""
+    return bool(value) and (_bounded(_spaced(value), _spaced(text))
+                            or _bounded(_flat(value), _flat(text)))
+
+
 def resolve_pick(candidates: Sequence[Candidate], line: int, value: str) -> int:
     """The candidate (1-based, ``0`` = none) a reply ``{"value", "line"}`` designates.
 
     The copied ``value`` is what a small model gets right more often than the number (the
     local 1.5B model named the wrong line for values it had copied correctly): the named line
-    when it holds the value (compared without spaces, NFKC, case-folded), else the first
-    candidate that holds it, else ``0`` — a value no line holds is invented, and a line named
-    without a value is not trusted. An empty value or ``line`` 0 is none."""
-    v = _flat(value)
-    if not v or line == 0:
+    when it holds the value (:func:`_holds`), else the first candidate that holds it, else
+    ``0`` — a value no line holds is invented, and a line named without a value is not
+    trusted. An empty value, a yes/no value or ``line`` 0 is none."""
+    v = _spaced(value)
+    if not v or line == 0 or v.strip(".。") in _NO_VALUE:
         return 0
-    holds = [k for k, c in enumerate(candidates, 1) if v in _flat(" ".join(c.units))]
+    holds = [k for k, c in enumerate(candidates, 1) if _holds(v, " ".join(c.units))]
     return line if line in holds else (holds[0] if holds else 0)
 
 

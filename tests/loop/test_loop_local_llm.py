@@ -71,3 +71,35 @@ def test_local_model_reads_and_cites_or_says_not_found(kb: KB, llm_url: str):
         assert make_citation(chunks[c.chunk_id], c.quote) is not None
     if res.found:
         assert any(c.path == "warranty.md" for c in res.citations)
+
+
+def test_local_model_picks_a_line_with_budgets_from_its_measured_speed(kb: KB, llm_url: str):
+    """The pick step with the real model, its call timeout and loop deadline sized by a speed
+    probe of the same server (issue 14 item 4): no deadline stop, a verified citation."""
+    from loop.llm_client import AsyncLLMClient
+    from loop.llm_speed import fit_budgets, probe_speed
+
+    async def go():
+        probe = AsyncLLMClient(LLMConfig(base_url=llm_url, protocol="json", timeout_s=600))
+        try:
+            speed = await probe_speed(probe)
+        finally:
+            await probe.aclose()
+        fit = fit_budgets(speed)
+        agent = LoopAgent(kb.store, kb.search, documents=kb,
+                          llm=LLMConfig(base_url=llm_url, protocol="pick",
+                                        timeout_s=fit.call_timeout_s),
+                          config=LoopConfig(deadline_s=fit.deadline_s))
+        try:
+            return speed, await agent.run_async("电池保修多久，退货期限多久？", kb.collection)
+        finally:
+            await agent.aclose()
+    speed, res = asyncio.run(go())
+    assert speed.prompt_tps > 0 and speed.gen_tps > 0
+    assert res.stop_reason == "answer" and res.found, res.guard
+    assert res.brain.endswith(":pick") or res.guard.startswith("offline answer"), res.guard
+    assert res.invalid_actions <= 1
+    chunks = {c.chunk_id: c for c in kb.chunks}
+    for c in res.citations:
+        assert make_citation(chunks[c.chunk_id], c.quote) is not None
+    assert any(c.path in ("warranty.md", "returns.md") for c in res.citations)

@@ -74,6 +74,18 @@ def test_the_copied_value_decides_the_line() -> None:
     assert resolve_pick(cands, 3, "15m") == 2  # the wrong number: the line holding the value
     assert resolve_pick(cands, 1, "20m") == 0  # a value no line holds is invented
     assert resolve_pick(cands, 1, "") == 0 and resolve_pick(cands, 0, "15m") == 0
+    assert resolve_pick(cands, 3, "是") == 0  # a yes/no value names no line
+
+
+@pytest.mark.parametrize("value,text,held", [
+    ("3", "3.2 Dataset", True), ("3", "top 13 items", False), ("no", "notice it", False),
+    ("20%", "the rate is 20% of sales", True), ("15 m", "最大传输距离：15m。", True),
+    ("8", "出厂时默认地址为8", True), ("Ext-Executive", "the ext-executive channel", True)])
+def test_a_value_is_held_as_a_whole_not_inside_a_longer_word_or_number(
+        value: str, text: str, held: bool) -> None:
+    c = _chunk(text)
+    assert resolve_pick(pick_candidates([Evidence(c, text, 0.5, (), 0, 0.5)]), 1, value) == \
+        (1 if held else 0)
 
 
 @pytest.mark.parametrize("reply", ["", "the second one", '{"line": 6}', '{"line": true}',
@@ -107,10 +119,10 @@ def test_candidates_keep_order_put_the_offline_answer_first_and_join_a_label_to_
 
 
 def _copy_from_line(n: int) -> Any:
-    """A reply that copies a few characters of line ``n`` of the prompt as the value."""
+    """A reply that copies the first word of line ``n`` of the prompt as the value."""
     def reply(body: dict[str, Any]) -> dict[str, Any]:
         shown = body["messages"][1]["content"].split(f"\n{n}| ", 1)[1].split("\n", 1)[0]
-        return _pick(n, shown.split(") ", 1)[1][:6])
+        return _pick(n, shown.split(") ", 1)[1].split()[0])
     return reply
 
 
@@ -162,7 +174,7 @@ def test_a_clause_of_another_article_is_no_candidate() -> None:
     assert not names_other_article(q, "处十万元以上一百万元以下罚款")  # names no article
     assert not names_other_article("罚款是多少？", "第六十六条 处五万元以上罚款")
     c = _chunk("第三十四条 义务。\n\n第六十六条 违反第三十七条的，处五万元罚款。\n\n处十万元罚款。")
-    ranked = [Evidence(c, u, 0.5, (), 0, 0.5) for u in
-              ("第三十四条 义务。", "第六十六条 违反第三十七条的，处五万元罚款。", "处十万元罚款。")]
+    units = ("第三十四条 义务。", "第六十六条 违反第三十七条的，处五万元罚款。", "处十万元罚款。")
+    ranked = [Evidence(c, u, 0.5, (), 0, 0.5) for u in units]
     assert [x.units[0] for x in pick_candidates(ranked, question=q)] == [
         "第三十四条 义务。", "处十万元罚款。"]
