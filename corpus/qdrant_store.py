@@ -36,6 +36,8 @@ from corpus.types import Chunk, SparseVector
 __all__ = ["PUBLISH_BATCH", "QdrantChunkStore"]
 
 _BATCH = 256
+#: kinds of the vector-less record points (never counted as chunks)
+_RECORD_KINDS = ("meta", "document", "directory", "directory_part", "pages")
 #: chunks made visible per update operation when a large document is published
 PUBLISH_BATCH = 512
 _MAX_DOC_CHUNKS = 100_000
@@ -284,7 +286,7 @@ class QdrantChunkStore(StoreSearchMixin):
     def count_chunks(self, collection: str, doc_id: str | None = None) -> int:
         """Number of visible chunks (of one document when ``doc_id`` is given)."""
         must = (("doc_id", doc_id),) if doc_id else ()
-        flt = Flt(must=must, must_not=((KIND, ["meta", "document", "directory", "pages"]),
+        flt = Flt(must=must, must_not=((KIND, list(_RECORD_KINDS)),
                                         ("staged", STAGED)))
         return self.backend.count(collection, flt)
 

@@ -244,6 +244,7 @@ def test_a_large_directory_is_stored_in_parts_and_read_whole(store: QdrantChunkS
     ing.ingest_paths([docs], "c")
     chunks = _chunks(store, "c")
     assert len(chunks) > 20  # several parts
+    assert store.count_chunks("c") == len(chunks)  # part records are no chunks
     doc = chunks[0].doc_id
     head = store.records("c", DIRECTORY_KIND)[doc]
     parts = store.records("c", directory.DIRECTORY_PART_KIND)
