@@ -14,6 +14,11 @@ handbook pages), then run:
         ../shared/eval/en/docs/gitlab-handbook/content --collection mp --root ../shared/eval
     LOOPGATE_DATA_DIR=/tmp/mp LOOPGATE_EMBED_MODEL_PATH=../shared/models/multilingual-e5-small \\
       .venv/bin/python benchmarks/multipart_eval.py --collection mp [--reps 5] [--out F]
+      [--fake-llm-delay S --mode rag]
+
+``--fake-llm-delay S`` answers through a fake remote LLM that replies after S seconds (a real
+HTTP server on loopback): the parts then wait instead of compute, which is what the plan's
+concurrency can overlap on a machine whose cores are busy (its part figures are not answers).
 
 A part is *right* when one of its own citations is at its gold place (``evals.gold``: the gold
 page for PDFs, the gold document for GitLab pages, whose section is reported beside). Latency:
@@ -203,6 +208,22 @@ def report(out: dict[str, Any], n_questions: int) -> None:
             print("  MISS", r["id"], r["part"][:60], r["paths"][:2], r["final_path"])
 
 
+def _fake_llm(delay_s: float) -> Any:
+    """A real OpenAI-compatible server on loopback (``tests/loop/scripted_server.py``) whose every
+    reply comes after ``delay_s`` — a remote LLM's wait, to time parts that wait rather than
+    compute — configured through ``LOOPGATE_LLM_*`` before the settings are read. Its reply is
+    not an answer (the parts' answers fall back to the extractive ones, flagged)."""
+    import os
+
+    sys.path.insert(0, str(HERE.parent / "tests" / "loop"))
+    from scripted_server import ScriptedChatServer
+
+    srv = ScriptedChatServer([{"content": "Not found in the given passages.", "delay": delay_s}])
+    os.environ.update({"LOOPGATE_LLM_BASE_URL": srv.base_url, "LOOPGATE_LLM_MODEL": "fake",
+                       "LOOPGATE_LLM_PROTOCOL": "json", "LOOPGATE_CROSS_LANGUAGE": "false"})
+    return srv
+
+
 def main() -> None:
     """Load, run, print (and save the records with ``--out``)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -212,11 +233,20 @@ def main() -> None:
     ap.add_argument("--mode", default="auto", choices=["auto", "rag", "loop"])
     ap.add_argument("--no-alone", action="store_true", help="skip the one-by-one control")
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--fake-llm-delay", type=float, default=None, metavar="S",
+                    help="answer with a fake remote LLM that replies after S seconds (latency "
+                         "only: its replies are not answers)")
     args = ap.parse_args()
     if not SHARED.exists():
         sys.exit(f"shared evaluation material not found at {SHARED}")
     rows = load(args.questions)
-    out = asyncio.run(run(rows, args.collection, args.reps, args.mode, not args.no_alone))
+    if args.fake_llm_delay is None:
+        out = asyncio.run(run(rows, args.collection, args.reps, args.mode, not args.no_alone))
+    else:
+        with _fake_llm(args.fake_llm_delay) as srv:
+            out = asyncio.run(run(rows, args.collection, args.reps, args.mode, not args.no_alone))
+            print(f"fake LLM: {len(srv.requests)} calls, each answered after "
+                  f"{args.fake_llm_delay:g} s")
     if args.out:
         args.out.write_text(json.dumps(out, ensure_ascii=False, indent=1), encoding="utf-8")
     report(out, len(rows))
