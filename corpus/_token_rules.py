@@ -99,10 +99,18 @@ CJK_STOPWORDS = frozenset(
     所以 如果 虽然 但是 而且 以及 或者 并且 这个 那个 这些 那些 我们 你们 他们 它""".split()
 )
 
-#: Words that only make a question a question (dropped from key terms, kept in query terms).
+#: Words that only make a question a question (dropped from key terms, kept in query terms),
+#: and words of answer-format instructions ("Assume that you are an analyst", "primarily using",
+#: "round your answer to two decimal places", "calculate what was asked"): they say how to
+#: answer, never where the answer is, and weigh as much as the words that do (FinanceBench,
+#: MMLongBench questions; loop mode, FinanceBench dev, keyword-only: evidence hit 25.4 -> 30.2 %,
+#: RAG unchanged). Only words with no other sense in a question: "use", "based", "information",
+#: "shown", "address" stay key terms.
 QUESTION_WORDS = frozenset(
     """what which who whom whose when where why how does do did is are was were can could should
     would will please tell explain describe list give answer question following
+    assume primarily utilizing utilize clearly round decimal places calculate compute asked
+    judgment judgments
     什么 哪个 哪些 哪 多少 多久 多长 多大 几 几个 怎么 怎样 如何
     为什么 为何 是否 请问 请 吗 呢 是 有 哪里 哪儿 何时 谁""".split()
 )

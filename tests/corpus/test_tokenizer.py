@@ -141,3 +141,18 @@ def test_terminal_escapes_and_controls_are_no_terms(tok: Tokenizer) -> None:
     assert tok.key_terms("\x1b[31mWhat is the warranty period?\x1b[0m") == tok.key_terms(
         "What is the warranty period?")
     assert tok.terms("保修\x00期\x1b]0;title\x07两年") == tok.terms("保修 期 两年")
+
+
+def test_answer_format_instructions_are_no_key_terms(tok: Tokenizer) -> None:
+    """FinanceBench-style wrapping ("primarily using …", "round to two decimal places",
+    "calculate what was asked") says how to answer, not where: only the asked words remain,
+    and the same question without the wrapping has the same key terms."""
+    wrapped = ("Assume that you are an analyst. What is the FY2018 net PPNE for 3M? Round your "
+               "answer to two decimal places. Calculate what was asked by utilizing the line "
+               "items clearly shown in the balance sheet; base your judgment on it.")
+    keys = tok.key_terms(wrapped)
+    for w in ("assum", "round", "decim", "place", "calcul", "util", "clear", "judgment"):
+        assert w not in keys, w
+    assert {"fy2018", "3m", "ppne", "net", "balanc", "sheet", "analyst"} <= set(keys)
+    # instruction words stay in the query terms (BM25 of the whole question)
+    assert "round" in tok.query_terms(wrapped)
