@@ -13,10 +13,13 @@ record shows it as ``focused_question``).
 
 Rules (each named in :attr:`Focus.rules`):
 
-- ``lead_clause`` — a leading concessive or exclusion clause ending at the comma before the
-  question word: While / Although / Though / Whereas / Even though / Excluding / Except (for) /
-  Apart from / Aside from / Other than / Besides / Not counting / Setting aside …, what/which/…;
-  除了/除…(之外|以外)，… ; 虽然/尽管…，(但)…;
+- ``lead_clause`` — a leading exclusion clause ending at the comma before the question word:
+  Excluding / Except (for) / Apart from / Aside from / Other than / Besides / Not counting /
+  Setting aside …, what/which/… ; 除了/除…(之外|以外)，…; and a leading concessive clause
+  (While / Although / Though / Whereas / Even though / Unlike …; 虽然/尽管…，但…) only when the
+  question after it says its answer is something else (not, different, other, another,
+  instead …; 不是, 不同, 而非 …) — "While on parental leave, can I still receive a bonus?" and
+  "Although I am a contractor, can I expense a laptop?" set a condition and stay whole;
 - ``not_clause`` — an appositive exclusion inside the question: ", not part of the Finance
   team," / ", which is not a product principle," / ", not X," (removed with its commas); "that
   is not X but Y" → "that Y"; a trailing ", which is not X?" — and, in a question a rule above
@@ -62,12 +65,18 @@ class Focus:
 
 _WH = r"(?:what|which|who|whom|whose|where|when|why|how|is|are|was|were|does|do|did|can|could|" \
       r"should|would|will|name|list|identify|give|tell)"
-_LEAD = re.compile(
-    r"^\s*(?:while|whilst|although|though|whereas|even though|excluding|except(?:\s+for)?|"
-    r"apart from|aside from|other than|besides|not counting|setting aside|ignoring|unlike)\b"
-    r".*?,\s*(?=" + _WH + r"\b)", re.IGNORECASE | re.DOTALL)
-_LEAD_ZH = re.compile(r"^\s*(?:除了|除去|除)[^，,。？?]{1,60}?(?:之外|以外|外)?[，,]\s*"
-                      r"|^\s*(?:虽然|尽管|虽说)[^，,。？?]{1,60}[，,]\s*(?:但是?|可是?)?\s*")
+_LEAD_EXCLUDE = re.compile(
+    r"^\s*(?:excluding|except(?:\s+for)?|apart from|aside from|other than|besides|not counting|"
+    r"setting aside|ignoring)\b.*?,\s*(?=" + _WH + r"\b)"
+    r"|^\s*(?:除了|除去|除)[^，,。？?]{1,60}?(?:之外|以外|外)?[，,]\s*",
+    re.IGNORECASE | re.DOTALL)
+_LEAD_CONCEDE = re.compile(
+    r"^\s*(?:while|whilst|although|though|whereas|even though|unlike)\b.*?,\s*(?=" + _WH
+    + r"\b)|^\s*(?:虽然|尽管|虽说)[^，,。？?]{1,60}[，,]\s*(?:但是?|可是?)?\s*",
+    re.IGNORECASE | re.DOTALL)
+#: a main clause that says its answer is something else than the lead clause's
+_OTHER_THAN = re.compile(r"\b(?:not|n't|never|different|other|another|instead|rather\s+than|"
+                         r"neither|nor|none)\b|不是|不同|而非|不属于|不在|另", re.IGNORECASE)
 _NOT_CLAUSE = re.compile(
     r",\s*(?:which|that|who)\s+(?:is|are|was|were)\s+not\b[^,?]*,"
     r"|,\s*not\s+(?:part\s+of|in|from|within|one\s+of|a|an|the)\b[^,?]*,", re.IGNORECASE)
@@ -111,7 +120,9 @@ def focus_question(question: str) -> Focus:
         if _enough(last):
             text = last
             rules.append("contrast_context")
-    m = _LEAD.match(text) or _LEAD_ZH.match(text)
+    m = _LEAD_EXCLUDE.match(text)
+    if m is None and (c := _LEAD_CONCEDE.match(text)) and _OTHER_THAN.search(text[c.end():]):
+        m = c  # "While the Marketing team …, what is the term … that is not a stage …?"
     if m is not None and _enough(text[m.end():]):
         text = _capitalise(text[m.end():])
         rules.append("lead_clause")

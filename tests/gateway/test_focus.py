@@ -10,8 +10,6 @@ from gateway.routing.focus import apply_focus, focus_question
 
 
 @pytest.mark.parametrize(("question", "focused", "rules"), [
-    ("While the Finance team approves invoices and expense reports, which team runs the "
-     "press office?", "Which team runs the press office?", ("lead_clause",)),
     ("Excluding the Sales and Support teams, what is the name of the team that owns the "
      "handbook?", "What is the name of the team that owns the handbook?", ("lead_clause",)),
     ("Which department, not part of the Finance team, signs vendor contracts?",
@@ -22,8 +20,12 @@ from gateway.routing.focus import apply_focus, focus_question
      ("contrast_context", "not_clause")),
     ("What is the review that is not run by the manager but is done by peers every quarter?",
      "What is the review that is done by peers every quarter?", ("not_clause",)),
-    ("除了年假以外，员工还可以申请哪些带薪假期？", "员工还可以申请哪些带薪假期？", ("lead_clause",)),
-    ("虽然合同约定了违约金，但是逾期交付的损失怎么赔偿？", "逾期交付的损失怎么赔偿？", ("lead_clause",)),
+    ("除了年假以外，员工还可以申请哪些带薪假期？", "员工还可以申请哪些带薪假期？",
+     ("lead_clause",)),
+    ("虽然合同约定了违约金，但是不属于违约金的损失怎么赔偿？", "不属于违约金的损失怎么赔偿？",
+     ("lead_clause",)),
+    ("While the Finance team owns invoices, which other team signs vendor contracts?",
+     "Which other team signs vendor contracts?", ("lead_clause",)),
 ])
 def test_exclusion_clauses_are_removed(question: str, focused: str, rules: tuple[str, ...]) -> None:
     f = focus_question(question)
@@ -38,6 +40,9 @@ def test_exclusion_clauses_are_removed(question: str, focused: str, rules: tuple
     "While travelling?",  # nothing would be left
     "网络运营者应当留存相关的网络日志不少于多久？",
     "Is the warranty not void after a repair?",
+    "While on parental leave, can I still receive a bonus?",  # a condition, not an exclusion
+    "Although I am a contractor, can I expense a laptop?",
+    "虽然合同约定了违约金，但是逾期交付的损失怎么赔偿？",
 ])
 def test_other_questions_are_left_alone(question: str) -> None:
     f = focus_question(question)
