@@ -211,7 +211,8 @@ _RELATIVE_PERIOD = re.compile(
 
 
 def dated_query(query: str, current_date: str | None) -> str:
-    """``query`` with `` (YYYY)``, the year of ``current_date``, appended when it asks about a
+    """``query`` with `` (YYYY)``, the calendar year of the period (:func:`_period_year`: the
+    year of ``current_date``, ± 1 for a calendar last / next year), appended when it asks about a
     period relative to today ("the end date of the current fiscal quarter", "the previous
     fiscal year", "the fiscal period we are currently in", "the quarter that preceded the
     current one", 本季度, 上个月) and names no year itself; else ``query`` unchanged.
@@ -226,4 +227,29 @@ def dated_query(query: str, current_date: str | None) -> str:
     """
     if not current_date or not _RELATIVE_PERIOD.search(query) or _YEAR.search(query):
         return query
-    return f"{query} ({current_date[:4]})"
+    return f"{query} ({_period_year(query, current_date)})"
+
+
+_CAL_STEP = re.compile(
+    r"\b(?P<en>last|previous|preceding|prior|next|following|upcoming|coming)\s+"
+    r"(?P<unit>year|month)\b|(?P<zh>去|明)年|(?P<zhm>上|下)个?月", re.IGNORECASE)
+
+
+def _period_year(query: str, current_date: str) -> int:
+    """The calendar year a relative period names: the year of ``current_date``, one less for
+    a calendar "last year" / 去年 (and "last month" / 上个月 in January), one more for "next
+    year" / 明年 (and "next month" in December). A fiscal year or quarter keeps the current
+    calendar year: fiscal years straddle two calendar years, and the page listing them writes
+    both ("FY26 … February 1, 2025 to January 31, 2026")."""
+    year, month = int(current_date[:4]), int(current_date[5:7])
+    m = _CAL_STEP.search(query)
+    if m is None or re.search(r"\b(?:fiscal|financial)\b|财年|财务年度", query, re.IGNORECASE):
+        return year
+    back = (m.group("en") or "").lower() in ("last", "previous", "preceding", "prior") or \
+        m.group("zh") == "去" or m.group("zhm") == "上"
+    unit = "year" if (m.group("unit") or "").lower() == "year" or m.group("zh") else "month"
+    if unit == "year":
+        return year - 1 if back else year + 1
+    if back:
+        return year - 1 if month == 1 else year
+    return year + 1 if month == 12 else year

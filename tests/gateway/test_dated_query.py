@@ -39,6 +39,12 @@ def test_dated_query_adds_the_year_only_for_relative_periods() -> None:
     assert dated_query("When did the quarter that preceded the current one end?",
                        "2025-11-11").endswith("(2025)")
     assert dated_query("上个月的报销截止日期是哪天？", "2025-11-11").endswith("(2025)")
+    assert dated_query("上个月的报销截止日期是哪天？", "2025-01-11").endswith("(2024)")
+    assert dated_query("What was the revenue last year?", "2025-11-11").endswith("(2024)")
+    assert dated_query("去年的利润是多少？", "2025-11-11").endswith("(2024)")
+    assert dated_query("What is the budget for next year?", "2025-11-11").endswith("(2026)")
+    # a fiscal year straddles two calendar years: the current one is kept
+    assert dated_query("When did the previous fiscal year end?", "2025-11-11").endswith("(2025)")
     for same in ("What was the revenue in the current fiscal year 2023?",  # names a year
                  "What is the end date of a fiscal quarter?", "What is the warranty period?"):
         assert dated_query(same, "2025-11-11") == same
