@@ -149,7 +149,7 @@ def pick_schema(n: int) -> dict[str, Any]:
 
 
 def _flat(text: str) -> str:
-    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text)).casefold()
+    return re.sub(r"[\s|]+", "", unicodedata.normalize("NFKC", text)).casefold()
 
 
 # replies that name no line's content: a yes/no answer is no value to look for
@@ -157,7 +157,9 @@ _NO_VALUE = frozenset({"yes", "no", "true", "false", "none", "n/a", "是", "否"
 
 
 def _spaced(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    """NFKC, case-folded, table cell bars as spaces (``| | 320 | | uA |`` holds ``320 uA``),
+    spaces collapsed."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().replace("|", " ").split())
 
 
 def _bounded(value: str, text: str) -> bool:

@@ -80,7 +80,9 @@ def test_the_copied_value_decides_the_line() -> None:
 @pytest.mark.parametrize("value,text,held", [
     ("3", "3.2 Dataset", True), ("3", "top 13 items", False), ("no", "notice it", False),
     ("20%", "the rate is 20% of sales", True), ("15 m", "最大传输距离：15m。", True),
-    ("8", "出厂时默认地址为8", True), ("Ext-Executive", "the ext-executive channel", True)])
+    ("8", "出厂时默认地址为8", True), ("Ext-Executive", "the ext-executive channel", True),
+    ("320 uA", "| 暂停模式，关闭所有时钟 | | 320 | | uA |", True),
+    ("20 uA", "| | 320 | | uA |", False)])
 def test_a_value_is_held_as_a_whole_not_inside_a_longer_word_or_number(
         value: str, text: str, held: bool) -> None:
     c = _chunk(text)
