@@ -58,3 +58,17 @@ def test_budgets_grow_with_a_slower_model_within_floor_and_cap() -> None:
 def test_server_threads_are_the_free_cores_minus_one_for_the_gateway(
         ncpu: int, load: float, want: int) -> None:
     assert free_cores(ncpu, load) == want
+
+
+def test_each_probe_sends_a_fresh_prompt_no_cache_can_serve() -> None:
+    prompts: list[str] = []
+
+    def reply(body: dict[str, object]) -> dict[str, object]:
+        msgs = body["messages"]
+        assert isinstance(msgs, list)
+        prompts.append(str(msgs[0]["content"]))
+        return {"content": "OK", "usage": {"prompt_tokens": 120, "completion_tokens": 1}}
+    _probe([reply])
+    _probe([reply])
+    assert len(prompts) == 4 and prompts[0] != prompts[2] and prompts[1] != prompts[3]
+    assert prompts[0][:20] != prompts[2][:20]  # differs from the start: no shared prefix
