@@ -88,3 +88,36 @@ def test_workers_embed_the_same_vectors_as_this_process(
     texts = [c.context_text() for c in prep.chunks]
     for got, want in zip(two.embed_passages(texts), here.embed_passages(texts), strict=True):
         assert max(abs(a - b) for a, b in zip(got, want, strict=True)) <= 1e-5
+
+
+def test_a_chunks_vector_does_not_depend_on_its_neighbours(
+    tmp_path: Path, embed_model_path: Path
+) -> None:
+    """With the default batch size (1) the workers give every chunk of a long document of mixed
+    chunk lengths the vector it has alone — the one a question of the same text gets — to 1e-5.
+    Batched (8), the int8 model quantises the batch's activations together: the same chunks get
+    vectors off by more than 1e-4 (why the default is 1)."""
+    from rag.embedder import FastEmbedEmbedder
+
+    folder = tmp_path / "long"
+    folder.mkdir()
+    parts = [f"## Clause {j}\n\n" + ("第{0}条 设备保修期为{0}年。".format(j) if j % 2 else
+             f"Clause {j}: the warranty lasts {j} years. ") * (1 + (j * 5) % 17)
+             for j in range(1, 15)]
+    (folder / "long.md").write_text("# Terms\n\n" + "\n\n".join(parts) + "\n", encoding="utf-8")
+    default = FastEmbedEmbedder(model_path=embed_model_path, threads=1, max_length=128)
+    assert default.batch_size == 1
+    jobs = [(str(folder / "long.md"), "long.md")]
+    ((_, prep),) = list(run_prepare(jobs, workers=2, embed=default.worker_factory(1)))
+    assert isinstance(prep, Prepared) and prep.dense is not None
+    texts = [c.context_text() for c in prep.chunks]
+    assert len(texts) >= 10 and len({len(t) for t in texts}) >= 5
+    alone = [default.embed_passages([t])[0] for t in texts]
+    worst = max(abs(a - b) for got, want in zip(prep.dense, alone, strict=True)
+                for a, b in zip(got, want, strict=True))
+    assert worst <= 1e-5
+    batched = FastEmbedEmbedder(model_path=embed_model_path, threads=1, batch_size=8,
+                                max_length=128).embed_passages(texts)
+    off = max(abs(a - b) for got, want in zip(batched, alone, strict=True)
+              for a, b in zip(got, want, strict=True))
+    assert off > 1e-4
