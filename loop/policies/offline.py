@@ -86,6 +86,9 @@ class OfflinePolicy:
         (same setting, weight 0.3): evidence hit 65.9 → 66.5 %, answer-contains 42.5 → 44.2 %,
         unanswerable refused 9 → 10 of 43, zh-pdf 83.3 % either way; ~0.8 s per question on
         2 cores.
+    :param seed_first: the first reads are the RAG candidates holding a key term, in the RAG
+        path's order (its fusion, document resolution and page navigation ranked them), before
+        the chunks ranked by key-term coverage (issue 14: "start from what RAG already found").
     :param refine: after the first searches, search once more (:meth:`_refine_query`): without
         a product code every candidate holds, else with only the key terms some candidate holds
         (relevance feedback: a paraphrase's own words no longer outweigh the corpus's).
@@ -112,6 +115,7 @@ class OfflinePolicy:
         embedder: UnitEmbedder | None = None,
         dense_weight: float = 0.3,
         dense_units: int = 60,
+        seed_first: bool = True,
     ) -> None:
         self.max_reads = max_reads
         self.per_turn = per_turn
@@ -132,6 +136,8 @@ class OfflinePolicy:
         self.dense_error = ""  # why the embedder failed (the answer then ranks by key terms)
         self.last: tuple[ToolCall, ToolResult] | None = None
         self.planned: dict[str, Chunk] = {}  # chunks the directory scan picked (jump targets)
+        self.seed_first = seed_first
+        self.seeds: list[str] = []
 
     def observe(self, call: ToolCall, result: ToolResult) -> None:
         """Remember the last result (the policy reads its state from ``LoopState.ctx``) and
@@ -314,6 +320,8 @@ class OfflinePolicy:
             return [ToolCall("fallback_to_rag", {"reason": "no key terms in the question"})]
         turns_left = ctx.config.max_loops - state.turn  # after this one
         if not self.searches:
+            # the RAG candidates (shown first, best first): the first reads when seed_first
+            self.seeds = [cid for cid in ctx.seen if m.matched(ctx.seen[cid].context_text())]
             searches = self._first_searches(state)
             self.searches.extend(searches)
             opening = [ToolCall("search", {"query": q}) for q in searches]
@@ -373,6 +381,9 @@ class OfflinePolicy:
 
         ranked = sorted([*unread, *jump], key=lambda cid: (-score(cid), cid in jump,
                                                            -ctx.hits.get(cid, 0.0), cid))
+        if self.seed_first and self.reads == 0:  # start from what RAG found, in its order
+            first_seeds = [c for c in self.seeds[:self.per_turn] if c in unread]
+            ranked = [*first_seeds, *(c for c in ranked if c not in first_seeds)]
         # never let the tool-call budget end the loop: the next turn must still answer
         room = 2 * ctx.config.max_loops - 1 - state.tool_calls
         calls = calls[:max(0, room)]

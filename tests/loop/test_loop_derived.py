@@ -4,6 +4,7 @@ its evidence answer."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 
 import pytest
@@ -12,8 +13,9 @@ from conftest import KB, ingest
 from corpus.derived import adjacent_runs, computable
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
-from corpus.types import SearchFilter
-from loop import LoopAgent
+from corpus.types import SearchFilter, SearchHit
+from loop import LoopAgent, LoopConfig, LoopState, OfflinePolicy, ToolContext, drive
+from loop.evidence import TermMatcher
 
 SHEET = """# Consolidated Balance Sheets
 
@@ -105,3 +107,28 @@ def test_inside_the_resolved_filing_a_not_found_becomes_the_named_row(kb2: KB,
     assert res.found and res.citations[0].quote == "Cash and cash equivalents $ 452 $ 461"
     assert {c.path for c in kb2.store.get_chunks(kb2.collection, res.read_chunk_ids)} == {
         "acme_2021_10k.md"}
+
+
+def test_the_first_reads_are_the_rag_candidates_in_their_order(kb2: KB, tokenizer: Tokenizer
+                                                                ) -> None:
+    """The RAG path ranked its candidates with fusion, document resolution and page navigation:
+    the offline policy reads those holding a key term first, in that order, even where another
+    chunk's words cover more of the question (seed_first); without seed_first the chunk of the
+    other document, which holds the instruction words, is read first."""
+    q = ("Assume that you are a public equities analyst. Answer the following question by "
+         "primarily using information that is shown in the balance sheet: how much cash and "
+         "cash equivalents did ACME hold at the end of FY2020? Answer in USD millions.")
+    sheet = [c for c in kb2.chunks if c.path == "acme_2021_10k.md"]
+    seeds = [SearchHit(c, 1.0 / (i + 1)) for i, c in enumerate(sheet)]
+
+    def first_read(seed_first: bool) -> str:
+        ctx = ToolContext(kb2.store, kb2.search, kb2.collection, LoopConfig())
+        for h in seeds:  # as LoopAgent seeds them: shown first, RAG order
+            ctx.seen.setdefault(h.chunk.chunk_id, h.chunk)
+            ctx.hits[h.chunk.chunk_id] = h.score
+        state = LoopState(q, ctx, TermMatcher(tokenizer.key_terms(q), tokenizer))
+        res = asyncio.run(drive(OfflinePolicy(seed_first=seed_first), state))
+        return next(s.arguments["chunk_id"] for s in res.steps if s.tool == "read")
+
+    assert first_read(True) == sheet[0].chunk_id
+    assert first_read(False) != sheet[0].chunk_id
