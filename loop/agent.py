@@ -104,9 +104,9 @@ def _default_terms() -> KeyTermExtractor:
 
 class LoopAgent:
     """Deep-read path: runs one reading policy through the tool set and the loop controller:
-    LLM native tools (protocol ``tools``), the line-reading protocol (``json``/``read``, the
-    default when ``auto`` finds no native tools), free-form JSON actions (``json_actions``), or
-    offline (no LLM).
+    LLM native tools (protocol ``tools``), the line-reading protocol (``json``/``read``; with
+    the pick step first, ``pick``, the default when ``auto`` finds no native tools), free-form
+    JSON actions (``json_actions``), or offline (no LLM).
 
     :param store: the chunk store (reads, neighbours, outlines).
     :param search: the ``search`` tool's backend (hybrid retriever or keyword adapter).
@@ -304,6 +304,8 @@ class LoopAgent:
             # the offline policy takes milliseconds: give it the clock the probe used up
             state.started = time.monotonic()
             return await self._offline(state, on_event)
+        if protocol == "json" and self.client.config.protocol == "auto":
+            protocol = "pick"  # no native tools (small local models): the pick step first
         if protocol in ("json", "read", "pick"):  # the line-reading protocol (local models)
             reader = LLMReadPolicy(self.client, current_date=current_date, history=history,
                                    embedder=self.embedder, pick=protocol == "pick")

@@ -153,7 +153,8 @@ class LLMConfig:
         protocol, ``loop.policies.llm_read``: JSON-schema steps over numbered blocks),
         ``pick`` (the same protocol whose first step has the model choose the line that answers
         among the offline policy's best lines, ``loop.policies.read_pick``; blocks are read
-        only when the offline policy found nothing),
+        only when the offline policy found nothing; what ``auto`` picks when the server does
+        not call tools natively),
         ``json_actions`` (free-form JSON tool actions, ``loop.policies.llm_json``), or ``auto``
         (probe the server once and remember: native tools, else the line-reading protocol).
     :param json_dialect: ``json_schema`` (llama.cpp server, OpenAI), ``json_object`` (with a

@@ -61,10 +61,11 @@ def test_local_model_reads_and_cites_or_says_not_found(kb: KB, llm_url: str):
         finally:
             await agent.aclose()
     res = asyncio.run(go())
-    # auto → json with this server → the line-reading protocol; the guard may keep the offline
+    # auto → no native tools with this server → the line-reading protocol with the pick step
+    # (one candidate line: no call, the offline answer); the guard may keep the offline
     # answer (brain "offline", guard says why), never an unverifiable citation
-    assert res.llm_calls >= 1 and res.invalid_actions <= res.llm_calls
-    assert res.brain.endswith(":read") or res.guard.startswith("offline answer")
+    assert res.invalid_actions <= res.llm_calls
+    assert res.brain.endswith((":read", ":pick")) or res.guard.startswith("offline answer")
     chunks = {c.chunk_id: c for c in kb.chunks}
     for c in res.citations:  # zero unverifiable citations
         assert c.chunk_id in res.read_chunk_ids

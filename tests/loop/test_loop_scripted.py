@@ -14,6 +14,7 @@ from scripted_server import ScriptedChatServer, json_action, tool_call
 from corpus.citations import make_citation
 from loop import NOT_FOUND, LLMConfig, LoopAgent, LoopConfig, LoopResult, StepEvent
 from loop.policies.base import SYSTEM_PROMPT
+from loop.policies.read_pick import PICK_SYSTEM
 
 Q = "电池保修多久？"
 
@@ -103,20 +104,30 @@ def test_native_tool_calls(kb):
 
 def test_auto_probe_picks_the_line_reading_protocol_and_remembers(kb):
     probe_text = {"content": "<tools>ping</tools>"}  # what llama.cpp's jinja template did
-    script = [probe_text, {"content": '{"action": "extract", "notes": [{"fact": "一年", '
-                           '"lines": [2]}], "then": "answer"}'},
-              {"content": '{"action": "stop", "reason": "not_in_document"}'}]
-    with ScriptedChatServer(script) as srv:
+
+    def copy_value(body: dict) -> dict:  # the pick step: copy a value from the line holding it
+        user = body["messages"][-1]["content"]
+        for value in ("电池保修一年", "15 天"):
+            for ln in user.splitlines():
+                if value in ln and "| " in ln:
+                    k = int(ln.split("|", 1)[0])
+                    return {"content": json.dumps({"value": value, "line": k},
+                                                  ensure_ascii=False)}
+        return {"content": '{"value": "", "line": 0}'}
+    with ScriptedChatServer([probe_text, copy_value]) as srv:
         async def go() -> tuple[LoopResult, LoopResult]:
             agent = LoopAgent(kb.store, kb.search, llm=_cfg(srv, "auto"), documents=kb)
-            r1 = await agent.run_async(Q, kb.collection)
+            r1 = await agent.run_async("电池保修多久，退货期限多久？", kb.collection)
             r2 = await agent.run_async("退货期限？", kb.collection)
             await agent.aclose()
             return r1, r2
         r1, r2 = asyncio.run(go())
-    assert r1.brain.endswith(":read") and r1.found and r1.answer == "一年[1]"
-    assert r2.stop_reason == "answer" and r2.llm_calls == 1
+    # auto without native tools = the line-reading protocol with the pick step first
+    assert r1.brain.endswith(":pick") and r1.found and "电池保修一年" in r1.answer, r1.guard
+    assert r2.stop_reason == "answer" and r2.found
     assert sum("tools" in r for r in srv.requests) == 1  # probed once, remembered
+    assert all("tools" in r or r["messages"][0]["content"] == PICK_SYSTEM
+               for r in srv.requests)
 
 
 def test_malformed_json_is_repaired_or_reasked(kb):
