@@ -7,7 +7,8 @@ usage: .venv/bin/python benchmarks/local_llm_server.py MODEL.gguf [--port 8089] 
 ``--threads auto`` (default) = :func:`free_cores`: the cores not busy (1-minute load average),
 one left for the gateway, at least 1. Measured on the 2-core machine beside other work: 2 server
 threads generated 0.4-1 token/s, 1 thread 16 token/s (llama.cpp threads spin-wait on each
-other; one descheduled thread stalls them all), so on 2 cores this is always 1.
+other; one descheduled thread stalls them all), so on 2 cores this is always 1. Then a speed
+probe prints the budget settings that fit the model on this machine (``--no-probe`` skips it).
 
 Prints ``http://127.0.0.1:PORT/v1`` once ``GET /health`` answers 200, then serves until killed.
 The model: ``../shared/tools/fetch-local-llm.sh`` prints its path (Qwen2.5-Coder-1.5B, Q4_K_M).
@@ -52,6 +53,30 @@ def start(model: str, port: int, ctx: int = 8192, threads: int = 1) -> object:
     return xlc.Server(p)
 
 
+def suggested_settings(base: str) -> str:
+    """Probe the served model's speed (``loop.llm_speed``) and return the settings that fit it:
+    the pick protocol, the per-call timeout and the loop deadline of
+    :func:`loop.llm_speed.fit_budgets`, and a request deadline 5 s above the loop's."""
+    import asyncio
+
+    from loop import LLMConfig
+    from loop.llm_client import AsyncLLMClient
+    from loop.llm_speed import fit_budgets, probe_speed
+
+    async def probe() -> str:
+        client = AsyncLLMClient(LLMConfig(base_url=base, protocol="json", timeout_s=600))
+        try:
+            speed = await probe_speed(client)
+        finally:
+            await client.aclose()
+        fit = fit_budgets(speed)
+        return (f"# measured: prompt {speed.prompt_tps} tok/s, generation >= {speed.gen_tps} "
+                f"tok/s\nLOOPGATE_LLM_PROTOCOL=pick LOOPGATE_LLM_TIMEOUT_S={fit.call_timeout_s} "
+                f"LOOPGATE_LOOP_DEADLINE_S={fit.deadline_s} "
+                f"LOOPGATE_REQUEST_DEADLINE_S={fit.deadline_s + 5:.1f}")
+    return asyncio.run(probe())
+
+
 def wait_health(base: str, timeout_s: float = 120.0) -> bool:
     """Poll ``GET /health`` until 200 or ``timeout_s``."""
     end = time.monotonic() + timeout_s
@@ -71,6 +96,8 @@ def main() -> None:
     ap.add_argument("--port", type=int, default=8089)
     ap.add_argument("--ctx", type=int, default=8192)
     ap.add_argument("--threads", default="auto", help="'auto' (free cores) or a number")
+    ap.add_argument("--no-probe", action="store_true",
+                    help="skip the speed probe and the suggested budget settings")
     a = ap.parse_args()
     threads = free_cores() if a.threads == "auto" else int(a.threads)
     server = start(a.model, a.port, a.ctx, threads)
@@ -79,6 +106,8 @@ def main() -> None:
         raise SystemExit("the local LLM server did not become healthy")
     print(base, flush=True)
     print(f"threads: {threads}", flush=True)
+    if not a.no_probe:
+        print(suggested_settings(base), flush=True)
     try:
         while True:
             time.sleep(3600)

@@ -72,3 +72,23 @@ def test_each_probe_sends_a_fresh_prompt_no_cache_can_serve() -> None:
     _probe([reply])
     assert len(prompts) == 4 and prompts[0] != prompts[2] and prompts[1] != prompts[3]
     assert prompts[0][:20] != prompts[2][:20]  # differs from the start: no shared prefix
+
+
+def test_the_local_server_script_prints_settings_that_exist_and_fit_the_probe() -> None:
+    from local_llm_server import suggested_settings
+
+    from gateway.settings import Settings
+
+    script = [{"content": "OK", "delay": 0.6,
+               "usage": {"prompt_tokens": 120, "completion_tokens": 1}},
+              {"content": "1 2 3", "delay": 0.5,
+               "usage": {"prompt_tokens": 10, "completion_tokens": 16}}]
+    with ScriptedChatServer(script) as srv:
+        text = suggested_settings(srv.base_url)
+    assigned = dict(kv.split("=", 1) for kv in text.splitlines()[-1].split())
+    assert assigned["LOOPGATE_LLM_PROTOCOL"] == "pick"
+    fields = {f"LOOPGATE_{n.upper()}" for n in Settings.model_fields}
+    assert set(assigned) <= fields  # every suggested name is a real setting
+    loop_s, request_s = (float(assigned[k]) for k in ("LOOPGATE_LOOP_DEADLINE_S",
+                                                      "LOOPGATE_REQUEST_DEADLINE_S"))
+    assert float(assigned["LOOPGATE_LLM_TIMEOUT_S"]) < loop_s < request_s
