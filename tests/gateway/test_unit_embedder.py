@@ -31,3 +31,20 @@ def test_passages_are_embedded_once_and_shared(embed_model_path) -> None:
     assert all(np.allclose(a, first[::-1], atol=1e-6) for a in again)
     shared.embed_passages([f"句子{i}" for i in range(10)])  # the LRU keeps 8
     assert len(shared._vecs) == 8 and len(shared.embed_query("电压")) == len(first[0])
+
+
+def test_with_batch_size_shares_the_loaded_model(embed_model_path) -> None:
+    """The evidence-sentence embedder (batches of 8) reuses the process's ONNX session: no second
+    model in memory, and a sentence batched with itself gets the vector it has alone."""
+    from rag.embedder import FastEmbedEmbedder
+
+    one = FastEmbedEmbedder(model_path=embed_model_path, threads=1)
+    eight = one.with_batch_size(8)
+    assert (one.batch_size, eight.batch_size, eight.query_cache) == (1, 8, 0)
+    one.warm_up()
+    eight.warm_up()
+    assert one._emb is eight._emb
+    text = "保修期为两年。The warranty lasts two years."
+    alone = one.embed_passages([text])[0]
+    assert max(abs(a - b) for a, b in zip(eight.embed_passages([text, text])[0], alone,
+                                          strict=True)) <= 1e-5
