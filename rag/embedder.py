@@ -137,7 +137,7 @@ class FastEmbedEmbedder:
         passage alone. The int8 model quantises a call's activations with one scale per tensor
         (DynamicQuantizeLinear), so in a batch a passage's vector depends on its neighbours and
         on their padding (measured: up to 0.012 per component); alone it is exactly its own,
-        the same as for a question of the same text, and no CPU goes to padding.
+        unpadded like every question, and no CPU goes to padding.
     :param max_length: tokens kept per text (the tokenizer truncates; e5 allows 512).
     :param query_cache: questions whose vectors are kept (LRU; 0 = off). The key is the
         question's token ids, so questions that differ only in what the model's tokenizer

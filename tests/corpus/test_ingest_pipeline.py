@@ -94,7 +94,7 @@ def test_a_chunks_vector_does_not_depend_on_its_neighbours(
     tmp_path: Path, embed_model_path: Path
 ) -> None:
     """With the default batch size (1) the workers give every chunk of a long document of mixed
-    chunk lengths the vector it has alone — the one a question of the same text gets — to 1e-5.
+    chunk lengths the vector it has alone (unpadded, like a question) to 1e-5.
     Batched (8), the int8 model quantises the batch's activations together: the same chunks get
     vectors off by more than 1e-4 (why the default is 1)."""
     from rag.embedder import FastEmbedEmbedder
