@@ -101,7 +101,7 @@ def test_a_chunks_vector_does_not_depend_on_its_neighbours(
 
     folder = tmp_path / "long"
     folder.mkdir()
-    parts = [f"## Clause {j}\n\n" + ("第{0}条 设备保修期为{0}年。".format(j) if j % 2 else
+    parts = [f"## Clause {j}\n\n" + (f"第{j}条 设备保修期为{j}年。" if j % 2 else
              f"Clause {j}: the warranty lasts {j} years. ") * (1 + (j * 5) % 17)
              for j in range(1, 15)]
     (folder / "long.md").write_text("# Terms\n\n" + "\n\n".join(parts) + "\n", encoding="utf-8")
