@@ -13,7 +13,8 @@ run), is handed to the full stack with its body replayed, so errors keep their o
 has been recorded by then (``Router.ask`` records only when it returns).
 
 Not taken: another method or path, a body over ``max_body_bytes`` (the full stack answers 413),
-a migration configured (its dispatcher decides who answers), a request with a session, history,
+a migration configured (its dispatcher decides who answers), an ``X-LoopGate-User`` header over
+200 characters (the route refuses it), a request with a session, history,
 filters, ``use_cache=false`` or a ``current_date`` (not served from the cache anyway).
 """
 
@@ -74,8 +75,9 @@ class QueryFastPath:
             components = request.app.state.components
             cache = components.cache
             near = getattr(cache, "near", None)
-            if near is None or components.migration is not None:
-                return False
+            user = request.headers.get("x-loopgate-user")
+            if near is None or components.migration is not None or (user and len(user) > 200):
+                return False  # the route's own checks and the dispatcher decide these
             req = parse_query_request(raw)
             if req.session_id is not None or req.history:
                 return False

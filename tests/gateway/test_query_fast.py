@@ -15,7 +15,8 @@ from gateway.api.query_fast import QueryFastPath
 
 pytestmark = pytest.mark.integration
 
-DOC = [("policy.md", "# 配送\n\n标准配送需要三到五个工作日。\n\n# 退货\n\n退货期限是七天。\n".encode())]
+DOC = [("policy.md",
+        "# 配送\n\n标准配送需要三到五个工作日。\n\n# 退货\n\n退货期限是七天。\n".encode())]
 Q = "标准配送要几天？"
 KEYS = {"key-docs-000001": ["docs"], "key-other-00001": ["other"]}
 
@@ -74,6 +75,9 @@ async def test_errors_on_the_short_way_are_the_full_stacks(tmp_path) -> None:
         r = await client.post("/v1/query", json={"question": Q, "collection": "nowhere"},
                               headers=ok)
         assert r.status_code in (403, 404)
+        r = await client.post("/v1/query", json={"question": Q},
+                              headers={**ok, "X-LoopGate-User": "u" * 201})
+        assert r.status_code == 400 and "X-LoopGate-User" in r.json()["error"]["message"]
         big = {"question": Q, "history": [{"role": "user", "content": "x" * 1100}]}
         r = await client.post("/v1/query", json=big, headers=ok)
         assert r.status_code == 413 and r.json()["error"]["code"] == "too_large"
