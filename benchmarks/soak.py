@@ -319,8 +319,31 @@ def _report(args: argparse.Namespace, load: Load, rss: list[tuple[float, float]]
         print(f"RSS after the first {args.warmup_s:g} s: {first:.0f} -> {last:.0f} MB "
               f"(peak {peak:.0f} MB): growth {100 * (last - first) / first:+.1f} % "
               f"(peak {100 * (peak - first) / first:+.1f} %)")
+    _outage(res, events)
     if errors:
         print("errors (t, op, status):", [(round(t), op, st) for t, op, st, _ in errors[:20]])
+
+
+def _outage(res: list[tuple[float, str, int, float]], events: list[str]) -> None:
+    """The requests that overlapped the LLM outage, by operation: how many took > 2 s, when
+    the last of those started (seconds after the hang: the wave in flight before the circuit
+    breaker opened), and the slowest of those started after it (issue 20: rag/auto answer
+    within 2 s once the breaker is open)."""
+    at = {e.split(": ", 1)[1]: float(e.split(" s:", 1)[0]) for e in events}
+    hang, back = at.get("LLM hangs"), at.get("LLM back")
+    if hang is None or back is None:
+        return
+    print(f"LLM outage {hang:.0f}-{back:.0f} s (requests overlapping it):")
+    for op in sorted({r[1] for r in res}):
+        win = [r for r in res if r[1] == op and r[0] < back and r[0] + r[3] > hang]
+        slow = [r for r in win if r[3] > 2.0]
+        if not win:
+            continue
+        cut = max(r[0] for r in slow) if slow else hang
+        after = [r[3] for r in win if r[0] > cut]
+        print(f"  {op:>10}: {len(win):4d} req, {len(slow)} > 2 s"
+              + (f" (the last started {cut - hang:+.1f} s after the hang)" if slow else "")
+              + (f"; {len(after)} started after: max {max(after):.2f} s" if after else ""))
 
 
 if __name__ == "__main__":
