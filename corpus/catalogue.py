@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from typing import Any
 
+from corpus.directory import delete_directory
 from corpus.page_titles import PageHead, heads_from_data, heads_to_data, page_heads
 from corpus.profile import PROFILE_VERSION, DocumentProfile, build_profile
 from corpus.qdrant_store import QdrantChunkStore
@@ -303,3 +304,4 @@ class Catalogue:
         if not others:
             self.store.delete_document(collection, doc_id)
             self.store.delete_record(collection, _PAGES, doc_id)
+            delete_directory(self.store, collection, doc_id)  # and its parts

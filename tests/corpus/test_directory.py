@@ -285,3 +285,29 @@ def test_extractive_entries_of_a_large_document_are_the_same_in_two_passes(
     held = extractive_entries(chunks, Tokenizer())
     monkeypatch.setattr(directory, "_HOLD_COUNTS_MAX", 3)
     assert extractive_entries(chunks, Tokenizer()) == held and len(held) > 3
+
+
+def test_a_removed_document_leaves_no_directory_record(store: QdrantChunkStore, tmp_path: Path,
+                                                       monkeypatch) -> None:
+    """Deleting a document (an upload deleted, a file gone from a walked folder) deletes its
+    directory and every part of it, not only its chunks."""
+    import corpus.directory as directory
+
+    monkeypatch.setattr(directory, "DIRECTORY_PART", 5)
+    docs = _long_doc(tmp_path, 20)
+    (docs / "manual.md").write_text(ZH, encoding="utf-8")
+    ing = Ingestor(store, Tokenizer(), workers=1, directory=DirectoryBuilder(Tokenizer()))
+    ing.ingest_paths([docs], "c")
+    assert len(store.records("c", DIRECTORY_KIND)) == 2
+    assert store.records("c", directory.DIRECTORY_PART_KIND)
+    long_id = next(k for k in store.records("c", DIRECTORY_KIND)
+                   if store.records("c", DIRECTORY_KIND)[k].get("parts", 1) > 1)
+    assert ing.remove_document("c", "long.md") is not None  # as DELETE /v1/documents/{doc}
+    assert long_id not in store.records("c", DIRECTORY_KIND)
+    assert store.records("c", directory.DIRECTORY_PART_KIND) == {}
+    (docs / "manual.md").unlink()
+    (docs / "long.md").unlink()
+    rep = ing.ingest_paths([docs], "c")  # the walk removes manual.md
+    assert [(f.path, f.status) for f in rep.files] == [("manual.md", "removed")]
+    assert store.records("c", DIRECTORY_KIND) == {}
+    assert store.records("c", directory.DIRECTORY_PART_KIND) == {}
