@@ -268,6 +268,16 @@ def _ratio(question: str, expr: str, rows: Sequence[RowAt],
     return Derived(text, value, (num[2], den[2]))
 
 
+def _label_terms(text: str, key_terms: Callable[[str], Sequence[str]],
+                 phrases: Callable[[str], Sequence[str]] | None
+                 ) -> tuple[Sequence[str], Sequence[str]]:
+    """``(own, expanded)``: the key terms of ``text``, and those plus its multi-word field
+    phrases (``rag.expand``: "revenue" → "total net sales"), the terms a row label may match."""
+    own = list(key_terms(text))
+    extra = [p for p in (phrases(text) if phrases is not None else []) if " " in p or "&" in p]
+    return own, [*own, *extra]
+
+
 def derived_answer(
     question: str,
     chunk_groups: Sequence[Sequence[Chunk]],
@@ -287,16 +297,10 @@ def derived_answer(
     :param phrases: the field phrases a text expands to (``rag.expand.QueryExpander.phrases``;
         ``None``: key terms only). Multi-word phrases join the key terms a row label may match.
     """
-
-    def terms_of(text: str) -> tuple[Sequence[str], Sequence[str]]:
-        own = list(key_terms(text))
-        extra = [p for p in (phrases(text) if phrases is not None else [])
-                 if " " in p or "&" in p]
-        return own, [*own, *extra]
-
     if not computable(question):  # most questions: no line of any chunk is parsed
         return None
-    d = derive(question, statement_rows_of(chunk_groups), terms_of, normalize)
+    d = derive(question, statement_rows_of(chunk_groups),
+               lambda text: _label_terms(text, key_terms, phrases), normalize)
     if d is None:
         return None
     cits = [make_citation(r.chunk, r.unit) for r in d.rows]
@@ -325,10 +329,8 @@ def looked_up_answer(
     years = _years(question)
     if len(years) != 1 or not asks_quantity(question) or computable(question):
         return None
-    own = list(key_terms(question))
-    extra = [p for p in (phrases(question) if phrases is not None else []) if " " in p or "&" in p]
-    r = _best_row(statement_rows_of(chunk_groups), (own, [*own, *extra]), years, normalize,
-                  min_cover=1.0)
+    r = _best_row(statement_rows_of(chunk_groups), _label_terms(question, key_terms, phrases),
+                  years, normalize, min_cover=1.0)
     if r is None or r.years is None:
         return None
     cit = make_citation(r.chunk, r.unit)

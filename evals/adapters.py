@@ -104,7 +104,7 @@ class RagPipelineAnswerer:
                 **(
                     {"resolution": {"documents": list(r.resolution.paths),
                                     "reason": r.resolution.reason}}
-                    if r.resolution is not None and r.resolution.sure and r.resolution.doc_ids
+                    if r.resolution is not None and r.resolution.filter is not None
                     else {}
                 ),
                 "flags": list(ans.flags),
@@ -158,9 +158,7 @@ class LoopAgentAnswerer:
             r = await asyncio.to_thread(self.retriever.run, query, collection)
             seeds = [SearchHit(c, it.score) for it in r.items for c in it.chunks]
             confidence = float(r.confidence.value)
-            if r.resolution is not None and r.resolution.sure and r.resolution.doc_ids:
-                # as the router does: the loop reads inside the resolved documents
-                flt = SearchFilter(doc_ids=r.resolution.doc_ids)
+            flt = r.resolved_filter  # as the router does: the loop reads inside them
         res = await self.agent.run_async(
             question.question,
             collection,

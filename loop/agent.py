@@ -218,7 +218,7 @@ class LoopAgent:
         if (not (res.found or (confined and not res.fallback and not res.absent_terms))
                 or not res.read_chunk_ids or normalize is None
                 or not (res.brain == "offline" or res.evidence_answer)
-                or not (computing or not res.found)):
+                or (res.found and not computing)):  # a found lookup keeps its answer
             return res
 
         def compute() -> tuple[str, list[Citation]] | None:

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 from corpus.profile import DocumentProfile
 from corpus.term_match import is_period
-from corpus.types import ChunkStore
+from corpus.types import ChunkStore, SearchFilter
 
 __all__ = ["DocumentResolver", "ProfileSource", "Resolution", "issuer_key", "question_years"]
 
@@ -82,6 +82,12 @@ class Resolution:
     years: tuple[int, ...] = ()
     sure: bool = False
     reason: str = ""
+
+    @property
+    def filter(self) -> SearchFilter | None:
+        """The resolved documents as a search filter when resolution is sure of at least one,
+        else ``None`` (search the whole collection)."""
+        return SearchFilter(doc_ids=self.doc_ids) if self.sure and self.doc_ids else None
 
 
 @dataclass

@@ -209,8 +209,8 @@ class HybridRetriever:
         resolution: Resolution | None = None
         if "resolve" in got and got["resolve"].ok:
             resolution = got["resolve"].value
-            if resolution is not None and resolution.sure and resolution.doc_ids:
-                flt = SearchFilter(doc_ids=resolution.doc_ids)
+            if resolution is not None and resolution.filter is not None:
+                flt = resolution.filter
         page_docs = resolution.doc_ids if resolution is not None and resolution.sure else ()
 
         vector = got["embed"].value if "embed" in got and got["embed"].ok else None

@@ -232,6 +232,12 @@ class Retrieval:
     expansions: tuple[str, ...] = ()
 
     @property
+    def resolved_filter(self) -> SearchFilter | None:
+        """The documents resolution was sure the question names, as a filter
+        (:attr:`rag.resolve.Resolution.filter`); ``None`` when it did not run or was unsure."""
+        return self.resolution.filter if self.resolution is not None else None
+
+    @property
     def chunks(self) -> list[Chunk]:
         """Every chunk of every item, best item first."""
         return [c for item in self.items for c in item.chunks]

@@ -82,10 +82,9 @@ class HybridRagEngine:
             # surface the store's own error (e.g. "held by another LoopGate process")
             await asyncio.to_thread(self.retriever.store.collection_meta, collection)
             raise StoreError(f"index queries failed: {', '.join(errors)}")
-        sure = r.resolution is not None and r.resolution.sure and bool(r.resolution.doc_ids)
         return RagResult(to_hits(r), float(r.confidence.value) if r.items else None,
                          r.confidence.features.to_dict(), flags, raw=r,
-                         resolved=SearchFilter(doc_ids=r.resolution.doc_ids) if sure else None)
+                         resolved=r.resolved_filter)
 
     def _extractive(self, res: RagResult, flags: list[str]) -> AnswerDraft:
         from loop.citations import make_citation

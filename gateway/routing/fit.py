@@ -273,10 +273,9 @@ def fitted_decision(model: RoutingModel, question: str, rag_res: RagResult,
                     signals: list[Signal]) -> Decision:
     """Route by the fitted rule (``gateway.routing.fit``); the reason names score and threshold."""
     kinds = [s.kind for s in signals]
-    res = getattr(rag_res.raw, "resolution", None)
     feats = decision_features(rag_res.confidence, rag_res.features, question, kinds,
                               rag_res.hits[0].chunk.path,
-                              resolved=bool(res is not None and res.sure and res.doc_ids))
+                              resolved=rag_res.resolved is not None)
     esc, p = model.escalate(feats)
     if esc:
         return Decision("loop", f"escalated: fitted rule, LoopAgent gain score {p:.2f} >= "

@@ -280,7 +280,7 @@ class Router(PlanStages):
         if rag_res is not None:
             res = getattr(rag_res.raw, "resolution", None)
             resolved = ({"documents": list(res.paths), "reason": res.reason}
-                        if res is not None and res.sure and res.doc_ids else None)
+                        if res is not None and res.filter is not None else None)
             rec.retrieved(rag_res.confidence, rag_res.features,
                           [h.chunk.chunk_id for h in rag_res.hits], resolved)
         store_ok = "store_unavailable" not in rec.flags
