@@ -17,10 +17,36 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["auroc", "compare_with_baseline", "load_baseline", "summarise", "summarise_group"]
+__all__ = [
+    "auroc",
+    "compare_with_baseline",
+    "evidence_kind",
+    "load_baseline",
+    "summarise",
+    "summarise_group",
+]
 
 # Tags used as a per-tag breakdown only when at least this many questions carry them.
 MIN_TAG_N = 5
+
+# The evidence sources MMLongBench-Doc annotates (tag ``evidence:[...]``) that text extraction
+# can read; issue 15 sets its goal on the questions whose evidence is only these ("text/table").
+TEXT_EVIDENCE_SOURCES = frozenset({"Pure-text (Plain-text)", "Table"})
+
+
+def evidence_kind(tags: Iterable[str]) -> str | None:
+    """The evidence kind of a question from its ``evidence:[...]`` tag (MMLongBench-Doc's
+    ``evidence_sources``): ``"text_table"`` when every listed source is plain text or a table,
+    ``"visual"`` when any is a chart, figure or layout, ``"none"`` when the list is empty (the
+    unanswerable questions); ``None`` when the question has no such tag (other datasets)."""
+    for t in tags:
+        if t.startswith("evidence:[") and t.endswith("]"):
+            kinds = {k.strip().strip("'\"") for k in t[len("evidence:[") : -1].split(",")}
+            kinds.discard("")
+            if not kinds:
+                return "none"
+            return "text_table" if kinds <= TEXT_EVIDENCE_SOURCES else "visual"
+    return None
 
 
 def auroc(scores: Sequence[float], labels: Sequence[bool]) -> float | None:
@@ -115,7 +141,8 @@ def _by(rows: Sequence[dict[str, Any]], key: str) -> dict[str, dict[str, Any]]:
 
 def summarise(rows: Sequence[dict[str, Any]], **meta: Any) -> dict[str, Any]:
     """The whole ``summary.json``: overall figures (text-answerable questions), ``by_dataset``,
-    ``by_lang``, ``by_tag`` (tags on ≥ ``MIN_TAG_N`` questions), ``image`` (the
+    ``by_lang``, ``by_tag`` (tags on ≥ ``MIN_TAG_N`` questions), ``by_evidence_kind``
+    (``dataset/kind`` per :func:`evidence_kind`, for datasets that annotate it), ``image`` (the
     ``answer_needs_image`` questions alone), ``n_total`` and any ``meta`` (mode, collection …)."""
     text_rows = [r for r in rows if "answer_needs_image" not in (r.get("tags") or [])]
     image_rows = [r for r in rows if "answer_needs_image" in (r.get("tags") or [])]
@@ -131,6 +158,12 @@ def summarise(rows: Sequence[dict[str, Any]], **meta: Any) -> dict[str, Any]:
     out["by_tag"] = {
         t: summarise_group(v) for t, v in sorted(tag_groups.items()) if len(v) >= MIN_TAG_N
     }
+    kind_groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in text_rows:
+        kind = evidence_kind(r.get("tags") or [])
+        if kind is not None:
+            kind_groups[f"{r.get('dataset') or ''}/{kind}"].append(r)
+    out["by_evidence_kind"] = {k: summarise_group(v) for k, v in sorted(kind_groups.items())}
     out["image"] = summarise_group(image_rows) if image_rows else None
     return out
 

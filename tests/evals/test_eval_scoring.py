@@ -292,3 +292,25 @@ def test_bad_arguments() -> None:
         )
     with pytest.raises(ValueError, match="no questions"):
         asyncio.run(run_eval([], ScriptedAnswerer(), collection="c", mode="rag", progress=False))
+
+
+def test_evidence_kind_from_real_mmlongbench_tags() -> None:
+    """The text/table split issue 15 asks for, from the tags the dev questions carry."""
+    from evals.summary import evidence_kind, summarise
+
+    assert evidence_kind(["Financial report", "evidence:['Table']", "format:Float"]) == "text_table"
+    assert evidence_kind(["evidence:['Pure-text (Plain-text)', 'Table']"]) == "text_table"
+    assert evidence_kind(["evidence:['Figure', 'Pure-text (Plain-text)']"]) == "visual"
+    assert evidence_kind(["evidence:['Pure-text (Plain-text)', 'Generalized-text (Layout)']"]) == "visual"
+    assert evidence_kind(["evidence:[]", "unanswerable"]) == "none"
+    assert evidence_kind(["assumes_current_date:2025-11-11"]) is None
+    rows = [
+        {"id": "a", "dataset": "MMLongBench-Doc", "tags": ["evidence:['Table']"],
+         "score": {"evidence_hit": True}, "record": {}},
+        {"id": "b", "dataset": "MMLongBench-Doc", "tags": ["evidence:['Chart']"],
+         "score": {"evidence_hit": False}, "record": {}},
+        {"id": "c", "dataset": "GitLab", "tags": [], "score": {"evidence_hit": True}, "record": {}},
+    ]
+    kinds = summarise(rows)["by_evidence_kind"]
+    assert set(kinds) == {"MMLongBench-Doc/text_table", "MMLongBench-Doc/visual"}
+    assert kinds["MMLongBench-Doc/text_table"]["n"] == 1
