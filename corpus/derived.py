@@ -12,10 +12,16 @@ Two forms, both read from the question's own words (no formula list fitted to qu
   names two years; the row is the one whose label the question names best with a column for
   each year; the result is ``(later − earlier) / |earlier| × 100`` in percent, or the
   difference in percentage points for a row of rates (``24.6 %`` → ``21.6 %``).
-- **ratio**: the question defines it, ``… defined as A divided by B`` / ``… as: A / B``;
-  each side is one row (best label cover by that side's words) read at the side's own year or
-  the question's year, the denominator from the numerator's document; ``average X between
-  FY2018 and FY2019`` is the mean of X's two cells.
+- **formula**: the question defines one (``corpus.formula``: ``DPO is defined as: 365 *
+  (average accounts payable between FY2016 and FY2017) / (FY2017 COGS + change in inventory
+  between FY2016 and FY2017)``, ``Define working capital ratio as A divided by B``); each line
+  item is one row (best label cover by the item's words) read at the item's own year or the
+  question's year, every row from the first row's document; ``average X between Y1 and Y2`` is
+  the mean of X's two cells, ``change in X between Y1 and Y2`` their difference; a name the
+  question defines (``DIO + DSO - DPO``) is its own formula. An asked phrase ``A less B`` (``what
+  is the FY2022 unadjusted EBITDA less capex``) is A minus B's amount (an outflow written in
+  parentheses is subtracted, not added). A top-level division is shown in percent when the
+  question asks for one (``%``, ``percent``) outside the formulas' names.
 
 Nothing is computed when a side has no row or no cell of its year: the extractive answer
 stands. Rounding follows the question ("round … to two decimal places", else 2 for ratios
@@ -28,6 +34,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from corpus.formula import BinOp, Item, Node, Num, definitions, parse
 from corpus.statement_rows import StatementRow, label_cover, parse_row, period_header
 from corpus.tokenizer import asks_quantity
 from corpus.types import Chunk, Citation
@@ -38,10 +45,6 @@ __all__ = ["Derived", "RowAt", "adjacent_runs", "computable", "derive", "derived
 
 _YEAR = re.compile(r"(?<!\d)(?:fy|fiscal(?: year)?\s*)?((?:19|20)\d{2})(?!\d)", re.I)
 _CHANGE = re.compile(r"\b(?:chang|grow|increas|decreas|declin)(?:e|es|ed|th|ing)?\b", re.I)
-_DEFINED = re.compile(
-    r"\b(?:is defined as|defined as|define [\w\s'()-]{1,60}? as|calculated as|=)\s*:?\s*"
-    r"(?P<expr>[^.?;]+)", re.I)
-_DIVIDED = re.compile(r"\s+divided by\s+|\s*/\s*", re.I)
 _AVERAGE = re.compile(r"\baverage\b", re.I)
 _DECIMALS = re.compile(r"\b(one|two|three|four|zero|\d)\s+decimal", re.I)
 _WORD_NUM = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4}
@@ -161,9 +164,8 @@ def _fmt(v: float) -> str:
 def _form(question: str) -> tuple[str, str] | tuple[str, list[str]] | None:
     """The computable form of a question: ``("ratio", expression)`` for a defined ratio,
     ``("change", [earlier, later])`` for a change between two years, else ``None``."""
-    m = _DEFINED.search(question)
-    if m and _DIVIDED.search(m.group("expr")):
-        return "ratio", m.group("expr")
+    if definitions(question):
+        return "formula", question
     years = _years(question)
     if _CHANGE.search(question) and len(years) == 2:
         return "change", sorted(years)
@@ -192,9 +194,9 @@ def derive(question: str, rows: Sequence[RowAt],
     form = _form(question)
     if not rows or form is None:
         return None
-    if form[0] == "ratio":
+    if form[0] == "formula":
         assert isinstance(form[1], str)
-        return _ratio(question, form[1], rows, terms_of, normalize)
+        return _formula(question, definitions(question), rows, terms_of, normalize)
     assert isinstance(form[1], list)
     return _change(question, form[1], rows, terms_of, normalize)
 
@@ -220,52 +222,166 @@ def _change(question: str, years: list[str], rows: Sequence[RowAt],
     return Derived(text, value, (r,))
 
 
-def _side(expr: str, default_year: str | None, rows: Sequence[RowAt],
-          terms_of: Callable[[str], tuple[Sequence[str], Sequence[str]]],
-          normalize: Callable[[str], str]) -> tuple[float, str, RowAt] | None:
-    """One side of a ratio: ``(value, shown arithmetic, row)``."""
-    years = _years(expr)
-    words = _YEAR.sub(" ", expr)
-    words = re.sub(r"\b(?:average|between|and|the|of|fy)\b|[()]", " ", words, flags=re.I)
-    terms = terms_of(words)
-    if _AVERAGE.search(expr) and len(years) == 2:
-        r = _best_row(rows, terms, years, normalize)
+_ITEM_WORDS = re.compile(r"\b(?:average|between|and|the|of|fy|from|to|in)\b|[()]", re.I)
+_CHANGE_ITEM = re.compile(r"^\s*(?:the\s+)?(?:change|increase|decrease)\b", re.I)
+# "less": "EBITDA less capex" subtracts the amount spent, whatever its sign (a cash-flow
+# statement writes an outflow in parentheses)
+_PRECEDENCE = {"+": 1, "-": 1, "less": 1, "*": 2, "/": 2}
+
+
+@dataclass(slots=True)
+class _Eval:
+    """State of one formula evaluation: the rows, the formulas by name, the default year, the
+    document every row must come from (the first row's), and the rows used."""
+
+    rows: Sequence[RowAt]
+    defs: dict[str, Node]
+    year: str | None
+    terms_of: Callable[[str], tuple[Sequence[str], Sequence[str]]]
+    normalize: Callable[[str], str]
+    doc_id: str | None = None
+    used: list[RowAt] | None = None
+
+
+def _item(words: str, ev: _Eval) -> tuple[float, str] | None:
+    """``(value, shown arithmetic)`` of one line item: ``average X between Y1 and Y2`` (mean of
+    two cells), ``change in X between Y1 and Y2`` (later − earlier), ``FY2017 X`` (one cell),
+    ``X`` (the cell of the question's year); a name the question defines is its formula."""
+    name = re.sub(r"^(?:the|a|an)\s+", "", words.strip(), flags=re.I).lower()
+    if name in ev.defs:
+        node = ev.defs.pop(name)  # no formula uses itself
+        got = _node(node, ev)
+        ev.defs[name] = node
+        if got is None:
+            return None
+        return got[0], f"{words} {_fmt(got[0])} (= {got[1]})"
+    years = sorted(_years(words)) if (_AVERAGE.search(words) or _CHANGE_ITEM.search(words)) \
+        else _years(words)
+    terms = ev.terms_of(_ITEM_WORDS.sub(" ", _YEAR.sub(" ", words)))
+    rows = [r for r in ev.rows if ev.doc_id is None or r.chunk.doc_id == ev.doc_id]
+    if len(years) == 2 and (_AVERAGE.search(words) or _CHANGE_ITEM.search(words)):
+        r = _best_row(rows, terms, years, ev.normalize)
         if r is None:
             return None
         a, b = _cell(r, years[0]), _cell(r, years[1])
-        return (a + b) / 2, f"average of {r.row.label} {years[0]} {_fmt(a)} and {years[1]} " \
-            f"{_fmt(b)}", r
-    year = years[0] if years else default_year
-    if year is None:
-        return None
-    r = _best_row(rows, terms, [year], normalize)
-    if r is None:
-        return None
-    v = _cell(r, year)
-    return v, f"{r.row.label} {year} {_fmt(v)}", r
+        if _AVERAGE.search(words):
+            shown = f"average of {r.row.label} {years[0]} {_fmt(a)} and {years[1]} {_fmt(b)}"
+            value = (a + b) / 2
+        else:
+            shown = f"change in {r.row.label} from {years[0]} {_fmt(a)} to {years[1]} {_fmt(b)}"
+            value = b - a
+    else:
+        year = years[0] if len(years) == 1 else ev.year if not years else None
+        if year is None:
+            return None
+        r = _best_row(rows, terms, [year], ev.normalize)
+        if r is None:
+            return None
+        value = _cell(r, year)
+        shown = f"{r.row.label} {year} {_fmt(value)}"
+    ev.doc_id = r.chunk.doc_id  # a formula of two filings' rows means nothing
+    if ev.used is not None and all(u is not r for u in ev.used):
+        ev.used.append(r)
+    return value, shown
 
 
-def _ratio(question: str, expr: str, rows: Sequence[RowAt],
-           terms_of: Callable[[str], tuple[Sequence[str], Sequence[str]]],
-           normalize: Callable[[str], str]) -> Derived | None:
-    parts = _DIVIDED.split(expr, maxsplit=1)
-    if len(parts) != 2:
+def _node(node: Node, ev: _Eval) -> tuple[float, str] | None:
+    """``(value, shown arithmetic)`` of a formula tree; ``None`` when an item has no row or a
+    division by zero."""
+    if isinstance(node, Num):
+        return node.value, _fmt(node.value)
+    if isinstance(node, Item):
+        return _item(node.words, ev)
+    left, right = _node(node.left, ev), _node(node.right, ev)
+    if left is None or right is None:
         return None
-    head = question[: question.find(expr)] if expr in question else question
-    head_years = _years(head)
+    a, b = left[0], right[0]
+    if node.op == "/" and b == 0:
+        return None
+    if node.op == "less":
+        b = abs(b)
+    value = {"+": a + b, "-": a - b, "less": a - b, "*": a * b, "/": a / b if b else 0.0}[
+        node.op]
+
+    def shown(child: Node, text: str, right_side: bool) -> str:
+        if isinstance(child, BinOp) and (
+                _PRECEDENCE[child.op] < _PRECEDENCE[node.op]
+                or (right_side and node.op in ("-", "/", "less")
+                    and _PRECEDENCE[child.op] == _PRECEDENCE[node.op])):
+            return f"({text})"
+        return text
+
+    sign = {"-": "−", "*": "×", "less": "−"}.get(node.op, node.op)
+    rtext = shown(node.right, right[1], True)
+    if node.op == "less" and right[0] < 0:
+        rtext = f"|{rtext}|"
+    return value, f"{shown(node.left, left[1], False)} {sign} {rtext}"
+
+
+def _asked(question: str, defs: list[tuple[str, Node]]) -> Node | None:
+    """The formula the question asks for: the asked phrase (``what is the FY2022 unadjusted
+    EBITDA less capex``) read as a formula when it holds an operator word (``less`` = minus)
+    over defined names or line items; else the first defined formula whose name the question
+    text before the definitions names; else the first defined formula."""
+    head = _head(question)
+    m = _ASKED.search(head)
+    if m:
+        phrase = _YEAR.sub(" ", m.group("q"))
+        phrase = re.sub(r"\s+for\s+[A-Z][\w.&'’ -]*$", " ", phrase.strip())
+        if _LESS.search(phrase):
+            node = parse(_LESS.sub(" - ", phrase))
+            if isinstance(node, BinOp) and node.op == "-":
+                return BinOp("less", node.left, node.right)
+    low = head.lower()
+    for name, node in defs:
+        if re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", low):
+            return node
+    return defs[0][1] if defs else None
+
+
+_DEFINING = re.compile(r"\b(?:defined as|calculated as|define)\b|=", re.I)
+
+
+def _head(question: str) -> str:
+    """The question's text before the sentence that starts defining a formula."""
+    m = _DEFINING.search(question)
+    if not m:
+        return question
+    cut = max(question.rfind(".", 0, m.start()), question.rfind("?", 0, m.start()))
+    return question[: cut + 1] if cut > 0 else question[: m.start()]
+
+
+_ASKED = re.compile(r"\bwhat\s+(?:is|was|were|are)\s+(?:the\s+)?(?:[\w.&]+['’]s\s+)?"
+                    r"(?P<q>[^?]+)\?", re.I)
+_LESS = re.compile(r"\s+less\s+", re.I)
+_PERCENT = re.compile(r"%|\bpercent", re.I)
+
+
+def _formula(question: str, defs: list[tuple[str, Node]], rows: Sequence[RowAt],
+             terms_of: Callable[[str], tuple[Sequence[str], Sequence[str]]],
+             normalize: Callable[[str], str]) -> Derived | None:
+    node = _asked(question, defs)
+    if node is None:
+        return None
+    head_years = _years(_head(question)) or _years(question)
     year = head_years[0] if head_years else None
-    num = _side(parts[0], year, rows, terms_of, normalize)
-    if num is None:
+    ev = _Eval(rows, dict(defs), year, terms_of, normalize, used=[])
+    got = _node(node, ev)
+    if got is None or not ev.used:
         return None
-    # both sides from one document: a ratio of two filings' rows means nothing
-    same = [r for r in rows if r.chunk.doc_id == num[2].chunk.doc_id]
-    den = _side(parts[1], year, same, terms_of, normalize)
-    if den is None or den[0] == 0 or num[2] is den[2]:
-        return None
+    value, shown = got
+    percent = False
+    rest = question
+    for name, _ in defs:  # "% margin", "in units of percents" outside the formulas' own text
+        rest = rest.replace(name, " ")
+    if _PERCENT.search(rest) and isinstance(node, BinOp) and node.op == "/":
+        value, percent = value * 100.0, True
     d = _decimals(question, 2)
-    value = round(num[0] / den[0], d)
-    text = (f"{value:.{d}f} = {num[1]} / {den[1]} — {num[2].unit} | {den[2].unit}")
-    return Derived(text, value, (num[2], den[2]))
+    value = round(value, d)
+    shown_value = f"{value:.{d}f}{'%' if percent else ''}"
+    text = (f"{shown_value} = {shown}{' × 100' if percent else ''} — "
+            + " | ".join(r.unit for r in ev.used))
+    return Derived(text, value, tuple(ev.used))
 
 
 def _label_terms(text: str, key_terms: Callable[[str], Sequence[str]],

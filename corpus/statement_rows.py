@@ -132,14 +132,23 @@ def period_header(text_before: str, n_cells: int) -> tuple[str, ...] | None:
         lines above.
     """
     lines = [ln.strip() for ln in text_before.splitlines() if ln.strip()]
+    run: tuple[str, ...] = ()  # years of the header lines just above, a header broken in lines
     for ln in reversed(lines[-60:]):
         ln = unicodedata.normalize("NFKC", ln)
         years = tuple(_YEAR.findall(ln))
         rest = _YEAR.sub(" ", ln)  # date words and day numbers only: "At December 31, 2019"
         if len(ln) > 120 or _OTHER_NUMBER.search(rest) or len(re.sub(r"[\W\d_]", "", rest)) > 50:
+            run = ()
             continue
         if len(years) == n_cells:
             return years
+        # a header written one date a line ("May 26," / "2019" / "May 27," / "2018"): the
+        # years of consecutive header lines, read upwards until they are as many as the cells
+        run = (*years, *run) if len(ln) <= 40 else ()
+        if years and len(run) == n_cells:
+            return run
+        if len(run) > n_cells:
+            run = ()
     return None
 
 

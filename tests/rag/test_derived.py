@@ -155,3 +155,89 @@ def test_one_year_s_figure_is_looked_up_in_the_row_the_question_names_wholly(she
     assert _lookup("What is ACME's year-over-year change in net income from FY2020 to FY2021?",
                    sheet) is None
     assert _lookup("Who audited ACME's net income for FY2021?", sheet) is None
+
+
+FLOWS = """# Consolidated Balance Sheets
+
+(in millions)
+
+May 26,
+2021
+
+May 27,
+2020
+
+Inventories 1,559 1,642
+
+Receivables 1,680 1,684
+
+Accounts payable 2,854 2,746
+
+# Consolidated Statements of Earnings
+
+Fiscal Year 2021 2020 2019
+
+Net sales 16,865 15,740 15,620
+
+Cost of sales 11,108 10,305 10,052
+
+Operating profit 2,516 2,420 2,492
+
+# Consolidated Statements of Cash Flows
+
+Fiscal Year 2021 2020 2019
+
+Depreciation and amortization 620 619 603
+
+Purchases of property, plant and equipment (538) (623) (684)
+"""
+
+
+@pytest.fixture()
+def flows(tmp_path: Path) -> Path:
+    p = tmp_path / "acme_2021_10k.md"
+    p.write_text(FLOWS, encoding="utf-8")
+    return p
+
+
+def test_a_defined_formula_with_named_parts_is_computed_from_cited_rows(flows: Path) -> None:
+    """CCC = DIO + DSO - DPO, each defined in the question; the balance-sheet header is one
+    date a line. Worked by hand: DIO 365*1600.5/11108 = 52.591, DSO 365*1682/16865 = 36.403,
+    DPO 365*2800/(11108 - 83) = 92.698 -> -3.70."""
+    got = _answer(
+        "What is the FY2021 cash conversion cycle (CCC) for ACME? CCC is defined as: DIO + DSO - "
+        "DPO. DIO is defined as: 365 * (average inventory between FY2020 and FY2021) / (FY2021 "
+        "COGS). DSO is defined as: 365 * (average accounts receivable between FY2020 and "
+        "FY2021) / (FY2021 Revenue). DPO is defined as: 365 * (average accounts payable between "
+        "FY2020 and FY2021) / (FY2021 COGS + change in inventory between FY2020 and FY2021). "
+        "Round your answer to two decimal places.", flows)
+    assert got is not None
+    text, quotes = got
+    assert text.startswith("-3.70 = DIO 52.59 (= 365 × average of Inventories 2020 1,642 and "
+                           "2021 1,559 / Cost of sales 2021 11,108)")
+    assert quotes == ["Inventories 1,559 1,642", "Cost of sales 11,108 10,305 10,052",
+                      "Receivables 1,680 1,684", "Net sales 16,865 15,740 15,620",
+                      "Accounts payable 2,854 2,746"]
+
+
+def test_an_asked_difference_subtracts_an_outflow_by_its_amount(flows: Path) -> None:
+    """"EBITDA less capex": capex is written as an outflow (538); 2,516 + 620 - 538 = 2,598."""
+    got = _answer("What is the FY2021 unadjusted EBITDA less capex for ACME? Define unadjusted "
+                  "EBITDA as unadjusted operating income + depreciation and amortization [from "
+                  "cash flow statement]. Answer in USD millions.", flows)
+    assert got is not None and got[0].startswith("2598.00 = unadjusted EBITDA 3,136")
+    assert len(got[1]) == 3
+
+
+def test_a_formula_parses_words_and_symbols() -> None:
+    from corpus.formula import BinOp, Item, Num, definitions, parse
+
+    assert parse("365 * (average X between FY2016 and FY2017) / (FY2017 COGS + Y)") == BinOp(
+        "/", BinOp("*", Num(365.0), Item("average X between FY2016 and FY2017")),
+        BinOp("+", Item("FY2017 COGS"), Item("Y")))
+    assert parse("total current assets divided by total current liabilities") == BinOp(
+        "/", Item("total current assets"), Item("total current liabilities"))
+    assert parse("(a + b") is None and parse("a +") is None
+    assert definitions("Define the year-over-year rate as revenue.") == []  # no operator
+    assert [n for n, _ in definitions("What is X? Quick ratio is defined as: (A - B) / C.")] == [
+        "quick ratio"]
