@@ -151,7 +151,8 @@ def ingest_command(
         out = report.to_dict()
         if stats is not None:  # what the directory builder did (LLM calls, cache hits)
             out["directory"] = {k: getattr(stats, k) for k in (
-                "entries", "llm_written", "cached", "fallbacks", "llm_calls", "seconds")}
+                "entries", "llm_written", "cached", "fallbacks", "short", "llm_calls",
+                "seconds")}
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
     else:
         _summary(report, Console())
@@ -161,7 +162,8 @@ def ingest_command(
         elif stats is not None and stats.entries:
             err.print(f"directory: {stats.entries} entries ({stats.llm_written} written by the "
                       f"LLM in {stats.llm_calls} calls, {stats.cached} from its cache, "
-                      f"{stats.fallbacks} extractive after a model fault) in {stats.seconds:.1f} s")
+                      f"{stats.fallbacks} extractive after a model fault, {stats.short} short "
+                      f"chunks kept extractive) in {stats.seconds:.1f} s")
     if not report.files:
         err.print("[red]no supported files found[/] (pdf, md, txt, docx, html)")
         raise typer.Exit(1)

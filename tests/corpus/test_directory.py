@@ -155,7 +155,7 @@ def test_model_entries_cached_by_content_hash(store: QdrantChunkStore, tmp_path:
     docs = _docs(tmp_path)
     cache = EntryCache(tmp_path / "cache" / "entries.sqlite3")
     writer = CountingWriter()
-    builder = DirectoryBuilder(Tokenizer(), writer=writer, cache=cache, batch=2)
+    builder = DirectoryBuilder(Tokenizer(), writer=writer, cache=cache, batch=2, short_chars=0)
     report = Ingestor(store, Tokenizer(), workers=1, directory=builder).ingest_paths([docs], "a")
     assert writer.chunks == report.chunks and writer.calls == builder.stats.llm_calls > 0
     doc = _chunks(store, "a")[0].doc_id
@@ -165,8 +165,8 @@ def test_model_entries_cached_by_content_hash(store: QdrantChunkStore, tmp_path:
     # the same corpus into another collection, with a new builder on the same cache file:
     # the model is called 0 times
     again = CountingWriter()
-    b2 = DirectoryBuilder(Tokenizer(), writer=again,
-                          cache=EntryCache(tmp_path / "cache" / "entries.sqlite3"), batch=2)
+    b2 = DirectoryBuilder(Tokenizer(), writer=again, batch=2, short_chars=0,
+                          cache=EntryCache(tmp_path / "cache" / "entries.sqlite3"))
     Ingestor(store, Tokenizer(), workers=1, directory=b2).ingest_paths([docs], "b")
     assert again.calls == 0 and b2.stats.cached == report.chunks
     # one section edited: only the changed chunk goes to the model
@@ -179,7 +179,7 @@ def test_model_faults_fall_back_to_extractive_and_ingest_goes_on(store: QdrantCh
                                                                   tmp_path: Path) -> None:
     docs = _docs(tmp_path)
     broken = CountingWriter(fail=True)
-    b = DirectoryBuilder(Tokenizer(), writer=broken, batch=1, max_failures=2)
+    b = DirectoryBuilder(Tokenizer(), writer=broken, batch=1, max_failures=2, short_chars=0)
     report = Ingestor(store, Tokenizer(), workers=1, directory=b).ingest_paths([docs], "c")
     assert report.counts.get("ingested") == 2
     assert broken.calls == 2  # then the writer is not called again in this run
@@ -187,7 +187,7 @@ def test_model_faults_fall_back_to_extractive_and_ingest_goes_on(store: QdrantCh
     assert all(e.source == "extractive" for c in _chunks(store, "c")
                for e in load_directory(store, "c", c.doc_id))
     hung = CountingWriter(hang=True)
-    b2 = DirectoryBuilder(Tokenizer(), writer=hung, batch=50, timeout_s=0.2)
+    b2 = DirectoryBuilder(Tokenizer(), writer=hung, batch=50, timeout_s=0.2, short_chars=0)
     chunks = _chunks(store, "c")
     got = b2.build(chunks[:2])
     hung.release.set()
@@ -209,13 +209,13 @@ def test_an_unusable_reply_is_cached_but_a_fault_is_asked_again(store: QdrantChu
     chunks = _chunks(store, "c")
     cache = EntryCache()
     w = PartialWriter()
-    first = DirectoryBuilder(Tokenizer(), writer=w, cache=cache).build(chunks)
+    first = DirectoryBuilder(Tokenizer(), writer=w, cache=cache, short_chars=0).build(chunks)
     kept = [e for c, e in zip(chunks, first, strict=True) if "保修" in c.text]
     assert kept and all(e.source == "extractive" for e in kept)
-    again = DirectoryBuilder(Tokenizer(), writer=w, cache=cache)
+    again = DirectoryBuilder(Tokenizer(), writer=w, cache=cache, short_chars=0)
     assert again.build(chunks) == first and w.calls == 1 and again.stats.cached == len(chunks)
     down = CountingWriter(fail=True)
-    b = DirectoryBuilder(Tokenizer(), writer=down, cache=EntryCache())
+    b = DirectoryBuilder(Tokenizer(), writer=down, cache=EntryCache(), short_chars=0)
     b.build(chunks)
     b.build(chunks)
     assert down.calls == 2 and len(b.cache or []) == 0
