@@ -180,3 +180,28 @@ def test_a_clause_of_another_article_is_no_candidate() -> None:
     ranked = [Evidence(c, u, 0.5, (), 0, 0.5) for u in units]
     assert [x.units[0] for x in pick_candidates(ranked, question=q)] == [
         "第三十四条 义务。", "处十万元罚款。"]
+
+
+def test_a_table_row_is_shown_under_what_names_its_columns_and_cites_the_row_alone() -> None:
+    """A Markdown row under its table's header row; a statement row written as a text line
+    under the short line above it; a sentence, the header row itself and a row under a
+    sentence get no context. The context is shown, never cited, and a value copied from it
+    designates no line."""
+    md = _chunk("| 符号 | 参数 | 最小值 | 最大值 | 单位 |\n| --- | --- | --- | --- | --- |\n"
+                "| VDD33 | 供电电压 | –0.3 | 3.6 | V |\n| Tstore | 存储温度 | –40 | 150 | °C |",
+                "md")
+    text = _chunk("工资*考核系数。\n\n考核等级 S A B C D\n考核系数 1.5 1.25 1 0.75 0.5\n\n"
+                  "4、岗位薪酬标准适用于全体员工，按月发放。\n加班系数 1.5 2 3", "tx")
+    units = [(md, "| Tstore | 存储温度 | –40 | 150 | °C |"),
+             (md, "| 符号 | 参数 | 最小值 | 最大值 | 单位 |"),
+             (text, "考核系数 1.5 1.25 1 0.75 0.5"), (text, "工资*考核系数。"),
+             (text, "加班系数 1.5 2 3")]
+    ranked = [Evidence(c, u, 0.5, (), 0, 0.5 - 0.01 * i) for i, (c, u) in enumerate(units)]
+    got = pick_candidates(ranked)
+    assert [x.context for x in got] == ["符号 | 参数 | 最小值 | 最大值 | 单位", "",
+                                        "考核等级 S A B C D", "", ""]
+    assert got[0].shown() == ("(p.15) [符号 | 参数 | 最小值 | 最大值 | 单位] "
+                              "| Tstore | 存储温度 | –40 | 150 | °C |")
+    assert got[2].shown() == "(p.15) [考核等级 S A B C D] 考核系数 1.5 1.25 1 0.75 0.5"
+    assert got[0].units == ("| Tstore | 存储温度 | –40 | 150 | °C |",)  # cited: the row
+    assert resolve_pick(got, 1, "150") == 1 and resolve_pick(got, 3, "考核等级") == 0
