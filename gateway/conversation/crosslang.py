@@ -25,6 +25,7 @@ in the second when one holds 80 % (an English question on the English pages of a
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 import time
@@ -34,8 +35,8 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["CrossLanguage", "CrossTerms", "Span", "american", "bilingual_pairs",
-           "catalogue_languages", "cedict_index", "document_texts", "spans_en", "store_search",
-           "warm_up_in_background", "word_forms"]
+           "catalogue_documents", "catalogue_languages", "cedict_index", "document_texts",
+           "named_document", "spans_en", "store_search", "warm_up_in_background", "word_forms"]
 
 _EN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -320,6 +321,9 @@ class CrossTerms:
     terms: tuple[str, ...]
     units: tuple[str, ...]
     coverage: float
+    #: the document the question names by its file name (``(doc_id, path)``), when sure:
+    #: retrieval then runs inside it
+    document: tuple[str, str] | None = None
 
 
 class CrossLanguage:
@@ -333,14 +337,20 @@ class CrossLanguage:
         (then the question goes without added terms).
     :param doc_texts: ``(collection, doc_id) -> chunk texts`` of one document, blocking, or
         ``None``: the document asked about is then not read for its own bilingual terms.
+    :param doc_names: ``collection -> {doc_id: (path, language)}``, blocking, or ``None``:
+        a document the question names by its file name (:func:`named_document`) is then not
+        looked for.
     """
 
     def __init__(self, search: Callable[[str, str], Sequence[tuple[str, str]]],
                  languages: Callable[[str], dict[str, int]], *, cache_s: float = 60.0,
                  wait_s: float = 3.0,
-                 doc_texts: Callable[[str, str], Sequence[str]] | None = None) -> None:
+                 doc_texts: Callable[[str, str], Sequence[str]] | None = None,
+                 doc_names: Callable[[str], dict[str, tuple[str, str]]] | None = None) -> None:
         self.search = search
         self.doc_texts = doc_texts
+        self.doc_names = doc_names
+        self._names: dict[str, tuple[float, dict[str, tuple[str, str]]]] = {}
         self._pair_cache: dict[tuple[str, str], tuple[float, dict[str, str]]] = {}
         self.wait_s = wait_s
         self.languages = languages
@@ -424,8 +434,9 @@ class CrossLanguage:
                 where = docs_of(h)
                 if where:
                     found.append((sp, h, where))
-        if not found:
-            return None
+        named = self._named(question, collection, target) if to_zh else None
+        if not found:  # no term, but a document named: retrieval still runs inside it
+            return CrossTerms((), (), 0.0, named) if named and share >= 0.8 else None
         # the document holding the most of the question's words (and codes) is the one asked
         # about: its words are kept
         per_doc: dict[str, set[str]] = defaultdict(set)
@@ -437,6 +448,8 @@ class CrossLanguage:
                 per_doc[d].add(code)
         best_doc, best_cells = max(per_doc.items(), key=lambda kv: len(kv[1]))
         focus = best_doc if len(best_cells) >= 2 else None
+        if named is not None:
+            focus, best_cells = named[0], per_doc.get(named[0], set())
         # longest glossed runs first; a shorter run inside a kept one is not read again, one
         # whose headwords the (focus) document lacks leaves its words to shorter runs
         chosen: list[str] = []
@@ -459,7 +472,7 @@ class CrossLanguage:
                         rf"(?<![a-z0-9]){re.escape(eng)}(?![a-z0-9])", question.lower()):
                     chosen.append(zh_term)
                     units.append(eng)
-        if not chosen:
+        if not chosen and named is None:
             return None
         covered = len(taken) if to_zh else len(units)
         coverage = min(1.0, covered / max(1, n_units))
@@ -468,7 +481,18 @@ class CrossLanguage:
             return None
         if share < 0.8 and counts.get(own, 0) and self._held(question, collection, to_zh, 0.8):
             return None  # a mixed collection whose own-language document holds nearly all
-        return CrossTerms(tuple(chosen), tuple(units), round(coverage, 3))
+        return CrossTerms(tuple(chosen), tuple(units), round(coverage, 3), named)
+
+    def _named(self, question: str, collection: str, target: str) -> tuple[str, str] | None:
+        """:func:`named_document` among the collection's documents in ``target`` language."""
+        if self.doc_names is None:
+            return None
+        hit = self._names.get(collection)
+        if hit is None or time.monotonic() - hit[0] > self.cache_s:
+            hit = (time.monotonic(), self.doc_names(collection))
+            self._names[collection] = hit
+        paths = {d: p for d, (p, lang) in hit[1].items() if lang == target}
+        return named_document(question, paths)
 
     def _pairs(self, collection: str, doc_id: str) -> dict[str, str]:
         """The document's own bilingual terms (:func:`bilingual_pairs` of its text), kept per
@@ -516,6 +540,77 @@ class CrossLanguage:
             if words:
                 out.append((w, words))
         return out
+
+
+_NAME_SPLIT = re.compile(r"[^a-z0-9]+")
+
+
+def _name_tokens(path: str) -> set[str]:
+    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
+    return {t for t in _NAME_SPLIT.split(stem) if len(t) >= 3 and not t.isdigit()}
+
+
+def named_document(question: str, paths: dict[str, str]) -> tuple[str, str] | None:
+    """The document a question in the other language names by its file name: the file names
+    are often the only words of the documents in the question's language
+    (``cybersecurity_law.pdf``, ``medico_performance_policy.pdf``, ``wch_ch583_datasheet_cn``).
+
+    A question word (in any :func:`word_forms`, American spelling: labour → labor) equal to a
+    file-name token of three letters or more, or a code of the question (CH583) inside a file
+    name with punctuation removed, scores ``ln(N / df)`` for each document whose name holds it
+    (``df`` documents of the ``N`` named in ``paths``). The best document is returned, as
+    ``(doc_id, path)``, when one of its matched tokens is in at most two file names (rare) and
+    its score is at least twice the runner-up's; else ``None`` (a question naming two documents,
+    or none).
+
+    :param paths: ``doc_id -> path`` of the candidate documents.
+    """
+    if not paths:
+        return None
+    tokens = {d: _name_tokens(p) for d, p in paths.items()}
+    flat = {d: _NAME_SPLIT.sub("", p.rsplit("/", 1)[-1].lower()) for d, p in paths.items()}
+    words: set[str] = set()
+    for w in _EN_TOKEN.findall(question):
+        lw = w.lower()
+        if lw in _STOP or any(ch.isdigit() for ch in lw):
+            continue
+        words.update(word_forms(lw))
+    matched: dict[str, set[str]] = defaultdict(set)  # doc -> matched keys
+    for d, toks in tokens.items():
+        matched[d] |= toks & words
+    for code in _codes(question):
+        key = _NAME_SPLIT.sub("", code.lower())
+        if len(key) >= 3:
+            for d, name in flat.items():
+                if key in name:
+                    matched[d].add(key)
+    df: dict[str, int] = defaultdict(int)
+    for keys in matched.values():
+        for k in keys:
+            df[k] += 1
+    n = len(paths)
+    scores = sorted(((sum(math.log(n / df[k]) for k in keys), d) for d, keys in matched.items()
+                     if keys), reverse=True)
+    if not scores or scores[0][0] <= 0:
+        return None
+    best, doc = scores[0]
+    second = scores[1][0] if len(scores) > 1 else 0.0
+    if best < 2 * second or not any(df[k] <= 2 for k in matched[doc]):
+        return None
+    return doc, paths[doc]
+
+
+def catalogue_documents(store: Any) -> Callable[[str], dict[str, tuple[str, str]]]:
+    """A :class:`CrossLanguage` ``doc_names`` from the document profiles."""
+    from corpus.catalogue import Catalogue
+
+    cat = Catalogue(store)
+
+    def documents(collection: str) -> dict[str, tuple[str, str]]:
+        return {p.doc_id: (p.path, getattr(p, "language", "") or "en")
+                for p in cat.profiles(collection)}
+
+    return documents
 
 
 def store_search(store: Any, tokenizer: Any) -> Callable[[str, str], list[tuple[str, str]]]:

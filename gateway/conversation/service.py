@@ -222,9 +222,13 @@ class ConversationService:
             return rw
         record.cross_language = {"terms": list(found.terms), "units": list(found.units),
                                  "coverage": found.coverage}
-        return Rewrite(rw.original, f"{rw.question} ({' '.join(found.terms)})",
-                       (*rw.rules, "cross_language"), rw.by if rw.by != "none" else "rules",
-                       rw.focus_doc)
+        named = getattr(found, "document", None)
+        if named is not None:
+            record.cross_language["document"] = named[1]
+        text = f"{rw.question} ({' '.join(found.terms)})" if found.terms else rw.question
+        return Rewrite(rw.original, text, (*rw.rules, "cross_language"),
+                       rw.by if rw.by != "none" else "rules",
+                       rw.focus_doc or (named[0] if named is not None else None))
 
     async def _llm_cross(self, question: str, collection: str, record: RouteTrace) -> Any:
         """The LLM's key terms in the documents' language that the collection holds, or
@@ -250,10 +254,14 @@ class ConversationService:
     async def _cross_only(self, q: QueryInput, record: RouteTrace) -> TurnContext | None:
         """A request without session or history: only the cross-language terms."""
         rw = await self._cross(Rewrite(q.question, q.question), q.collection, record)
-        if not rw.changed:
+        if not rw.changed and not rw.focus_doc:
             return None
-        record.rewrote(rw.question, rw.by, rw.rules)
-        return TurnContext(dataclasses.replace(q, question=rw.question), rw, None, "")
+        record.rewrote(rw.question if rw.changed else None, rw.by, rw.rules)
+        new_q = dataclasses.replace(q, question=rw.question)
+        if rw.focus_doc and (q.filters is None or q.filters.is_empty()):
+            # the question names a document by its file name: retrieval runs inside it
+            new_q = dataclasses.replace(new_q, filters=SearchFilter(doc_ids=(rw.focus_doc,)))
+        return TurnContext(new_q, rw, None, "")
 
     async def finish(self, turn: TurnContext, result: Any, record: RouteTrace) -> None:
         """Record the answered turn in the memory and save it (no-op without a session)."""

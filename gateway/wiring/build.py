@@ -31,6 +31,7 @@ from typing import Any
 from gateway.cache import build_answer_cache
 from gateway.conversation.crosslang import (
     CrossLanguage,
+    catalogue_documents,
     catalogue_languages,
     document_texts,
     store_search,
@@ -234,7 +235,8 @@ def build_conversation(c: Components) -> ConversationService:
     if c.store is not None and c.tokenizer is not None and s.cross_language:
         warm_up_in_background()
         cross = CrossLanguage(store_search(c.store, c.tokenizer), catalogue_languages(c.store),
-                              doc_texts=document_texts(c.store))
+                              doc_texts=document_texts(c.store),
+                              doc_names=catalogue_documents(c.store))
     limits = MemoryLimits(max_tokens=s.session_max_tokens, window_turns=s.session_window_turns)
     return ConversationService(store, limits, read_chunks=read, llm_rewriter=llm_rewriter,
                                cross_language=cross, llm_summariser=llm_summariser,

@@ -230,3 +230,20 @@ def test_the_document_asked_about_gives_its_own_bilingual_terms() -> None:
     got = cross.terms_for("What is the typical current of the CH583 in Halt mode?", "c")
     assert got is not None and "暂停模式" in got.terms, got
     assert "halt" in got.units
+
+
+def test_a_document_named_by_its_file_name() -> None:
+    """The file names are often the only words of Chinese documents in an English question's
+    script: "Cybersecurity Law" names cybersecurity_law.pdf, "labour contract" the labour law
+    (British spelling), a code its datasheet; "contract" alone names two documents (None)."""
+    from gateway.conversation.crosslang import named_document
+
+    paths = {"a": "zh/cybersecurity_law.pdf", "b": "zh/labor_contract_law.pdf",
+             "c": "zh/tech_dev_contract.pdf", "d": "zh/wch_ch583_datasheet_cn.pdf",
+             "e": "zh/medico_performance_policy.pdf"}
+    assert named_document("Under the Cybersecurity Law, how long are logs kept?", paths) == (
+        "a", paths["a"])
+    assert named_document("Must a written labour contract be signed?", paths) == ("b", paths["b"])
+    assert named_document("What is the sleep current of the CH583?", paths) == ("d", paths["d"])
+    assert named_document("Who owns the patent under the contract?", paths) is None
+    assert named_document("How long must network logs be kept?", paths) is None
