@@ -101,6 +101,8 @@ class RagPipelineAnswerer:
                 "mode": r.mode,
                 "confidence": ans.confidence,
                 "features": r.confidence.features.to_dict(),
+                "support": dict(ans.support),
+                "support_p": ans.support_p,
                 **(
                     {"resolution": {"documents": list(r.resolution.paths),
                                     "reason": r.resolution.reason}}

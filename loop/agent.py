@@ -20,6 +20,7 @@ from typing import Any
 
 import httpx
 
+from corpus.answer_support import DocumentVocabulary, SupportModel, support_features
 from corpus.citations import display_quote
 from corpus.derived import adjacent_runs, computable, derived_answer, looked_up_answer
 from corpus.presence import DocumentTermProbe, specific_terms, unit_lacks
@@ -119,6 +120,9 @@ class LoopAgent:
         path's; ``None`` = key-term coverage and search order only).
     :param phrases: field phrases a text expands to (``rag.expand.QueryExpander.phrases``),
         used to match computed figures' row labels (``corpus.derived``); ``None``: key terms.
+    :param support_model: the answer-support decision (``corpus.answer_support``): an answer
+        whose first citation scores below its threshold is "not found". Default: the packaged
+        ``corpus/answer_support.json`` (none: features recorded, no decision).
     """
 
     def __init__(self, store: ChunkStore, search: SearchBackend, *,
@@ -127,7 +131,8 @@ class LoopAgent:
                  documents: DocumentDirectory | None = None,
                  transport: httpx.AsyncBaseTransport | None = None,
                  embedder: UnitEmbedder | None = None,
-                 phrases: Callable[[str], Sequence[str]] | None = None) -> None:
+                 phrases: Callable[[str], Sequence[str]] | None = None,
+                 support_model: SupportModel | None = None) -> None:
         self.store, self.search, self.documents = store, search, documents
         self.phrases = phrases
         self.embedder = embedder
@@ -138,6 +143,8 @@ class LoopAgent:
                        else llm)
         self._sections: dict[tuple[str, str], tuple[str, ...]] = {}
         self._probe: DocumentTermProbe | None = None
+        self.support_model = support_model if support_model is not None else SupportModel.load()
+        self._vocabulary: DocumentVocabulary | None = None
 
     async def _offline(self, state: LoopState, on_event: EventCallback | None) -> LoopResult:
         policy = OfflinePolicy(embedder=self.embedder)
@@ -196,7 +203,8 @@ class LoopAgent:
         res = await self._run(question, collection, candidates=candidates, history=history,
                               current_date=current_date, flt=flt, on_event=on_event,
                               offline=offline)
-        res = _answer_alone(await self._check_presence(question, collection, res))
+        res = await self._check_presence(question, collection, res)
+        res = _answer_alone(await self._check_support(question, collection, res))
         return await self._compute(question, collection, res,
                                    confined=flt is not None and bool(flt.doc_ids))
 
@@ -274,6 +282,51 @@ class LoopAgent:
         if absent:
             res.answer, res.found, res.citations = NOT_FOUND, False, []
             res.absent_terms = list(absent)
+        return res
+
+    async def _check_support(self, question: str, collection: str,
+                             res: LoopResult) -> LoopResult:
+        """``res`` with the answer-support features of its first citation
+        (``corpus.answer_support``) and, with a support model, their probability; an answer
+        below the model's threshold becomes "not found". Runs under the tool timeout; a failure
+        keeps the answer unscored."""
+        if not res.found or not res.citations or res.fallback:
+            return res
+        tok = self.key_terms
+        normalize = getattr(tok, "normalize", None)
+        names = getattr(tok, "name_terms", None)
+        analyse = getattr(tok, "terms", None)
+        sparse = getattr(tok, "sparse_query", None)
+        first = res.citations[0]
+        if (self._vocabulary is None and sparse is not None and normalize is not None
+                and hasattr(self.store, "keyword_search")):
+            self._vocabulary = DocumentVocabulary(self.store, sparse, normalize)
+        vocab = self._vocabulary
+
+        def features() -> dict[str, float]:
+            chunks = self.store.get_chunks(collection, [first.chunk_id])
+            c = chunks[0] if chunks else None
+            doc_id = c.doc_id if c is not None else first.doc_id
+            return support_features(
+                question, tok.key_terms(question), first.quote,
+                (c.title, " ".join(c.section_path), c.path, c.table_header()) if c else (),
+                c.text if c else "",
+                name_terms=names(question) if callable(names) else (),
+                normalize=normalize, path=first.path,
+                analyse=analyse if callable(analyse) else None,
+                document=partial(vocab.held, collection, doc_id) if vocab and doc_id else None)
+
+        try:
+            res.support = await asyncio.wait_for(asyncio.to_thread(features),
+                                                 self.config.tool_timeout_s or None)
+        except Exception:  # noqa: BLE001 - a failed check keeps the answer
+            return res
+        if self.support_model is None:
+            return res
+        res.support_p = round(self.support_model.score(res.support), 4)
+        if res.support_p < self.support_model.threshold:
+            res.answer, res.found, res.citations = NOT_FOUND, False, []
+            res.unsupported = True
         return res
 
     async def _run(

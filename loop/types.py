@@ -265,6 +265,11 @@ class LoopResult:
         document lacks (``corpus.presence``): the answer was turned into "not found".
     :param computed: the answer is a change or ratio computed from statement rows the loop read
         (``corpus.derived``); its citations are those rows.
+    :param support: the first citation's answer-support features
+        (``corpus.answer_support.support_features``; empty when nothing was cited).
+    :param support_p: their calibrated probability of holding what was asked (``None`` without
+        a support model); below the model's threshold the answer became "not found"
+        (``unsupported`` True).
     """
 
     answer: str
@@ -289,6 +294,9 @@ class LoopResult:
     absent_terms: list[str] = field(default_factory=list)
     related: list[Citation] = field(default_factory=list)
     computed: bool = False
+    support: dict[str, float] = field(default_factory=dict)
+    support_p: float | None = None
+    unsupported: bool = False
 
     @property
     def fallback(self) -> bool:
@@ -315,6 +323,8 @@ class LoopResult:
             "unsupported_sentences": self.unsupported_sentences,
             "absent_terms": list(self.absent_terms), "computed": self.computed,
             "related": [c.to_dict() for c in self.related],
+            "support": dict(self.support), "support_p": self.support_p,
+            "unsupported": self.unsupported,
             "steps": [s.to_dict() for s in self.steps],
         }
 

@@ -17,13 +17,17 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
+from typing import Any
 
+from corpus.answer_support import DocumentVocabulary, SupportModel, support_features
 from corpus.presence import specific_terms, unit_lacks
 from corpus.term_match import code_terms, holds_term, is_period
 from corpus.types import Chunk
-from rag.types import Evidence
+from rag.types import Evidence, Retrieval
 
-__all__ = ["codes_of", "missing_codes", "present_evidence", "supported_evidence"]
+__all__ = ["answer_support", "codes_of", "missing_codes", "present_evidence",
+           "supported_evidence"]
 
 _VERSION = re.compile(r"^v?\d+(?:\.\d+)+[a-z]?$|^v\d+$")  # 1.2, v1.2.3, v2: not names
 
@@ -112,3 +116,41 @@ def present_evidence(
 
 def _nfkc_lower(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
+
+
+def answer_support(
+    retrieval: Retrieval,
+    evidence: Sequence[Evidence],
+    tokenizer: Any,
+    collection: str,
+    vocabulary: DocumentVocabulary | None,
+    model: SupportModel | None,
+) -> tuple[dict[str, float], float | None]:
+    """The best evidence unit's support features (``corpus.answer_support``) and, with a
+    model, their probability of holding what was asked; ``({}, 0.0)`` without evidence (with a
+    model), ``({}, None)`` without either.
+
+    :param tokenizer: the retriever's tokenizer (``normalize``, ``key_terms``; ``terms`` and
+        ``name_terms`` when it has them).
+    :param vocabulary: asks the keyword index which key terms the unit's document holds
+        (blocking: one query per term not yet known); ``None``: no document-level features.
+    """
+    if not evidence:
+        return {}, (0.0 if model is not None else None)
+    best = evidence[0]
+    chunk = next((c for c in retrieval.chunks if c.chunk_id == best.citation.chunk_id), None)
+    names = getattr(tokenizer, "name_terms", None)
+    analyse = getattr(tokenizer, "terms", None)
+    doc_id = chunk.doc_id if chunk is not None else best.citation.doc_id
+    feats = support_features(
+        retrieval.question, retrieval.key_terms, best.text,
+        (chunk.title, " ".join(chunk.section_path), chunk.path, chunk.table_header())
+        if chunk else (),
+        chunk.text if chunk else "",
+        name_terms=names(retrieval.question) if callable(names) else (),
+        normalize=tokenizer.normalize, path=best.citation.path,
+        retrieval=retrieval.confidence.value,
+        analyse=analyse if callable(analyse) else None,
+        document=(partial(vocabulary.held, collection, doc_id)
+                  if vocabulary is not None and doc_id else None))
+    return feats, (round(model.score(feats), 4) if model is not None else None)

@@ -284,6 +284,10 @@ class RagAnswer:
         lacks — the answer is then "not found" (``rag.answerability``, ``corpus.presence``).
     :param answer_flags: flags of the answer stage (``absent_in_document:…``,
         ``presence_timeout``), after the retrieval's in :attr:`flags`.
+    :param support: the best evidence unit's answer-support features
+        (``corpus.answer_support.support_features``; empty without evidence).
+    :param support_p: the calibrated probability that the answer holds what was asked
+        (``corpus.answer_support.SupportModel``); ``None`` without a model or evidence.
     """
 
     answer: str
@@ -295,10 +299,16 @@ class RagAnswer:
     related: tuple[Citation, ...] = ()
     missing: tuple[str, ...] = ()
     answer_flags: tuple[str, ...] = ()
+    support: dict[str, float] = field(default_factory=dict)
+    support_p: float | None = None
 
     @property
     def confidence(self) -> float:
-        """The retrieval's calibrated confidence (0..1)."""
+        """The answer's confidence (0..1): the answer-support probability when a support model
+        scored it (it reads the retrieval's confidence as one of its features), else the
+        retrieval's calibrated confidence."""
+        if self.support_p is not None:
+            return self.support_p
         return self.retrieval.confidence.value
 
     @property

@@ -7,6 +7,13 @@ Reads an eval run's per-question records — ``loopgate eval`` ``results.jsonl``
 ``rag/calibration.json``), printing the in-sample AUROC overall and per language. Exit code 1
 when the file has too few usable records.
 
+``loopgate calibrate RESULTS --support [--also MORE_RESULTS ...] [--budget 0.05]`` instead fits
+the answer-support decision (``rag.support_fit``: is the answer in the evidence) from the
+route records' ``support`` features of one or more runs (rag or loop mode) and writes
+``corpus/answer_support.json`` (or ``--out``), printing the in-sample and 5-fold
+cross-validated AUROC, unanswerable questions refused, answerable ones refused and gold
+citations lost at the chosen threshold.
+
 ``loopgate calibrate RAG_RESULTS --router LOOP_RESULTS [--budget 0.35]`` instead fits the auto
 mode's escalation rule (``gateway.routing.fit``) from two eval runs on the same questions, one
 per path, and writes ``gateway/routing/routing.json`` (or ``--out``), printing each path's
@@ -130,14 +137,34 @@ def calibrate_command(
                      "auto mode's escalation rule instead (RESULTS is then the --mode rag run)."),
     ] = None,
     budget: Annotated[
-        float, typer.Option(min=0.0, max=1.0, help="With --router: most escalated share.")
-    ] = 0.35,
+        float | None, typer.Option(min=0.0, max=1.0, help="With --router: most escalated "
+                                   "share (default 0.35); with --support: most answerable "
+                                   "questions refused (default 0.05).")
+    ] = None,
+    support: Annotated[
+        bool, typer.Option(help="Fit the answer-support decision (corpus/answer_support.json) "
+                           "from the runs' support features instead.")
+    ] = False,
+    also: Annotated[
+        list[Path] | None,
+        typer.Option(help="With --support: more results.jsonl files (other datasets, modes).")
+    ] = None,
+    max_hit_loss: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="With --support: most answerable questions "
+                            "whose gold citation the threshold may remove.")
+    ] = 0.01,
 ) -> None:
-    """Refit the RAG confidence calibration (or, with --router, the escalation rule)."""
+    """Refit the RAG confidence calibration (or, with --router, the escalation rule; with
+    --support, the answer-support decision)."""
     from rag.confidence import refit_calibration
     from rag.errors import CalibrationError
 
+    if support:
+        _calibrate_support([results, *(also or [])], out, l2,
+                           0.05 if budget is None else budget, max_hit_loss)
+        return
     if router is not None:
+        budget = 0.35 if budget is None else budget
         _calibrate_router(results, router, out, l2, budget)
         return
 
@@ -176,6 +203,62 @@ def _calibrate_router(rag: Path, loop: Path, out: Path | None, l2: float, budget
                 "cv_escalated", "expected_gain"):
         typer.echo(f"  {key:>14} {100 * m[key]:6.1f} %")
     typer.echo(f"  threshold {model.threshold:.3f}")
+
+
+def support_records(path: Path) -> list[Any]:
+    """``rag.support_fit.SupportRecord`` per row of an eval results file that carries support
+    features; a refusal the support decision itself made (rag flag ``unsupported:…``, loop
+    ``unsupported``) does not count as already refused.
+
+    :raises typer.BadParameter: unreadable file or a line that is not JSON.
+    """
+    from rag.support_fit import SupportRecord
+
+    out = []
+    for row in _jsonl(path):
+        rec = row.get("record") or {}
+        route = rec.get("route_record") or {}
+        feats = route.get("support")
+        score = row.get("score") or {}
+        if not isinstance(feats, dict) or not feats:
+            continue
+        by_support = bool(route.get("unsupported")) or any(
+            str(f).startswith("unsupported:") for f in route.get("flags") or [])
+        answerable = score.get("refusal_correct") is None
+        out.append(SupportRecord(
+            {k: float(v) for k, v in feats.items()}, answerable,
+            bool(score.get("evidence_hit_at_k")) and answerable,
+            bool(score.get("evidence_hit")) and answerable,
+            bool(score.get("refused")) and not by_support))
+    return out
+
+
+def _calibrate_support(paths: list[Path], out: Path | None, l2: float, budget: float,
+                       max_hit_loss: float) -> None:
+    from corpus.answer_support import PACKAGED, SUPPORT_FEATURES
+    from rag.errors import CalibrationError
+    from rag.support_fit import cross_validate, fit_support
+
+    records = [r for p in paths for r in support_records(p)]
+    try:
+        model = fit_support(records, budget=budget, max_hit_loss=max_hit_loss, l2=l2,
+                            meta={"source": [p.parent.name or p.name for p in paths]})
+        cv = cross_validate(records, budget=budget, max_hit_loss=max_hit_loss, l2=l2)
+    except CalibrationError as exc:
+        typer.echo(f"error: {exc} ({len(records)} records with support features)", err=True)
+        raise typer.Exit(1) from None
+    model.meta.update({f"cv_{k}": v for k, v in cv.items()})  # type: ignore[attr-defined]
+    target = out or PACKAGED
+    target.write_text(json.dumps(model.to_dict(), indent=2) + "\n", encoding="utf-8")
+    m = model.meta
+    typer.echo(f"fitted on {m['n']} records ({m['positives']} on gold evidence, "
+               f"{m['unanswerable']} unanswerable); wrote {target}")
+    typer.echo(f"  threshold {model.threshold:.3f}")
+    for key in ("auroc", "unanswerable_refused", "false_refusal", "hit_loss"):
+        ins = m.get("auroc_in_sample") if key == "auroc" else m.get(f"in_sample_{key}")
+        typer.echo(f"  {key:>22} in sample {float(ins or 0):.3f}   5-fold {cv[key]:.3f}")
+    for name, w in zip(SUPPORT_FEATURES, model.weights, strict=True):
+        typer.echo(f"  {name:>14} {w:+.3f}")
 
 
 def register(app: typer.Typer) -> None:

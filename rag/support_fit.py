@@ -1,0 +1,144 @@
+"""Fit the answer-support decision (``corpus.answer_support.SupportModel``) from eval runs.
+
+Each record is one question an eval run answered with evidence: its support features (the
+route record's ``support``), whether it is ``answerable``, whether the retrieval held the
+gold evidence (``hit``) and whether the path already refused it (``refused``, for another
+reason: an absent code or year, no evidence over the floor). The label is "the answer stands
+on the gold evidence": ``answerable and hit``; an unanswerable question's answer never does.
+The weights are L2-regularised logistic regression (``rag.confidence.fit_logistic``); a feature
+a record lacks (``retrieval`` on the LoopAgent's records) is imputed by the mean of the
+records that have it, as :meth:`SupportModel.score` does at run time.
+
+The refusal threshold is then chosen on the same records: the one refusing the most
+unanswerable questions while answerable questions refused (already or by the threshold) stay
+within ``budget`` and the answerable questions whose gold evidence would be lost stay within
+``max_hit_loss`` (shares of the answerable records; issue 15: ≤ 5 % wrongly refused, evidence
+hit down ≤ 1 point). ``cross_validate`` reports the same figures out of sample.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from corpus.answer_support import SUPPORT_FEATURES, SupportModel
+from rag.confidence import auroc, fit_logistic
+from rag.errors import CalibrationError
+
+__all__ = ["SupportRecord", "choose_threshold", "cross_validate", "fit_support"]
+
+
+@dataclass(frozen=True, slots=True)
+class SupportRecord:
+    """One answered question: ``features`` (support features), ``answerable``, ``hit`` (the
+    retrieval held the gold evidence; ``False`` when unanswerable), ``cited`` (the answer as
+    given cites the gold: evidence hit), ``refused`` (already "not found" for another reason)."""
+
+    features: Mapping[str, float]
+    answerable: bool
+    hit: bool
+    cited: bool
+    refused: bool
+
+    @property
+    def label(self) -> int:
+        """1 when the answer stands on the gold evidence."""
+        return int(self.answerable and self.hit)
+
+
+def _matrix(records: Sequence[SupportRecord], names: Sequence[str]) -> list[list[float]]:
+    cols: dict[str, float] = {}
+    for n in names:
+        vals = [float(r.features[n]) for r in records if n in r.features]
+        cols[n] = sum(vals) / len(vals) if vals else 0.0
+    return [[float(r.features.get(n, cols[n])) for n in names] for r in records]
+
+
+def choose_threshold(scores: Sequence[float], records: Sequence[SupportRecord], *,
+                     budget: float, max_hit_loss: float) -> tuple[float, dict[str, float]]:
+    """The threshold refusing the most unanswerable records within the budgets (ties: the
+    lowest), and its figures: ``unanswerable_refused``, ``false_refusal``, ``hit_loss``
+    (shares, 0..1). ``0.0`` (never refuse) when no threshold fits.
+
+    :raises CalibrationError: no answerable record.
+    """
+    ans = [i for i, r in enumerate(records) if r.answerable]
+    una = [i for i, r in enumerate(records) if not r.answerable]
+    if not ans:
+        raise CalibrationError("threshold needs answerable records")
+
+    def figures(t: float) -> dict[str, float]:
+        out = {"false_refusal": sum(1 for i in ans if records[i].refused or scores[i] < t)
+               / len(ans),
+               "hit_loss": sum(1 for i in ans if records[i].cited and not records[i].refused
+                               and scores[i] < t) / len(ans)}
+        out["unanswerable_refused"] = (
+            sum(1 for i in una if records[i].refused or scores[i] < t) / len(una) if una else 0.0)
+        return out
+
+    best, best_fig = 0.0, figures(0.0)
+    for t in sorted(set(scores)):
+        fig = figures(t)
+        if fig["false_refusal"] > max(budget, best_fig["false_refusal"]) or \
+                fig["hit_loss"] > max_hit_loss:
+            continue
+        if fig["unanswerable_refused"] > best_fig["unanswerable_refused"]:
+            best, best_fig = t, fig
+    return best, best_fig
+
+
+def fit_support(records: Sequence[SupportRecord], *, budget: float = 0.05,
+                max_hit_loss: float = 0.01, l2: float = 1.0,
+                meta: Mapping[str, Any] | None = None) -> SupportModel:
+    """Fit the weights and choose the threshold (module docstring).
+
+    :param budget: most answerable records refused (share, 0..1), counting those already
+        refused; a threshold never raises the share above what was already refused.
+    :param max_hit_loss: most answerable records whose gold citation the threshold removes.
+    :raises CalibrationError: fewer than 10 records, or only one label.
+    """
+    names = SUPPORT_FEATURES
+    x = _matrix(records, names)
+    y = [r.label for r in records]
+    w, b, m, s = fit_logistic(x, y, l2=l2)
+    model = SupportModel(names, tuple(w), tuple(m), tuple(s), b, 0.0, {})
+    scores = [model.score(r.features) for r in records]
+    t, fig = choose_threshold(scores, records, budget=budget, max_hit_loss=max_hit_loss)
+    info = {**(meta or {}), "n": len(records), "positives": sum(y),
+            "unanswerable": sum(1 for r in records if not r.answerable),
+            "auroc_in_sample": auroc(scores, y), "budget": budget,
+            "max_hit_loss": max_hit_loss, **{f"in_sample_{k}": v for k, v in fig.items()}}
+    return SupportModel(names, tuple(w), tuple(m), tuple(s), b, t, info)
+
+
+def cross_validate(records: Sequence[SupportRecord], *, folds: int = 5, budget: float = 0.05,
+                   max_hit_loss: float = 0.01, l2: float = 1.0, seed: int = 0
+                   ) -> dict[str, float]:
+    """Out-of-sample figures: each fold scored and thresholded by a model fitted on the
+    others; returns ``auroc``, ``unanswerable_refused``, ``false_refusal``, ``hit_loss``.
+
+    :raises CalibrationError: a training fold with too few records or one label.
+    """
+    order = list(range(len(records)))
+    random.Random(seed).shuffle(order)
+    scores = [0.0] * len(records)
+    refuse = [False] * len(records)
+    for k in range(folds):
+        test = set(order[k::folds])
+        train = [records[i] for i in order if i not in test]
+        model = fit_support(train, budget=budget, max_hit_loss=max_hit_loss, l2=l2)
+        for i in test:
+            scores[i] = model.score(records[i].features)
+            refuse[i] = scores[i] < model.threshold
+    ans = [i for i, r in enumerate(records) if r.answerable]
+    una = [i for i, r in enumerate(records) if not r.answerable]
+    return {
+        "auroc": auroc(scores, [r.label for r in records]),
+        "unanswerable_refused": (sum(1 for i in una if records[i].refused or refuse[i]) / len(una)
+                                 if una else 0.0),
+        "false_refusal": sum(1 for i in ans if records[i].refused or refuse[i]) / len(ans),
+        "hit_loss": sum(1 for i in ans if records[i].cited and not records[i].refused
+                        and refuse[i]) / len(ans),
+    }
