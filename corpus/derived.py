@@ -35,12 +35,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from corpus.formula import BinOp, Item, Node, Num, definitions, parse
-from corpus.statement_rows import StatementRow, label_cover, parse_row, period_header
+from corpus.statement_rows import (
+    UNITS,
+    StatementRow,
+    asked_unit,
+    label_cover,
+    parse_row,
+    period_header,
+    table_unit,
+)
 from corpus.tokenizer import asks_quantity
-from corpus.types import Chunk, Citation
+from corpus.types import Chunk, ChunkStore, Citation, SearchFilter, SparseVector
 
-__all__ = ["Derived", "RowAt", "adjacent_runs", "computable", "derive", "derived_answer",
-           "looked_up_answer",
+__all__ = ["Derived", "MoreRows", "RowAt", "adjacent_runs", "computable", "converted", "derive",
+           "derived_answer",
+           "chunks_above", "document_search", "looked_up_answer", "looks_up",
            "statement_rows_of"]
 
 _YEAR = re.compile(r"(?<!\d)(?:fy|fiscal(?: year)?\s*)?((?:19|20)\d{2})(?!\d)", re.I)
@@ -55,12 +64,14 @@ _MIN_COVER = 0.5  # a row answers a side when the side's words name half its lab
 class RowAt:
     """A statement row found in a retrieved chunk: the ``unit`` (verbatim line), the parsed
     ``row``, the ``years`` heading its cells (``None`` when no header was found) and the
-    ``chunk`` it is quoted from."""
+    ``chunk`` it is quoted from, and the ``scale`` its statement writes cells in
+    (``"millions"``, :func:`corpus.statement_rows.table_unit`; ``None`` when not written)."""
 
     unit: str
     row: StatementRow
     years: tuple[str, ...] | None
     chunk: Chunk
+    scale: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,16 +84,26 @@ class Derived:
     rows: tuple[RowAt, ...]
 
 
-def statement_rows_of(chunk_groups: Sequence[Sequence[Chunk]]) -> list[RowAt]:
-    """Every statement row of the chunks, with its period header (looked for in the chunk
-    above the row and in the chunks merged before it in the same group).
+# chunk -> the text of the chunks before it in its document (a statement's period header and
+# scale often sit a page part or three above the row: a table split into chunks)
+TextAbove = Callable[[Chunk], str]
+
+
+def statement_rows_of(chunk_groups: Sequence[Sequence[Chunk]],
+                      above: TextAbove | None = None) -> list[RowAt]:
+    """Every statement row of the chunks, with its period header and scale (looked for in the
+    chunk above the row and in the chunks merged before it in the same group; then, for a row
+    still without a header, in ``above`` the group's first chunk, read only then).
 
     :param chunk_groups: the retrieval's items' chunks (``RetrievedChunk.chunks``), best first.
+    :param above: the text before a chunk in its document (:func:`chunks_above`; ``None``:
+        the groups alone).
     """
     out: list[RowAt] = []
     seen: set[tuple[str, str]] = set()
     for group in chunk_groups:
         lead = ""
+        before: list[str] = []  # the text above the group, read once when first needed
         for chunk in group:
             pos = 0
             for line in chunk.text.splitlines(keepends=True):
@@ -90,11 +111,39 @@ def statement_rows_of(chunk_groups: Sequence[Sequence[Chunk]]) -> list[RowAt]:
                 row = parse_row(unit) if unit else None
                 if row is not None and (chunk.chunk_id, unit) not in seen:
                     seen.add((chunk.chunk_id, unit))
-                    years = period_header(lead + "\n" + chunk.text[:pos], len(row.cells))
-                    out.append(RowAt(unit, row, years, chunk))
+                    text = lead + "\n" + chunk.text[:pos]
+                    years = period_header(text, len(row.cells))
+                    if years is None and above is not None and group:
+                        if not before:
+                            before.append(above(group[0]))
+                        text = before[0] + "\n" + text
+                        years = period_header(text, len(row.cells))
+                    out.append(RowAt(unit, row, years, chunk, table_unit(text)))
                 pos += len(line)
             lead += "\n" + chunk.text
     return out
+
+
+def chunks_above(store: ChunkStore, collection: str, depth: int = 4) -> TextAbove:
+    """A :data:`TextAbove` over a chunk store: the texts of up to ``depth`` chunks before a
+    chunk in its document (``ChunkStore.neighbour``), in document order, remembered per chunk.
+    4: a statement table split into row chunks under a header chunk (a cash-flow statement of
+    three page parts, FinanceBench dev filings). Store errors propagate."""
+    memo: dict[str, str] = {}
+
+    def text_above(chunk: Chunk) -> str:
+        if chunk.chunk_id not in memo:
+            texts: list[str] = []
+            cur: Chunk | None = chunk
+            for _ in range(depth):
+                cur = store.neighbour(collection, cur.chunk_id, -1) if cur is not None else None
+                if cur is None:
+                    break
+                texts.append(cur.text)
+            memo[chunk.chunk_id] = "\n".join(reversed(texts))
+        return memo[chunk.chunk_id]
+
+    return text_above
 
 
 def adjacent_runs(chunks: Sequence[Chunk]) -> list[list[Chunk]]:
@@ -125,25 +174,39 @@ def _years(text: str) -> list[str]:
     return list(dict.fromkeys(m.group(1) for m in _YEAR.finditer(text)))
 
 
+# label words a question asking one figure often leaves unsaid: "cash flow from operating
+# activities" names "Net cash provided by operating activities" (written while looking at the
+# FinanceBench dev questions; words of statement labels, not of any one filing)
+_LOOKUP_SILENT = re.compile(r"\b(?:net|total|provided|used)\b", re.I)
+
+
 def _best_row(rows: Sequence[RowAt], terms: tuple[Sequence[str], Sequence[str]],
               need: Sequence[str], normalize: Callable[[str], str],
-              min_cover: float = _MIN_COVER) -> RowAt | None:
+              min_cover: float = _MIN_COVER, silent: re.Pattern[str] | None = None,
+              balance: bool = False) -> RowAt | None:
     """The row whose label the phrase covers best by its key terms or field phrases
     (``rag.expand``: "revenue" names "Total net sales"), at least ``min_cover``, with a value
     in a column of each year of ``need``; ties go to the row its own key terms cover more, then
-    to the earlier row (better retrieval rank)."""
+    to the wholly named label of more words ("Total current liabilities" before "Total
+    liabilities"), then to the earlier row (better retrieval rank). ``silent``: label words
+    left out of the cover. ``balance``: a balance is asked (an average of two year-ends): on
+    equal cover a row of a two-column table (a balance sheet's two year-ends) goes before one
+    of three (the income and cash-flow statements' three years: "Accounts payable" there is
+    the year's change)."""
     own, expanded = terms
-    best: tuple[tuple[float, float, int], RowAt] | None = None
+    best: tuple[tuple[float, float, bool, int, int], RowAt] | None = None
     for i, r in enumerate(rows):
         if r.years is None or any(y not in r.years for y in need):
             continue
         if any(r.row.cells[r.years.index(y)].value is None for y in need):
             continue
-        direct = label_cover(r.row.label, own, normalize)
-        wide = label_cover(r.row.label, expanded, normalize)
+        label = silent.sub(" ", r.row.label) if silent is not None else r.row.label
+        direct = label_cover(label, own, normalize)
+        wide = label_cover(label, expanded, normalize)
         if max(direct, wide) < min_cover:
             continue
-        key = (max(direct, wide), direct, -i)
+        words = len(label.split()) if max(direct, wide) >= 1.0 else 0
+        key = (max(direct, wide), direct, balance and len(r.years) == 2, words, -i)
         if best is None or key > best[0]:
             best = (key, r)
     return best[1] if best else None
@@ -154,6 +217,17 @@ def _cell(r: RowAt, year: str) -> float:
     v = r.row.cells[r.years.index(year)].value
     assert v is not None
     return v
+
+
+def converted(value: float, scale: str | None, asked: str | None) -> str:
+    """``" (in thousands) ≈ 382 in millions"``: a cell written in ``scale`` shown in the scale
+    the question asks (``corpus.statement_rows.UNITS``), rounded to a whole number from 100 up,
+    else to two decimals; ``""`` when either scale is unknown or they are the same."""
+    if not scale or not asked or scale == asked or scale not in UNITS or asked not in UNITS:
+        return ""
+    v = value * UNITS[scale] / UNITS[asked]
+    return f" (in {scale}) ≈ {v:,.0f} in {asked}" if abs(v) >= 100 else \
+        f" (in {scale}) ≈ {v:,.2f} in {asked}"
 
 
 def _fmt(v: float) -> str:
@@ -180,7 +254,8 @@ def computable(question: str) -> bool:
 
 def derive(question: str, rows: Sequence[RowAt],
            terms_of: Callable[[str], tuple[Sequence[str], Sequence[str]]],
-           normalize: Callable[[str], str]) -> Derived | None:
+           normalize: Callable[[str], str], more: MoreRows | None = None,
+           above: TextAbove | None = None) -> Derived | None:
     """The figure the question asks to compute from ``rows``, or ``None``.
 
     :param question: the question as asked.
@@ -188,15 +263,18 @@ def derive(question: str, rows: Sequence[RowAt],
     :param terms_of: ``(key terms, key terms + field phrases)`` of a phrase
         (``Tokenizer.key_terms``; ``rag.expand`` phrases), to match a side to a row label.
     :param normalize: the key terms' normaliser (``Tokenizer.normalize``).
+    :param more: where a formula's line item no row of ``rows`` holds is searched for
+        (:data:`MoreRows`; ``None``: only ``rows``); ``above``: the text before a found chunk
+        (:data:`TextAbove`), for its rows' period header.
     :returns: the derived figure with the rows to cite; ``None`` when the question defines no
         computable form or a row or cell is missing.
     """
     form = _form(question)
-    if not rows or form is None:
+    if form is None or not (rows or (more is not None and form[0] == "formula")):
         return None
     if form[0] == "formula":
         assert isinstance(form[1], str)
-        return _formula(question, definitions(question), rows, terms_of, normalize)
+        return _formula(question, definitions(question), rows, terms_of, normalize, more, above)
     assert isinstance(form[1], list)
     return _change(question, form[1], rows, terms_of, normalize)
 
@@ -204,7 +282,7 @@ def derive(question: str, rows: Sequence[RowAt],
 def _change(question: str, years: list[str], rows: Sequence[RowAt],
             terms_of: Callable[[str], tuple[Sequence[str], Sequence[str]]],
             normalize: Callable[[str], str]) -> Derived | None:
-    r = _best_row(rows, terms_of(question), years, normalize)
+    r = _best_row(rows, terms_of(_STATEMENT_NAME.sub(" ", question)), years, normalize)
     if r is None:
         return None
     a, b = _cell(r, years[0]), _cell(r, years[1])
@@ -229,6 +307,12 @@ _CHANGE_ITEM = re.compile(r"^\s*(?:the\s+)?(?:change|increase|decrease)\b", re.I
 _PRECEDENCE = {"+": 1, "-": 1, "less": 1, "*": 2, "/": 2}
 
 
+# (search text, document id or None) -> runs of adjacent chunks of that document holding it: the
+# rows of a line item no retrieved chunk holds (the balance sheet when the income statement
+# was retrieved), looked up inside the document the formula reads
+MoreRows = Callable[[str, str | None], Sequence[Sequence[Chunk]]]
+
+
 @dataclass(slots=True)
 class _Eval:
     """State of one formula evaluation: the rows, the formulas by name, the default year, the
@@ -241,6 +325,8 @@ class _Eval:
     normalize: Callable[[str], str]
     doc_id: str | None = None
     used: list[RowAt] | None = None
+    more: MoreRows | None = None
+    above: TextAbove | None = None
 
 
 def _item(words: str, ev: _Eval) -> tuple[float, str] | None:
@@ -257,12 +343,30 @@ def _item(words: str, ev: _Eval) -> tuple[float, str] | None:
         return got[0], f"{words} {_fmt(got[0])} (= {got[1]})"
     years = sorted(_years(words)) if (_AVERAGE.search(words) or _CHANGE_ITEM.search(words)) \
         else _years(words)
-    terms = ev.terms_of(_ITEM_WORDS.sub(" ", _YEAR.sub(" ", words)))
+    plain = " ".join(_ITEM_WORDS.sub(" ", _YEAR.sub(" ", words)).split())
+    terms = ev.terms_of(plain)
     rows = [r for r in ev.rows if ev.doc_id is None or r.chunk.doc_id == ev.doc_id]
-    if len(years) == 2 and (_AVERAGE.search(words) or _CHANGE_ITEM.search(words)):
-        r = _best_row(rows, terms, years, ev.normalize)
-        if r is None:
-            return None
+    two = len(years) == 2 and bool(_AVERAGE.search(words) or _CHANGE_ITEM.search(words))
+    need = years if two else [years[0]] if len(years) == 1 else [ev.year] if (
+        not years and ev.year) else []
+    if not need:
+        return None
+    balance = two and bool(_AVERAGE.search(words))
+    r = _best_row(rows, terms, need, ev.normalize, balance=balance)
+    if ev.more is not None and (
+            r is None or label_cover(r.row.label, terms[0], ev.normalize) < 1.0
+            or (balance and r.years is not None and len(r.years) != 2)):
+        # no row at hand that the item's own words name wholly: search the document, and keep
+        # the better of the two (the one at hand on a tie)
+        query = " ".join([plain, *(t for t in terms[1] if t not in terms[0])])
+        found = statement_rows_of(ev.more(query, ev.doc_id), ev.above)
+        ev.rows = [*ev.rows, *found]
+        r = _best_row([*([r] if r is not None else []),
+                       *(f for f in found if ev.doc_id is None or f.chunk.doc_id == ev.doc_id)],
+                      terms, need, ev.normalize, balance=balance)
+    if r is None:
+        return None
+    if two:
         a, b = _cell(r, years[0]), _cell(r, years[1])
         if _AVERAGE.search(words):
             shown = f"average of {r.row.label} {years[0]} {_fmt(a)} and {years[1]} {_fmt(b)}"
@@ -271,12 +375,7 @@ def _item(words: str, ev: _Eval) -> tuple[float, str] | None:
             shown = f"change in {r.row.label} from {years[0]} {_fmt(a)} to {years[1]} {_fmt(b)}"
             value = b - a
     else:
-        year = years[0] if len(years) == 1 else ev.year if not years else None
-        if year is None:
-            return None
-        r = _best_row(rows, terms, [year], ev.normalize)
-        if r is None:
-            return None
+        year = need[0]
         value = _cell(r, year)
         shown = f"{r.row.label} {year} {_fmt(value)}"
     ev.doc_id = r.chunk.doc_id  # a formula of two filings' rows means nothing
@@ -359,13 +458,14 @@ _PERCENT = re.compile(r"%|\bpercent", re.I)
 
 def _formula(question: str, defs: list[tuple[str, Node]], rows: Sequence[RowAt],
              terms_of: Callable[[str], tuple[Sequence[str], Sequence[str]]],
-             normalize: Callable[[str], str]) -> Derived | None:
+             normalize: Callable[[str], str], more: MoreRows | None = None,
+             above: TextAbove | None = None) -> Derived | None:
     node = _asked(question, defs)
     if node is None:
         return None
     head_years = _years(_head(question)) or _years(question)
     year = head_years[0] if head_years else None
-    ev = _Eval(rows, dict(defs), year, terms_of, normalize, used=[])
+    ev = _Eval(rows, dict(defs), year, terms_of, normalize, used=[], more=more, above=above)
     got = _node(node, ev)
     if got is None or not ev.used:
         return None
@@ -379,6 +479,10 @@ def _formula(question: str, defs: list[tuple[str, Node]], rows: Sequence[RowAt],
     d = _decimals(question, 2)
     value = round(value, d)
     shown_value = f"{value:.{d}f}{'%' if percent else ''}"
+    scales = {r.scale for r in ev.used}
+    if isinstance(node, BinOp) and node.op in ("+", "-", "less") and len(scales) == 1:
+        # a sum or difference of cells is in their statement's scale
+        shown_value += converted(value, scales.pop(), asked_unit(question))
     text = (f"{shown_value} = {shown}{' × 100' if percent else ''} — "
             + " | ".join(r.unit for r in ev.used))
     return Derived(text, value, tuple(ev.used))
@@ -401,6 +505,8 @@ def derived_answer(
     normalize: Callable[[str], str],
     make_citation: Callable[[Chunk, str], Citation | None],
     phrases: Callable[[str], Sequence[str]] | None = None,
+    more: MoreRows | None = None,
+    above: TextAbove | None = None,
 ) -> tuple[str, list[Citation]] | None:
     """The computed answer with a verified citation of every row it used, or ``None`` (no
     computable form, a row or cell missing, or a row quote that does not verify).
@@ -412,17 +518,59 @@ def derived_answer(
     :param make_citation: ``corpus.citations.make_citation``.
     :param phrases: the field phrases a text expands to (``rag.expand.QueryExpander.phrases``;
         ``None``: key terms only). Multi-word phrases join the key terms a row label may match.
+    :param more: a search for a formula's line item missing from ``chunk_groups``
+        (:func:`document_search`; ``None``: none).
+    :param above: the text before a chunk, read for a row without a period header
+        (:func:`chunks_above`; ``None``: the groups alone).
     """
     if not computable(question):  # most questions: no line of any chunk is parsed
         return None
-    d = derive(question, statement_rows_of(chunk_groups),
-               lambda text: _label_terms(text, key_terms, phrases), normalize)
+    d = derive(question, statement_rows_of(chunk_groups, above),
+               lambda text: _label_terms(text, key_terms, phrases), normalize, more, above)
     if d is None:
         return None
     cits = [make_citation(r.chunk, r.unit) for r in d.rows]
     if any(c is None for c in cits):
         return None
     return d.text, [c for c in cits if c is not None]
+
+
+def document_search(store: ChunkStore, collection: str,
+                    encode: Callable[[str], SparseVector], default_doc: str | None,
+                    top_k: int = 8) -> MoreRows:
+    """A :data:`MoreRows` over a chunk store: the ``top_k`` keyword hits (``encode``: the
+    tokenizer's ``sparse_query``; 8: the income statement page of a FinanceBench dev filing came
+    5th for "operating income", after MD&A pages) for the text inside the document
+    (``default_doc`` when the
+    formula has read no row yet; no search without one), each with the chunk before it (a
+    period header above a row may sit there). Store errors propagate."""
+
+    def more(text: str, doc_id: str | None) -> list[list[Chunk]]:
+        doc = doc_id or default_doc
+        vec = encode(text)
+        if doc is None or vec.is_empty():
+            return []
+        groups: list[list[Chunk]] = []
+        for hit in store.keyword_search(collection, vec, top_k, SearchFilter(doc_ids=(doc,))):
+            prev = store.neighbour(collection, hit.chunk.chunk_id, -1)
+            groups.append([prev, hit.chunk] if prev is not None else [hit.chunk])
+        return groups
+
+    return more
+
+
+# a statement the question names as its source ("using the statement of income", "shown in the
+# balance sheet") is no line item: its words must not name a row ("Net income")
+_STATEMENT_NAME = re.compile(
+    r"\b(?:(?:consolidated\s+)?statements?\s+of\s+(?:income|operations|earnings|cash\s*flows?"
+    r"|financial\s+position|comprehensive\s+income)|income\s+statements?|balance\s+sheets?"
+    r"|cash\s*flow\s+statements?|p\s*&\s*l(?:\s+statements?)?)\b", re.I)
+
+
+def looks_up(question: str) -> bool:
+    """True when :func:`looked_up_answer` may answer ``question``: it asks for a figure of
+    exactly one year and has no computable form (a cheap test before any chunk is read)."""
+    return len(_years(question)) == 1 and asks_quantity(question) and not computable(question)
 
 
 def looked_up_answer(
@@ -432,25 +580,30 @@ def looked_up_answer(
     normalize: Callable[[str], str],
     make_citation: Callable[[Chunk, str], Citation | None],
     phrases: Callable[[str], Sequence[str]] | None = None,
+    above: TextAbove | None = None,
 ) -> tuple[str, list[Citation]] | None:
     """A figure looked up in a statement row: for a question asking for a figure
     (:func:`corpus.tokenizer.asks_quantity`) of exactly one year and not computable, the row
-    whose label the question names wholly (every label word, by its key terms or field phrases)
+    whose label the question names wholly (every label word but ``net``, ``total``,
+    ``provided``, ``used``, by its key terms or field phrases)
     with a value under that year's column, as ``"<label>, <year>: <cell> — <row>"`` with the
     row's verified citation; ``None`` otherwise. Arguments as :func:`derived_answer`.
 
     The caller decides where the rows may come from: a LoopAgent uses it only on the chunks it
     read inside the documents the question was resolved to (a look-alike filing's row would
     answer with another company's figure)."""
-    years = _years(question)
-    if len(years) != 1 or not asks_quantity(question) or computable(question):
+    if not looks_up(question):
         return None
-    r = _best_row(statement_rows_of(chunk_groups), _label_terms(question, key_terms, phrases),
-                  years, normalize, min_cover=1.0)
+    years = _years(question)
+    asked = _STATEMENT_NAME.sub(" ", question)
+    r = _best_row(statement_rows_of(chunk_groups, above), _label_terms(asked, key_terms, phrases),
+                  years, normalize, min_cover=1.0, silent=_LOOKUP_SILENT)
     if r is None or r.years is None:
         return None
     cit = make_citation(r.chunk, r.unit)
     if cit is None:
         return None
     cell = r.row.cells[r.years.index(years[0])]
-    return f"{r.row.label}, {years[0]}: {cell.raw} — {cit.quote}", [cit]
+    scaled = converted(cell.value, r.scale, asked_unit(question)) if cell.value is not None \
+        else ""
+    return f"{r.row.label}, {years[0]}: {cell.raw}{scaled} — {cit.quote}", [cit]

@@ -23,9 +23,8 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["ROW_WEIGHT", "Cell", "StatementRow", "asked_years", "label_cover", "parse_row",
-           "row_weight",
-           "period_header", "read_cell"]
+__all__ = ["ROW_WEIGHT", "UNITS", "Cell", "StatementRow", "asked_unit", "asked_years",
+           "label_cover", "parse_row", "period_header", "read_cell", "row_weight", "table_unit"]
 
 # one cell: optional $, optional sign/parenthesis, a number with thousands separators and
 # decimals, optional %, optional closing parenthesis; or a dash standing for "no value"
@@ -210,3 +209,28 @@ def read_cell(row: StatementRow, years: Sequence[str] | None,
             if cell.value is not None:
                 return y, cell
     return None
+
+
+# the scale words of statement headers ("(in thousands, except per share data)", "(Dollars in
+# millions ...)") and of questions ("Answer in USD millions"), as powers of ten
+UNITS = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
+_TABLE_UNIT = re.compile(r"\bin\s+(thousands|millions|billions)\b", re.I)
+_ASKED_UNIT = re.compile(
+    r"\bin\s+(?:(?:usd|us\$|\$|u\.s\.\s*dollars|dollars)\s+)?(thousands|millions|billions)\b",
+    re.I)
+
+
+def table_unit(text_before: str) -> str | None:
+    """The scale a statement's cells are written in: the last ``in thousands`` / ``in
+    millions`` / ``in billions`` of the 60 lines above the row (its header), lower case; ``None``
+    when none is written there."""
+    lines = text_before.splitlines()[-60:]
+    found = _TABLE_UNIT.findall("\n".join(lines))
+    return found[-1].lower() if found else None
+
+
+def asked_unit(question: str) -> str | None:
+    """The scale a question asks its answer in (``"Answer in USD millions"`` → ``"millions"``),
+    or ``None``."""
+    m = _ASKED_UNIT.search(question)
+    return m.group(1).lower() if m else None

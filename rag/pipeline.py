@@ -13,11 +13,10 @@ import time
 from collections.abc import Callable
 from functools import partial
 
-from corpus.answer_support import DocumentVocabulary, SupportModel
-from corpus.derived import derived_answer
 from corpus.presence import DocumentTermProbe
 from corpus.types import Chunk, Citation, SearchFilter
-from rag.answerability import answer_support, present_evidence, supported_evidence
+from rag.answerability import present_evidence, supported_evidence
+from rag.compose import asks_figure, figure_answer
 from rag.extractive import NOT_FOUND_TEXT, answer_text, extract_answer
 from rag.retriever import HybridRetriever
 from rag.steps import Flow, Step, drive_async, drive_sync
@@ -49,10 +48,6 @@ class RagPipeline:
         specific terms (codes, years; ``corpus.presence``) and answer "not found"
         when it lacks one (flag ``absent_in_document:<terms>``); a failed or timed-out check
         keeps the answer, flagged ``presence_timeout`` / ``presence_error``.
-    :param support_model: the answer-support decision (``corpus.answer_support``): the best
-        unit's probability of holding what was asked becomes the answer's confidence, and
-        below the model's threshold the answer is "not found" (flag ``unsupported:<p>``).
-        Default: the packaged ``corpus/answer_support.json`` (none: no decision).
     """
 
     def __init__(
@@ -63,16 +58,9 @@ class RagPipeline:
         max_evidence: int = 3,
         make_citation: Callable[[Chunk, str], Citation | None] | None = None,
         presence_check: bool = True,
-        support_model: SupportModel | None = None,
     ) -> None:
         self.retriever = retriever
         tok = retriever.tokenizer
-        self.support_model = support_model if support_model is not None else SupportModel.load()
-        self.vocabulary = (
-            DocumentVocabulary(retriever.store, tok.sparse_query, tok.normalize)
-            if hasattr(retriever.store, "keyword_search")
-            else None
-        )
         self.presence = (
             DocumentTermProbe(retriever.store, tok.sparse_query, tok.normalize)
             if presence_check and hasattr(retriever.store, "keyword_search")
@@ -155,35 +143,24 @@ class RagPipeline:
                     flags.append("absent_in_document:" + ",".join(missing))
             else:
                 flags.append(out.flag)
-        support: dict[str, float] = {}
-        support_p = 0.0 if self.support_model is not None else None
-        if evidence:
-            check_support = partial(answer_support, retrieval, evidence,
-                                    self.retriever.tokenizer, collection, self.vocabulary,
-                                    self.support_model)
-            (got,) = yield [Step("support", check_support,
-                                 self.retriever.config.search_timeout_s)]
-            if got.ok:
-                support, support_p = got.value
-            else:
-                support_p = None
-                flags.append(got.flag)
-        if found and support_p is not None and self.support_model is not None \
-                and support_p < self.support_model.threshold:
-            found = False  # the quote lacks what was asked (corpus.answer_support)
-            flags.append(f"unsupported:{support_p:.2f}")
-        # a change or ratio the question asks for is computed from the cited rows (corpus.derived)
-        computed = derived_answer(
-            retrieval.question, [it.chunks for it in retrieval.items],
-            self.retriever.tokenizer.key_terms, self.retriever.tokenizer.normalize,
-            self.make_citation, self._phrases) if found else None
+        # a figure the question asks for: computed from cited rows (a formula's missing line
+        # item searched in its document: a step), or the statement row that holds it
+        computed = None
+        if found:
+            figure = partial(figure_answer, retrieval, evidence, self.make_citation,
+                             self.retriever.tokenizer, self._phrases, self.retriever.store)
+            if asks_figure(retrieval.question):
+                (fig,) = yield [Step("figure", figure, self.retriever.config.search_timeout_s)]
+                computed = fig.value if fig.ok else None
+                if not fig.ok:
+                    flags.append(fig.flag)
         t2 = time.perf_counter()
         # the answer is the unit that answers, first and alone; the rest is "related"
         answer = answer_text(evidence[0]) if found else NOT_FOUND_TEXT
         cited: tuple[Citation, ...] = (evidence[0].citation,) if found else ()
         if computed is not None:
             answer, cited = computed[0], tuple(computed[1])
-            flags.append("computed")
+            flags.append(computed[2])
         timings = {
             **{f"retrieve.{k}": v for k, v in retrieval.timings_ms.items()},
             "retrieve": (t1 - t0) * 1000.0,
@@ -201,6 +178,4 @@ class RagPipeline:
             timings_ms=timings,
             missing=tuple(missing),
             answer_flags=tuple(flags),
-            support=support,
-            support_p=support_p,
         )
