@@ -13,9 +13,10 @@ import time
 from collections.abc import Callable
 from functools import partial
 
+from corpus.answer_support import DocumentVocabulary, SupportModel
 from corpus.presence import DocumentTermProbe
 from corpus.types import Chunk, Citation, SearchFilter
-from rag.answerability import present_evidence, supported_evidence
+from rag.answerability import answer_support, present_evidence, supported_evidence
 from rag.compose import asks_figure, figure_answer
 from rag.extractive import NOT_FOUND_TEXT, answer_text, extract_answer
 from rag.retriever import HybridRetriever
@@ -48,6 +49,10 @@ class RagPipeline:
         specific terms (codes, years; ``corpus.presence``) and answer "not found"
         when it lacks one (flag ``absent_in_document:<terms>``); a failed or timed-out check
         keeps the answer, flagged ``presence_timeout`` / ``presence_error``.
+    :param support_model: the answer-support decision (``corpus.answer_support``): the best
+        unit's probability of holding what was asked becomes the answer's confidence, and
+        below the model's threshold the answer is "not found" (flag ``unsupported:<p>``).
+        Default: the packaged ``corpus/answer_support.json`` (none: no decision).
     """
 
     def __init__(
@@ -58,9 +63,16 @@ class RagPipeline:
         max_evidence: int = 3,
         make_citation: Callable[[Chunk, str], Citation | None] | None = None,
         presence_check: bool = True,
+        support_model: SupportModel | None = None,
     ) -> None:
         self.retriever = retriever
         tok = retriever.tokenizer
+        self.support_model = support_model if support_model is not None else SupportModel.load()
+        self.vocabulary = (
+            DocumentVocabulary(retriever.store, tok.sparse_query, tok.normalize)
+            if hasattr(retriever.store, "keyword_search")
+            else None
+        )
         self.presence = (
             DocumentTermProbe(retriever.store, tok.sparse_query, tok.normalize)
             if presence_check and hasattr(retriever.store, "keyword_search")
@@ -143,6 +155,23 @@ class RagPipeline:
                     flags.append("absent_in_document:" + ",".join(missing))
             else:
                 flags.append(out.flag)
+        support: dict[str, float] = {}
+        support_p = 0.0 if self.support_model is not None else None
+        if evidence:
+            check_support = partial(answer_support, retrieval, evidence,
+                                    self.retriever.tokenizer, collection, self.vocabulary,
+                                    self.support_model)
+            (got,) = yield [Step("support", check_support,
+                                 self.retriever.config.search_timeout_s)]
+            if got.ok:
+                support, support_p = got.value
+            else:
+                support_p = None
+                flags.append(got.flag)
+        if found and support_p is not None and self.support_model is not None \
+                and support_p < self.support_model.threshold:
+            found = False  # the quote lacks what was asked (corpus.answer_support)
+            flags.append(f"unsupported:{support_p:.2f}")
         # a figure the question asks for: computed from cited rows (a formula's missing line
         # item searched in its document: a step), or the statement row that holds it
         computed = None
@@ -178,4 +207,6 @@ class RagPipeline:
             timings_ms=timings,
             missing=tuple(missing),
             answer_flags=tuple(flags),
+            support=support,
+            support_p=support_p,
         )

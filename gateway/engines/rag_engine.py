@@ -51,6 +51,8 @@ class HybridRagEngine:
     :param presence_check: an extractive answer whose document lacks one of the question's
         specific terms (codes, years: ``corpus.presence``) is "not found", flagged
         ``absent_in_document:<terms>``; a failed check keeps the answer (``presence_error``).
+        An extractive answer whose best unit scores below the packaged answer-support model's
+        threshold (``corpus.answer_support``) is "not found" too, flagged ``unsupported:<p>``.
 
     While the client's circuit breaker is open (the LLM failed repeatedly) its ``chat`` raises
     at once, so the extractive answer comes at RAG speed.
@@ -59,10 +61,14 @@ class HybridRagEngine:
     def __init__(self, retriever: Any, *, llm: Any = None, answer_floor: float = 0.2,
                  max_evidence: int = 3, llm_max_chars: int = 1500,
                  presence_check: bool = True) -> None:
+        from corpus.answer_support import DocumentVocabulary, SupportModel
         from corpus.presence import DocumentTermProbe
 
         self.retriever = retriever
         tok = retriever.tokenizer
+        self.support_model = SupportModel.load()
+        self.vocabulary = (DocumentVocabulary(retriever.store, tok.sparse_query, tok.normalize)
+                           if self.support_model is not None else None)
         self.presence = (DocumentTermProbe(retriever.store, tok.sparse_query, tok.normalize)
                          if presence_check else None)
         self.llm = llm
@@ -106,6 +112,18 @@ class HybridRagEngine:
             flags = [*flags, "no_key_term_coverage"]
         if found and self.presence is not None:
             found, evidence, flags = self._present(r, evidence, flags)
+        if found and self.support_model is not None:
+            # is the answer in the evidence (corpus.answer_support; blocking: keyword queries)
+            from rag.answerability import answer_support
+
+            try:
+                _, p = answer_support(r, evidence, self.retriever.tokenizer, r.collection,
+                                      self.vocabulary, self.support_model)
+            except Exception:  # noqa: BLE001 - a failed check keeps the answer, flagged
+                flags = [*flags, "support_error"]
+            else:
+                if p is not None and p < self.support_model.threshold:
+                    found, flags = False, [*flags, f"unsupported:{p:.2f}"]
         if not found:  # the closest passages go with it, under "related" (issue 15 item 4)
             return AnswerDraft(NOT_FOUND_TEXT, [], False, "extractive", flags=flags,
                                related=[e.citation for e in evidence])
