@@ -479,8 +479,16 @@ class CrossLanguage:
         best_units = len({c for c in best_cells if ":" in c or not to_zh})
         if share < 0.8 and not (coverage >= 0.6 and best_units >= 3):
             return None
-        if share < 0.8 and counts.get(own, 0) and self._held(question, collection, to_zh, 0.8):
-            return None  # a mixed collection whose own-language document holds nearly all
+        if share < 0.8 and counts.get(own, 0):
+            held, n = self._own_best(question, collection, to_zh)
+            named_units = {sp.unit for sp, _h, where in found if focus in where} | {
+                c for c in best_cells if ":" not in c}  # and the codes it holds
+            if n >= 2 and held >= max(2, min(0.8 * n, len(named_units))):
+                # a mixed collection where a document holds as many of the question's own
+                # words as the other-language one holds of its translations (or nearly all):
+                # the question is about that document ("Compare the Slack channel prefixes
+                # …" got 参见 信道 特点 from a Chinese datasheet)
+                return None
         return CrossTerms(tuple(chosen), tuple(units), round(coverage, 3), named)
 
     def _named(self, question: str, collection: str, target: str) -> tuple[str, str] | None:
@@ -508,9 +516,15 @@ class CrossLanguage:
         return hit[1]
 
     def _held(self, question: str, collection: str, latin: bool, share: float = 0.6) -> bool:
-        """Whether one document holds most of the question's own words (blocking): its
-        Chinese words of two characters or more (rjieba), or its English content words of
-        three letters or more — at least two and ``share`` of them (eight at most searched)."""
+        """Whether one document holds most of the question's own words (blocking): at least
+        two and ``share`` of them (:meth:`_own_best`)."""
+        best, n = self._own_best(question, collection, latin)
+        return n >= 2 and best >= max(2, share * n)
+
+    def _own_best(self, question: str, collection: str, latin: bool) -> tuple[int, int]:
+        """``(most of the question's own words one document holds, words searched)``
+        (blocking): its Chinese words of two characters or more (rjieba), or its English
+        content words of three letters or more (eight at most searched)."""
         if latin:
             words = [w.lower() for w in _EN_WORD.findall(question)
                      if len(w) >= 3 and w.lower() not in _STOP]
@@ -520,13 +534,12 @@ class CrossLanguage:
             words = [w for w in rjieba.cut(question) if len(w) >= 2 and _HAN.search(w)]
         words = list(dict.fromkeys(words))[:8]
         if len(words) < 2:
-            return False
+            return 0, len(words)
         per_doc: dict[str, int] = defaultdict(int)
         for w in words:
             for d in {d for d, t in self.search(collection, w) if w in t.lower()}:
                 per_doc[d] += 1
-        best = max(per_doc.values(), default=0)
-        return best >= max(2, share * len(words))
+        return max(per_doc.values(), default=0), len(words)
 
     @staticmethod
     def _candidates_zh(question: str, zh_idx: dict[str, list[str]]) -> list[tuple[str, list[str]]]:

@@ -247,3 +247,22 @@ def test_a_document_named_by_its_file_name() -> None:
     assert named_document("What is the sleep current of the CH583?", paths) == ("d", paths["d"])
     assert named_document("Who owns the patent under the contract?", paths) is None
     assert named_document("How long must network logs be kept?", paths) is None
+
+
+def test_mixed_collection_english_page_holding_as_many_words_wins() -> None:
+    """A mixed collection: an English page holds 4 of the question's 7 words (under 80 %), a
+    Chinese datasheet holds translations of 3 of its units (比较 信道 特点): the question is
+    about the English page and gets no Chinese terms (before: '(参见 信道 特点)')."""
+    from gateway.conversation.crosslang import CrossLanguage
+
+    cedict_index()
+    docs = {"slack": "slack channel naming: feature channels use f_",
+            "ds": "信道 特点 比较 参见 通道"}
+    docs.update({f"en{i}": f"page {i} about travel" for i in range(8)})
+
+    def search(_c: str, term: str) -> list[tuple[str, str]]:
+        return [(d, t) for d, t in docs.items() if term.lower() in t][:10]
+
+    cross = CrossLanguage(search, lambda _c: {"en": 9, "zh": 1})
+    q = "Compare the Slack channel prefixes for feature channels and group channels."
+    assert cross.terms_for(q, "c") is None
