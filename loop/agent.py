@@ -22,7 +22,15 @@ import httpx
 
 from corpus.answer_support import DocumentVocabulary, SupportModel, support_features
 from corpus.citations import display_quote
-from corpus.derived import adjacent_runs, computable, derived_answer, looked_up_answer
+from corpus.derived import (
+    adjacent_runs,
+    chunks_above,
+    computable,
+    derived_answer,
+    document_search,
+    looked_up_answer,
+    looks_up,
+)
 from corpus.presence import DocumentTermProbe, specific_terms, unit_lacks
 from corpus.types import ChunkStore, Citation, SearchFilter, SearchHit
 from loop.citations import make_citation, supported_answer
@@ -218,22 +226,37 @@ class LoopAgent:
         look-alike filing's) and no asked term was found absent from the cited document; such a
         "not found" answer to a question asking one year's figure is also answered by the
         statement row read whose label the question names wholly
-        (:func:`corpus.derived.looked_up_answer`). Runs under the tool timeout; any failure
-        keeps ``res``."""
+        (:func:`corpus.derived.looked_up_answer`), and so is a found one when the reads were
+        confined. A row's period header may be read in the chunks above it, and a formula's line
+        item not read is searched in its document (``chunks_above``, ``document_search``).
+        Runs under the tool timeout; any failure keeps ``res``."""
         tok = self.key_terms
         normalize = getattr(tok, "normalize", None)
         computing = computable(question)
         if (not (res.found or (confined and not res.fallback and not res.absent_terms))
                 or not res.read_chunk_ids or normalize is None
                 or not (res.brain == "offline" or res.evidence_answer)
-                or (res.found and not computing)):  # a found lookup keeps its answer
+                # a found answer to a lookup keeps its text unless the reads were confined to
+                # the resolved documents and a statement row there holds the asked figure
+                or (res.found and not computing and not (confined and looks_up(question)))):
             return res
 
         def compute() -> tuple[str, list[Citation]] | None:
             chunks = self.store.get_chunks(collection, list(dict.fromkeys(res.read_chunk_ids)))
-            answer = derived_answer if computing else looked_up_answer
-            return answer(question, adjacent_runs(chunks), tok.key_terms, normalize,
-                          make_citation, self.phrases)
+            runs = adjacent_runs(chunks)
+            # rows whose period header sits in chunks not read: the chunks above them; a
+            # formula's line item not read: searched in the document it reads (corpus.derived)
+            above = chunks_above(self.store, collection)
+            if not computing:
+                return looked_up_answer(question, runs, tok.key_terms, normalize, make_citation,
+                                        self.phrases, above)
+            sparse = getattr(tok, "sparse_query", None)
+            docs = {c.doc_id for c in chunks}
+            more = (document_search(self.store, collection, sparse,
+                                    runs[0][0].doc_id if runs else None)
+                    if sparse is not None and (confined or len(docs) == 1) else None)
+            return derived_answer(question, runs, tok.key_terms, normalize, make_citation,
+                                  self.phrases, more, above)
 
         try:
             got = await asyncio.wait_for(asyncio.to_thread(compute),
