@@ -20,8 +20,11 @@ Two forms, both read from the question's own words (no formula list fitted to qu
   the mean of X's two cells, ``change in X between Y1 and Y2`` their difference; a name the
   question defines (``DIO + DSO - DPO``) is its own formula. An asked phrase ``A less B`` (``what
   is the FY2022 unadjusted EBITDA less capex``) is A minus B's amount (an outflow written in
-  parentheses is subtracted, not added). A top-level division is shown in percent when the
-  question asks for one (``%``, ``percent``) outside the formulas' names.
+  parentheses is subtracted, not added); so are ``A as a % of B`` (A / B in percent), ``A %
+  margin`` (A / revenue in percent) and ``N year average of E from FY1 to FY2`` (E's mean over
+  those years). A figure the question names without defining it is read by its standard
+  definition (``corpus.formula.STANDARD``: EBITDA). A top-level division is shown in percent
+  when the question asks for one (``%``, ``percent``) outside the formulas' names.
 
 Nothing is computed when a side has no row or no cell of its year: the extractive answer
 stands. Rounding follows the question ("round … to two decimal places", else 2 for ratios
@@ -32,9 +35,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from corpus.formula import BinOp, Item, Node, Num, definitions, parse
+from corpus.formula import BinOp, Item, Node, Num, definitions, parse, standard
 from corpus.statement_rows import (
     UNITS,
     StatementRow,
@@ -238,7 +241,7 @@ def _fmt(v: float) -> str:
 def _form(question: str) -> tuple[str, str] | tuple[str, list[str]] | None:
     """The computable form of a question: ``("ratio", expression)`` for a defined ratio,
     ``("change", [earlier, later])`` for a change between two years, else ``None``."""
-    if definitions(question):
+    if definitions(question) or _asked_phrase(question) is not None:
         return "formula", question
     years = _years(question)
     if _CHANGE.search(question) and len(years) == 2:
@@ -327,6 +330,7 @@ class _Eval:
     used: list[RowAt] | None = None
     more: MoreRows | None = None
     above: TextAbove | None = None
+    seen: set[str] = field(default_factory=set)
 
 
 def _item(words: str, ev: _Eval) -> tuple[float, str] | None:
@@ -338,6 +342,14 @@ def _item(words: str, ev: _Eval) -> tuple[float, str] | None:
         node = ev.defs.pop(name)  # no formula uses itself
         got = _node(node, ev)
         ev.defs[name] = node
+        if got is None:
+            return None
+        return got[0], f"{words} {_fmt(got[0])} (= {got[1]})"
+    known = standard(name) if name not in ev.seen else None
+    if known is not None:  # a figure with a standard definition (EBITDA)
+        ev.seen.add(name)
+        got = _node(known, ev)
+        ev.seen.discard(name)
         if got is None:
             return None
         return got[0], f"{words} {_fmt(got[0])} (= {got[1]})"
@@ -417,25 +429,78 @@ def _node(node: Node, ev: _Eval) -> tuple[float, str] | None:
     return value, f"{shown(node.left, left[1], False)} {sign} {rtext}"
 
 
-def _asked(question: str, defs: list[tuple[str, Node]]) -> Node | None:
-    """The formula the question asks for: the asked phrase (``what is the FY2022 unadjusted
-    EBITDA less capex``) read as a formula when it holds an operator word (``less`` = minus)
-    over defined names or line items; else the first defined formula whose name the question
-    text before the definitions names; else the first defined formula."""
-    head = _head(question)
-    m = _ASKED.search(head)
-    if m:
-        phrase = _YEAR.sub(" ", m.group("q"))
-        phrase = re.sub(r"\s+for\s+[A-Z][\w.&'’ -]*$", " ", phrase.strip())
-        if _LESS.search(phrase):
-            node = parse(_LESS.sub(" - ", phrase))
-            if isinstance(node, BinOp) and node.op == "-":
-                return BinOp("less", node.left, node.right)
-    low = head.lower()
+@dataclass(frozen=True, slots=True)
+class _Asked:
+    """The formula a question asks for: ``node``; ``percent`` when the asked phrase says so
+    (``as a % of``, ``% margin``); ``years`` the fiscal years an ``N year average of …`` runs
+    over (empty: one figure)."""
+
+    node: Node
+    percent: bool = False
+    years: tuple[str, ...] = ()
+
+
+# phrases of the asked figure read as formulas (English financial phrasing, not fitted to a
+# filing): "A as a % of B" = A / B in percent, "A % margin" / "A margin" = A / revenue in
+# percent, "A less B" = A minus B's amount, "N year average of E from FY1 to FY2" = the mean of E
+# over those fiscal years
+_AS_SHARE = re.compile(r"\s+as\s+a\s+(?:%|percent(?:age)?)\s+of\s+", re.I)
+_MARGIN = re.compile(r"^(?P<a>.+?)\s*(?:%\s*)?margin$", re.I)
+_N_AVERAGE = re.compile(
+    r"^(?:(?:two|three|four|five|\d+)[- ]year\s+)?average\s+(?:of\s+)?(?P<e>.+?)\s+from\s+"
+    r"(?:fy\s*)?(?P<a>(?:19|20)\d{2})\s+to\s+(?:fy\s*)?(?P<b>(?:19|20)\d{2})$", re.I)
+
+
+def _phrase_formula(phrase: str) -> tuple[Node, bool] | None:
+    """``(tree, percent)`` of an asked phrase holding one of the operator phrases, else
+    ``None``."""
+    if _AS_SHARE.search(phrase):
+        a, b = _AS_SHARE.split(phrase, maxsplit=1)
+        return (BinOp("/", Item(a.strip()), Item(b.strip())), True) if a.strip() and \
+            b.strip() else None
+    m = _MARGIN.match(phrase)
+    if m and m.group("a").strip():
+        return BinOp("/", Item(m.group("a").strip()), Item("revenue")), True
+    if _LESS.search(phrase):
+        node = parse(_LESS.sub(" - ", phrase))
+        if isinstance(node, BinOp) and node.op == "-":
+            return BinOp("less", node.left, node.right), False
+    return None
+
+
+def _asked_phrase(question: str) -> _Asked | None:
+    """The asked phrase (``what is the FY2022 unadjusted EBITDA less capex``) as a formula, or
+    ``None`` when it holds none of the operator phrases."""
+    m = _ASKED.search(_head(question))
+    if not m:
+        return None
+    raw = re.sub(r"\s+for\s+[A-Z][\w.&'’() -]*$", "", m.group("q").strip())
+    raw = re.sub(r"^(?:year[- ]end\s+)", "", raw.strip(), flags=re.I)
+    avg = _N_AVERAGE.match(raw.strip())
+    if avg:
+        inner = _phrase_formula(" ".join(_YEAR.sub(" ", avg.group("e")).split()))
+        a, b = int(avg.group("a")), int(avg.group("b"))
+        if b < a or b - a > 9:
+            return None
+        node = inner[0] if inner else Item(avg.group("e"))
+        return _Asked(node, inner[1] if inner else False,
+                      tuple(str(y) for y in range(a, b + 1)))
+    got = _phrase_formula(" ".join(_YEAR.sub(" ", raw).split()))
+    return _Asked(got[0], got[1]) if got else None
+
+
+def _asked(question: str, defs: list[tuple[str, Node]]) -> _Asked | None:
+    """The formula the question asks for: the asked phrase read as a formula
+    (:func:`_asked_phrase`); else the first defined formula whose name the question text
+    before the definitions names; else the first defined formula."""
+    phrase = _asked_phrase(question)
+    if phrase is not None:
+        return phrase
+    low = _head(question).lower()
     for name, node in defs:
         if re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", low):
-            return node
-    return defs[0][1] if defs else None
+            return _Asked(node)
+    return _Asked(defs[0][1]) if defs else None
 
 
 _DEFINING = re.compile(r"\b(?:defined as|calculated as|define)\b|=", re.I)
@@ -460,22 +525,40 @@ def _formula(question: str, defs: list[tuple[str, Node]], rows: Sequence[RowAt],
              terms_of: Callable[[str], tuple[Sequence[str], Sequence[str]]],
              normalize: Callable[[str], str], more: MoreRows | None = None,
              above: TextAbove | None = None) -> Derived | None:
-    node = _asked(question, defs)
-    if node is None:
+    asked = _asked(question, defs)
+    if asked is None:
         return None
+    node = asked.node
     head_years = _years(_head(question)) or _years(question)
     year = head_years[0] if head_years else None
     ev = _Eval(rows, dict(defs), year, terms_of, normalize, used=[], more=more, above=above)
-    got = _node(node, ev)
-    if got is None or not ev.used:
-        return None
-    value, shown = got
-    percent = False
     rest = question
     for name, _ in defs:  # "% margin", "in units of percents" outside the formulas' own text
         rest = rest.replace(name, " ")
-    if _PERCENT.search(rest) and isinstance(node, BinOp) and node.op == "/":
-        value, percent = value * 100.0, True
+    percent = asked.percent or bool(
+        _PERCENT.search(rest) and isinstance(node, BinOp) and node.op == "/")
+    scale = 100.0 if percent else 1.0
+    if asked.years:  # "three year average of E from FY2016 to FY2018": E at each year
+        parts = []
+        for y in asked.years:
+            ev.year = y
+            one = _node(node, ev)
+            if one is None:
+                return None
+            parts.append((y, one[0] * scale, one[1]))
+        value = sum(p[1] for p in parts) / len(parts)
+        shown = "average of " + "; ".join(
+            f"{y}: {v:.2f}{'%' if percent else ''} (= {t}{' × 100' if percent else ''})"
+            for y, v, t in parts)
+        percent_shown = ""
+    else:
+        got = _node(node, ev)
+        if got is None:
+            return None
+        value, shown = got[0] * scale, got[1]
+        percent_shown = " × 100" if percent else ""
+    if not ev.used:
+        return None
     d = _decimals(question, 2)
     value = round(value, d)
     shown_value = f"{value:.{d}f}{'%' if percent else ''}"
@@ -483,8 +566,7 @@ def _formula(question: str, defs: list[tuple[str, Node]], rows: Sequence[RowAt],
     if isinstance(node, BinOp) and node.op in ("+", "-", "less") and len(scales) == 1:
         # a sum or difference of cells is in their statement's scale
         shown_value += converted(value, scales.pop(), asked_unit(question))
-    text = (f"{shown_value} = {shown}{' × 100' if percent else ''} — "
-            + " | ".join(r.unit for r in ev.used))
+    text = f"{shown_value} = {shown}{percent_shown} — " + " | ".join(r.unit for r in ev.used)
     return Derived(text, value, tuple(ev.used))
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["BinOp", "Item", "Node", "Num", "definitions", "parse"]
+__all__ = ["STANDARD", "BinOp", "Item", "Node", "Num", "definitions", "parse", "standard"]
 
 _NOTE = re.compile(r"\[[^\]]*\]")
 _WORD_OPS = (
@@ -168,3 +168,19 @@ def definitions(question: str) -> list[tuple[str, Node]]:
         if name and isinstance(node, BinOp):
             out.append((name, node))
     return out
+
+
+# standard definitions of figures a question may name without defining them: EBITDA is
+# earnings before interest, taxes, depreciation and amortization, i.e. operating income plus
+# depreciation and amortization (the "unadjusted EBITDA" of FinanceBench questions, which name
+# both parts: "Calculate unadjusted EBITDA using unadjusted operating income and D&A")
+STANDARD = {"ebitda": "operating income + depreciation and amortization"}
+
+
+def standard(name: str) -> Node | None:
+    """The standard definition of ``name`` when its last word is a key of :data:`STANDARD`
+    (``"unadjusted EBITDA"`` → operating income + depreciation and amortization), else
+    ``None``."""
+    words = name.lower().split()
+    expr = STANDARD.get(words[-1]) if words else None
+    return parse(expr) if expr else None

@@ -241,3 +241,33 @@ def test_a_formula_parses_words_and_symbols() -> None:
     assert definitions("Define the year-over-year rate as revenue.") == []  # no operator
     assert [n for n, _ in definitions("What is X? Quick ratio is defined as: (A - B) / C.")] == [
         "quick ratio"]
+
+
+def test_a_margin_and_a_share_averaged_over_years_are_computed(flows: Path) -> None:
+    """EBITDA by its standard definition (operating income + D&A): (2,516 + 620) / 16,865 =
+    18.59 %; cost of sales as a % of net sales, averaged over 2019-2021: 64.35, 65.47, 65.86 ->
+    65.2 % (one decimal asked)."""
+    got = _answer("What is the FY2021 unadjusted EBITDA % margin for ACME? Calculate unadjusted "
+                  "EBITDA using unadjusted operating income and D&A (from cash flow statement).",
+                  flows)
+    assert got is not None and got[0].startswith(
+        "18.59% = unadjusted EBITDA 3,136 (= Operating profit 2021 2,516 + Depreciation and "
+        "amortization 2021 620) / Net sales 2021 16,865 × 100")
+    got = _answer("What is ACME's three year average of cost of goods sold as a % of revenue "
+                  "from FY2019 to FY2021? Answer in units of percents and round to one decimal "
+                  "place.", flows)
+    assert got is not None and got[0].startswith("65.2% = average of 2019: 64.35%")
+    assert len(got[1]) == 2
+
+
+def test_a_looked_up_cell_is_shown_in_the_asked_scale(tmp_path: Path) -> None:
+    p = tmp_path / "acme_2020_10k.md"
+    p.write_text("# Consolidated Statements of Cash Flows\n\n(In thousands)\n\nYear Ended "
+                 "December 31,\n\n2020 2019 2018\n\nNet cash provided by operating activities "
+                 "381,603 465,699 295,080\n\nNet cash provided by (used in) financing activities "
+                 "2,315,195 (98,874) 515,755\n", encoding="utf-8")
+    got = _lookup("Using the cash flow statement, how much did ACME generate in cash flow from "
+                  "operating activities in FY2020? Answer in USD millions.", p)
+    assert got is not None and got[0].startswith(
+        "Net cash provided by operating activities, 2020: 381,603 (in thousands) ≈ 382 in "
+        "millions — ")
