@@ -7,8 +7,10 @@ Pure scoring over :class:`~corpus.profile.DocumentProfile` s (no I/O)::
                     words, Chinese proper nouns), without years and period codes (fy2018, q2),
                     that name a document: a word of its issuer ("3M COMPANY", "PepsiCo, Inc.")
                     or a code of letters and digits in its file name, title or issuer
-                    (ESP32-PICO-D4, 3M) — and that few documents' identity text holds
-                    (df ≤ max(5, 2 % of the documents))
+                    (ESP32-PICO-D4, 3M; a code of four or more letters and digits is also
+                    found in a file name with the punctuation of both removed:
+                    esp32-pico-d4 in esp32_pico_d4_datasheet_cn.pdf) — and that few
+                    documents' identity text holds (df ≤ max(5, 2 % of the documents))
     score(doc)    = Σ idf(t) over the entity terms the document matches, idf = ln(N / df)
     candidates    = documents with score ≥ 0.8 × best score, plus every document whose cover
                     head names all the matched terms (same issuer, unrecognised issuer line),
@@ -44,6 +46,7 @@ __all__ = ["DocumentResolver", "ProfileSource", "Resolution", "issuer_key", "que
 _YEAR_Q = re.compile(r"(?:fy\s*'?|(?<![\d.]))((?:19[5-9]|20\d)\d)(?!\d)", re.IGNORECASE)
 _CODE = re.compile(r"(?=.*\d)(?=.*[a-z])")
 _SPLIT = re.compile(r"[\s_\-./\\()\[\],;:]+")
+_FLAT = re.compile(r"[^0-9a-z]+")
 _LEGAL = re.compile(
     r"\b(?:the|inc|incorporated|co|corp|corporation|company|companies|plc|ltd|limited|llc|"
     r"lp|l\.p|n\.v|s\.a|ag|se|group|holdings?)\b\.?"
@@ -132,6 +135,10 @@ class DocumentResolver:
             for t in card.weak:
                 df[t] += 1
         self._df = dict(df)
+        # file names without punctuation: a code the question writes with hyphens
+        # (esp32-pico-d4) is in esp32_pico_d4_datasheet_cn.pdf, whose tokens are esp32, pico, d4
+        self._names = [_FLAT.sub("", c.profile.path.rsplit("/", 1)[-1].lower())
+                       for c in self._cards]
         self._issuer = [issuer_key(c.profile.organisation) for c in self._cards]
         n = max(1, len(self._cards))
         self._n = n
@@ -155,8 +162,9 @@ class DocumentResolver:
         matched: set[str] = set()
         for t in cands:
             idf = math.log(self._n / self._df[t]) + 1e-6
+            flat = _FLAT.sub("", t) if _CODE.search(t) else ""
             for i, card in enumerate(self._cards):
-                if t in card.strong:
+                if t in card.strong or (len(flat) >= 4 and flat in self._names[i]):
                     scores[i] += idf
                     matched.add(t)
         if not scores:

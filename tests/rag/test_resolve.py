@@ -174,3 +174,23 @@ def test_warm_up_builds_each_collection_s_resolver_once(store: QdrantChunkStore)
     assert retriever.warm_up_collections(["fin"]) == {"fin": "ok"}
     warmed = source._cache["fin"][1]
     assert len(warmed) == 4 and source.resolver("fin") is warmed  # the first question reuses it
+
+
+def test_a_hyphenated_code_names_the_file_written_with_underscores() -> None:
+    """ESP32-PICO-D4 names esp32_pico_d4_datasheet_cn.pdf, whose file-name tokens are esp32,
+    pico and d4 (the datasheet's title page is a revision table: no code there). Before, the
+    question was not resolved and retrieval ran over every document."""
+    profs = [
+        DocumentProfile("esp", "zh/esp32_pico_d4_datasheet_cn.pdf", "修订历史", language="zh",
+                        identity="ESP32-PICO-D4 技术规格书 修订历史"),
+        DocumentProfile("ch", "zh/wch_ch583_datasheet_cn.pdf", "CH583DS1", language="zh",
+                        identity="CH583 数据手册"),
+        *[DocumentProfile(f"d{i}", f"en/page{i}.md", f"Page {i}", identity=f"page {i}")
+          for i in range(6)],
+    ]
+    r = DocumentResolver(profs, TOK.terms)
+    q = "ESP32-PICO-D4 最高存储温度是多少？"
+    res = r.resolve(q, TOK.name_terms(q))
+    assert res.sure and res.doc_ids == ("esp",), res
+    q = "CH583的供电电压是多少？"
+    assert r.resolve(q, TOK.name_terms(q)).doc_ids == ("ch",)
