@@ -19,10 +19,14 @@ the question it holds:
   answer's whole document holds (:class:`DocumentVocabulary`, asked of the keyword index; 1
   when not asked): a question about a person, product or place the document never writes is
   about another document;
-- ``n_terms``: ``log1p`` of the number of key terms; ``zh``: the question is Chinese;
-  ``pdf``: the unit comes from a PDF (the language and the document kind shift the fit);
-- ``retrieval``: the retrieval's calibrated confidence when the path has one (the RAG path;
-  the LoopAgent has none: imputed by its mean, adding nothing).
+- ``n_terms``: ``log1p`` of the number of key terms; ``pdf``: the unit comes from a PDF (the
+  document kind shifts the fit);
+- ``retrieval_en`` / ``retrieval_zh``: the retrieval's calibrated confidence when the path has
+  one (the RAG path; the LoopAgent has none: imputed by the means, adding nothing), for an
+  English and for a Chinese question, and ``ctx_zh``: ``ctx_cov`` of a Chinese question — each
+  language gets its own slope (per-language calibration: on the keyword-only dev runs the
+  retrieval confidence alone ranks Chinese answers better than coverage does, English ones
+  worse). ``zh`` (the question is Chinese) is recorded, not a model feature.
 
 :class:`SupportModel` turns them into the probability that the answer is right (a logistic
 regression whose weights, means, spreads, bias and refusal ``threshold`` are data in
@@ -49,11 +53,12 @@ from corpus.tokenizer import asks_quantity, holds_figure
 from corpus.types import SearchFilter, SparseVector
 
 __all__ = ["PACKAGED", "SUPPORT_FEATURES", "DocumentVocabulary", "SupportModel",
-           "SupportModelError", "support_features", "term_weight"]
+           "SupportModelError", "support_features", "term_weight",
+           "with_language_forms"]
 
 SUPPORT_FEATURES: tuple[str, ...] = (
     "unit_cov", "ctx_cov", "chunk_cov", "name_cov", "specific_cov", "figure_match",
-    "doc_cov", "doc_name_cov", "n_terms", "zh", "pdf", "retrieval",
+    "doc_cov", "doc_name_cov", "n_terms", "pdf", "retrieval_en", "retrieval_zh", "ctx_zh",
 )
 _DIGIT = re.compile(r"\d")
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -99,7 +104,8 @@ def support_features(
     document: Callable[[Sequence[str]], set[str]] | None = None,
 ) -> dict[str, float]:
     """The support features of one answer (see the module docstring), all in [0, 1] but
-    ``n_terms`` (``log1p`` of a count) — ``retrieval`` left out when ``None``.
+    ``n_terms`` (``log1p`` of a count) — ``retrieval`` and its per-language forms left out
+    when ``None``; also ``zh`` and ``retrieval``, recorded for the record.
 
     :param question: the question as asked (any language).
     :param key_terms: its key terms in the tokenizer's normal form (``Tokenizer.key_terms``).
@@ -149,6 +155,20 @@ def support_features(
     }
     if retrieval is not None:
         out["retrieval"] = float(retrieval)
+    return with_language_forms(out)
+
+
+def with_language_forms(features: Mapping[str, float]) -> dict[str, float]:
+    """``features`` with the per-language forms added (``ctx_zh`` from ``ctx_cov`` and
+    ``zh``; ``retrieval_en`` / ``retrieval_zh`` from ``retrieval`` when present), so records
+    of runs that stored only the base features can be refitted."""
+    out = dict(features)
+    zh = float(out.get("zh", 0.0))
+    if "ctx_cov" in out:
+        out["ctx_zh"] = float(out["ctx_cov"]) * zh
+    if "retrieval" in out:
+        out["retrieval_en"] = float(out["retrieval"]) * (1.0 - zh)
+        out["retrieval_zh"] = float(out["retrieval"]) * zh
     return out
 
 

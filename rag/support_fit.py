@@ -13,7 +13,10 @@ The refusal threshold is then chosen on the same records: the one refusing the m
 unanswerable questions while answerable questions refused (already or by the threshold) stay
 within ``budget`` and the answerable questions whose gold evidence would be lost stay within
 ``max_hit_loss`` (shares of the answerable records; issue 15: ≤ 5 % wrongly refused, evidence
-hit down ≤ 1 point). ``cross_validate`` reports the same figures out of sample.
+hit down ≤ 1 point). ``cross_validate`` reports the same figures out of sample, with the shares
+the threshold *adds* (``unanswerable_added``, ``false_refusal_added``); the calibrate command
+keeps the threshold only when, out of sample, it refuses a larger share of the unanswerable
+questions than of the answerable ones (else the model ranks confidence and refuses nothing).
 """
 
 from __future__ import annotations
@@ -135,6 +138,10 @@ def cross_validate(records: Sequence[SupportRecord], *, folds: int = 5, budget: 
     ans = [i for i, r in enumerate(records) if r.answerable]
     una = [i for i, r in enumerate(records) if not r.answerable]
     return {
+        "unanswerable_added": (sum(1 for i in una if refuse[i] and not records[i].refused)
+                               / len(una) if una else 0.0),
+        "false_refusal_added": (sum(1 for i in ans if refuse[i] and not records[i].refused)
+                                / len(ans) if ans else 0.0),
         "auroc": auroc(scores, [r.label for r in records]),
         "unanswerable_refused": (sum(1 for i in una if records[i].refused or refuse[i]) / len(una)
                                  if una else 0.0),

@@ -212,6 +212,7 @@ def support_records(path: Path) -> list[Any]:
 
     :raises typer.BadParameter: unreadable file or a line that is not JSON.
     """
+    from corpus.answer_support import with_language_forms
     from rag.support_fit import SupportRecord
 
     out = []
@@ -226,7 +227,7 @@ def support_records(path: Path) -> list[Any]:
             str(f).startswith("unsupported:") for f in route.get("flags") or [])
         answerable = score.get("refusal_correct") is None
         out.append(SupportRecord(
-            {k: float(v) for k, v in feats.items()}, answerable,
+            with_language_forms({k: float(v) for k, v in feats.items()}), answerable,
             bool(score.get("evidence_hit_at_k")) and answerable,
             bool(score.get("evidence_hit")) and answerable,
             bool(score.get("refused")) and not by_support))
@@ -235,6 +236,8 @@ def support_records(path: Path) -> list[Any]:
 
 def _calibrate_support(paths: list[Path], out: Path | None, l2: float, budget: float,
                        max_hit_loss: float) -> None:
+    from dataclasses import replace
+
     from corpus.answer_support import PACKAGED, SUPPORT_FEATURES
     from rag.errors import CalibrationError
     from rag.support_fit import cross_validate, fit_support
@@ -248,12 +251,22 @@ def _calibrate_support(paths: list[Path], out: Path | None, l2: float, budget: f
         typer.echo(f"error: {exc} ({len(records)} records with support features)", err=True)
         raise typer.Exit(1) from None
     model.meta.update({f"cv_{k}": v for k, v in cv.items()})  # type: ignore[attr-defined]
+    if cv["unanswerable_added"] <= cv["false_refusal_added"]:
+        # out of sample the threshold refuses answerable questions as readily as unanswerable
+        # ones: keep the model for confidence, refuse nothing
+        model = replace(model, threshold=0.0)
+        model.meta["threshold_dropped"] = True  # type: ignore[index]
     target = out or PACKAGED
     target.write_text(json.dumps(model.to_dict(), indent=2) + "\n", encoding="utf-8")
     m = model.meta
     typer.echo(f"fitted on {m['n']} records ({m['positives']} on gold evidence, "
                f"{m['unanswerable']} unanswerable); wrote {target}")
     typer.echo(f"  threshold {model.threshold:.3f}")
+    if m.get("threshold_dropped"):
+        typer.echo("  threshold dropped: out of sample it refuses no larger share of the "
+                   "unanswerable questions than of the answerable ones")
+    typer.echo(f"  5-fold added refusals: unanswerable {cv['unanswerable_added']:.3f}, "
+               f"answerable {cv['false_refusal_added']:.3f}")
     for key in ("auroc", "unanswerable_refused", "false_refusal", "hit_loss"):
         ins = m.get("auroc_in_sample") if key == "auroc" else m.get(f"in_sample_{key}")
         typer.echo(f"  {key:>22} in sample {float(ins or 0):.3f}   5-fold {cv[key]:.3f}")
