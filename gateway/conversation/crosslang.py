@@ -495,11 +495,7 @@ class CrossLanguage:
         """:func:`named_document` among the collection's documents in ``target`` language."""
         if self.doc_names is None:
             return None
-        hit = self._names.get(collection)
-        if hit is None or time.monotonic() - hit[0] > self.cache_s:
-            hit = (time.monotonic(), self.doc_names(collection))
-            self._names[collection] = hit
-        paths = {d: p for d, (p, lang) in hit[1].items() if lang == target}
+        paths = {d: p for d, (p, lang) in self._doc_names(collection).items() if lang == target}
         return named_document(question, paths)
 
     def _pairs(self, collection: str, doc_id: str) -> dict[str, str]:
@@ -531,15 +527,33 @@ class CrossLanguage:
         else:
             import rjieba
 
-            words = [w for w in rjieba.cut(question) if len(w) >= 2 and _HAN.search(w)]
+            words = [w for w in rjieba.cut(question)
+                     if len(w) >= 2 and _HAN.search(w) and w not in _ZH_QWORDS]
+        own: set[str] | None = None
+        if self.doc_names is not None:
+            # a code (CH583) names a document in any language: it counts, and only documents
+            # in the question's own language are counted
+            words += [c.lower() for c in _codes(question)]
+            lang = "en" if latin else "zh"
+            own = {d for d, (_p, lg) in self._doc_names(collection).items() if lg == lang}
         words = list(dict.fromkeys(words))[:8]
         if len(words) < 2:
             return 0, len(words)
         per_doc: dict[str, int] = defaultdict(int)
         for w in words:
             for d in {d for d, t in self.search(collection, w) if w in t.lower()}:
-                per_doc[d] += 1
+                if own is None or d in own:
+                    per_doc[d] += 1
         return max(per_doc.values(), default=0), len(words)
+
+    def _doc_names(self, collection: str) -> dict[str, tuple[str, str]]:
+        """``doc_names(collection)``, kept ``cache_s``."""
+        assert self.doc_names is not None
+        hit = self._names.get(collection)
+        if hit is None or time.monotonic() - hit[0] > self.cache_s:
+            hit = (time.monotonic(), self.doc_names(collection))
+            self._names[collection] = hit
+        return hit[1]
 
     @staticmethod
     def _candidates_zh(question: str, zh_idx: dict[str, list[str]]) -> list[tuple[str, list[str]]]:
@@ -547,7 +561,7 @@ class CrossLanguage:
 
         out = []
         for w in dict.fromkeys(rjieba.cut(question)):
-            if len(w) < 2 or w not in zh_idx:
+            if len(w) < 2 or w not in zh_idx or w in _ZH_QWORDS:
                 continue
             words = [g for g in zh_idx[w][:2] if len(g.split()) <= 2]
             if words:
@@ -556,6 +570,9 @@ class CrossLanguage:
 
 
 _NAME_SPLIT = re.compile(r"[^a-z0-9]+")
+#: Chinese question words: no key term in either language (多少 is not "number amount")
+_ZH_QWORDS = frozenset("多少 什么 哪些 哪个 哪里 哪儿 哪天 如何 怎么 怎样 为何 为什么 是否 "
+                       "多久 多长 多大 多高 几个 几天 几次 谁".split())
 
 
 def _name_tokens(path: str) -> set[str]:

@@ -266,3 +266,22 @@ def test_mixed_collection_english_page_holding_as_many_words_wins() -> None:
     cross = CrossLanguage(search, lambda _c: {"en": 9, "zh": 1})
     q = "Compare the Slack channel prefixes for feature channels and group channels."
     assert cross.terms_for(q, "c") is None
+
+
+def test_a_chinese_question_word_is_no_key_term() -> None:
+    """多少 ('how many') is a question word: a Chinese question on the Chinese datasheet of a
+    mostly English collection got '(number amount)' from it; and the datasheet holding the
+    question's code (CH583) and words is its own-language document."""
+    from gateway.conversation.crosslang import CrossLanguage
+
+    cedict_index()
+    docs = {"ch": "ch583 ble 接收灵敏度 -98dbm", **{f"en{i}": f"the number and amount {i}"
+                                                   for i in range(9)}}
+
+    def search(_c: str, term: str) -> list[tuple[str, str]]:
+        return [(d, t) for d, t in docs.items() if term.lower() in t][:10]
+
+    names = {"ch": ("zh/wch_ch583_datasheet_cn.pdf", "zh"),
+             **{f"en{i}": (f"en/p{i}.md", "en") for i in range(9)}}
+    cross = CrossLanguage(search, lambda _c: {"en": 9, "zh": 1}, doc_names=lambda _c: names)
+    assert cross.terms_for("CH583的BLE接收灵敏度是多少？", "c") is None

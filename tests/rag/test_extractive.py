@@ -31,3 +31,34 @@ def test_question_codes_are_no_figure() -> None:
     assert not holds_figure("esp32-pico-d4 的产品规格", terms)
     assert holds_figure("esp32-pico-d4 工作电压 3.0 v ~ 3.6 v", terms)
     assert holds_figure("工作电压 3.3 v", [])
+
+
+def test_a_revision_history_row_is_not_the_value_asked(tmp_path) -> None:
+    """A datasheet's revision history names the asked quantity beside a version and a date
+    ("V1.0 | 2020.12.22 | 微调蓝牙接收灵敏度"); the value is in the specification. Ranked first
+    by retrieval, the history row was the answer (CH583 p.113); it is demoted unless the
+    question asks about versions or changes."""
+    from corpus.chunker import chunk_document
+    from corpus.citations import make_citation
+    from corpus.parsers import parse_file
+    from corpus.tokenizer import Tokenizer
+    from rag.extractive import extract_answer
+    from rag.types import Confidence, ConfidenceFeatures, Retrieval, RetrievedChunk
+
+    tok = Tokenizer()
+    doc = tmp_path / "ch583.md"
+    doc.write_text("# 第22章 修改记录\n\n| 版本 | 日期 | 说明 |\n|---|---|---|\n"
+                   "| V1.0 | 2020.12.22 | 微调蓝牙接收灵敏度，微调睡眠电流 |\n\n"
+                   "# 第1章 概述\n\n射频：接收灵敏度-98dBm，可编程发送功率。\n", encoding="utf-8")
+    chunks = chunk_document(parse_file(doc), rel_path=doc.name)
+    chunks.sort(key=lambda c: "修改记录" not in " ".join(c.section_path))  # history first
+
+    def ask(q: str) -> str:
+        items = tuple(RetrievedChunk((c,), 1.0 / (i + 1)) for i, c in enumerate(chunks))
+        r = Retrieval(q, "c", items, Confidence(0.5, ConfidenceFeatures()), "keyword",
+                      key_terms=tuple(tok.key_terms(q)))
+        ev = extract_answer(r, tok.key_terms(q), make_citation, normalize=tok.normalize)
+        return ev[0].text
+
+    assert "-98dBm" in ask("蓝牙接收灵敏度是多少？")
+    assert "V1.0" in ask("哪个版本微调了蓝牙接收灵敏度？")
