@@ -67,6 +67,9 @@ class EdgeBackend:
     :param root: directory holding one sub-directory per collection (created if missing).
     """
 
+    #: the engine runs in this process (holding the interpreter lock for a whole operation)
+    in_process = True
+
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         self._shards: dict[str, qe.EdgeShard] = {}

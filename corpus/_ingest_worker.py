@@ -23,6 +23,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from corpus.chunker import DocumentChunks
 from corpus.errors import ParseError
 from corpus.types import Chunk, OutlineEntry, ParsedDocument, PassageEmbedder, SparseVector
 
@@ -39,7 +40,7 @@ class Prepared:
     title: str
     media_type: str
     page_count: int
-    chunks: list[Chunk]
+    chunks: list[Chunk] | DocumentChunks  # a stream in this process (``keyword=False``)
     sparse: list[SparseVector]
     outline: list[OutlineEntry] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -70,8 +71,9 @@ def prepare(path: str, rel_path: str, parse: ParseFn | None = None, *,
             keyword: bool = True) -> Prepared | Failure:
     """Parse ``path``, chunk it (chunks carry ``rel_path``), compute each chunk's sparse
     vector from :meth:`Chunk.context_text` (not with ``keyword=False``: ``sparse`` is then
-    empty and the writer computes it batch by batch, so a large file's vectors are never all
-    in memory at once) and the document's text keys
+    empty, ``chunks`` a :class:`corpus.chunker.DocumentChunks` stream, and the writer chunks
+    and computes the vectors batch by batch, so a large file's chunks and vectors are never
+    all in memory at once) and the document's text keys
     (``corpus.text_identity``), and — in a worker started with an ``embed`` factory — each
     chunk's dense vector. Never raises for a bad file: returns a :class:`Failure`
     (``corrupt`` for an unexpected library error, ``no_text`` when nothing could be chunked);
@@ -82,21 +84,22 @@ def prepare(path: str, rel_path: str, parse: ParseFn | None = None, *,
 
     try:
         doc = (parse or _default_parse)(Path(path))
-        chunks = chunk_document(doc, rel_path=rel_path)
+        chunks: list[Chunk] | DocumentChunks = (
+            chunk_document(doc, rel_path=rel_path) if keyword else DocumentChunks(doc, rel_path))
+        if not chunks:
+            return Failure("no_text", f"{path}: the document holds no extractable text")
     except ParseError as exc:
         return Failure(exc.code, exc.message)
     except MemoryError:
         return Failure("corrupt", f"{path}: parsing ran out of memory")
     except Exception as exc:  # a parser bug must not end the batch
         return Failure("corrupt", f"{path}: parsing failed ({type(exc).__name__}: {exc})")
-    if not chunks:
-        return Failure("no_text", f"{path}: the document holds no extractable text")
     sparse: list[SparseVector] = []
     if keyword:
         tok = Tokenizer()
         sparse = [tok.sparse(c.context_text()) for c in chunks]
     dense = None
-    if _EMBEDDER is not None:
+    if _EMBEDDER is not None and keyword:
         texts = [c.context_text() for c in chunks]
         try:
             dense = _EMBEDDER.embed_passages(texts)

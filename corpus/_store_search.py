@@ -1,6 +1,7 @@
 """Search side of :class:`corpus.qdrant_store.QdrantChunkStore` (keyword, dense, hybrid RRF),
 kept apart to keep modules small. Every search hides staged chunks (documents being written)
-and never sends Qdrant an empty sparse vector.
+and the documents being published batch by batch, and never sends Qdrant an empty sparse
+vector.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ class StoreSearchMixin:
 
     backend: Backend
     _dense_ready: set[str]
+
+    def hidden_documents(self, collection: str) -> frozenset[str]:
+        raise NotImplementedError
 
     def collection_meta(self, collection: str) -> dict[str, Any]:
         raise NotImplementedError
@@ -117,12 +121,14 @@ class StoreSearchMixin:
             prefix = tuple(flt.section_prefix)
             must.extend(("section_path", p) for p in prefix)
         limit = top_k * 4 if prefix else top_k
+        gone = self.hidden_documents(collection)  # being published batch by batch: not yet
+        hidden: tuple[tuple[str, Any], ...] = (("doc_id", sorted(gone)),) if gone else ()
         rows = self.backend.search(
             collection,
             dense=vector,
             sparse=None if sparse is None else (sparse.indices, sparse.values),
             limit=limit,
-            flt=Flt(must=tuple(must), must_not=_HIDE_STAGED),
+            flt=Flt(must=tuple(must), must_not=_HIDE_STAGED + hidden),
             **kw,
         )
         hits = [SearchHit(Chunk.from_payload(p), s) for p, s in rows]

@@ -28,8 +28,14 @@ from dataclasses import asdict
 from typing import Any
 
 from corpus.directory import delete_directory
-from corpus.page_titles import PageHead, heads_from_data, heads_to_data, page_heads
-from corpus.profile import PROFILE_VERSION, DocumentProfile, build_profile
+from corpus.page_titles import (
+    PageHead,
+    PageHeadsBuilder,
+    heads_from_data,
+    heads_to_data,
+    page_heads,
+)
+from corpus.profile import PROFILE_VERSION, DocumentProfile, build_profile, cover_chunks
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.types import Chunk, DocumentInfo, OutlineEntry, SparseVector
 
@@ -89,7 +95,7 @@ class CatalogueEntry:
         )
 
 
-def outline_from_chunks(chunks: Sequence[Chunk]) -> list[OutlineEntry]:
+def outline_from_chunks(chunks: Iterable[Chunk]) -> list[OutlineEntry]:
     """A section tree from the chunks' section paths (used when the parser found no outline):
     one entry per heading, at the page of the first chunk under it."""
     out: list[OutlineEntry] = []
@@ -199,22 +205,27 @@ class Catalogue:
             effort) and the catalogue still points at the previous version.
         """
         return self.commit_streamed(collection, entry, chunks,
-                                    [(0, len(chunks), list(sparse), dense)], previous=previous)
+                                    [(list(chunks), list(sparse), dense)], previous=previous)
 
     def commit_streamed(
         self,
         collection: str,
         entry: CatalogueEntry,
-        chunks: Sequence[Chunk],
-        batches: Iterable[tuple[int, int, Sequence[SparseVector], Sequence[Sequence[float]] | None]],
+        chunks: Iterable[Chunk],
+        batches: Iterable[tuple[Sequence[Chunk], Sequence[SparseVector],
+                                Sequence[Sequence[float]] | None]],
         *,
         previous: CatalogueEntry | None = None,
     ) -> int:
-        """:meth:`commit_document` with the vectors given batch by batch: each item of
-        ``batches`` is ``(start, end, sparse, dense)`` for ``chunks[start:end]``, written staged
-        as it comes (the caller may embed each batch only when asked for it, so a large file's
-        vectors are never all in memory); the switch happens after the last batch.
+        """:meth:`commit_document` with the chunks and vectors given batch by batch: each item of
+        ``batches`` is ``(chunks, sparse, dense)`` for the document's next chunks in order,
+        written staged as it comes (the caller may chunk and embed each batch only when asked
+        for it, so a large file's chunks and vectors are never all in memory); the page heads
+        are gathered from the batches (``corpus.page_titles.PageHeadsBuilder``); the switch
+        happens after the last batch.
 
+        :param chunks: the document's chunks in order, read only for the profile's cover (its
+            first chunks: ``corpus.profile.cover_chunks``), so a re-iterable stream will do.
         :returns: the new corpus version.
         :raises StoreError: on backend failure.
         :raises Exception: whatever iterating ``batches`` raised (e.g.
@@ -223,15 +234,18 @@ class Catalogue:
         """
         doc_id = entry.info.doc_id
         if entry.profile is None:
-            entry.profile = build_profile(entry.info, chunks)
+            entry.profile = build_profile(entry.info, cover_chunks(chunks))
         self.store.delete_document(collection, doc_id)
+        ids: list[str] = []
+        heads = PageHeadsBuilder()
         try:
-            for start, end, sparse, dense in batches:
-                self.store.upsert_chunks(collection, chunks[start:end], sparse, dense,
-                                         staged=True)
-            self.store.publish_document(collection, doc_id, [c.chunk_id for c in chunks])
+            for batch, sparse, dense in batches:
+                self.store.upsert_chunks(collection, batch, sparse, dense, staged=True)
+                ids.extend(c.chunk_id for c in batch)
+                heads.add(batch)
+            self.store.publish_document(collection, doc_id, ids)
             self.store.put_record(collection, _KIND, entry.info.path, entry.to_data())
-            self.store.put_record(collection, _PAGES, doc_id, heads_to_data(page_heads(chunks)))
+            self.store.put_record(collection, _PAGES, doc_id, heads_to_data(heads.heads()))
         except Exception:
             try:
                 self.store.delete_document(collection, doc_id)

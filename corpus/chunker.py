@@ -30,12 +30,13 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import islice
 
 from corpus.types import Block, Chunk, LineSpan, ParsedDocument
 
-__all__ = ["chunk_document", "document_text", "is_junk_line"]
+__all__ = ["DocumentChunks", "chunk_document", "document_text", "is_junk_line", "iter_chunks"]
 
 _SEP = "\n\n"
 _SENT_RE = re.compile(r"[。！？；][”’」』）)]*|[.!?;][\"'”’)\]]*(?=\s)")
@@ -168,93 +169,177 @@ def _table_units(
     return units
 
 
-@dataclass(slots=True)
-class _Section:
-    path: tuple[str, ...]
-    units: list[_Unit]
-    has_body: bool = False
+class _Window:
+    """The document text from ``base`` on, with its line map, addressed by offsets into the whole
+    document text (:func:`document_text`): ``window[a:b]``, ``window[i]`` and :meth:`rfind`
+    behave as on that text for every offset not yet trimmed. Blocks are appended as they come
+    and :meth:`trim` drops what no pending chunk needs, so memory holds a few chunks, not the
+    document."""
+
+    __slots__ = ("base", "buf", "keys", "lmap", "started")
+
+    def __init__(self) -> None:
+        self.buf, self.base, self.started = "", 0, False
+        self.lmap: list[LineSpan] = []
+        self.keys: list[int] = []
+
+    def __getitem__(self, k: int | slice) -> str:
+        if isinstance(k, slice):
+            a, b = k.start, k.stop
+            return self.buf[(a - self.base if a is not None else None):
+                            (b - self.base if b is not None else None)]
+        return self.buf[k - self.base]
+
+    def rfind(self, sub: str, a: int, b: int) -> int:
+        i = self.buf.rfind(sub, a - self.base, b - self.base)
+        return i + self.base if i >= 0 else -1
+
+    def add(self, block: Block, at: int) -> None:
+        """Append ``block`` whose text starts at document offset ``at``."""
+        self.buf += (_SEP + block.text) if self.started else block.text
+        self.started = True
+        spans = _line_map([block], [at])
+        self.lmap.extend(spans)
+        self.keys.extend(e[0] for e in spans)
+
+    def trim(self, upto: int) -> None:
+        """Forget the text before ``upto`` and the line-map entries before the one covering it
+        (amortised: only once 64 KiB can go)."""
+        if upto - self.base < 1 << 16:
+            return
+        self.buf, self.base = self.buf[upto - self.base:], upto
+        i = max(bisect_right(self.keys, upto) - 1, 0)
+        del self.lmap[:i], self.keys[:i]
 
 
-def _sections(
-    doc: ParsedDocument,
-    text: str,
-    offsets: list[int],
-    lmap: list[LineSpan],
-    keys: list[int],
-    min_chars: int,
-    max_chars: int,
-    target: int,
-) -> list[_Section]:
-    sections: list[_Section] = [_Section((), [])]
-    stack: list[tuple[int, str]] = []
-    for b, base in zip(doc.blocks, offsets, strict=True):
-        s, e = base, base + len(b.text)
-        if b.kind == "heading":
-            while stack and stack[-1][0] >= max(b.level, 1):
-                stack.pop()
-            stack.append((max(b.level, 1), " ".join(b.text.split())))
-            path = tuple(t for _, t in stack)
-            cur = sections[-1]
-            if cur.has_body or not cur.units:
-                sections.append(_Section(path, [_Unit(s, e, "heading")]))
-            else:  # heading-only section: carry its heading into this one
-                cur.path = path
-                cur.units.append(_Unit(s, e, "heading"))
-            continue
-        if b.kind == "table":
-            new = _table_units(text, s, e, lmap, keys, target, max_chars)
-        else:
-            if len(b.text) < min_chars and all(is_junk_line(x) for x in b.text.split("\n")):
-                continue
-            new = [_Unit(a, z, "text") for a, z in _split_spans(text, s, e, max_chars)]
-        if new:
-            sections[-1].units.extend(new)
-            sections[-1].has_body = True
-    return [sec for sec in sections if sec.units]
+def _block_units(b: Block, base: int, win: _Window, min_chars: int, max_chars: int,
+                 target: int) -> list[_Unit]:
+    """The units of one non-heading block at document offset ``base`` ([] for junk)."""
+    s, e = base, base + len(b.text)
+    text = win  # offsets are the whole document's
+    if b.kind == "table":
+        return _table_units(text, s, e, win.lmap, win.keys, target, max_chars)  # type: ignore[arg-type]
+    if len(b.text) < min_chars and all(is_junk_line(x) for x in b.text.split("\n")):
+        return []
+    return [_Unit(a, z, "text") for a, z in _split_spans(text, s, e, max_chars)]  # type: ignore[arg-type]
 
 
 def _size(units: list[_Unit]) -> int:
     return sum(u.size for u in units) + 2 * (len(units) - 1)
 
 
-def _pack(sec: _Section, min_chars: int, max_chars: int, target: int) -> list[list[_Unit]]:
-    groups: list[list[_Unit]] = []
-    cur: list[_Unit] = []
-    size = 0
-    body = 0  # characters of non-heading units in cur
-    for u in sec.units:
+class _Packer:
+    """Packs one section's units into chunk groups as they come (greedy up to ``target``, never
+    beyond ``max_chars``), then merges fragments shorter than ``min_chars`` into a neighbour of
+    the same section (a small overflow of ``max_chars``, up to ``min_chars``, is accepted rather
+    than leaving a fragment). :meth:`feed` and :meth:`finish` return the groups that are final."""
+
+    def __init__(self, min_chars: int, max_chars: int, target: int) -> None:
+        self.min, self.max, self.target = min_chars, max_chars, target
+        self.cur: list[_Unit] = []
+        self.size = self.body = 0  # body: characters of non-heading units in cur
+        self.pending: list[_Unit] | None = None  # the last merged group, may still grow
+
+    def feed(self, u: _Unit) -> list[list[_Unit]]:
+        out: list[list[_Unit]] = []
+        cur, size = self.cur, self.size
         if not cur:
             pass
         elif u.kind == "table":
-            if not (body < 2 * min_chars and size + u.size + 2 <= max_chars):
-                groups.append(cur)
-                cur, size, body = [], 0, 0
+            if not (self.body < 2 * self.min and size + u.size + 2 <= self.max):
+                out = self._close()
         elif u.kind == "heading":
-            if size + u.size + 2 > max_chars:  # a run of headings (mis-detected body text)
-                groups.append(cur)
-                cur, size, body = [], 0, 0
-        elif cur[-1].kind == "table" or size >= target or size + u.size + 2 > max_chars:
-            groups.append(cur)
-            cur, size, body = [], 0, 0
-        cur.append(u)
-        size += u.size + (2 if len(cur) > 1 else 0)
+            if size + u.size + 2 > self.max:  # a run of headings (mis-detected body text)
+                out = self._close()
+        elif cur[-1].kind == "table" or size >= self.target or size + u.size + 2 > self.max:
+            out = self._close()
+        self.cur.append(u)
+        self.size += u.size + (2 if len(self.cur) > 1 else 0)
         if u.kind != "heading":
-            body += u.size
-    if cur:
-        groups.append(cur)
-    # merge fragments shorter than min_chars into a neighbour of the same section (a small
-    # overflow of max_chars, up to min_chars, is accepted rather than leaving a fragment)
-    merged: list[list[_Unit]] = []
-    for g in groups:
-        if merged:
-            p = merged[-1]
-            small = _size(p) < min_chars or _size(g) < min_chars
-            fits = _size(p) + _size(g) + 2 <= max_chars + min_chars
+            self.body += u.size
+        return out
+
+    def finish(self) -> list[list[_Unit]]:
+        out = self._close() if self.cur else []
+        if self.pending is not None:
+            out.append(self.pending)
+            self.pending = None
+        return out
+
+    def _close(self) -> list[list[_Unit]]:
+        g, self.cur, self.size, self.body = self.cur, [], 0, 0
+        p = self.pending
+        if p is not None:
+            small = _size(p) < self.min or _size(g) < self.min
+            fits = _size(p) + _size(g) + 2 <= self.max + self.min
             if fits and (small or all(u.kind == "heading" for u in p)):
                 p.extend(g)
+                return []
+        self.pending = g
+        return [p] if p is not None else []
+
+
+def _groups(
+    blocks: Iterable[Block], win: _Window, min_chars: int, max_chars: int, target: int
+) -> Iterator[tuple[tuple[str, ...], list[_Unit]]]:
+    """``(section path, units)`` of every chunk in document order, as the blocks come.
+
+    A chunk never spans two heading sections; a heading with no body of its own is carried into
+    the next section (its path becomes that section's); a heading-only group (a heading at the
+    very end) joins the previous chunk. A section's groups are packed only once its path is
+    final (its first body unit)."""
+    stack: list[tuple[int, str]] = []
+    path: tuple[str, ...] = ()
+    held: list[_Unit] = []  # the section's units while it has no body (headings only)
+    has_body = False
+    packer = _Packer(min_chars, max_chars, target)
+    last: tuple[tuple[str, ...], list[_Unit]] | None = None  # may still take a heading group
+
+    def out(groups: list[list[_Unit]]) -> Iterator[tuple[tuple[str, ...], list[_Unit]]]:
+        nonlocal last
+        for g in groups:
+            if (last is not None and all(u.kind == "heading" for u in g)
+                    and _size(last[1]) + _size(g) + 2 <= max_chars + min_chars):
+                last[1].extend(g)
                 continue
-        merged.append(g)
-    return merged
+            if last is not None:
+                yield last
+            last = (path, g)
+
+    pos = 0
+    for b in blocks:
+        base = pos
+        pos += len(b.text) + len(_SEP)
+        win.add(b, base)
+        if b.kind == "heading":
+            while stack and stack[-1][0] >= max(b.level, 1):
+                stack.pop()
+            stack.append((max(b.level, 1), " ".join(b.text.split())))
+            unit = _Unit(base, base + len(b.text), "heading")
+            if has_body or not held:  # a new section
+                if has_body:
+                    yield from out(packer.finish())
+                has_body, held = False, [unit]
+            else:  # heading-only section: carry its heading into this one
+                held.append(unit)
+            path = tuple(t for _, t in stack)
+            continue
+        new = _block_units(b, base, win, min_chars, max_chars, target)
+        if not new:
+            continue
+        if not has_body:
+            has_body = True
+            for u in held:
+                yield from out(packer.feed(u))
+            held = []
+        for u in new:
+            yield from out(packer.feed(u))
+    if held:  # a section of headings only, at the end
+        for u in held:
+            yield from out(packer.feed(u))
+    yield from out(packer.finish())
+    if last is not None:
+        yield last
 
 
 def _assemble(
@@ -302,7 +387,8 @@ def chunk_document(
     max_chars: int = 1500,
     target_chars: int = 1000,
 ) -> list[Chunk]:
-    """Split a parsed document into structure-following chunks (see the module docstring).
+    """Split a parsed document into structure-following chunks (see the module docstring):
+    ``list(iter_chunks(doc, ...))``.
 
     :param doc: parser output.
     :param rel_path: the document path stored in every chunk (relative to the ingest root).
@@ -314,62 +400,118 @@ def chunk_document(
         ``chunk_id = f"{doc_id[:16]}-{ordinal:05d}"`` (stable for the same bytes).
     :raises ValueError: when the sizes are inconsistent (need ``0 < min <= target <= max``).
     """
+    return list(iter_chunks(doc, rel_path=rel_path, min_chars=min_chars, max_chars=max_chars,
+                            target_chars=target_chars))
+
+
+def iter_chunks(
+    doc: ParsedDocument,
+    *,
+    rel_path: str,
+    blocks: Iterable[Block] | None = None,
+    min_chars: int = 80,
+    max_chars: int = 1500,
+    target_chars: int = 1000,
+) -> Iterator[Chunk]:
+    """The chunks of :func:`chunk_document`, the same ones with the same ids, produced one at a
+    time as ``blocks`` (default ``doc.blocks``) are read: memory holds the blocks of about three
+    chunks (a block longer than that whole), never the document's text or chunk list, so a
+    large file can be chunked, embedded and written batch by batch (issue 20 item 4).
+
+    :param blocks: the document's blocks in order when they come from elsewhere than
+        ``doc.blocks`` (e.g. a parser's generator); iterated once.
+    :raises ValueError: when the sizes are inconsistent (checked before the first chunk).
+    """
     if not 0 < min_chars <= target_chars <= max_chars:
         raise ValueError(
             f"need 0 < min_chars <= target_chars <= max_chars, got "
             f"{min_chars}, {target_chars}, {max_chars}"
         )
-    text, offsets = document_text(doc)
-    lmap = _line_map(doc.blocks, offsets)
-    keys = [e[0] for e in lmap]
-    raw: list[tuple[tuple[str, ...], list[_Unit]]] = []
-    for sec in _sections(doc, text, offsets, lmap, keys, min_chars, max_chars, target_chars):
-        raw.extend((sec.path, g) for g in _pack(sec, min_chars, max_chars, target_chars))
-    # a heading-only group (a heading at the very end) joins the previous chunk
-    groups: list[tuple[tuple[str, ...], list[_Unit]]] = []
-    for path, g in raw:
-        if (
-            groups
-            and all(u.kind == "heading" for u in g)
-            and _size(groups[-1][1]) + _size(g) + 2 <= max_chars + min_chars
-        ):
-            groups[-1][1].extend(g)
-            continue
-        groups.append((path, g))
+    return _iter_chunks(doc, rel_path, doc.blocks if blocks is None else blocks,
+                        min_chars, max_chars, target_chars)
+
+
+def _iter_chunks(doc: ParsedDocument, rel_path: str, blocks: Iterable[Block], min_chars: int,
+                 max_chars: int, target: int) -> Iterator[Chunk]:
     prefix = doc.doc_id[:16]
-    chunks: list[Chunk] = []
-    n = len(groups)
-    for ordinal, (path, g) in enumerate(groups):
-        ctext, cmap, own = _assemble(g, text, lmap, keys)
-        first, last = own[0], own[-1]
+    win = _Window()
+    ordinal = 0
+    ahead: tuple[tuple[str, ...], list[_Unit]] | None = None  # next_id needs one group ahead
+
+    def make(path: tuple[str, ...], g: list[_Unit], last: bool) -> Chunk:
+        ctext, cmap, own = _assemble(g, win, win.lmap, win.keys)  # type: ignore[arg-type]
+        first, end = own[0], own[-1]
         table_chars = sum(u.size for u in g if u.kind == "table")
-        chunks.append(
-            Chunk(
-                chunk_id=f"{prefix}-{ordinal:05d}",
-                doc_id=doc.doc_id,
-                path=rel_path,
-                title=doc.title,
-                section_path=path,
-                page_start=first[1],
-                page_end=max(last[1], first[1]),
-                line_start=first[2],
-                line_end=last[2],
-                char_start=g[0].start,
-                char_end=g[-1].end,
-                text=ctext,
-                kind="table" if table_chars * 2 >= len(ctext) else "text",
-                prev_id=f"{prefix}-{ordinal - 1:05d}" if ordinal else None,
-                next_id=f"{prefix}-{ordinal + 1:05d}" if ordinal + 1 < n else None,
-                ordinal=ordinal,
-                page_label=doc.page_labels.get(first[1], ""),
-                line_map=cmap,
-                page_labels=tuple(doc.page_labels.get(p, "") for p in
-                                  range(first[1], max(last[1], first[1]) + 1))
-                if doc.page_labels else (),
-                page_warning=_page_warning(doc, first[1], max(last[1], first[1])),
-            )
+        page_end = max(end[1], first[1])
+        return Chunk(
+            chunk_id=f"{prefix}-{ordinal:05d}",
+            doc_id=doc.doc_id,
+            path=rel_path,
+            title=doc.title,
+            section_path=path,
+            page_start=first[1],
+            page_end=page_end,
+            line_start=first[2],
+            line_end=end[2],
+            char_start=g[0].start,
+            char_end=g[-1].end,
+            text=ctext,
+            kind="table" if table_chars * 2 >= len(ctext) else "text",
+            prev_id=f"{prefix}-{ordinal - 1:05d}" if ordinal else None,
+            next_id=None if last else f"{prefix}-{ordinal + 1:05d}",
+            ordinal=ordinal,
+            page_label=doc.page_labels.get(first[1], ""),
+            line_map=cmap,
+            page_labels=tuple(doc.page_labels.get(p, "") for p in range(first[1], page_end + 1))
+            if doc.page_labels else (),
+            page_warning=_page_warning(doc, first[1], page_end),
         )
-    return chunks
+
+    for group in _groups(blocks, win, min_chars, max_chars, target):
+        if ahead is not None:
+            yield make(*ahead, last=False)
+            ordinal += 1
+            win.trim(group[1][0].start)
+        ahead = group
+    if ahead is not None:
+        yield make(*ahead, last=True)
+
+
+class DocumentChunks:
+    """The chunks of one parsed document as a re-iterable stream: each iteration chunks the
+    held blocks again (:func:`iter_chunks`), so the chunks are never all in memory; ``len()``
+    counts them once (one chunking pass, cached). For an ingest of a large file: progress
+    needs the total, the writer reads the chunks batch by batch, the directory two passes.
+
+    :param doc: the parsed document (its blocks are held).
+    :param rel_path: the path stored in every chunk.
+    """
+
+    __slots__ = ("_n", "doc", "rel_path")
+
+    def __init__(self, doc: ParsedDocument, rel_path: str) -> None:
+        self.doc, self.rel_path = doc, rel_path
+        self._n: int | None = None
+
+    def __iter__(self) -> Iterator[Chunk]:
+        return iter_chunks(self.doc, rel_path=self.rel_path)
+
+    def __len__(self) -> int:
+        if self._n is None:
+            self._n = sum(1 for _ in self)
+        return self._n
+
+    def __bool__(self) -> bool:
+        return next(iter(self), None) is not None
+
+    def __contains__(self, item: object) -> bool:
+        return any(c == item for c in self)
+
+    def batches(self, size: int) -> Iterator[list[Chunk]]:
+        """The chunks in lists of ``size`` (the last may be shorter)."""
+        it = iter(self)
+        while batch := list(islice(it, max(1, size))):
+            yield batch
 
 
 def _page_warning(doc: ParsedDocument, first: int, last: int) -> str:

@@ -32,7 +32,7 @@ import hashlib
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -182,7 +182,7 @@ def top_terms(counts: Counter[str], df: Counter[str], n_docs: int,
     return tuple(out)
 
 
-def extractive_entries(chunks: Sequence[Chunk], tokenizer: Tokenizer | None = None
+def extractive_entries(chunks: Collection[Chunk], tokenizer: Tokenizer | None = None
                        ) -> list[DirectoryEntry]:
     """Extractive entries of one document's chunks (in chunk order): title = section path,
     summary = :func:`lead_sentence`, terms = :func:`top_terms` with the IDF over these chunks.

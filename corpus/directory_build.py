@@ -26,7 +26,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, replace
@@ -162,7 +162,7 @@ class DirectoryBuilder:
         self.stats = DirectoryStats()
         self._pool: ThreadPoolExecutor | None = None
 
-    def build(self, chunks: Sequence[Chunk]) -> list[DirectoryEntry]:
+    def build(self, chunks: Collection[Chunk]) -> list[DirectoryEntry]:
         """Entries for one document's chunks, in order: cached or model-written where a writer
         is configured, extractive otherwise. Never raises for model faults."""
         t0 = time.perf_counter()
@@ -173,7 +173,7 @@ class DirectoryBuilder:
         self.stats.seconds += time.perf_counter() - t0
         return entries
 
-    def write(self, store: Any, collection: str, doc_id: str, chunks: Sequence[Chunk],
+    def write(self, store: Any, collection: str, doc_id: str, chunks: Collection[Chunk],
               previous_doc_id: str | None = None) -> str:
         """Build and save ``doc_id``'s directory; delete the directory of the version it
         replaces (``previous_doc_id``) when no chunk of that version is left. Returns ``""``,

@@ -10,9 +10,12 @@ there are removed. A bad file yields one ``failed`` result with a code from
 ``corpus.errors.PARSE_ERROR_CODES`` (or ``store_error``) and the batch goes on.
 
 Large files are written in batches of ``write_batch`` chunks: parsed in this process (one
-worker), a document's keyword and dense vectors are computed one batch at a time and written
-staged as they come, so memory for vectors is bounded by the batch size (the chunks' text of
-one document is still held whole); ``step(phase, path, done, total)`` reports ``parsing``,
+worker), a document is chunked as a stream (``corpus.chunker.DocumentChunks``: the same chunks
+and ids as ``chunk_document``, never all in memory; the parsed blocks are held) and its chunks,
+keyword and dense vectors are computed one batch at a time and written staged as they come, so
+memory for chunks and vectors is bounded by the batch size (a text-like file above
+``STREAM_TEXT_BYTES``, any file above ``STREAM_ANY_BYTES``, is taken out of the worker processes
+for this, after the other files); ``step(phase, path, done, total)`` reports ``parsing``,
 ``embedding`` (chunks written of the document's total) and ``switching``; a ``cancel`` event set
 by another thread stops the run between two batches with ``corpus.errors.IngestCancelled``, the
 document being written rolled back.
@@ -22,7 +25,8 @@ Duplicates (case 16) add no chunks: a file with the bytes of a document already 
 (``corpus.text_identity.document_key``: CRLF, trailing blanks, NFKC), is ``skipped`` with
 ``error_code="duplicate"`` and ``duplicate_of`` naming the kept document (``removed`` instead
 when its path held another version before, which is then deleted). Within one run the first
-file in walk order is kept (with several worker processes: the first parsed). A document whose
+file in walk order is kept (with several worker processes: the first parsed; large files —
+``STREAM_TEXT_BYTES`` — come after the others). A document whose
 words equal another's but not its layout (``loose_key``: the same text as PDF) is indexed with a
 ``probable_duplicate:`` warning.
 
@@ -51,11 +55,12 @@ from corpus._ingest_report import (
 )
 from corpus._ingest_worker import Failure, ParseFn, Prepared, run_prepare
 from corpus.catalogue import Catalogue, CatalogueEntry, bounded_outline, outline_from_chunks
+from corpus.chunker import DocumentChunks
 from corpus.directory_build import DirectoryBuilder
 from corpus.errors import IngestCancelled, StoreError
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
-from corpus.types import DocumentInfo, PassageEmbedder, SparseVector
+from corpus.types import Chunk, DocumentInfo, PassageEmbedder, SparseVector
 
 #: ``step(phase, path, done, total)``: ``parsing`` (0, 0), ``embedding`` (chunks written of
 #: the document's chunks), ``switching`` (all, all) — called from the ingesting thread.
@@ -227,11 +232,15 @@ class Ingestor:
         kept = [(p, e.info) for p, e in entries.items() if p not in rereads]
         by_text = {i.text_key: p for p, i in kept if i.text_key}
         by_loose = {i.loose_key: p for p, i in kept if i.loose_key}
-        workers = self.workers if len(jobs) >= 4 else 1
         sizes = [_size(p) for p, _ in jobs]
+        # large files last and in this process, as streams (a worker returns whole chunk lists)
+        big = [j for j in range(len(jobs)) if _streamed(jobs[j][0], sizes[j])]
+        pool = [j for j in range(len(jobs)) if j not in set(big)]
+        n_pool = len(pool)
+        workers = self.workers if n_pool >= 4 else 1
         if workers > 1:  # largest first: the last file to finish is a small one
-            order = sorted(range(len(jobs)), key=lambda j: -sizes[j])
-            jobs, sizes = [jobs[j] for j in order], [sizes[j] for j in order]
+            pool.sort(key=lambda j: -sizes[j])
+        jobs, sizes = [jobs[j] for j in pool + big], [sizes[j] for j in pool + big]
         work[1] = sum(sizes)
         factory = getattr(emb, "worker_factory", None) if workers > 1 else None
         embed = factory(max(1, getattr(emb, "threads", 1) // workers)) if factory else None
@@ -241,8 +250,14 @@ class Ingestor:
             if step is not None:
                 step("parsing", jobs[i][1], 0, 0)
 
-        for i, result in run_prepare(jobs, workers=workers, parse=self.parse, embed=embed,
-                                     on_start=parsing):
+        def prepared() -> Iterator[tuple[int, Prepared | Failure]]:
+            yield from run_prepare(jobs[:n_pool], workers=workers, parse=self.parse,
+                                   embed=embed, on_start=parsing)
+            for k, res in run_prepare(jobs[n_pool:], workers=1, parse=self.parse,
+                                      on_start=lambda k: parsing(n_pool + k)):
+                yield n_pool + k, res
+
+        for i, result in prepared():
             rel = jobs[i][1]
             work[0] += sizes[i]
             if isinstance(result, Failure):
@@ -340,24 +355,30 @@ class Ingestor:
 
     def _batches(
         self, rel: str, prep: Prepared, step: StepFn | None, cancel: Event | None
-    ) -> Iterator[tuple[int, int, list[SparseVector], list[list[float]] | None]]:
-        """``(start, end, sparse, dense)`` per :attr:`write_batch` chunks of ``prep``, each
-        computed only when asked for (vectors a worker already computed are sliced).
+    ) -> Iterator[tuple[list[Chunk], list[SparseVector], list[list[float]] | None]]:
+        """``(chunks, sparse, dense)`` per :attr:`write_batch` chunks of ``prep``, each batch
+        chunked (a :class:`~corpus.chunker.DocumentChunks` stream) and vectorised only when
+        asked for (vectors a worker already computed are sliced).
 
         :raises IngestCancelled: ``cancel`` is set before a batch.
         """
         chunks, n = prep.chunks, len(prep.chunks)
         have_sparse = len(prep.sparse) == n
-        for start in range(0, n, self.write_batch):
+        have_dense = prep.dense is not None and len(prep.dense) == n
+        batches = (chunks.batches(self.write_batch) if isinstance(chunks, DocumentChunks)
+                   else (chunks[i:i + self.write_batch] for i in range(0, n, self.write_batch)))
+        start = 0
+        for batch in batches:
             if cancel is not None and cancel.is_set():
                 raise IngestCancelled(f"{rel}: cancelled after {start} of {n} chunks")
-            end = min(n, start + self.write_batch)
-            texts = [c.context_text() for c in chunks[start:end]]
+            end = start + len(batch)
+            texts = [c.context_text() for c in batch]
             sparse = (prep.sparse[start:end] if have_sparse
                       else [self.tokenizer.sparse(t) for t in texts])
-            dense = (prep.dense[start:end] if prep.dense is not None and len(prep.dense) == n
+            dense = (prep.dense[start:end] if have_dense and prep.dense is not None
                      else self._embed(texts))
-            yield start, end, sparse, dense
+            yield batch, sparse, dense
+            start = end
             if step is not None:
                 step("embedding", rel, end, n)
         if step is not None:
@@ -369,13 +390,14 @@ class Ingestor:
     ) -> FileResult:
         try:
             size = path.stat().st_size if path.exists() else 0
+            n = len(prep.chunks)  # a stream counts its chunks once (the progress total)
             info = DocumentInfo(
                 prep.doc_id,
                 rel,
                 prep.title,
                 prep.media_type,
                 prep.page_count,
-                len(prep.chunks),
+                n,
                 time.time(),
                 self.embedder is not None or prep.dense is not None,
                 prep.text_key,
@@ -400,7 +422,7 @@ class Ingestor:
             )
         status: FileStatus = "replaced" if previous is not None else "ingested"
         return FileResult(
-            rel, status, prep.page_count, len(prep.chunks), prep.doc_id, warnings=prep.warnings
+            rel, status, prep.page_count, n, prep.doc_id, warnings=prep.warnings
         )
 
     def _embed(self, texts: list[str]) -> list[list[float]] | None:
@@ -427,6 +449,21 @@ def usable_cores() -> int:
     if hasattr(os, "sched_getaffinity"):
         return max(1, len(os.sched_getaffinity(0)))
     return max(1, os.cpu_count() or 1)
+
+
+#: text-like files above this many bytes (and any file above :data:`STREAM_ANY_BYTES`) are
+#: prepared in this process as a chunk stream, after the others: a worker process returns a
+#: whole document's chunks and vectors (2 MB of text ≈ 1,700 chunks ≈ 25 MB with e5 vectors
+#: as Python lists, times the ``2 × workers`` documents in flight)
+STREAM_TEXT_BYTES = 2_000_000
+STREAM_ANY_BYTES = 32_000_000
+_TEXT_LIKE = (".txt", ".text", ".md", ".markdown", ".html", ".htm")
+
+
+def _streamed(path: str, size: int) -> bool:
+    """True when ``path`` (of ``size`` bytes) is prepared in this process as a stream."""
+    return size > STREAM_ANY_BYTES or (size > STREAM_TEXT_BYTES
+                                       and path.lower().endswith(_TEXT_LIKE))
 
 
 def _size(path: str) -> int:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from corpus.types import Chunk
@@ -33,6 +33,7 @@ from corpus.types import Chunk
 __all__ = [
     "PAGES_VERSION",
     "PageHead",
+    "PageHeadsBuilder",
     "heads_from_data",
     "heads_to_data",
     "page_heads",
@@ -86,17 +87,45 @@ def title_lines(
     return out
 
 
-def _page_lines(chunks: Sequence[Chunk]) -> dict[int, list[tuple[int, str]]]:
-    """``page -> [(line number, text)]`` from the chunks' line maps, each line once."""
-    seen: dict[int, dict[int, str]] = defaultdict(dict)
-    for ch in chunks:
-        spans = ch.line_map
-        for i, (offset, page, line) in enumerate(spans):
-            end = spans[i + 1][0] if i + 1 < len(spans) else len(ch.text)
-            text = ch.text[offset:end].strip("\n")
-            if line not in seen[page] and text.strip():
-                seen[page][line] = text
-    return {p: sorted(lines.items()) for p, lines in seen.items()}
+class PageHeadsBuilder:
+    """:func:`page_heads` fed chunk by chunk in document order (a streamed ingest): holds each
+    page's chunk ids and only the ``max_lines + 1`` lowest-numbered lines of each page — all
+    :func:`title_lines` can read — never the document's text.
+
+    Usage: ``b = PageHeadsBuilder(); b.add(batch); heads = b.heads()``."""
+
+    def __init__(self, *, max_lines: int = 4, max_chars_per_line: int = 90) -> None:
+        self.max_lines, self.max_chars = max_lines, max_chars_per_line
+        self._ids: dict[int, list[str]] = defaultdict(list)
+        self._lines: dict[int, dict[int, str]] = defaultdict(dict)
+
+    def add(self, chunks: Iterable[Chunk]) -> None:
+        """Take the next chunks (ascending ordinal)."""
+        keep = self.max_lines + 1
+        for ch in chunks:
+            for p in range(ch.page_start, ch.page_end + 1):
+                self._ids[p].append(ch.chunk_id)
+            spans = ch.line_map
+            for i, (offset, page, line) in enumerate(spans):
+                seen = self._lines[page]
+                if line in seen or (len(seen) >= keep and line > max(seen)):
+                    continue  # a later line never becomes one of the page's first lines
+                end = spans[i + 1][0] if i + 1 < len(spans) else len(ch.text)
+                text = ch.text[offset:end].strip("\n")
+                if text.strip():
+                    seen[line] = text
+                    if len(seen) > keep:
+                        del seen[max(seen)]
+
+    def heads(self) -> list[PageHead]:
+        """One :class:`PageHead` per page that holds a chunk, ascending page order."""
+        heads = []
+        for p in sorted(self._ids):
+            texts = [t for _, t in sorted(self._lines.get(p, {}).items())]
+            block = title_lines(texts, max_lines=self.max_lines,
+                                max_chars_per_line=self.max_chars)
+            heads.append(PageHead(p, " / ".join(block), tuple(self._ids[p])))
+        return heads
 
 
 def page_heads(
@@ -107,19 +136,9 @@ def page_heads(
     :param chunks: all chunks of one document (any order).
     :returns: one :class:`PageHead` per page that holds a chunk, ascending page order.
     """
-    ordered = sorted(chunks, key=lambda c: c.ordinal)
-    on_page: dict[int, list[str]] = defaultdict(list)
-    for ch in ordered:
-        for p in range(ch.page_start, ch.page_end + 1):
-            on_page[p].append(ch.chunk_id)
-    lines = _page_lines(ordered)
-    heads = []
-    for p in sorted(on_page):
-        texts = [t for _, t in lines.get(p, [])]
-        block = title_lines(texts, max_lines=max_lines, max_chars_per_line=max_chars_per_line)
-        title = " / ".join(block)
-        heads.append(PageHead(p, title, tuple(on_page[p])))
-    return heads
+    builder = PageHeadsBuilder(max_lines=max_lines, max_chars_per_line=max_chars_per_line)
+    builder.add(sorted(chunks, key=lambda c: c.ordinal))
+    return builder.heads()
 
 
 def heads_to_data(heads: Sequence[PageHead]) -> dict[str, object]:

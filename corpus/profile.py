@@ -23,13 +23,13 @@ and rebuilt for older entries from the stored chunks (``Catalogue.profiles``).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from corpus.types import Chunk, DocumentInfo
 
-__all__ = ["COVER_CHARS", "PROFILE_VERSION", "DocumentProfile", "build_profile"]
+__all__ = ["COVER_CHARS", "PROFILE_VERSION", "DocumentProfile", "build_profile", "cover_chunks"]
 
 PROFILE_VERSION = 2
 """Bumped when :func:`build_profile` reads covers differently; older stored profiles are
@@ -137,6 +137,23 @@ class DocumentProfile:
 def _stem_words(path: str) -> str:
     stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     return " ".join(w for w in _STEM_SPLIT.split(stem) if w)
+
+
+def cover_chunks(chunks: Iterable[Chunk]) -> list[Chunk]:
+    """The leading chunks (given in document order) that :func:`build_profile` reads — pages
+    1–2, up to :data:`COVER_CHARS` — so a streamed document's profile is built without holding
+    its other chunks: ``build_profile(info, cover_chunks(chunks)) == build_profile(info,
+    chunks)``."""
+    out: list[Chunk] = []
+    n = 0
+    for c in chunks:
+        if c.page_start > 2 and out:
+            break
+        out.append(c)
+        n += len(c.text)
+        if n >= COVER_CHARS:
+            break
+    return out
 
 
 def _cover(chunks: Sequence[Chunk]) -> str:

@@ -37,7 +37,9 @@ __all__ = ["PUBLISH_BATCH", "QdrantChunkStore"]
 
 _BATCH = 256
 #: kinds of the vector-less record points (never counted as chunks)
-_RECORD_KINDS = ("meta", "document", "directory", "directory_part", "pages")
+_RECORD_KINDS = ("meta", "document", "directory", "directory_part", "pages", "publishing")
+#: record kind marking a document being published batch by batch (hidden from search until whole)
+_PUBLISHING = "publishing"
 #: chunks made visible per update operation when a large document is published
 PUBLISH_BATCH = 512
 _MAX_DOC_CHUNKS = 100_000
@@ -57,6 +59,7 @@ class QdrantChunkStore(StoreSearchMixin):
     def __init__(self, backend: Backend) -> None:
         self.backend = backend
         self._dense_ready: set[str] = set()
+        self._hidden: dict[str, set[str]] = {}  # collection -> doc_ids being published
 
     # --- construction ---------------------------------------------------------------------
     @classmethod
@@ -244,28 +247,58 @@ class QdrantChunkStore(StoreSearchMixin):
     def publish_document(
         self, collection: str, doc_id: str, chunk_ids: Sequence[str] = ()
     ) -> None:
-        """Make a staged document's chunks visible to search: one update operation, or — when
-        ``chunk_ids`` (the document's chunks) number more than :data:`PUBLISH_BATCH` — one per
-        :data:`PUBLISH_BATCH` of them, in order. The embedded engine holds the interpreter lock
-        for a whole operation (0.54 s for 10,808 chunks, so ~5 s for a 105k-chunk file, while
-        no HTTP request of the process is answered); in the batched case a search may, for
-        those seconds, see part of the document (beside its previous version, which is deleted
-        after), and a crash between two batches leaves the published part until the file is
-        written again (every write deletes its ``doc_id``'s chunks first)."""
+        """Make a staged document's chunks visible to search, all at once for every reader.
+
+        One update operation when ``chunk_ids`` (the document's chunks) number at most
+        :data:`PUBLISH_BATCH`, or the backend is a Qdrant server (the work is the server's).
+        In this process's embedded engine, which holds the interpreter lock for a whole
+        operation (0.54 s for 10,808 chunks, so ~5 s for a 105k-chunk file, while no HTTP request
+        of the process is answered), a larger document is published :data:`PUBLISH_BATCH` chunks
+        per operation instead, and hidden from search meanwhile: a ``publishing`` record marks it
+        first, every search excludes the marked documents (:meth:`hidden_documents`), and the
+        mark goes when the last batch is done — so a reader sees none of the document, then all
+        of it (issue 20: atomic, never partial). A crash between two batches leaves the mark:
+        the published part stays hidden, and :meth:`purge_staged` deletes it with the staged
+        rest.
+
+        :raises StoreError: on backend failure (the mark is then left for :meth:`purge_staged`
+            and the caller deletes the document's chunks).
+        """
         flt = Flt(must=(("doc_id", doc_id), ("staged", STAGED)))
-        if len(chunk_ids) <= PUBLISH_BATCH:
+        if len(chunk_ids) <= PUBLISH_BATCH or not getattr(self.backend, "in_process", False):
             self.backend.delete_keys(collection, flt, ["staged"])
             return
+        self.put_record(collection, _PUBLISHING, doc_id, {})
+        hidden = self._hidden_set(collection)
+        hidden.add(doc_id)
         for start in range(0, len(chunk_ids), PUBLISH_BATCH):
             ids = [point_id(c) for c in chunk_ids[start : start + PUBLISH_BATCH]]
             self.backend.delete_keys(collection, flt, ["staged"], ids)
+        hidden.discard(doc_id)  # visible from here on, whole
+        self.delete_record(collection, _PUBLISHING, doc_id)
+
+    def hidden_documents(self, collection: str) -> frozenset[str]:
+        """``doc_id`` s every search leaves out: documents being published batch by batch, or
+        left half-published by a crash (:meth:`publish_document`); usually empty."""
+        return frozenset(self._hidden_set(collection))
+
+    def _hidden_set(self, collection: str) -> set[str]:
+        got = self._hidden.get(collection)
+        if got is None:  # once per collection and process: marks a crash left behind
+            got = self._hidden[collection] = set(self.records(collection, _PUBLISHING))
+        return got
 
     def purge_staged(self, collection: str) -> int:
-        """Delete chunks left staged by an interrupted write; returns how many."""
+        """Delete chunks left staged, or half-published, by an interrupted write; returns how
+        many."""
         flt = Flt(must=(("staged", STAGED),))
         n = self.backend.count(collection, flt)
         if n:
             self.backend.delete(collection, flt)
+        for doc_id in sorted(self._hidden_set(collection)):
+            n += self.delete_document(collection, doc_id)
+            self.delete_record(collection, _PUBLISHING, doc_id)
+            self._hidden_set(collection).discard(doc_id)
         return n
 
     def delete_document(self, collection: str, doc_id: str) -> int:

@@ -118,3 +118,97 @@ def test_a_large_document_is_published_in_batches(store, tmp_path: Path, monkeyp
     assert store.count_chunks("c") == n and _staged(store, "c") == 0
     hits = store.keyword_search("c", Tokenizer().sparse_query("P-29"), 3)
     assert hits and "P-29" in hits[0].chunk.text
+
+
+def test_a_large_document_becomes_searchable_at_once(store, tmp_path: Path, monkeypatch) -> None:
+    """Published in batches, yet a search after any batch but the last finds none of the new
+    document (issue 20: searchable atomically, never partly), and every chunk after."""
+    import corpus.qdrant_store as qs
+
+    monkeypatch.setattr(qs, "PUBLISH_BATCH", 5)
+    seen: list[int] = []
+    orig = store.backend.delete_keys
+    query = Tokenizer().sparse_query("manual q")
+
+    def publish_batch(collection, flt, keys, ids=()):
+        orig(collection, flt, keys, ids)
+        if ids:  # a search between two batches, as a request would
+            seen.append(len(store.keyword_search("c", query, 500)))
+
+    monkeypatch.setattr(store.backend, "delete_keys", publish_batch)
+    path = tmp_path / "big.md"
+    path.write_text(_doc("q", 30), encoding="utf-8")
+    rep = Ingestor(store, Tokenizer(), workers=1).ingest_paths([path], "c")
+    n = rep.files[0].chunks
+    assert n > 10 and len(seen) == -(-n // 5) and seen == [0] * len(seen), seen
+    assert len(store.keyword_search("c", query, 500)) == n
+    assert store.hidden_documents("c") == frozenset()
+
+
+def test_a_crash_mid_publish_leaves_the_part_hidden_until_purged(tmp_path: Path,
+                                                                  monkeypatch) -> None:
+    """The process dies after two of the batches: a new process (a restart) still hides the
+    published part from search, and the next run's purge deletes it."""
+    import corpus.qdrant_store as qs
+
+    monkeypatch.setattr(qs, "PUBLISH_BATCH", 5)
+    root = tmp_path / "qdrant"
+    store = QdrantChunkStore.embedded(root)
+    orig = store.backend.delete_keys
+    calls = [0]
+
+    def dying(collection, flt, keys, ids=()):
+        orig(collection, flt, keys, ids)
+        calls[0] += 1
+        if calls[0] == 2:
+            raise KeyboardInterrupt  # not an Exception: nothing is cleaned up, as on kill -9
+
+    monkeypatch.setattr(store.backend, "delete_keys", dying)
+    path = tmp_path / "big.md"
+    path.write_text(_doc("k", 30), encoding="utf-8")
+    with pytest.raises(KeyboardInterrupt):
+        Ingestor(store, Tokenizer(), workers=1).ingest_paths([path], "c")
+    store.flush()
+    store.close()
+    again = QdrantChunkStore.embedded(root)
+    try:
+        assert again.count_chunks("c") == 10  # two batches were made visible ...
+        assert again.keyword_search("c", Tokenizer().sparse_query("K-1 manual"), 50) == []
+        assert len(again.hidden_documents("c")) == 1  # ... yet a search finds none of them
+        assert again.purge_staged("c") > 10 and again.count_chunks("c") == 0
+        assert again.hidden_documents("c") == frozenset()
+    finally:
+        again.close()
+
+
+def test_a_large_text_file_is_streamed_here_not_in_a_worker(store, tmp_path: Path,
+                                                           monkeypatch) -> None:
+    """With enough files for the worker pool, a text file above STREAM_TEXT_BYTES is prepared
+    in this process as a chunk stream (a worker would return its whole chunk list), after the
+    others; every file is ingested."""
+    import corpus.ingest as ingest_mod
+    from corpus.chunker import DocumentChunks
+
+    monkeypatch.setattr(ingest_mod, "STREAM_TEXT_BYTES", 20_000)
+    calls: list[tuple[list[str], int]] = []
+    kinds: dict[str, str] = {}
+    orig = ingest_mod.run_prepare
+
+    def spy(jobs, *, workers, **kw):
+        calls.append(([rel for _, rel in jobs], workers))
+        kw.pop("embed", None)
+        for i, res in orig(jobs, workers=1, **kw):  # one process: the test needs no pool
+            kinds[jobs[i][1]] = type(getattr(res, "chunks", None)).__name__
+            yield i, res
+
+    monkeypatch.setattr(ingest_mod, "run_prepare", spy)
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for i in range(4):
+        (folder / f"small{i}.md").write_text(_doc(f"s{i}", 2), encoding="utf-8")
+    (folder / "big.md").write_text(_doc("b", 40), encoding="utf-8")
+    assert (folder / "big.md").stat().st_size > 20_000
+    rep = Ingestor(store, Tokenizer(), workers=2).ingest_paths([folder], "c")
+    assert calls == [([f"small{i}.md" for i in range(4)], 2), (["big.md"], 1)], calls
+    assert kinds["big.md"] == DocumentChunks.__name__
+    assert sorted(f.status for f in rep.files) == ["ingested"] * 5
