@@ -246,7 +246,9 @@ class SupportModel:
         found = p >= model.threshold
 
     :param names: feature names; ``weights``, ``means``, ``stds`` align with them.
-    :param bias: intercept. :param threshold: refusal threshold in [0, 1] (0: never refuse).
+    :param bias: intercept. :param threshold: the RAG path's refusal threshold in [0, 1] (0:
+        never refuse). :param loop_threshold: the LoopAgent's (its own coverage floor refuses
+        first, so its runs get their own threshold).
     :param meta: provenance (runs, n, AUROC, budget) — informative only.
     """
 
@@ -257,6 +259,7 @@ class SupportModel:
     bias: float
     threshold: float
     meta: Mapping[str, Any]
+    loop_threshold: float = 0.0
 
     def score(self, features: Mapping[str, float]) -> float:
         """The probability in [0, 1] that the answer holds what was asked."""
@@ -273,7 +276,8 @@ class SupportModel:
         """JSON form (the model file's content)."""
         return {"model": "logistic", "features": list(self.names), "weights": list(self.weights),
                 "means": list(self.means), "stds": list(self.stds), "bias": self.bias,
-                "threshold": self.threshold, "meta": dict(self.meta)}
+                "threshold": self.threshold, "loop_threshold": self.loop_threshold,
+                "meta": dict(self.meta)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SupportModel:
@@ -286,15 +290,17 @@ class SupportModel:
             names = tuple(str(n) for n in data["features"])
             arrays = [tuple(float(v) for v in data[k]) for k in ("weights", "means", "stds")]
             bias, threshold = float(data["bias"]), float(data["threshold"])
+            loop_threshold = float(data.get("loop_threshold", 0.0))
         except (KeyError, TypeError, ValueError) as exc:
             raise SupportModelError(f"malformed support model: {exc!r}") from exc
         unknown = set(names) - set(SUPPORT_FEATURES)
-        if unknown or any(len(a) != len(names) for a in arrays) or not 0.0 <= threshold <= 1.0:
+        if unknown or any(len(a) != len(names) for a in arrays) or not (
+                0.0 <= threshold <= 1.0 and 0.0 <= loop_threshold <= 1.0):
             raise SupportModelError(
                 f"support model does not fit the features (unknown: {sorted(unknown)}, "
                 f"threshold {threshold})")
         return cls(names, arrays[0], arrays[1], arrays[2], bias, threshold,
-                   dict(data.get("meta") or {}))
+                   dict(data.get("meta") or {}), loop_threshold)
 
     @classmethod
     def load(cls, path: Path | None = None) -> SupportModel | None:

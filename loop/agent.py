@@ -129,8 +129,8 @@ class LoopAgent:
     :param phrases: field phrases a text expands to (``rag.expand.QueryExpander.phrases``),
         used to match computed figures' row labels (``corpus.derived``); ``None``: key terms.
     :param support_model: the answer-support decision (``corpus.answer_support``): an answer
-        whose first citation scores below its threshold is "not found". Default: the packaged
-        ``corpus/answer_support.json`` (none: features recorded, no decision).
+        whose first citation scores below its ``loop_threshold`` is "not found". Default: the
+        packaged ``corpus/answer_support.json`` (none: features recorded, no decision).
     """
 
     def __init__(self, store: ChunkStore, search: SearchBackend, *,
@@ -347,7 +347,7 @@ class LoopAgent:
         if self.support_model is None:
             return res
         res.support_p = round(self.support_model.score(res.support), 4)
-        if res.support_p < self.support_model.threshold:
+        if res.support_p < self.support_model.loop_threshold:
             res.answer, res.found, res.citations = NOT_FOUND, False, []
             res.unsupported = True
         return res

@@ -37,13 +37,18 @@ __all__ = ["SupportRecord", "choose_threshold", "cross_validate", "fit_support"]
 class SupportRecord:
     """One answered question: ``features`` (support features), ``answerable``, ``hit`` (the
     retrieval held the gold evidence; ``False`` when unanswerable), ``cited`` (the answer as
-    given cites the gold: evidence hit), ``refused`` (already "not found" for another reason)."""
+    given cites the gold: evidence hit), ``refused`` (already "not found" for another reason),
+    ``group`` (the run it came from: the budgets hold in each), ``mode`` (``rag`` or ``loop``:
+    each path gets its own threshold). A record without features (the path gave no evidence)
+    is never scored nor refitted; it counts in the refusal shares of its run."""
 
     features: Mapping[str, float]
     answerable: bool
     hit: bool
     cited: bool
     refused: bool
+    group: str = ""
+    mode: str = "rag"
 
     @property
     def label(self) -> int:
@@ -61,9 +66,11 @@ def _matrix(records: Sequence[SupportRecord], names: Sequence[str]) -> list[list
 
 def choose_threshold(scores: Sequence[float], records: Sequence[SupportRecord], *,
                      budget: float, max_hit_loss: float) -> tuple[float, dict[str, float]]:
-    """The threshold refusing the most unanswerable records within the budgets (ties: the
-    lowest), and its figures: ``unanswerable_refused``, ``false_refusal``, ``hit_loss``
-    (shares, 0..1). ``0.0`` (never refuse) when no threshold fits.
+    """The threshold refusing the most unanswerable records within the budgets — in every
+    ``group`` (run) of the records, answerable ones refused at most ``budget`` (or what was
+    already refused there) and gold citations lost at most ``max_hit_loss`` — (ties: the
+    lowest), and its overall figures: ``unanswerable_refused``, ``false_refusal``,
+    ``hit_loss`` (shares, 0..1). ``0.0`` (never refuse) when no threshold fits.
 
     :raises CalibrationError: no answerable record.
     """
@@ -81,11 +88,25 @@ def choose_threshold(scores: Sequence[float], records: Sequence[SupportRecord], 
             sum(1 for i in una if records[i].refused or scores[i] < t) / len(una) if una else 0.0)
         return out
 
+    groups = {r.group for r in records}
+
+    def within(t: float) -> bool:
+        for g in groups:
+            idx = [i for i in ans if records[i].group == g]
+            if not idx:
+                continue
+            before = sum(1 for i in idx if records[i].refused) / len(idx)
+            after = sum(1 for i in idx if records[i].refused or scores[i] < t) / len(idx)
+            lost = sum(1 for i in idx if records[i].cited and not records[i].refused
+                       and scores[i] < t) / len(idx)
+            if after > max(budget, before) or lost > max_hit_loss:
+                return False
+        return True
+
     best, best_fig = 0.0, figures(0.0)
-    for t in sorted(set(scores)):
+    for t in sorted(set(scores) - {1.0}):
         fig = figures(t)
-        if fig["false_refusal"] > max(budget, best_fig["false_refusal"]) or \
-                fig["hit_loss"] > max_hit_loss:
+        if not within(t):
             continue
         if fig["unanswerable_refused"] > best_fig["unanswerable_refused"]:
             best, best_fig = t, fig
@@ -103,24 +124,38 @@ def fit_support(records: Sequence[SupportRecord], *, budget: float = 0.05,
     :raises CalibrationError: fewer than 10 records, or only one label.
     """
     names = SUPPORT_FEATURES
-    x = _matrix(records, names)
-    y = [r.label for r in records]
+    scored = [r for r in records if r.features]
+    x = _matrix(scored, names)
+    y = [r.label for r in scored]
     w, b, m, s = fit_logistic(x, y, l2=l2)
     model = SupportModel(names, tuple(w), tuple(m), tuple(s), b, 0.0, {})
-    scores = [model.score(r.features) for r in records]
-    t, fig = choose_threshold(scores, records, budget=budget, max_hit_loss=max_hit_loss)
-    info = {**(meta or {}), "n": len(records), "positives": sum(y),
-            "unanswerable": sum(1 for r in records if not r.answerable),
-            "auroc_in_sample": auroc(scores, y), "budget": budget,
-            "max_hit_loss": max_hit_loss, **{f"in_sample_{k}": v for k, v in fig.items()}}
-    return SupportModel(names, tuple(w), tuple(m), tuple(s), b, t, info)
+    scores = [model.score(r.features) if r.features else 1.0 for r in records]
+    info: dict[str, Any] = {
+        **(meta or {}), "n": len(scored), "positives": sum(y),
+        "unanswerable": sum(1 for r in scored if not r.answerable),
+        "auroc_in_sample": auroc([model.score(r.features) for r in scored], y),
+        "budget": budget, "max_hit_loss": max_hit_loss}
+    thresholds = {}
+    for mode in ("rag", "loop"):
+        idx = [i for i, r in enumerate(records) if r.mode == mode]
+        if not any(records[i].answerable for i in idx):
+            thresholds[mode] = 0.0
+            continue
+        t, fig = choose_threshold([scores[i] for i in idx], [records[i] for i in idx],
+                                  budget=budget, max_hit_loss=max_hit_loss)
+        thresholds[mode] = t
+        info.update({f"in_sample_{mode}_{k}": v for k, v in fig.items()})
+    return SupportModel(names, tuple(w), tuple(m), tuple(s), b, thresholds["rag"], info,
+                        thresholds["loop"])
 
 
 def cross_validate(records: Sequence[SupportRecord], *, folds: int = 5, budget: float = 0.05,
                    max_hit_loss: float = 0.01, l2: float = 1.0, seed: int = 0
                    ) -> dict[str, float]:
-    """Out-of-sample figures: each fold scored and thresholded by a model fitted on the
-    others; returns ``auroc``, ``unanswerable_refused``, ``false_refusal``, ``hit_loss``.
+    """Out-of-sample figures: each fold scored and thresholded (by its path's threshold) by a
+    model fitted on the others; returns ``auroc``, and per path (``rag_…``, ``loop_…``)
+    ``unanswerable_refused``, ``false_refusal``, ``hit_loss``, ``unanswerable_added``,
+    ``false_refusal_added`` (for a path with records).
 
     :raises CalibrationError: a training fold with too few records or one label.
     """
@@ -133,8 +168,20 @@ def cross_validate(records: Sequence[SupportRecord], *, folds: int = 5, budget: 
         train = [records[i] for i in order if i not in test]
         model = fit_support(train, budget=budget, max_hit_loss=max_hit_loss, l2=l2)
         for i in test:
-            scores[i] = model.score(records[i].features)
-            refuse[i] = scores[i] < model.threshold
+            scores[i] = model.score(records[i].features) if records[i].features else 1.0
+            t = model.loop_threshold if records[i].mode == "loop" else model.threshold
+            refuse[i] = scores[i] < t
+    fitted = [i for i, r in enumerate(records) if r.features]
+    out = {"auroc": auroc([scores[i] for i in fitted], [records[i].label for i in fitted])}
+    for mode in ("rag", "loop"):
+        idx = [i for i, r in enumerate(records) if r.mode == mode]
+        if idx:
+            out.update({f"{mode}_{k}": v for k, v in
+                        _refusals([records[i] for i in idx], [refuse[i] for i in idx]).items()})
+    return out
+
+
+def _refusals(records: Sequence[SupportRecord], refuse: Sequence[bool]) -> dict[str, float]:
     ans = [i for i, r in enumerate(records) if r.answerable]
     una = [i for i, r in enumerate(records) if not r.answerable]
     return {
@@ -142,10 +189,10 @@ def cross_validate(records: Sequence[SupportRecord], *, folds: int = 5, budget: 
                                / len(una) if una else 0.0),
         "false_refusal_added": (sum(1 for i in ans if refuse[i] and not records[i].refused)
                                 / len(ans) if ans else 0.0),
-        "auroc": auroc(scores, [r.label for r in records]),
         "unanswerable_refused": (sum(1 for i in una if records[i].refused or refuse[i]) / len(una)
                                  if una else 0.0),
-        "false_refusal": sum(1 for i in ans if records[i].refused or refuse[i]) / len(ans),
+        "false_refusal": (sum(1 for i in ans if records[i].refused or refuse[i]) / len(ans)
+                          if ans else 0.0),
         "hit_loss": sum(1 for i in ans if records[i].cited and not records[i].refused
-                        and refuse[i]) / len(ans),
+                        and refuse[i]) / len(ans) if ans else 0.0,
     }

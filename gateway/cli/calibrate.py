@@ -206,9 +206,10 @@ def _calibrate_router(rag: Path, loop: Path, out: Path | None, l2: float, budget
 
 
 def support_records(path: Path) -> list[Any]:
-    """``rag.support_fit.SupportRecord`` per row of an eval results file that carries support
-    features; a refusal the support decision itself made (rag flag ``unsupported:…``, loop
-    ``unsupported``) does not count as already refused.
+    """``rag.support_fit.SupportRecord`` per scored row of an eval results file (a row without
+    support features — no evidence — comes with empty features: it counts in its run's
+    refusal shares only); a refusal the support decision itself made (rag flag
+    ``unsupported:…``, loop ``unsupported``) does not count as already refused.
 
     :raises typer.BadParameter: unreadable file or a line that is not JSON.
     """
@@ -221,16 +222,21 @@ def support_records(path: Path) -> list[Any]:
         route = rec.get("route_record") or {}
         feats = route.get("support")
         score = row.get("score") or {}
-        if not isinstance(feats, dict) or not feats:
+        if "refused" not in score:
             continue
+        if not isinstance(feats, dict):
+            feats = {}
         by_support = bool(route.get("unsupported")) or any(
             str(f).startswith("unsupported:") for f in route.get("flags") or [])
         answerable = score.get("refusal_correct") is None
+        mode = "loop" if str(row.get("mode") or route.get("final_path")) == "loop" else "rag"
         out.append(SupportRecord(
-            with_language_forms({k: float(v) for k, v in feats.items()}), answerable,
+            with_language_forms({k: float(v) for k, v in feats.items()}) if feats else {},
+            answerable,
             bool(score.get("evidence_hit_at_k")) and answerable,
             bool(score.get("evidence_hit")) and answerable,
-            bool(score.get("refused")) and not by_support))
+            (bool(score.get("refused")) and not by_support) or not feats,
+            group=str(path), mode=mode))
     return out
 
 
@@ -250,26 +256,33 @@ def _calibrate_support(paths: list[Path], out: Path | None, l2: float, budget: f
     except CalibrationError as exc:
         typer.echo(f"error: {exc} ({len(records)} records with support features)", err=True)
         raise typer.Exit(1) from None
-    model.meta.update({f"cv_{k}": v for k, v in cv.items()})  # type: ignore[attr-defined]
-    if cv["unanswerable_added"] <= cv["false_refusal_added"]:
-        # out of sample the threshold refuses answerable questions as readily as unanswerable
-        # ones: keep the model for confidence, refuse nothing
-        model = replace(model, threshold=0.0)
-        model.meta["threshold_dropped"] = True  # type: ignore[index]
+    meta = dict(model.meta)
+    meta.update({f"cv_{k}": v for k, v in cv.items()})
+    dropped = []
+    for mode in ("rag", "loop"):
+        if cv.get(f"{mode}_unanswerable_added", 0.0) <= cv.get(f"{mode}_false_refusal_added", 0.0):
+            # out of sample the threshold refuses answerable questions as readily as
+            # unanswerable ones: this path keeps the model for confidence, refuses nothing
+            dropped.append(mode)
+    meta["threshold_dropped"] = dropped
+    model = replace(model, meta=meta,
+                    threshold=0.0 if "rag" in dropped else model.threshold,
+                    loop_threshold=0.0 if "loop" in dropped else model.loop_threshold)
     target = out or PACKAGED
     target.write_text(json.dumps(model.to_dict(), indent=2) + "\n", encoding="utf-8")
-    m = model.meta
-    typer.echo(f"fitted on {m['n']} records ({m['positives']} on gold evidence, "
-               f"{m['unanswerable']} unanswerable); wrote {target}")
-    typer.echo(f"  threshold {model.threshold:.3f}")
-    if m.get("threshold_dropped"):
-        typer.echo("  threshold dropped: out of sample it refuses no larger share of the "
-                   "unanswerable questions than of the answerable ones")
-    typer.echo(f"  5-fold added refusals: unanswerable {cv['unanswerable_added']:.3f}, "
-               f"answerable {cv['false_refusal_added']:.3f}")
-    for key in ("auroc", "unanswerable_refused", "false_refusal", "hit_loss"):
-        ins = m.get("auroc_in_sample") if key == "auroc" else m.get(f"in_sample_{key}")
-        typer.echo(f"  {key:>22} in sample {float(ins or 0):.3f}   5-fold {cv[key]:.3f}")
+    typer.echo(f"fitted on {meta['n']} records ({meta['positives']} on gold evidence, "
+               f"{meta['unanswerable']} unanswerable); wrote {target}")
+    typer.echo(f"  AUROC in sample {meta['auroc_in_sample']:.3f}, 5-fold {cv['auroc']:.3f}")
+    for mode, t in (("rag", model.threshold), ("loop", model.loop_threshold)):
+        if f"{mode}_false_refusal" not in cv:
+            continue
+        note = " (dropped: out of sample no lift)" if mode in dropped else ""
+        typer.echo(f"  {mode} threshold {t:.3f}{note}")
+        for key in ("unanswerable_refused", "false_refusal", "hit_loss", "unanswerable_added",
+                    "false_refusal_added"):
+            ins = meta.get(f"in_sample_{mode}_{key}")
+            shown = "  -  " if ins is None else f"{float(ins):.3f}"
+            typer.echo(f"    {key:>22} in sample {shown}   5-fold {cv[f'{mode}_{key}']:.3f}")
     for name, w in zip(SUPPORT_FEATURES, model.weights, strict=True):
         typer.echo(f"  {name:>14} {w:+.3f}")
 

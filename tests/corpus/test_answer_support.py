@@ -120,6 +120,10 @@ def test_model_scores_imputes_and_round_trips(tmp_path: Path) -> None:
     with pytest.raises(SupportModelError):
         SupportModel.from_dict({**m.to_dict(), "threshold": 1.5})
     with pytest.raises(SupportModelError):
+        SupportModel.from_dict({**m.to_dict(), "loop_threshold": -0.1})
+    older = {k: v for k, v in m.to_dict().items() if k != "loop_threshold"}
+    assert SupportModel.from_dict(older).loop_threshold == 0.0  # the loop refuses nothing
+    with pytest.raises(SupportModelError):
         SupportModel.load(tmp_path / "missing.json")
 
 
@@ -143,5 +147,31 @@ def test_fit_keeps_false_refusals_within_the_budget() -> None:
     assert len(refused) / len(ans) <= 0.05
     assert not any(r.cited for r in refused)  # max_hit_loss 0: no gold citation lost
     assert sum(1 for r in una if not model.answers(r.features)) >= 10
+    assert model.loop_threshold == 0.0  # no loop records
     cv = cross_validate(recs, folds=4, budget=0.05, max_hit_loss=0.0)
-    assert cv["auroc"] > 0.7 and 0.0 <= cv["false_refusal"] <= 1.0
+    assert cv["auroc"] > 0.7 and 0.0 <= cv["rag_false_refusal"] <= 1.0
+
+
+def test_the_budget_holds_in_every_run_and_counts_answers_without_evidence() -> None:
+    from rag.support_fit import SupportRecord, choose_threshold
+
+    def rec(cov: float, answerable: bool, group: str, refused: bool = False) -> SupportRecord:
+        feats = {"unit_cov": cov} if not refused else {}
+        return SupportRecord(feats, answerable, answerable, answerable, refused, group=group)
+
+    # run a: 20 answerable (one weak), 5 unanswerable (weak); run b: 10 answerable, 3 weak
+    recs = [rec(0.9, True, "a") for _ in range(19)] + [rec(0.2, True, "a")]
+    recs += [rec(0.2, False, "a") for _ in range(5)]
+    recs += [rec(0.9, True, "b") for _ in range(7)] + [rec(0.2, True, "b") for _ in range(3)]
+    scores = [r.features.get("unit_cov", 1.0) for r in recs]
+    # pooled, one weak answerable in 30 would fit a 5 % budget with 4 refused; run b alone
+    # would lose 30 %: no threshold fits
+    t, _ = choose_threshold(scores, recs, budget=0.05, max_hit_loss=1.0)
+    assert t == 0.0
+    # without run b, refusing the weak ones costs run a 1 of 20 = 5 %
+    t, fig = choose_threshold(scores[:25], recs[:25], budget=0.05, max_hit_loss=1.0)
+    assert t > 0.2 and fig["unanswerable_refused"] == 1.0 and fig["false_refusal"] == 0.05
+    # an answer without evidence (already refused, no features) counts in the shares
+    more = [*recs[:25], rec(0.0, True, "a", refused=True)]
+    t, fig = choose_threshold([*scores[:25], 1.0], more, budget=0.05, max_hit_loss=1.0)
+    assert t == 0.0  # 2 of 21 answerable refused would be 9.5 %
