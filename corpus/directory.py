@@ -32,7 +32,7 @@ import hashlib
 import math
 import re
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -49,6 +49,7 @@ __all__ = [
     "content_hash",
     "delete_directory",
     "extractive_entries",
+    "iter_extractive_entries",
     "lead_sentence",
     "load_directory",
     "save_directory",
@@ -188,6 +189,14 @@ def extractive_entries(chunks: Collection[Chunk], tokenizer: Tokenizer | None = 
     summary = :func:`lead_sentence`, terms = :func:`top_terms` with the IDF over these chunks.
     Cost: one tokenizer pass over each chunk's text (no model); two passes above
     ``_HOLD_COUNTS_MAX`` chunks, holding only the document frequencies between them."""
+    return list(iter_extractive_entries(chunks, tokenizer))
+
+
+def iter_extractive_entries(chunks: Collection[Chunk], tokenizer: Tokenizer | None = None
+                            ) -> Iterator[DirectoryEntry]:
+    """:func:`extractive_entries` one at a time (a large document's entries are saved as they
+    come, never all held); ``chunks`` is read twice above ``_HOLD_COUNTS_MAX`` chunks (a
+    re-iterable stream such as ``corpus.chunker.DocumentChunks`` will do)."""
     tok = tokenizer or Tokenizer()
     n = len(chunks)
     hold = n <= _HOLD_COUNTS_MAX
@@ -195,29 +204,43 @@ def extractive_entries(chunks: Collection[Chunk], tokenizer: Tokenizer | None = 
     df: Counter[str] = Counter()
     for cnt in counts if hold else (Counter(tok.terms(c.text)) for c in chunks):
         df.update(cnt.keys())
-    return [
-        DirectoryEntry(c.chunk_id, _title(c), lead_sentence(c),
-                       top_terms(counts[i] if hold else Counter(tok.terms(c.text)), df, n),
-                       c.page_start, c.page_end, content_hash(c))
-        for i, c in enumerate(chunks)
-    ]
+    for i, c in enumerate(chunks):
+        yield DirectoryEntry(c.chunk_id, _title(c), lead_sentence(c),
+                             top_terms(counts[i] if hold else Counter(tok.terms(c.text)), df, n),
+                             c.page_start, c.page_end, content_hash(c))
 
 
 def save_directory(store: Any, collection: str, doc_id: str,
-                   entries: Sequence[DirectoryEntry]) -> None:
+                   entries: Iterable[DirectoryEntry]) -> int:
     """Write a document's entries as its directory record (replacing an older one), in parts
-    of :data:`DIRECTORY_PART` entries: the further parts first, the head record (``parts`` =
+    of :data:`DIRECTORY_PART` entries: the further parts first, each as soon as it is full
+    (``entries`` may be a generator: at most two parts are held), the head record (``parts`` =
     how many) last, so a reader that finds the head finds every part.
 
     :param store: a :class:`corpus.qdrant_store.QdrantChunkStore` (``put_record``).
+    :returns: the number of entries written.
     :raises StoreError: on backend failure."""
-    parts = [entries[i:i + DIRECTORY_PART] for i in range(0, len(entries), DIRECTORY_PART)]
-    for i in range(1, len(parts)):
-        store.put_record(collection, DIRECTORY_PART_KIND, f"{doc_id}:{i}",
-                         {"entries": [e.to_data() for e in parts[i]]})
+    head: list[DirectoryEntry] = []
+    part: list[DirectoryEntry] = []
+    parts, n = 1, 0
+    for e in entries:
+        n += 1
+        if len(head) < DIRECTORY_PART:
+            head.append(e)
+            continue
+        part.append(e)
+        if len(part) == DIRECTORY_PART:
+            store.put_record(collection, DIRECTORY_PART_KIND, f"{doc_id}:{parts}",
+                             {"entries": [x.to_data() for x in part]})
+            parts, part = parts + 1, []
+    if part:
+        store.put_record(collection, DIRECTORY_PART_KIND, f"{doc_id}:{parts}",
+                         {"entries": [x.to_data() for x in part]})
+        parts += 1
     store.put_record(collection, DIRECTORY_KIND, doc_id, {
-        "version": DIRECTORY_VERSION, "parts": max(1, len(parts)),
-        "entries": [e.to_data() for e in (parts[0] if parts else [])]})
+        "version": DIRECTORY_VERSION, "parts": parts,
+        "entries": [e.to_data() for e in head]})
+    return n
 
 
 def delete_directory(store: Any, collection: str, doc_id: str) -> None:

@@ -40,6 +40,7 @@ from corpus.directory import (
     DirectoryEntry,
     delete_directory,
     extractive_entries,
+    iter_extractive_entries,
     save_directory,
 )
 from corpus.tokenizer import Tokenizer
@@ -179,7 +180,13 @@ class DirectoryBuilder:
         replaces (``previous_doc_id``) when no chunk of that version is left. Returns ``""``,
         or a warning when the directory could not be stored (the document stays indexed)."""
         try:
-            save_directory(store, collection, doc_id, self.build(chunks))
+            if self.writer is None:  # extractive: saved as they come, never all held
+                t0 = time.perf_counter()
+                self.stats.entries += save_directory(
+                    store, collection, doc_id, iter_extractive_entries(chunks, self.tokenizer))
+                self.stats.seconds += time.perf_counter() - t0
+            else:
+                save_directory(store, collection, doc_id, self.build(chunks))
             if previous_doc_id and previous_doc_id != doc_id \
                     and not store.count_chunks(collection, previous_doc_id):
                 delete_directory(store, collection, previous_doc_id)
