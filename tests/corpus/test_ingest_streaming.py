@@ -19,6 +19,14 @@ from corpus.tokenizer import Tokenizer
 pytestmark = pytest.mark.integration
 
 
+@pytest.fixture(autouse=True)
+def _stream_every_document(monkeypatch) -> None:
+    """Every document here is chunked as a stream (by default only those > STREAM_CHARS)."""
+    import corpus._ingest_worker as worker
+
+    monkeypatch.setattr(worker, "STREAM_CHARS", 0)
+
+
 def _doc(tag: str, sections: int) -> str:
     return f"# Manual {tag}\n\n" + "\n\n".join(
         f"## Section {i}\n\n" + (f"Model {tag.upper()}-{i} runs for {i + 3} hours on one charge "
