@@ -5,7 +5,9 @@ route record's ``support``), whether it is ``answerable``, whether the retrieval
 gold evidence (``hit``) and whether the path already refused it (``refused``, for another
 reason: an absent code or year, no evidence over the floor). The label is "the answer stands
 on the gold evidence": ``answerable and hit``; an unanswerable question's answer never does.
-The weights are L2-regularised logistic regression (``rag.confidence.fit_logistic``); a feature
+The weights are L2-regularised logistic regression (``rag.confidence.fit_logistic``), pooled
+and per language (English, Chinese: each with at least ``MIN_LANGUAGE_RECORDS`` records of both
+labels gets weights of its own, the pooled ones serving the other); a feature
 a record lacks (``retrieval`` on the LoopAgent's records) is imputed by the mean of the
 records that have it, as :meth:`SupportModel.score` does at run time.
 
@@ -30,7 +32,11 @@ from corpus.answer_support import SUPPORT_FEATURES, SupportModel
 from rag.confidence import auroc, fit_logistic
 from rag.errors import CalibrationError
 
-__all__ = ["SupportRecord", "choose_threshold", "cross_validate", "fit_support"]
+# records of one language needed to give it weights of its own (else the pooled weights serve)
+MIN_LANGUAGE_RECORDS = 30
+
+__all__ = ["MIN_LANGUAGE_RECORDS", "SupportRecord", "choose_threshold", "cross_validate",
+           "fit_support"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +134,15 @@ def fit_support(records: Sequence[SupportRecord], *, budget: float = 0.05,
     x = _matrix(scored, names)
     y = [r.label for r in scored]
     w, b, m, s = fit_logistic(x, y, l2=l2)
-    model = SupportModel(names, tuple(w), tuple(m), tuple(s), b, 0.0, {})
+    languages = {}
+    for lang in ("en", "zh"):
+        own = [r for r in scored if (float(r.features.get("zh", 0.0)) > 0) == (lang == "zh")]
+        labels = {r.label for r in own}
+        if len(own) >= MIN_LANGUAGE_RECORDS and len(labels) == 2:
+            lw, lb, lm, ls = fit_logistic(_matrix(own, names), [r.label for r in own], l2=l2)
+            languages[lang] = SupportModel(names, tuple(lw), tuple(lm), tuple(ls), lb, 0.0,
+                                           {"n": len(own)})
+    model = SupportModel(names, tuple(w), tuple(m), tuple(s), b, 0.0, {}, 0.0, languages)
     scores = [model.score(r.features) if r.features else 1.0 for r in records]
     info: dict[str, Any] = {
         **(meta or {}), "n": len(scored), "positives": sum(y),
@@ -146,7 +160,7 @@ def fit_support(records: Sequence[SupportRecord], *, budget: float = 0.05,
         thresholds[mode] = t
         info.update({f"in_sample_{mode}_{k}": v for k, v in fig.items()})
     return SupportModel(names, tuple(w), tuple(m), tuple(s), b, thresholds["rag"], info,
-                        thresholds["loop"])
+                        thresholds["loop"], languages)
 
 
 def cross_validate(records: Sequence[SupportRecord], *, folds: int = 5, budget: float = 0.05,

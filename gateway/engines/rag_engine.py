@@ -112,7 +112,7 @@ class HybridRagEngine:
             flags = [*flags, "no_key_term_coverage"]
         if found and self.presence is not None:
             found, evidence, flags = self._present(r, evidence, flags)
-        if found and self.support_model is not None:
+        if found and self.support_model is not None and self.support_model.threshold > 0:
             # is the answer in the evidence (corpus.answer_support; blocking: keyword queries)
             from rag.answerability import answer_support
 

@@ -127,6 +127,16 @@ def test_model_scores_imputes_and_round_trips(tmp_path: Path) -> None:
         SupportModel.load(tmp_path / "missing.json")
 
 
+def test_a_language_with_its_own_weights_is_scored_by_them(tmp_path: Path) -> None:
+    zh = SupportModel(("unit_cov",), (-3.0,), (0.5,), (0.25,), 0.0, 0.0, {})
+    m = SupportModel(("unit_cov",), (3.0,), (0.5,), (0.25,), 0.0, 0.3, {}, 0.0, {"zh": zh})
+    assert m.score({"unit_cov": 1.0}) > 0.9  # English: the pooled weights
+    assert m.score({"unit_cov": 1.0, "zh": 1.0}) < 0.1  # Chinese: its own
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(m.to_dict()), encoding="utf-8")
+    assert SupportModel.load(path) == m
+
+
 def test_fit_keeps_false_refusals_within_the_budget() -> None:
     from rag.support_fit import SupportRecord, cross_validate, fit_support
 
