@@ -11,11 +11,7 @@ whose ``enum`` holds only the numbers shown (``0`` = none of them states the ans
 
 A candidate whose unit is a short label (``2.1.10 基本精度``) shows the unit that follows it in
 its chunk too (``0.1%``), and cites both: PDF tables laid out as one cell per line put a value
-under its label, and the label alone answers nothing. A table row is shown under what names its
-columns, in brackets, not cited (:func:`row_context`): a Markdown row under its table's header
-row (``[符号 | 参数 | 最小值 | 最大值 | 单位] | Tstore | 存储温度 | –40 | 150 | °C |``: which cell
-is the maximum), a statement row written as a text line under the short line above it
-(``[考核等级 S A B C D] 考核系数 1.5 1.25 1 0.75 0.5``: which coefficient is grade A).
+under its label, and the label alone answers nothing.
 
 Pure functions, no I/O: :func:`pick_candidates` (units → candidates), :func:`pick_prompt`,
 :func:`pick_schema`, :func:`parse_pick` (lenient, ``json-repair``; :class:`ReplyError`).
@@ -32,21 +28,17 @@ from typing import Any
 import json_repair
 
 from corpus.citations import display_quote
-from corpus.statement_rows import parse_row
 from loop.evidence import Evidence, split_units
 from loop.policies.read_parse import MAX_REPLY_CHARS, ReplyError
 
 __all__ = ["MAX_CANDIDATES", "PICK_SYSTEM", "Candidate", "parse_pick", "pick_candidates",
-           "names_other_article", "pick_prompt", "pick_schema", "resolve_pick", "row_context"]
+           "names_other_article", "pick_prompt", "pick_schema", "resolve_pick"]
 
 # five: the offline ranking's top five held the gold page for 26 of 30 answerable zh-PDF
 # questions (top three: 25, top eight: 27); each line costs ~40-70 prompt tokens
 MAX_CANDIDATES = 5
 SHOW_CHARS = 110  # characters of a candidate shown (a longer unit is cut, marked "…")
 LABEL_CHARS = 24  # a unit this short, without a sentence end or figure, is a label (_is_label)
-# characters of a row's context shown (a header row; a line above a text row at most this long
-# names columns, a longer one is a sentence)
-CONTEXT_CHARS = 80
 _SENT_END = tuple("。！？.!?;；")
 _TAG = re.compile(r"<(?=/?\s*document)", re.IGNORECASE)
 
@@ -66,13 +58,11 @@ PICK_SYSTEM = (
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """One line the model may pick: ``units`` (one or two verbatim units of ``evidence``'s
-    chunk, cited one by one), the offline ranking position ``rank`` (0 = the offline answer),
-    ``context``: what names a table row's columns (:func:`row_context`; shown, not cited)."""
+    chunk, cited one by one), the offline ranking position ``rank`` (0 = the offline answer)."""
 
     evidence: Evidence
     units: tuple[str, ...]
     rank: int
-    context: str = ""
 
     @property
     def chunk_id(self) -> str:
@@ -88,8 +78,7 @@ class Candidate:
         c = self.evidence.chunk
         body = " ".join(" ".join(u.split()) for u in self.units)
         body = body if len(body) <= SHOW_CHARS else body[:SHOW_CHARS] + "…"
-        head = f"[{self.context}] " if self.context else ""
-        return f"(p.{c.page_start}) {_TAG.sub('‹', head + body)}"
+        return f"(p.{c.page_start}) {_TAG.sub('‹', body)}"
 
 
 _NUMBERING = re.compile(r"^\s*\d+(?:\.\d+)*\s+")
@@ -103,27 +92,6 @@ def _is_label(unit: str) -> bool:
     return (len(u) <= LABEL_CHARS and not u.endswith(_SENT_END) and "|" not in u
             and bool(_WORD.search(rest := _NUMBERING.sub("", u)))
             and not re.search(r"\d", rest))
-
-
-def row_context(chunk_units: Sequence[str], at: int, header: str) -> str:
-    """What names the columns of the table row ``chunk_units[at]``, or ``""``: for a Markdown
-    row, ``header`` (the chunk's first table line, :meth:`corpus.types.Chunk.table_header`),
-    cells joined by `` | ``, unless the row is that header; for a statement row written as a
-    text line (:func:`corpus.statement_rows.parse_row`), the unit above it when that is no
-    statement row itself and at most ``CONTEXT_CHARS`` long (``考核等级 S A B C D``). Other
-    units have none."""
-    unit = chunk_units[at].strip()
-    if unit.startswith("|"):
-        cells = [x.strip() for x in header.strip().strip("|").split("|")]
-        if " ".join(header.split()) == " ".join(unit.split()) or not any(cells):
-            return ""
-        return " | ".join(cells)[:CONTEXT_CHARS]
-    if at > 0 and parse_row(unit) is not None:
-        above = " ".join(chunk_units[at - 1].split())
-        if (len(above) <= CONTEXT_CHARS and not above.startswith("|")
-                and parse_row(above) is None and not above.endswith(_SENT_END)):
-            return above
-    return ""
 
 
 _ARTICLE = re.compile(r"第\s*([0-9零〇一二两三四五六七八九十百千]+)\s*[条章节款项]")
@@ -148,8 +116,8 @@ def pick_candidates(ranked: Sequence[Evidence], limit: int = MAX_CANDIDATES,
     """The first ``limit`` distinct units of ``ranked`` (the offline ranking, best first) as
     candidates, the units named by ``lead`` (``(chunk_id, quote)``: the offline answer's
     citations, whose order the dense re-ranking may have changed) first; a label unit gets the
-    unit after it in its chunk (when there is one), a table row its :func:`row_context`. After
-    the first, a unit that :func:`names_other_article` of ``question`` is left out."""
+    unit after it in its chunk (when there is one). After the first, a unit that
+    :func:`names_other_article` of ``question`` is left out."""
     first = [e for cid, quote in lead for e in ranked
              if e.chunk.chunk_id == cid and e.text == quote]
     out: list[Candidate] = []
@@ -160,12 +128,12 @@ def pick_candidates(ranked: Sequence[Evidence], limit: int = MAX_CANDIDATES,
             continue
         seen.add(key)
         units: tuple[str, ...] = (e.text,)
-        all_units = split_units(e.chunk)
-        at = next((i for i, u in enumerate(all_units) if u == e.text), -1)
-        if _is_label(e.text) and 0 <= at < len(all_units) - 1:
-            units = (e.text, all_units[at + 1])
-        context = row_context(all_units, at, e.chunk.table_header()) if at >= 0 else ""
-        out.append(Candidate(e, units, len(out), context))
+        if _is_label(e.text):
+            all_units = split_units(e.chunk)
+            at = next((i for i, u in enumerate(all_units) if u == e.text), -1)
+            if 0 <= at < len(all_units) - 1:
+                units = (e.text, all_units[at + 1])
+        out.append(Candidate(e, units, len(out)))
         if len(out) >= limit:
             break
     return out
@@ -218,15 +186,22 @@ def resolve_pick(candidates: Sequence[Candidate], line: int, value: str) -> int:
     """The candidate (1-based, ``0`` = none) a reply ``{"value", "line"}`` designates.
 
     The copied ``value`` is what a small model gets right more often than the number (the
-    local 1.5B model named the wrong line for values it had copied correctly): the named line
-    when it holds the value (:func:`_holds`), else the first candidate that holds it, else
-    ``0`` — a value no line holds is invented, and a line named without a value is not
-    trusted. An empty value, a yes/no value or ``line`` 0 is none."""
+    local 1.5B model named the wrong line for values it had copied correctly): the offline
+    answer (candidate 1) when it holds the value (:func:`_holds`) — the pick never moves off
+    a line that already states what the model chose, so it cannot lose the offline answer's
+    citation to the same value on another page (zh-PDF dev, zhpdf:13: ``-98dBm`` on the
+    feature page and again on p.106; the model named the second) — else the named line when
+    it holds the value, else the first candidate that holds it, else ``0``: a value no line
+    holds is invented, and a line named without a value is not trusted. The named line still
+    wins over other later lines (zhpdf:07: ``4 MB`` in lines 3 and 4, the model's 4 is the
+    gold's). An empty value, a yes/no value or ``line`` 0 is none."""
     v = _spaced(value)
     if not v or line == 0 or v.strip(".。") in _NO_VALUE:
         return 0
     holds = [k for k, c in enumerate(candidates, 1) if _holds(v, " ".join(c.units))]
-    return line if line in holds else (holds[0] if holds else 0)
+    if not holds:
+        return 0
+    return 1 if 1 in holds else (line if line in holds else holds[0])
 
 
 def pick_prompt(head: str, candidates: Sequence[Candidate]) -> str:

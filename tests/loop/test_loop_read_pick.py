@@ -72,6 +72,11 @@ def test_the_copied_value_decides_the_line() -> None:
     cands = pick_candidates(ranked)
     assert resolve_pick(cands, 2, "15 m") == 2  # the named line holds the value
     assert resolve_pick(cands, 3, "15m") == 2  # the wrong number: the line holding the value
+    late = Evidence(_chunk("接收灵敏度 15m。", "c2"), "接收灵敏度 15m。", 0.4, (), 0, 0.4)
+    two = pick_candidates([*ranked, late])
+    assert resolve_pick(two, 4, "15m") == 4  # two later lines hold it: the named one
+    first = pick_candidates([late, *ranked])
+    assert resolve_pick(first, 3, "15m") == 1  # the offline answer holds it: never moved off
     assert resolve_pick(cands, 1, "20m") == 0  # a value no line holds is invented
     assert resolve_pick(cands, 1, "") == 0 and resolve_pick(cands, 0, "15m") == 0
     assert resolve_pick(cands, 3, "是") == 0  # a yes/no value names no line
@@ -120,18 +125,20 @@ def test_candidates_keep_order_put_the_offline_answer_first_and_join_a_label_to_
     assert list(schema["properties"]) == ["value", "line"]  # the value is written first
 
 
-def _copy_from_line(n: int) -> Any:
-    """A reply that copies the first word of line ``n`` of the prompt as the value."""
+def _copy_from_line(n: int, word: int = 0) -> Any:
+    """A reply that copies word ``word`` of line ``n`` of the prompt as the value."""
     def reply(body: dict[str, Any]) -> dict[str, Any]:
         shown = body["messages"][1]["content"].split(f"\n{n}| ", 1)[1].split("\n", 1)[0]
-        return _pick(n, shown.split(") ", 1)[1].split()[0])
+        return _pick(n, shown.split(") ", 1)[1].split()[word])
     return reply
 
 
 def test_the_chosen_line_is_the_verified_answer_offline_evidence_related(kb: Any) -> None:
     offline = _offline(kb)
     assert offline.found
-    with ScriptedChatServer([_copy_from_line(2)]) as srv:
+    # "Warranty": held by line 2 only (its first word, 保修, by line 1 too, the offline answer,
+    # which a value both hold keeps)
+    with ScriptedChatServer([_copy_from_line(2, 1)]) as srv:
         res = _run(kb, srv)
     (req,) = srv.requests
     assert req["messages"][0]["content"] == PICK_SYSTEM
@@ -142,7 +149,7 @@ def test_the_chosen_line_is_the_verified_answer_offline_evidence_related(kb: Any
     assert res.brain == "llm:scripted:pick" and res.found and res.llm_calls == 1, res.guard
     assert "picked line 2" in res.guard
     line2 = user.split("\n2| ", 1)[1].split("\n", 1)[0]
-    assert res.citations and res.citations[0].quote.split()[0] in line2
+    assert res.citations and res.citations[0].quote.split()[1] in line2
     assert res.citations[0] != offline.citations[0]
     assert offline.citations[0] in [*res.citations, *res.related]  # never lost
     assert_all_verified(res, kb)
@@ -180,28 +187,3 @@ def test_a_clause_of_another_article_is_no_candidate() -> None:
     ranked = [Evidence(c, u, 0.5, (), 0, 0.5) for u in units]
     assert [x.units[0] for x in pick_candidates(ranked, question=q)] == [
         "第三十四条 义务。", "处十万元罚款。"]
-
-
-def test_a_table_row_is_shown_under_what_names_its_columns_and_cites_the_row_alone() -> None:
-    """A Markdown row under its table's header row; a statement row written as a text line
-    under the short line above it; a sentence, the header row itself and a row under a
-    sentence get no context. The context is shown, never cited, and a value copied from it
-    designates no line."""
-    md = _chunk("| 符号 | 参数 | 最小值 | 最大值 | 单位 |\n| --- | --- | --- | --- | --- |\n"
-                "| VDD33 | 供电电压 | –0.3 | 3.6 | V |\n| Tstore | 存储温度 | –40 | 150 | °C |",
-                "md")
-    text = _chunk("工资*考核系数。\n\n考核等级 S A B C D\n考核系数 1.5 1.25 1 0.75 0.5\n\n"
-                  "4、岗位薪酬标准适用于全体员工，按月发放。\n加班系数 1.5 2 3", "tx")
-    units = [(md, "| Tstore | 存储温度 | –40 | 150 | °C |"),
-             (md, "| 符号 | 参数 | 最小值 | 最大值 | 单位 |"),
-             (text, "考核系数 1.5 1.25 1 0.75 0.5"), (text, "工资*考核系数。"),
-             (text, "加班系数 1.5 2 3")]
-    ranked = [Evidence(c, u, 0.5, (), 0, 0.5 - 0.01 * i) for i, (c, u) in enumerate(units)]
-    got = pick_candidates(ranked)
-    assert [x.context for x in got] == ["符号 | 参数 | 最小值 | 最大值 | 单位", "",
-                                        "考核等级 S A B C D", "", ""]
-    assert got[0].shown() == ("(p.15) [符号 | 参数 | 最小值 | 最大值 | 单位] "
-                              "| Tstore | 存储温度 | –40 | 150 | °C |")
-    assert got[2].shown() == "(p.15) [考核等级 S A B C D] 考核系数 1.5 1.25 1 0.75 0.5"
-    assert got[0].units == ("| Tstore | 存储温度 | –40 | 150 | °C |",)  # cited: the row
-    assert resolve_pick(got, 1, "150") == 1 and resolve_pick(got, 3, "考核等级") == 0
