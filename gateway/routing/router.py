@@ -315,6 +315,14 @@ class Router(PlanStages):
             return None
         rec.looped(loop_res.steps, loop_res.tokens, loop_res.flags, loop_res.dropped_citations)
         reason = loop_res.fallback_reason
+        draft = loop_res.draft
+        if (reason is None and draft is not None and not draft.found
+                and draft.brain == "loop-offline" and rec.cross_language):
+            # the offline LoopAgent reads evidence by the question's words, which a question in
+            # the other language than the documents does not share with them: its "not found"
+            # says nothing of the documents (English questions on the zh PDFs: 4 of 30 not
+            # found with the gold page among the candidates) — RAG answers, on a broad retrieval
+            reason = "cross-language question not found by the offline LoopAgent"
         if reason is None or self.rag is None or "store_unavailable" in rec.flags:
             return loop_res.draft
         rec.fell_back(reason)

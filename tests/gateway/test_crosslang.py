@@ -285,3 +285,32 @@ def test_a_chinese_question_word_is_no_key_term() -> None:
              **{f"en{i}": (f"en/p{i}.md", "en") for i in range(9)}}
     cross = CrossLanguage(search, lambda _c: {"en": 9, "zh": 1}, doc_names=lambda _c: names)
     assert cross.terms_for("CH583的BLE接收灵敏度是多少？", "c") is None
+
+
+async def test_offline_loop_not_found_on_a_cross_language_question_goes_to_rag(
+    tmp_path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The offline LoopAgent reads evidence by the question's words, which an English question
+    does not share with Chinese documents: its "not found" hands the question to RAG (broad
+    retrieval; route ``fallback_rag``), which finds the law's sentence. A question in the
+    documents' language keeps the LoopAgent's answer."""
+    from gateway.engines import loop_engine
+    from gateway.routing import AnswerDraft, LoopResult
+
+    async def not_found(self, collection, question, **kw):  # noqa: ANN001, ANN202, ARG001
+        return LoopResult(AnswerDraft("Not found.", [], False, "loop-offline", 0, []), None,
+                          [], 0, [], 0)
+
+    monkeypatch.setattr(loop_engine.LoopAgentEngine, "run", not_found)
+    cedict_index()
+    settings = make_settings(tmp_path)
+    async with running(settings) as (app, client):
+        await upload(app, client, [("law.md", LAW.encode())])
+        r = await client.post("/v1/query", json={
+            "question": "How long must network logs be kept?", "mode": "loop"})
+        body = r.json()
+        assert r.status_code == 200, body
+        assert body["route"]["final_path"] == "fallback_rag", body["route"]
+        assert body["found"] and "六个月" in body["answer"]
+        r = await client.post("/v1/query", json={"question": "网络日志留存多久？", "mode": "loop"})
+        assert r.json()["route"]["final_path"] == "loop" and not r.json()["found"]
