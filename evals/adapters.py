@@ -116,9 +116,7 @@ class RagPipelineAnswerer:
 
 
 class LoopAgentAnswerer:
-    """``mode=loop``: the LoopAgent alone, seeded with the RAG retrieval's hits. The record's
-    confidence is the answer's support probability (``LoopResult.support_p``) when the agent
-    scored one, else the seeding retrieval's confidence.
+    """``mode=loop``: the LoopAgent alone, seeded with the RAG retrieval's hits.
 
     :param agent: a ``loop.agent.LoopAgent``.
     :param retriever: the hybrid retriever used for the seeds (``None`` = no seeds).
@@ -191,10 +189,7 @@ class LoopAgentAnswerer:
             found=found,
             citations=citations,
             candidates=cands,
-            # the answer's own support probability when scored (corpus.answer_support, as the
-            # RAG path's answer confidence), else the seeding retrieval's confidence
-            confidence=res.support_p if res.support_p is not None and not fallback
-            else confidence,
+            confidence=confidence,
             route="fallback_to_rag" if fallback else "loop",
             escalated=False,
             brain=res.brain,
