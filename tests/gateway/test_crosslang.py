@@ -314,3 +314,29 @@ async def test_offline_loop_not_found_on_a_cross_language_question_goes_to_rag(
         assert body["found"] and "六个月" in body["answer"]
         r = await client.post("/v1/query", json={"question": "网络日志留存多久？", "mode": "loop"})
         assert r.json()["route"]["final_path"] == "loop" and not r.json()["found"]
+
+
+def test_mixed_collection_question_naming_no_chinese_document_gets_no_terms() -> None:
+    """A mixed collection (Chinese under 80 % of its documents): an English question that names
+    no Chinese document gets no Chinese terms, though a Chinese passage holds translations of 5
+    of its 8 words. On the whole eval corpus such terms were generic (彩色 舞台 客人 旅游 图形 for
+    this GitLab question) and cost evidence hits; the English zh-PDF questions gained nothing
+    from them there (23.3 % with and without)."""
+    from gateway.conversation.crosslang import CrossLanguage
+
+    cedict_index()
+    docs = {"drcd": "彩色 舞台 客人 旅游 图形 的 段落",
+            **{f"en{i}": f"handbook page {i} about travel" for i in range(8)}}
+
+    def search(_c: str, term: str) -> list[tuple[str, str]]:
+        return [(d, t) for d, t in docs.items() if term.lower() in t][:10]
+
+    cross = CrossLanguage(search, lambda _c: {"en": 8, "zh": 1})
+    q = ("What is the color of the icon representing the Evangelism stage in the customer "
+         "journey diagram?")
+    assert cross.terms_for(q, "c") is None
+    # the same question on a collection of Chinese documents only still gets its terms
+    only_zh = CrossLanguage(lambda _c, t: [("drcd", docs["drcd"])] if t in docs["drcd"] else [],
+                            lambda _c: {"zh": 1})
+    got = only_zh.terms_for(q, "c")
+    assert got is not None and "舞台" in got.terms
