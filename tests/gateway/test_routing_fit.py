@@ -140,3 +140,25 @@ def test_forced_rows_count_against_the_budget() -> None:
         assert m.meta["escalated"] == 150 / 400  # the budget is used up by the signals
     else:
         assert m.meta["escalated"] <= 0.35
+
+
+def test_router_records_count_a_right_refusal_as_a_hit(tmp_path: Path) -> None:
+    """An unanswerable question enters the fit with "hit" = the path refused it (the right
+    output), so a rule that sends such questions to a LoopAgent that refuses them gains; a
+    question with neither a gold location nor an unanswerable tag stays out."""
+    from gateway.cli.calibrate import router_records
+
+    def row(qid: str, score: dict) -> dict:
+        return {"id": qid, "question": "Which icon colour?", "lang": "en", "score": score,
+                "record": {"confidence": 0.4, "candidates": [{"path": "a.pdf"}]}}
+
+    rag = [row("a", {"evidence_hit": True}),
+           row("u", {"evidence_hit": None, "refusal_correct": False}),
+           row("img", {"evidence_hit": None, "refusal_correct": None})]
+    loop = [row("a", {"evidence_hit": False}),
+            row("u", {"evidence_hit": None, "refusal_correct": True}),
+            row("img", {"evidence_hit": None, "refusal_correct": None})]
+    (tmp_path / "rag.jsonl").write_text("\n".join(json.dumps(x) for x in rag), "utf-8")
+    (tmp_path / "loop.jsonl").write_text("\n".join(json.dumps(x) for x in loop), "utf-8")
+    rows = router_records(tmp_path / "rag.jsonl", tmp_path / "loop.jsonl")
+    assert [(r["rag_hit"], r["loop_hit"]) for r in rows] == [(True, False), (False, True)]
