@@ -412,6 +412,15 @@ class CrossLanguage:
         own = "en" if to_zh else "zh"
         if share >= 0.8 and counts.get(own, 0) and self._held(question, collection, to_zh):
             return None  # a document in the question's own language holds it: no terms
+        named = self._named(question, collection, target) if to_zh else None
+        if share < 0.8 and named is None:
+            # a mixed collection (the other language under 80 % of its documents): terms only
+            # for a question that names an other-language document. Measured on the whole eval
+            # corpus (301 documents, 54 % Chinese, e5): the English zh-PDF questions reached
+            # 23.3 % evidence hit with and without terms, while 13 English dev questions
+            # (GitLab, MMLongBench, FinanceBench) got generic ones (海峡 for "channel", 列出 表格
+            # for "listed table") and auto lost 2 GitLab hits to them
+            return None
         if not _READY.is_set():  # still loading: wait a little, never the whole request
             warm_up_in_background()
             if not _READY.wait(self.wait_s):
@@ -440,15 +449,6 @@ class CrossLanguage:
                 where = docs_of(h)
                 if where:
                     found.append((sp, h, where))
-        named = self._named(question, collection, target) if to_zh else None
-        if share < 0.8 and named is None:
-            # a mixed collection (the other language under 80 % of its documents): terms only
-            # for a question that names an other-language document. Measured on the whole eval
-            # corpus (301 documents, 54 % Chinese, e5): the English zh-PDF questions reached
-            # 23.3 % evidence hit with and without terms, while 13 English dev questions
-            # (GitLab, MMLongBench, FinanceBench) got generic ones (海峡 for "channel", 列出 表格
-            # for "listed table") and auto lost 2 GitLab hits to them
-            return None
         if not found:  # no term, but a document named: retrieval still runs inside it
             return CrossTerms((), (), 0.0, named) if named and share >= 0.8 else None
         # the document holding the most of the question's words (and codes) is the one asked
