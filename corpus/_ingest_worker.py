@@ -25,9 +25,10 @@ from pathlib import Path
 
 from corpus.chunker import DocumentChunks
 from corpus.errors import ParseError
+from corpus.tuning import TUNING
 from corpus.types import Chunk, OutlineEntry, ParsedDocument, PassageEmbedder, SparseVector
 
-__all__ = ["STREAM_CHARS", "Failure", "ParseFn", "Prepared", "prepare", "run_prepare"]
+__all__ = ["Failure", "ParseFn", "Prepared", "prepare", "run_prepare"]
 
 ParseFn = Callable[[Path], ParsedDocument]
 
@@ -63,10 +64,6 @@ def _default_parse(path: Path) -> ParsedDocument:
     return parse_file(path)
 
 
-#: above this many characters of text a document prepared in this process is chunked as a stream
-#: (each pass over its chunks chunks it again: 5 passes cost ~13 % more CPU on a 50 MB text file,
-#: so smaller documents keep their chunk list)
-STREAM_CHARS = 2_000_000
 
 #: the worker process's embedder, built once by the pool initializer (``None``: do not embed)
 _EMBEDDER: PassageEmbedder | None = None
@@ -76,7 +73,8 @@ def prepare(path: str, rel_path: str, parse: ParseFn | None = None, *,
             keyword: bool = True) -> Prepared | Failure:
     """Parse ``path``, chunk it (chunks carry ``rel_path``), compute each chunk's sparse
     vector from :meth:`Chunk.context_text` (not with ``keyword=False``: ``sparse`` is then
-    empty — and ``chunks``, for a document of more than :data:`STREAM_CHARS` characters, a
+    empty — and ``chunks``, for a document of more than ``TUNING.ingest.stream_chars``
+    characters (``corpus.tuning``; each pass over a stream chunks it again), a
     :class:`corpus.chunker.DocumentChunks` stream — and the writer chunks and computes the
     vectors batch by batch, so a large file's chunks and vectors are never all in memory at
     once) and the document's text keys
@@ -90,7 +88,8 @@ def prepare(path: str, rel_path: str, parse: ParseFn | None = None, *,
 
     try:
         doc = (parse or _default_parse)(Path(path))
-        streamed = not keyword and sum(len(b.text) for b in doc.blocks) > STREAM_CHARS
+        size = sum(len(b.text) for b in doc.blocks)
+        streamed = not keyword and size > TUNING.ingest.stream_chars
         chunks: list[Chunk] | DocumentChunks = (
             DocumentChunks(doc, rel_path) if streamed else chunk_document(doc, rel_path=rel_path))
         if not chunks:

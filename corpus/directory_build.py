@@ -44,6 +44,7 @@ from corpus.directory import (
     save_directory,
 )
 from corpus.tokenizer import Tokenizer
+from corpus.tuning import TUNING
 from corpus.types import Chunk
 
 __all__ = ["DirectoryBuilder", "DirectoryStats", "EntryCache", "EntryWriter", "WrittenEntry"]
@@ -149,12 +150,14 @@ class DirectoryBuilder:
     :param max_failures: model faults in a row after which the writer is not called again by
         this builder (the rest of the run is extractive).
     :param short_chars: chunks this short keep their extractive entry (default
-        ``SUMMARY_CHARS``: the summary's own bound; ``0`` sends every chunk).
+        ``TUNING.ingest.short_chunk_chars``, ``corpus.tuning``: the summary's own bound,
+        ``SUMMARY_CHARS``; ``0`` sends every chunk).
     """
 
     def __init__(self, tokenizer: Tokenizer | None = None, *, writer: EntryWriter | None = None,
                  cache: EntryCache | None = None, batch: int = 8, timeout_s: float = 120.0,
-                 max_failures: int = 3, short_chars: int = SUMMARY_CHARS) -> None:
+                 max_failures: int = 3,
+                 short_chars: int = TUNING.ingest.short_chunk_chars) -> None:
         self.tokenizer = tokenizer or Tokenizer()
         self.writer, self.batch, self.timeout_s = writer, max(1, batch), timeout_s
         self.cache = cache if cache is not None else (EntryCache() if writer else None)

@@ -23,7 +23,9 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["ROW_WEIGHT", "UNITS", "Cell", "StatementRow", "asked_unit", "asked_years",
+from corpus.tuning import TUNING
+
+__all__ = ["UNITS", "Cell", "StatementRow", "asked_unit", "asked_years",
            "label_cover", "parse_row", "period_header", "read_cell", "row_weight", "table_unit"]
 
 # one cell: optional $, optional sign/parenthesis, a number with thousands separators and
@@ -179,22 +181,16 @@ def label_cover(label: str, key_terms: Sequence[str],
     return have / len(words)
 
 
-# a statement row whose label the question names weighs 1 + ROW_WEIGHT x label cover when the
-# question asks for a figure (both evidence scorers: rag.extractive, loop.evidence). 1.0 was set,
-# not swept: on the dev questions (RAG, whole corpus) FinanceBench evidence hit 55.6 -> 58.7 %,
-# MMLongBench table evidence 50.8 -> 54.2 %, no dataset lower (session 8)
-ROW_WEIGHT = 1.0
-
-
 def row_weight(unit: str, key_terms: Sequence[str], normalize: Callable[[str], str]) -> float:
-    """Evidence weight (1.0 .. 1 + :data:`ROW_WEIGHT`) of one unit for a question asking for a
-    figure: ``1 + ROW_WEIGHT * label_cover`` when ``unit`` is a statement row
+    """Evidence weight (1.0 .. 1 + ``TUNING.evidence.row_weight``, ``corpus.tuning``) of one
+    unit for a question asking for a figure (both evidence scorers: ``rag.extractive``,
+    ``loop.evidence``): ``1 + row_weight * label_cover`` when ``unit`` is a statement row
     (:func:`parse_row`), else 1.0. ``Net income $ 3,033 $ 10,073 $ 11,588`` for "net income in
     2019" → 2.0; a sentence → 1.0."""
     row = parse_row(unit)
     if row is None:
         return 1.0
-    return 1.0 + ROW_WEIGHT * label_cover(row.label, key_terms, normalize)
+    return 1.0 + TUNING.evidence.row_weight * label_cover(row.label, key_terms, normalize)
 
 
 def read_cell(row: StatementRow, years: Sequence[str] | None,

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from corpus.tuning import tuning_record
 from evals.questions import Question
 from evals.scoring import score_question
 from evals.summary import compare_with_baseline, load_baseline, summarise
@@ -125,6 +126,8 @@ async def run_eval(
     :param progress: show a rich progress bar on the terminal.
     :param on_row: called with every finished row (tests, live dashboards).
     :param context_mode: how a question's ``context`` is asked (module docstring).
+    :returns: the run; its summary records the tuned constants used under ``tuning``
+        (``corpus.tuning.tuning_record``).
     :raises ValueError: ``concurrency < 1`` or an empty question list.
     """
     if concurrency < 1:
@@ -166,6 +169,7 @@ async def run_eval(
         "concurrency": concurrency,
         "started_at": started,
         "elapsed_s": round(time.time() - started, 2),
+        "tuning": tuning_record(),  # the tuned constants this run used (corpus.tuning)
         **(meta or {}),
     }
     summary = summarise(ordered, **info)

@@ -21,16 +21,13 @@ from typing import Any
 from corpus.parsers._common import expand_ligatures
 from corpus.parsers._pdf_order import frame_box, ordered_lines
 from corpus.parsers._pymupdf import pymupdf
+from corpus.tuning import TUNING
 
 __all__ = ["MIN_RULES", "PageTable", "VLine", "find_ruled_tables", "has_ruling_grid", "page_lines"]
 
 MIN_RULES = 3
-# a found grid is used as a table only when at least 40 % of its cells hold text and it has at
-# most 2.5 visual lines per row (measured on FinanceBench: Pfizer's income statement gave a
-# 4-column "table" whose first cell held all 30 row labels; Verizon's prose under rules gave
-# 5-column rows with one filled cell)
-_MIN_FILL = 0.4
-_MAX_LINES_PER_ROW = 2.5
+# a found grid is used as a table only when TUNING.pdf.table_min_fill of its cells hold text
+# and it has at most TUNING.pdf.table_max_lines_per_row visual lines per row (corpus.tuning)
 _FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_LIGATURES & ~pymupdf.TEXT_PRESERVE_IMAGES
 _BOLD = 16
 
@@ -242,7 +239,7 @@ def find_ruled_tables(page: pymupdf.Page, lines: list[VLine]) -> list[PageTable]
             rows.append(cells)
             boxes.append(tuple(row.bbox))
         filled = sum(1 for r in rows for c in r if c)
-        if filled < 2 or filled < _MIN_FILL * t.row_count * t.col_count:
+        if filled < 2 or filled < TUNING.pdf.table_min_fill * t.row_count * t.col_count:
             continue  # mostly empty grid: prose under a few rules, not a table
         x0, y0, x1, y1 = t.bbox
         n_inside = sum(
@@ -250,7 +247,7 @@ def find_ruled_tables(page: pymupdf.Page, lines: list[VLine]) -> list[PageTable]
             for v in lines
             if x0 <= (v.bbox[0] + v.bbox[2]) / 2 <= x1 and y0 <= (v.bbox[1] + v.bbox[3]) / 2 <= y1
         )
-        if n_inside > _MAX_LINES_PER_ROW * t.row_count:
+        if n_inside > TUNING.pdf.table_max_lines_per_row * t.row_count:
             continue  # a few giant cells holding a whole unruled statement: keep the lines
         tables.append(PageTable(tuple(t.bbox), rows, boxes))
     return tables

@@ -17,8 +17,8 @@ from __future__ import annotations
 import asyncio
 import re
 
-from corpus.citations import display_quote
 from corpus.statement_rows import parse_row
+from corpus.tuning import TUNING, OfflineTuning
 from corpus.types import Chunk
 from loop.controller import LoopState
 from loop.evidence import (
@@ -29,15 +29,19 @@ from loop.evidence import (
     is_revision_history,
 )
 from loop.policies.base import Turn
-from loop.types import NOT_FOUND, ToolCall, ToolResult, UnitEmbedder
+from loop.policies.offline_rank import (
+    Similarity,
+    answer_call,
+    coverage_floor,
+    lexical_evidence,
+    ranked_evidence,
+    similarities,
+)
+from loop.types import ToolCall, ToolResult, UnitEmbedder
 
 __all__ = ["OfflinePolicy"]
 
 _END = tuple("。！？.!?;；:：)")
-# ranking penalty of a revision-history chunk (``loop.evidence.is_revision_history``) unless
-# the question asks about versions or changes: zhpdf:08's answer was the change log's
-# "供电电压范围从 2.7 V ~ 3.6 V 改为 3.0 V ~ 3.6 V" on p.23 instead of the specification on p.6
-REVISION_PENALTY = 1.0
 # what ``_next`` proposes when it is time to answer; ``propose`` builds the real call
 _ANSWER = ToolCall("answer", {})
 # the last line of a chunk cut from the table or figure it announces
@@ -49,8 +53,6 @@ _CAPTION = re.compile(
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)"
                    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b",
                    re.I)
-# share of the candidates holding a code for it to name their document (``_refine_query``)
-SUBJECT_SHARE = 0.8
 
 
 def _runs_on(last: str) -> bool:
@@ -63,35 +65,18 @@ def _runs_on(last: str) -> bool:
 class OfflinePolicy:
     """Deterministic reading without an LLM.
 
-    :param max_reads: chunks to read before answering (bounded by the loop's budgets).
-    :param per_turn: reads proposed in one turn (the controller runs up to 3 calls a turn).
-    :param term_search: also search the key terms alone (a second query in the first turn).
-    :param max_citations: evidence units cited (from distinct chunks) when they cover nearly
-        as much as the best one (within ``close``).
-    :param quantity_bonus: ranking bonus of units holding a digit when the question asks for
-        a quantity (多少, how many …).
-    :param search_weight: weight of the chunk's rank prior in evidence ranking:
-        ``search_weight / (1 + 0.5 * rank)``, rank = the order the chunk was shown in (RAG
-        candidates first), as the RAG path's extractive answer ranks (``rag.extractive``).
+    :param embedder: dense embedder (``loop.types.UnitEmbedder``); on the answer turn the
+        ``dense_units`` best units by key terms are embedded (in a worker thread) and their
+        cosine to the question, min-max scaled, adds ``dense_weight`` to the ranking.
+    :param tuning: the policy's knobs (``corpus.tuning.OfflineTuning``; default
+        ``TUNING.offline``, each with the dev run that chose it): reads (``max_reads``,
+        ``per_turn``), searches (``term_search``, ``refine``, ``subject_share``),
+        ``seed_first``, the ranking (``search_weight`` / ``search_decay``,
+        ``quantity_bonus``, ``dense_weight`` / ``dense_units``) and the answer
+        (``max_citations``, ``close``, ``strong_margin``).
     :param min_coverage: share of key-term weight a unit must cover to be cited (default: the
         loop's ``LoopConfig.min_coverage``). The loop answers when the best-ranked unit covers
         it, or when another unit covers ``min_coverage + strong_margin``; else "not found".
-    :param strong_margin: see ``min_coverage``. Measured on the development questions (offline
-        loop, full collection, without the embedder): 0.15 refuses 9 of 43 ``unanswerable``
-        with evidence hit 65.9 % (zh-pdf 83.3 %); 0 (any unit over the floor) gives 67.2 %
-        (zh-pdf 86.7 %) but refuses 1 of 43.
-    :param embedder: dense embedder (``loop.types.UnitEmbedder``); on the answer turn the
-        ``dense_units`` best units by key terms are embedded (in a worker thread) and their
-        cosine to the question, min-max scaled, adds ``dense_weight`` to the ranking. Measured
-        (same setting, weight 0.3): evidence hit 65.9 → 66.5 %, answer-contains 42.5 → 44.2 %,
-        unanswerable refused 9 → 10 of 43, zh-pdf 83.3 % either way; ~0.8 s per question on
-        2 cores.
-    :param seed_first: the first reads are the RAG candidates holding a key term, in the RAG
-        path's order (its fusion, document resolution and page navigation ranked them), before
-        the chunks ranked by key-term coverage (issue 14: "start from what RAG already found").
-    :param refine: after the first searches, search once more (:meth:`_refine_query`): without
-        a product code every candidate holds, else with only the key terms some candidate holds
-        (relevance feedback: a paraphrase's own words no longer outweigh the corpus's).
 
     Usage example::
 
@@ -100,43 +85,20 @@ class OfflinePolicy:
 
     brain = "offline"
 
-    def __init__(
-        self,
-        max_reads: int = 6,
-        per_turn: int = 3,
-        term_search: bool = True,
-        min_coverage: float | None = None,
-        max_citations: int = 3,
-        close: float = 0.5,
-        search_weight: float = 0.3,
-        quantity_bonus: float = 0.2,
-        refine: bool = True,
-        strong_margin: float = 0.15,
-        embedder: UnitEmbedder | None = None,
-        dense_weight: float = 0.3,
-        dense_units: int = 60,
-        seed_first: bool = True,
-    ) -> None:
-        self.max_reads = max_reads
-        self.per_turn = per_turn
-        self.term_search = term_search
-        self.search_weight = search_weight
-        self.quantity_bonus = quantity_bonus
-        self.max_citations = max_citations
-        self.close = close
+    def __init__(self, embedder: UnitEmbedder | None = None, *,
+                 tuning: OfflineTuning = TUNING.offline,
+                 min_coverage: float | None = None) -> None:
+        self.tuning = tuning
         self.min_coverage = min_coverage
         self.searches: list[str] = []
         self.reads = 0
         self.paged = False
-        self.refine = refine
         self.refined = False
         self.caption_paged = False
-        self.strong_margin = strong_margin
-        self.embedder, self.dense_weight, self.dense_units = embedder, dense_weight, dense_units
+        self.embedder = embedder
         self.dense_error = ""  # why the embedder failed (the answer then ranks by key terms)
         self.last: tuple[ToolCall, ToolResult] | None = None
         self.planned: dict[str, Chunk] = {}  # chunks the directory scan picked (jump targets)
-        self.seed_first = seed_first
         self.seeds: list[str] = []
 
     def observe(self, call: ToolCall, result: ToolResult) -> None:
@@ -151,7 +113,7 @@ class OfflinePolicy:
         """The question, and (``term_search``) its key terms alone when that differs."""
         out = [state.question]
         alt = " ".join(state.matcher.terms)
-        if self.term_search and alt.replace(" ", "") != state.question.replace(" ", ""):
+        if self.tuning.term_search and alt.replace(" ", "") != state.question.replace(" ", ""):
             out.append(alt)
         return out
 
@@ -160,7 +122,7 @@ class OfflinePolicy:
         for none.
 
         When a code of the question (:attr:`loop.evidence.TermMatcher.codes`) is held by at
-        least ``SUBJECT_SHARE`` of five or more candidates, it names their document rather than
+        least ``subject_share`` of five or more candidates, it names their document rather than
         the place to read, and the search index splits it into several terms
         (``esp32-pico-d4`` → ``esp32``, ``pico``, ``d4``) that outweigh the words that do
         locate the answer: search the other key terms alone (zhpdf:10, the storage
@@ -171,7 +133,7 @@ class OfflinePolicy:
         held = [set(m.matched(c.context_text())) for c in ctx.seen.values()]
         seen_terms = set().union(*held)
         subject = {t for t in m.codes if len(held) >= 5
-                   and sum(t in h for h in held) >= SUBJECT_SHARE * len(held)}
+                   and sum(t in h for h in held) >= self.tuning.subject_share * len(held)}
         focused = [t for t in m.terms if t not in subject]
         if subject and len(focused) >= 2:
             return " ".join(focused)
@@ -205,101 +167,40 @@ class OfflinePolicy:
         return any(state.matcher.matched(c.context_text()) for c in state.ctx.seen.values())
 
     def _floor(self, state: LoopState) -> float:
-        return state.ctx.config.min_coverage if self.min_coverage is None else self.min_coverage
+        return coverage_floor(state, self.min_coverage)
 
-    def _lexical(self, state: LoopState) -> list[Evidence]:
-        order = {cid: i for i, cid in enumerate(state.ctx.seen)}
-        bonus = {cid: self.search_weight / (1.0 + 0.5 * i) for cid, i in order.items()}
-        if not asks_revision(state.question):
-            for cid, c in state.ctx.seen.items():
-                if is_revision_history(c):
-                    bonus[cid] -= REVISION_PENALTY
-        m = state.matcher.known([c.context_text() for c in state.ctx.seen.values()])
-        quantity = asks_quantity(state.question)
-        nb = self.quantity_bonus if quantity else 0.02
-        return best_evidence(list(state.ctx.read.values()), m, limit=500, bonus=bonus,
-                             number_bonus=nb, figure_rows=quantity)
-
-    def ranked_evidence(self, state: LoopState,
-                        similarity: dict[tuple[str, str], float] | None = None,
+    def ranked_evidence(self, state: LoopState, similarity: Similarity | None = None,
                         lexical: list[Evidence] | None = None) -> list[Evidence]:
         """Units of the chunks read, best first, that cover at least the coverage floor;
-        ``[]`` when the loop should say not found.
-
-        Ranking score: key-term coverage (:func:`loop.evidence.best_evidence`) + a rank prior
-        from the order chunks were shown in (``ctx.seen``: the RAG candidates best first, then
-        each search's results; search scores themselves tie across searches) + the figure
-        bonus for quantity questions + ``dense_weight`` × the unit's dense similarity to the
-        question, min-max scaled over the units embedded (``similarity``: cosine by
-        ``(chunk id, unit text)``, from :meth:`similarities`). ``lexical``: the ranking
-        without the dense part when already computed."""
-        ev = self._lexical(state) if lexical is None else lexical
-        if similarity:
-            lo, hi = min(similarity.values()), max(similarity.values())
-            span = (hi - lo) or 1.0
-
-            def dense(e: Evidence) -> float:
-                v = similarity.get((e.chunk.chunk_id, e.text))
-                return 0.0 if v is None else self.dense_weight * (v - lo) / span
-
-            ev = sorted(ev, key=lambda e: (-(e.score + dense(e)), e.rank, len(e.text)))
-        floor = self._floor(state)
-        if not ev or (ev[0].coverage < floor
-                      and max(e.coverage for e in ev) < floor + self.strong_margin):
-            return []  # the best-ranked unit is weak and nothing else is clearly strong
-        return [e for e in ev if e.coverage >= floor]  # below the floor a unit is no evidence
+        ``[]`` when the loop should say not found (:func:`~loop.policies.offline_rank.
+        ranked_evidence` over :func:`~loop.policies.offline_rank.lexical_evidence`;
+        ``similarity`` from :meth:`similarities`, ``lexical`` when already computed)."""
+        ev = lexical_evidence(state, self.tuning) if lexical is None else lexical
+        return ranked_evidence(self.tuning, self._floor(state), similarity, ev)
 
     def similarities(self, state: LoopState,
-                     lexical: list[Evidence] | None = None) -> dict[tuple[str, str], float]:
+                     lexical: list[Evidence] | None = None) -> Similarity:
         """Cosine of the question and each of the ``dense_units`` best units by the lexical
         ranking (``lexical`` when already computed), by ``(chunk id, unit text)`` (``{}``
-        without an embedder). Blocking: one question and up to ``dense_units`` passages
-        through the embedder."""
+        without an embedder). Blocking."""
         if self.embedder is None:
             return {}
-        units = (self._lexical(state) if lexical is None else lexical)[:self.dense_units]
-        if not units:
-            return {}
-        q = self.embedder.embed_query(state.question)
-        vecs = self.embedder.embed_passages([e.text for e in units])
-        return {(e.chunk.chunk_id, e.text): float(sum(a * b for a, b in zip(q, v, strict=True)))
-                for e, v in zip(units, vecs, strict=True)}
-
-    def _answer(self, state: LoopState, similarity: dict[tuple[str, str], float] | None = None,
-                lexical: list[Evidence] | None = None) -> ToolCall:
-        ev = self.ranked_evidence(state, similarity, lexical)
-        if not ev:
-            return ToolCall("answer", {"response": NOT_FOUND, "found": False, "citations": []})
-        floor = self._floor(state)
-        best_per_chunk: dict[str, Evidence] = {}
-        for e in ev:  # ranked: the first unit seen of a chunk is its best
-            best_per_chunk.setdefault(e.chunk.chunk_id, e)
-        picked = [
-            e
-            for e in best_per_chunk.values()
-            if e.coverage >= max(floor, ev[0].coverage - self.close)
-        ][: self.max_citations]
-        return ToolCall(
-            "answer",
-            {
-                "response": "\n".join(display_quote(e.text) for e in picked),
-                "found": True,
-                "citations": [{"chunk_id": e.chunk.chunk_id, "quote": e.text} for e in picked],
-            },
-        )
+        ev = lexical_evidence(state, self.tuning) if lexical is None else lexical
+        return similarities(state, self.embedder, self.tuning.dense_units, ev)
 
     async def _final_answer(self, state: LoopState) -> ToolCall:
         """The answer call: evidence ranked by key terms once, then (with an embedder, in a
         worker thread) re-ranked with the dense similarity; an embedder failure leaves the
         key-term ranking (``dense_error`` says why)."""
-        lexical = self._lexical(state)
-        sims: dict[tuple[str, str], float] = {}
+        lexical = lexical_evidence(state, self.tuning)
+        sims: Similarity = {}
         if self.embedder is not None:
             try:
                 sims = await asyncio.to_thread(self.similarities, state, lexical)
             except Exception as exc:  # noqa: BLE001 - dense ranking is optional: key terms only
                 self.dense_error = f"{type(exc).__name__}: {exc}"[:200]
-        return self._answer(state, sims, lexical)
+        return answer_call(self.ranked_evidence(state, sims, lexical), self.tuning,
+                           self._floor(state))
 
     async def final_answer(self, state: LoopState) -> ToolCall:
         """The ``answer`` call over the chunks read so far (as on the answer turn)."""
@@ -333,14 +234,14 @@ class OfflinePolicy:
         if turns_left <= 0:
             return [_ANSWER]
         calls: list[ToolCall] = []
-        if self.refine and not self.refined:
+        if self.tuning.refine and not self.refined:
             self.refined = True
             query = self._refine_query(state)
             if query and query not in self.searches:
                 self.searches.append(query)
                 calls.append(ToolCall("search", {"query": query}))
         best = best_evidence(list(ctx.read.values()), m, limit=1)
-        if best and best[0].coverage >= 0.999 and self.reads >= self.per_turn:
+        if best and best[0].coverage >= 0.999 and self.reads >= self.tuning.per_turn:
             return [_ANSWER]
         if best and not self.paged:
             c = best[0].chunk
@@ -367,8 +268,8 @@ class OfflinePolicy:
         # coverage a unit needs to answer on its own: floor + strong_margin); read when they
         # cover the key terms better than the candidates left (a tie goes to them)
         floor = self._floor(state)
-        first = self.reads < self.per_turn and unread
-        done = bool(best) and best[0].coverage >= floor + self.strong_margin
+        first = self.reads < self.tuning.per_turn and unread
+        done = bool(best) and best[0].coverage >= floor + self.tuning.strong_margin
         jump = set() if first or done else {
             cid for cid, c in self.planned.items()
             if cid not in ctx.seen and cid not in ctx.read
@@ -376,19 +277,21 @@ class OfflinePolicy:
 
         def score(cid: str) -> float:
             c = ctx.seen[cid] if cid in ctx.seen else self.planned[cid]
-            penalty = REVISION_PENALTY if demote and is_revision_history(c) else 0.0
+            demoted = demote and is_revision_history(c)
+            penalty = TUNING.evidence.revision_penalty if demoted else 0.0
             return round(m.coverage(c.context_text()) - penalty, 1)
 
         ranked = sorted([*unread, *jump], key=lambda cid: (-score(cid), cid in jump,
                                                            -ctx.hits.get(cid, 0.0), cid))
-        if self.seed_first and self.reads == 0:  # start from what RAG found, in its order
-            first_seeds = [c for c in self.seeds[:self.per_turn] if c in unread]
+        if self.tuning.seed_first and self.reads == 0:  # start from what RAG found, in its order
+            first_seeds = [c for c in self.seeds[:self.tuning.per_turn] if c in unread]
             ranked = [*first_seeds, *(c for c in ranked if c not in first_seeds)]
         # never let the tool-call budget end the loop: the next turn must still answer
         room = 2 * ctx.config.max_loops - 1 - state.tool_calls
         calls = calls[:max(0, room)]
         for cid in ranked:
-            if len(calls) >= min(self.per_turn, room) or self.reads >= self.max_reads:
+            if (len(calls) >= min(self.tuning.per_turn, room)
+                    or self.reads >= self.tuning.max_reads):
                 break
             self.reads += 1
             calls.append(ToolCall("read", {"chunk_id": cid}))

@@ -2,9 +2,10 @@
 
 An LLM answer is kept only when the lines it cites support the question at least as well as
 the offline policy's best evidence, both scored by one scorer: :func:`cited_support`, the
-key-term coverage :func:`loop.evidence.best_evidence` gives one unit (a term in the quoted line
-counts its full weight, in the chunk's title / section path / table header ``CONTEXT_CREDIT``,
-elsewhere in the chunk ``CHUNK_CREDIT``), the best of the cited lines. Lines are scored one by
+key-term coverage :func:`loop.evidence.best_evidence` gives one unit
+(:func:`corpus.evidence.covered_weight`: a term in the quoted line counts its full weight, in
+the chunk's title / section path / table header the context credit, elsewhere in the chunk
+the chunk credit), the best of the cited lines. Lines are scored one by
 one, not joined: joined, a running page header that names the product ("TH2817B 系列使用说明书")
 lifted an unrelated formula line above the offline answer (zhpdf:03, measured). Pure
 functions, no I/O.
@@ -17,8 +18,8 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from corpus.evidence import TermMatcher, covered_weight, unit_context
 from corpus.types import Chunk, Citation
-from loop.evidence import CHUNK_CREDIT, CONTEXT_CREDIT, TermMatcher
 
 __all__ = ["Verdict", "cited_support", "is_question_echo", "judge", "unsupported_figures"]
 
@@ -57,11 +58,8 @@ def unsupported_figures(text: str, quotes: Sequence[str], question: str = "") ->
 
 
 def _support(chunk: Chunk, text: str, m: TermMatcher) -> float:
-    ctx = m.credits(" ".join((chunk.title, *chunk.section_path, chunk.path, chunk.table_header())))
-    body, own = m.credits(chunk.text), m.credits(text)
-    got = sum(w * max(own.get(t, 0.0), CONTEXT_CREDIT * ctx.get(t, 0.0),
-                      CHUNK_CREDIT * body.get(t, 0.0))
-              for t, w in zip(m.terms, m.weights, strict=True))
+    own = m.credits(text)
+    got = covered_weight(m, own, m.credits(unit_context(chunk)), m.credits(chunk.text))
     return round(got / m.total, 4) if own else 0.0
 
 

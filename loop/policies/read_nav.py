@@ -11,10 +11,10 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from corpus.tuning import TUNING
 from corpus.types import Chunk
 from loop.controller import EventCallback, LoopState
 from loop.evidence import asks_revision, best_evidence, is_revision_history
-from loop.policies.offline import REVISION_PENALTY
 from loop.policies.read_blocks import BLOCK_CHARS, Block, block_of, chunk_blocks
 from loop.tools import TOOLS, run_tool
 from loop.types import LoopResult, StepEvent
@@ -83,7 +83,7 @@ class Navigator:
             if (b := block_of(self.blocks(c), base.citations[0].quote)) is not None:
                 plan.append(b)
         demote = not asks_revision(self.state.question)
-        bonus = {cid: -REVISION_PENALTY for cid, c in ctx.read.items()
+        bonus = {cid: -TUNING.evidence.revision_penalty for cid, c in ctx.read.items()
                  if demote and is_revision_history(c)}
         for e in best_evidence(list(ctx.read.values()), m, limit=300, bonus=bonus):
             if (b := block_of(self.blocks(e.chunk), e.text)) is not None:

@@ -21,10 +21,13 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture(autouse=True)
 def _stream_every_document(monkeypatch) -> None:
-    """Every document here is chunked as a stream (by default only those > STREAM_CHARS)."""
+    """Every document here is chunked as a stream (by default only those over
+    ``TUNING.ingest.stream_chars``)."""
     import corpus._ingest_worker as worker
+    from corpus.tuning import TUNING
 
-    monkeypatch.setattr(worker, "STREAM_CHARS", 0)
+    ingest = TUNING.ingest.model_copy(update={"stream_chars": 0})
+    monkeypatch.setattr(worker, "TUNING", TUNING.model_copy(update={"ingest": ingest}))
 
 
 def _doc(tag: str, sections: int) -> str:

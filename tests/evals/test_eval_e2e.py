@@ -158,3 +158,23 @@ def test_cli_run_and_compare(
         ],
     )
     assert missing.exit_code == 2 and "does not exist" in missing.output
+
+
+def test_summary_records_the_tuning_used(
+    index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embed_model_path: Path
+) -> None:
+    """``summary.json`` names the tuned constants the run used (``corpus.tuning``), so two runs
+    can be compared knowing what they ran with."""
+    from corpus.tuning import TUNING, tuning_record
+
+    data, _, qfile, _ = index
+    monkeypatch.setenv("LOOPGATE_DATA_DIR", str(data))
+    monkeypatch.setenv("LOOPGATE_EMBED_MODEL_PATH", str(embed_model_path))
+    out = tmp_path / "loop"
+    res = CliRunner().invoke(app, ["eval", str(qfile), "--collection", "t", "--mode", "loop",
+                                   "--limit", "2", "--out", str(out), "--no-progress"])
+    assert res.exit_code == 0, res.output
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["tuning"] == tuning_record()
+    assert summary["tuning"]["evidence"]["rank_decay"] == TUNING.evidence.rank_decay == 0.25
+    assert summary["tuning"]["offline"]["max_reads"] == TUNING.offline.max_reads

@@ -13,6 +13,7 @@ from conftest import KB, ingest
 from corpus.derived import adjacent_runs, computable
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
+from corpus.tuning import TUNING
 from corpus.types import SearchFilter, SearchHit
 from loop import LoopAgent, LoopConfig, LoopState, OfflinePolicy, ToolContext, drive
 from loop.evidence import TermMatcher
@@ -127,7 +128,8 @@ def test_the_first_reads_are_the_rag_candidates_in_their_order(kb2: KB, tokenize
             ctx.seen.setdefault(h.chunk.chunk_id, h.chunk)
             ctx.hits[h.chunk.chunk_id] = h.score
         state = LoopState(q, ctx, TermMatcher(tokenizer.key_terms(q), tokenizer))
-        res = asyncio.run(drive(OfflinePolicy(seed_first=seed_first), state))
+        knobs = TUNING.offline.model_copy(update={"seed_first": seed_first})
+        res = asyncio.run(drive(OfflinePolicy(tuning=knobs), state))
         return next(s.arguments["chunk_id"] for s in res.steps if s.tool == "read")
 
     assert first_read(True) == sheet[0].chunk_id

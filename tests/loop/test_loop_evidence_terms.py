@@ -11,6 +11,7 @@ from conftest import KB, zh_pdf_kb, zh_pdf_question
 
 from corpus.citations import make_citation
 from corpus.tokenizer import Tokenizer
+from corpus.tuning import TUNING
 from corpus.types import Chunk
 from loop import (
     LoopAgent,
@@ -22,7 +23,6 @@ from loop import (
     ToolContext,
 )
 from loop.evidence import (
-    PART_CREDIT,
     TermMatcher,
     asks_revision,
     best_evidence,
@@ -40,8 +40,9 @@ def _chunk(text: str, section: tuple[str, ...] = ("1 概述",)) -> Chunk:
 def test_compound_term_gets_partial_credit_from_its_sub_words(tokenizer: Tokenizer):
     # zhpdf:60 asks 申请专利; the contract says 专利申请权 (jieba: 申请 + 专利 in search mode)
     m = TermMatcher(["申请专利"], tokenizer)
-    assert m.coverage("合同技术成果专利申请权归甲方所有") == pytest.approx(PART_CREDIT)
-    assert m.coverage("专利代理") == pytest.approx(PART_CREDIT * 0.5)
+    part = TUNING.evidence.part_credit
+    assert m.coverage("合同技术成果专利申请权归甲方所有") == pytest.approx(part)
+    assert m.coverage("专利代理") == pytest.approx(part * 0.5)
     assert m.coverage("申请专利的一方") == 1.0
     assert m.coverage("技术秘密的使用权") == 0.0
     # codes get no partial credit: ESP32 is not ESP32-PICO-D4

@@ -93,7 +93,8 @@ def test_title_match_and_document_step() -> None:
 
 
 def test_evidence_units_keep_wrapped_sentences_whole() -> None:
-    from rag.extractive import _sentences, display_text
+    from corpus.evidence import quote_sentences as _sentences
+    from rag.extractive import display_text
 
     text = (
         "第三十七条 劳动者提前三十日以书面形式通知用人单位，\n\n可以解除劳动合同。"
@@ -107,7 +108,7 @@ def test_evidence_units_keep_wrapped_sentences_whole() -> None:
 
 
 def test_markdown_headings_are_boundaries_not_evidence() -> None:
-    from rag.extractive import _sentences
+    from corpus.evidence import quote_sentences as _sentences
 
     text = (
         "# 退货政策 Return policy\n\n## 期限\n购买后 7 天内可无理由退货。"

@@ -1,0 +1,112 @@
+"""What a unit or a chunk is, for evidence: a figure, another code of the question's family, an
+order to a model, a revision history. Pure functions, no I/O.
+
+- :func:`holds_figure_unit`: a unit holding a digit outside the question's own codes
+  (``corpus.tokenizer.holds_figure``) answers a question asking a quantity.
+- :func:`excluded`: never evidence — a unit naming another code of the family of a code of the
+  question and not the question's own (``fw-3010`` for ``fw-301``,
+  ``corpus.term_match.foreign_code``), or addressing the reader as a model or cut from such a
+  line (``corpus.injection.in_injection``).
+- :func:`flat_code`: a key term written with separators and holding a digit, without its
+  separators (``esp32-pico-d4`` → ``esp32picod4``): it matches a text whatever separates its
+  parts there (soft hyphens in a PDF title, spaces in a file name).
+- Revision histories: a document's own change log restates old and new values of the
+  parameters the body specifies ("供电电压范围从 2.7 V ~ 3.6 V 改为 3.0 V ~ 3.6 V"), a look-alike
+  of the real answer. :func:`under_revision_heading` (a heading of the section path *is* a
+  revision-history title; the LoopAgent's test) and :func:`opens_revision_history` (the
+  innermost heading or the chunk's first 80 characters *contain* one; the RAG path's test: a
+  datasheet whose title or first heading is its history is not demoted whole);
+  :func:`asks_revision` / :func:`asks_history`: the question is about versions or changes.
+  The two paths keep their own word lists (measured with them; issue 18 keeps answers
+  identical); both lists live here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+
+from corpus.injection import in_injection
+from corpus.term_match import foreign_code
+from corpus.tokenizer import holds_figure
+from corpus.types import Chunk
+
+__all__ = [
+    "DIGIT",
+    "asks_history",
+    "asks_revision",
+    "excluded",
+    "flat_code",
+    "holds_figure_unit",
+    "opens_revision_history",
+    "under_revision_heading",
+]
+
+#: a decimal digit (any script's, as ``\d``)
+DIGIT = re.compile(r"\d")
+# separators inside a code (hyphens of every kind, the soft hyphen, spaces, _ . /)
+_SEPARATORS = re.compile(r"[\s\-_./\u00ad\u2010-\u2015\u2212]+")
+
+
+def holds_figure_unit(unit: str, normalized: str, terms: Iterable[str]) -> bool:
+    """True when ``unit`` holds a digit and its ``normalized`` form (the key terms' form) holds
+    one outside the digit-holding ``terms`` (the question's own codes are no figure)."""
+    return bool(DIGIT.search(unit)) and holds_figure(normalized, terms)
+
+
+def excluded(chunk: Chunk, unit: str, codes: Sequence[str],
+             normalize: Callable[[str], str]) -> bool:
+    """True when ``unit`` (of ``chunk``) is never evidence: another code of the family of one
+    of ``codes`` (the question's codes, ``corpus.term_match.code_terms``) without the
+    question's own, or an order to a model (``corpus.injection``)."""
+    return bool(codes and foreign_code(normalize(unit), codes)) or in_injection(chunk.text, unit)
+
+
+def flat_code(term: str) -> str | None:
+    """``term`` without its separators when it is a code written with separators, 6 or more
+    characters long without them and holding a digit; ``None`` otherwise."""
+    if not _SEPARATORS.search(term):
+        return None
+    flat = _SEPARATORS.sub("", term)
+    return flat if len(flat) >= 6 and DIGIT.search(flat) else None
+
+
+# headings of a revision history, whole (an optional chapter / section number in front)
+_REVISION_SECTION = re.compile(
+    r"^\s*(?:第\s*\d+\s*章\s*|\d+(?:\.\d+)*\.?\s+|appendix\s+\w+[:.]?\s*)?(?:修订历史|修订记录"
+    r"|修改记录|修改历史|版本历史|版本记录|更新记录|更新历史|变更记录|变更历史"
+    r"|文档历史|文档修订|(?:document\s+)?revision\s+history|change\s*log|document\s+history"
+    r"|version\s+history|record\s+of\s+(?:changes|revisions)|amendment\s+history)\s*$",
+    re.I,
+)
+_REVISION_WORDS = re.compile(
+    r"版本|修订|修改|变更|更新|改为|改成|revis|version|chang|amend|updat", re.I
+)
+# a revision-history title anywhere in a heading or a chunk's opening
+_CHANGELOG = re.compile(r"修改记录|修订历史|修订记录|版本历史|更新记录|变更记录|revision history|"
+                        r"change ?log|document history|release notes", re.IGNORECASE)
+_ASKS_HISTORY = re.compile(r"版本|修改|修订|变更|更新|改为|改成|version|revision|chang|histor|"
+                           r"release|updat", re.IGNORECASE)
+
+
+def under_revision_heading(chunk: Chunk) -> bool:
+    """True when a heading of ``chunk``'s section path is a revision-history title (修订历史,
+    修改记录, Revision History, Change Log …, optionally numbered: ``第22 章 修改记录``)."""
+    return any(_REVISION_SECTION.match(h) for h in chunk.section_path)
+
+
+def opens_revision_history(chunk: Chunk) -> bool:
+    """True when ``chunk``'s innermost heading or its first 80 characters hold a
+    revision-history title (修改记录, Revision History, Change Log, release notes …)."""
+    return bool(_CHANGELOG.search(" ".join((*chunk.section_path[-1:], chunk.text[:80]))))
+
+
+def asks_revision(question: str) -> bool:
+    """True when the question is about versions or changes (版本, 修改, revision, amend …): a
+    revision history is then the place to read (the LoopAgent's word list)."""
+    return bool(_REVISION_WORDS.search(question))
+
+
+def asks_history(question: str) -> bool:
+    """As :func:`asks_revision`, with the RAG path's word list (… history, release)."""
+    return bool(_ASKS_HISTORY.search(question))

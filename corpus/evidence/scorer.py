@@ -1,0 +1,115 @@
+"""The evidence scorer: how much of a question's key-term weight one unit of a chunk covers.
+
+One rule for both readers (the RAG path's extractive answer and the LoopAgent): a key term
+counts its full weight when the unit holds it, ``context_credit`` of it when only the unit's
+context does (its chunk's title, section path, path and table header, :func:`unit_context`; for
+a statement row written as a text line also the chunk text above it, as a Markdown row is read
+under its header row), and — where the reader asks for it — ``chunk_credit`` of it when the
+term is elsewhere in the chunk. A unit holding no term itself is no evidence, nor is one
+:func:`corpus.evidence.recognise.excluded` leaves out. Weights: ``corpus.tuning.TUNING.evidence``.
+
+What each reader adds stays with it: the RAG path divides by a length norm
+(:func:`length_norm`) and multiplies by a rank prior (:func:`rank_prior`), a page factor and
+a figure factor; the LoopAgent divides by the total weight (coverage 0..1) and adds bonuses.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+from corpus.evidence.recognise import excluded
+from corpus.evidence.terms import TermMatcher
+from corpus.evidence.units import UnitStyle, split_units
+from corpus.statement_rows import parse_row
+from corpus.term_match import code_terms
+from corpus.tuning import TUNING
+from corpus.types import Chunk
+
+__all__ = ["ScoredUnit", "UnitScorer", "covered_weight", "length_norm", "rank_prior",
+           "unit_context"]
+
+
+def unit_context(chunk: Chunk) -> str:
+    """The context of every unit of ``chunk``: title, section path, path and table header,
+    space-joined (not normalised)."""
+    return " ".join((chunk.title, *chunk.section_path, chunk.path, chunk.table_header()))
+
+
+def covered_weight(matcher: TermMatcher, own: Mapping[str, float],
+                   context: Mapping[str, float], body: Mapping[str, float] | None = None, *,
+                   context_credit: float = TUNING.evidence.context_credit,
+                   chunk_credit: float = TUNING.evidence.chunk_credit) -> float:
+    """Key-term weight a unit covers: Σ weight × max(own credit, ``context_credit`` × context
+    credit, ``chunk_credit`` × chunk credit), credits as :meth:`TermMatcher.credits` gives them
+    (``body`` ``None``: no chunk credit). 0 .. ``matcher.total``."""
+    return sum(
+        w * max(own.get(t, 0.0), context_credit * context.get(t, 0.0),
+                chunk_credit * body.get(t, 0.0) if body is not None else 0.0)
+        for t, w in zip(matcher.terms, matcher.weights, strict=True)
+    )
+
+
+def rank_prior(rank: int, decay: float, scale: float = 1.0) -> float:
+    """``scale / (1 + decay × rank)``: the prior of a unit whose chunk came ``rank``-th
+    (0-based) in a retrieval or reading order."""
+    return scale / (1.0 + decay * rank)
+
+
+def length_norm(unit: str) -> float:
+    """``log2(8 + len(unit) / 40)``: the RAG path's light length normalisation (3.0 for a
+    0-character unit, 4.0 for 320 characters)."""
+    return math.log2(8 + len(unit) / 40)
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredUnit:
+    """One unit of a chunk that holds a key term itself: ``text`` (verbatim), ``covered`` the
+    key-term weight it covers (:func:`covered_weight`), ``own`` the credits of the terms in the
+    unit itself."""
+
+    text: str
+    covered: float
+    own: Mapping[str, float]
+
+
+class UnitScorer:
+    """Scores the units of chunks against one question's key terms.
+
+    :param matcher: the question's :class:`TermMatcher`.
+    :param style: the unit style (:data:`corpus.evidence.units.UnitStyle`).
+    :param chunk_credit: also credit terms elsewhere in the chunk
+        (``TUNING.evidence.chunk_credit``; the LoopAgent) — else not (the RAG path).
+    :param row_context: read a statement row under the chunk text above it (the LoopAgent).
+
+    Usage example::
+
+        scorer = UnitScorer(TermMatcher(terms, tok), "scan", chunk_credit=True, row_context=True)
+        for u in scorer.units(chunk):
+            coverage = u.covered / scorer.matcher.total
+    """
+
+    def __init__(self, matcher: TermMatcher, style: UnitStyle, *, chunk_credit: bool = False,
+                 row_context: bool = False) -> None:
+        self.matcher, self.style = matcher, style
+        self.chunk_credit, self.row_context = chunk_credit, row_context
+        self.codes = code_terms(matcher.terms)
+
+    def units(self, chunk: Chunk) -> Iterator[ScoredUnit]:
+        """The units of ``chunk`` that hold a key term and are not
+        :func:`~corpus.evidence.recognise.excluded`, in document order."""
+        m = self.matcher
+        ctx = m.credits(unit_context(chunk))
+        body = m.credits(chunk.text) if self.chunk_credit else None
+        for unit in split_units(chunk, self.style):
+            own = m.credits(unit)
+            if not own or excluded(chunk, unit, self.codes, m.normalize):
+                continue  # another code of the family, or an order to a model (corpus.injection)
+            context = ctx
+            if self.row_context and not unit.startswith("|") and parse_row(unit) is not None:
+                # a statement row is read under the lines above it (company, statement, unit,
+                # periods), as a Markdown row under its header row: they are its context
+                head = m.credits(chunk.text[:max(0, chunk.text.find(unit))])
+                context = {t: max(ctx.get(t, 0.0), head.get(t, 0.0)) for t in {*ctx, *head}}
+            yield ScoredUnit(unit, covered_weight(m, own, context, body), own)

@@ -1,0 +1,153 @@
+"""Which of a question's key terms a text holds, with their weights (:class:`TermMatcher`).
+
+Two weightings (:data:`Weighting`), one per reader, each measured with its path's scorer:
+``"chars"`` (the LoopAgent: CJK characters and digits count 2, other characters 1, capped at 8,
+:func:`term_weight`) and ``"digits"`` (the RAG path's extractive answer: a term holding a digit
+2, any other 1).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+from corpus.evidence.recognise import DIGIT, flat_code
+from corpus.evidence.units import CJK
+from corpus.term_match import holds_term
+from corpus.tuning import TUNING
+
+__all__ = ["TermMatcher", "Weighting", "nfkc_lower", "term_weight"]
+
+Weighting = Literal["chars", "digits"]
+_CACHE_MAX = 50_000  # texts remembered per matcher (one matcher per question)
+
+
+def nfkc_lower(text: str) -> str:
+    """NFKC, then lower case: the key terms' form without a tokenizer."""
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def term_weight(term: str, weighting: Weighting = "chars") -> float:
+    """Weight of a key term. ``"chars"``: CJK characters count 2, digits 2, others 1, capped at
+    8 (1..8). ``"digits"``: 2.0 when the term holds a digit (numbers and codes), else 1.0."""
+    if weighting == "digits":
+        return 2.0 if DIGIT.search(term) else 1.0
+    w = sum(2 if (CJK.match(ch) or ch.isdigit()) else 1 for ch in term)
+    return float(min(8, max(1, w)))
+
+
+class TermMatcher:
+    """Which of a question's key terms a text holds, with their weights.
+
+    Key terms come from ``corpus.tokenizer.Tokenizer.key_terms`` (normalised: NFKC, lower case,
+    Simplified, English stemmed), so a text is compared through the same tokenizer: a term
+    matches when it is one of ``tokenizer.terms(text)`` or held by
+    ``tokenizer.normalize(text)`` (``corpus.term_match.holds_term``: a code or number never
+    inside a longer one). Without a tokenizer, ``normalize`` (default: lower case) and
+    ``holds_term`` alone. Results are cached per text (one matcher per question).
+
+    :param terms: key terms (duplicates and blanks dropped, order kept).
+    :param tokenizer: ``corpus.tokenizer.Tokenizer`` or ``None``.
+    :param normalize: the text normaliser when there is no tokenizer.
+    :param weighting: :data:`Weighting` (module docstring).
+
+    Usage example::
+
+        m = TermMatcher(tok.key_terms("ESP32-PICO-D4 的工作电压是多少"), tok)
+        m.coverage("| 工作电压 | 3.0 V ~ 3.6 V |")  # share 0..1 of the key-term weight
+    """
+
+    def __init__(self, terms: Sequence[str], tokenizer: Any = None, *,
+                 normalize: Callable[[str], str] | None = None,
+                 weighting: Weighting = "chars") -> None:
+        self.terms = [t for t in dict.fromkeys(terms) if t.strip()]
+        self.weights = [term_weight(t, weighting) for t in self.terms]
+        self.total = sum(self.weights) or 1.0
+        self.normalize: Callable[[str], str] = (
+            getattr(tokenizer, "normalize", None) or normalize or str.lower)
+        self._analyse = getattr(tokenizer, "terms", None)
+        self._cache: dict[str, tuple[str, ...]] = {}
+        self._credit_cache: dict[str, dict[str, float]] = {}
+        # codes written with separators → without them: the text may write ESP32-PICO-D4 with
+        # soft hyphens (a PDF title), spaces (a file name) or none
+        self._codes = {t: flat for t in self.terms if (flat := flat_code(t)) is not None}
+        # compound Chinese terms → their search-mode sub-words (申请专利 → 申请, 专利)
+        self.parts: dict[str, tuple[str, ...]] = {}
+        if self._analyse is not None:
+            for t in self.terms:
+                if len(t) >= 3 and all(CJK.match(ch) for ch in t):
+                    sub = tuple(p for p in self._analyse(t) if p != t and p in t)
+                    if sub:
+                        self.parts[t] = sub
+
+    def known(self, texts: Sequence[str],
+              factor: float = TUNING.evidence.unknown_term_factor) -> TermMatcher:
+        """The same terms, with the weight of each term that occurs in none of ``texts`` (the
+        chunks the loop has seen) multiplied by ``factor``: a word the corpus never uses (a
+        colloquial word of a paraphrased question) is weak evidence either way, but a specific
+        term no chunk holds still lowers coverage (an unanswerable question). ``self`` when
+        every term or no term occurs."""
+        hit = {t for x in texts for t in self.credits(x)}
+        if not hit or len(hit) == len(self.terms):
+            return self
+        sub = TermMatcher(self.terms)
+        sub.weights = [
+            w if t in hit else w * factor for t, w in zip(self.terms, self.weights, strict=True)
+        ]
+        sub.total = sum(sub.weights) or 1.0
+        sub.normalize, sub._analyse, sub._cache = self.normalize, self._analyse, self._cache
+        sub._credit_cache, sub.parts, sub._codes = self._credit_cache, self.parts, self._codes
+        return sub
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """Key terms that are codes written with separators and holding a digit
+        (``esp32-pico-d4``, ``gb/t-2423.1``): they match a text whatever separates their
+        parts there (soft hyphens, spaces, none)."""
+        return tuple(self._codes)
+
+    def matched(self, text: str) -> tuple[str, ...]:
+        """Key terms present in ``text`` (a code, :attr:`codes`, also with other separators;
+        never inside a longer code or number: ``fw-301`` is not in ``fw-3010``)."""
+        got = self._cache.get(text)
+        if got is None:
+            low = self.normalize(text)
+            toks = set(self._analyse(text)) if self._analyse else set()
+            # exact: a code or number never matches a longer one (corpus.term_match)
+            got = tuple(t for t in self.terms if t in toks or holds_term(t, low))
+            if len(self._cache) < _CACHE_MAX:
+                self._cache[text] = got
+        return got
+
+    def credits(self, text: str) -> dict[str, float]:
+        """Key terms ``text`` holds, each with the share of its weight credited: 1.0 when the
+        term is there; for a compound Chinese term that is not,
+        ``TUNING.evidence.part_credit`` × the share of its characters the sub-words present in
+        ``text`` cover (below half → left out)."""
+        got = self._credit_cache.get(text)
+        if got is not None:
+            return got
+        got = dict.fromkeys(self.matched(text), 1.0)
+        if self.parts and len(got) < len(self.terms):
+            low = self.normalize(text)
+            for t, sub in self.parts.items():
+                if t in got:
+                    continue
+                covered = [False] * len(t)
+                for p in sub:
+                    if p in low:
+                        i = t.find(p)
+                        covered[i : i + len(p)] = [True] * len(p)
+                share = sum(covered) / len(t)
+                if share >= 0.5:
+                    got[t] = TUNING.evidence.part_credit * share
+        if len(self._credit_cache) < _CACHE_MAX:
+            self._credit_cache[text] = got
+        return got
+
+    def coverage(self, text: str) -> float:
+        """Share (0..1) of the key-term weight ``text`` holds (:meth:`credits`)."""
+        cr = self.credits(text)
+        got = sum(w * cr.get(t, 0.0) for t, w in zip(self.terms, self.weights, strict=True))
+        return got / self.total

@@ -1,0 +1,112 @@
+"""The offline policy's answer: evidence of the chunks read, ranked (key terms, rank prior,
+figure bonus, revision-history penalty, optionally dense similarity), and the ``answer`` call
+built from it (:class:`loop.policies.offline.OfflinePolicy` drives these). Pure functions but
+:func:`similarities`, which calls the embedder (blocking). Knobs: ``corpus.tuning.OfflineTuning``
+(``TUNING.offline``), weights ``TUNING.evidence``.
+"""
+
+from __future__ import annotations
+
+from corpus.citations import display_quote
+from corpus.evidence import rank_prior
+from corpus.tuning import TUNING, OfflineTuning
+from loop.controller import LoopState
+from loop.evidence import (
+    Evidence,
+    asks_quantity,
+    asks_revision,
+    best_evidence,
+    is_revision_history,
+)
+from loop.types import NOT_FOUND, ToolCall, UnitEmbedder
+
+__all__ = ["answer_call", "coverage_floor", "lexical_evidence", "ranked_evidence",
+           "similarities"]
+
+Similarity = dict[tuple[str, str], float]
+
+
+def coverage_floor(state: LoopState, min_coverage: float | None) -> float:
+    """The share of key-term weight a unit must cover to be cited: ``min_coverage``, else the
+    loop's ``LoopConfig.min_coverage``."""
+    return state.ctx.config.min_coverage if min_coverage is None else min_coverage
+
+
+def lexical_evidence(state: LoopState, tuning: OfflineTuning) -> list[Evidence]:
+    """Units of the chunks read, ranked by key-term coverage (the matcher's unknown terms
+    discounted, ``TermMatcher.known``) + a rank prior from the order chunks were shown in
+    (``search_weight / (1 + search_decay * rank)``) - the revision-history penalty (unless the
+    question asks about versions) + the figure bonus (``quantity_bonus`` for a quantity
+    question, whose statement rows also weigh by their label cover); at most 500."""
+    order = {cid: i for i, cid in enumerate(state.ctx.seen)}
+    bonus = {cid: rank_prior(i, tuning.search_decay, tuning.search_weight)
+             for cid, i in order.items()}
+    if not asks_revision(state.question):
+        for cid, c in state.ctx.seen.items():
+            if is_revision_history(c):
+                bonus[cid] -= TUNING.evidence.revision_penalty
+    m = state.matcher.known([c.context_text() for c in state.ctx.seen.values()])
+    quantity = asks_quantity(state.question)
+    nb = tuning.quantity_bonus if quantity else TUNING.evidence.number_bonus
+    return best_evidence(list(state.ctx.read.values()), m, limit=500, bonus=bonus,
+                         number_bonus=nb, figure_rows=quantity)
+
+
+def ranked_evidence(tuning: OfflineTuning, floor: float,
+                    similarity: Similarity | None, lexical: list[Evidence]) -> list[Evidence]:
+    """``lexical`` re-ranked with ``dense_weight`` × the unit's dense similarity to the question
+    (``similarity``: cosine by ``(chunk id, unit text)``, min-max scaled over the units
+    embedded), cut to the units covering at least ``floor``; ``[]`` (say not found) when the
+    best-ranked unit is below ``floor`` and no unit covers ``floor + strong_margin``."""
+    ev = lexical
+    if similarity:
+        lo, hi = min(similarity.values()), max(similarity.values())
+        span = (hi - lo) or 1.0
+
+        def dense(e: Evidence) -> float:
+            v = similarity.get((e.chunk.chunk_id, e.text))
+            return 0.0 if v is None else tuning.dense_weight * (v - lo) / span
+
+        ev = sorted(ev, key=lambda e: (-(e.score + dense(e)), e.rank, len(e.text)))
+    if not ev or (ev[0].coverage < floor
+                  and max(e.coverage for e in ev) < floor + tuning.strong_margin):
+        return []  # the best-ranked unit is weak and nothing else is clearly strong
+    return [e for e in ev if e.coverage >= floor]  # below the floor a unit is no evidence
+
+
+def similarities(state: LoopState, embedder: UnitEmbedder, dense_units: int,
+                 lexical: list[Evidence]) -> Similarity:
+    """Cosine of the question and each of the ``dense_units`` best units of ``lexical``, by
+    ``(chunk id, unit text)``. Blocking: one question and up to ``dense_units`` passages
+    through the embedder; its errors propagate."""
+    units = lexical[:dense_units]
+    if not units:
+        return {}
+    q = embedder.embed_query(state.question)
+    vecs = embedder.embed_passages([e.text for e in units])
+    return {(e.chunk.chunk_id, e.text): float(sum(a * b for a, b in zip(q, v, strict=True)))
+            for e, v in zip(units, vecs, strict=True)}
+
+
+def answer_call(ev: list[Evidence], tuning: OfflineTuning, floor: float) -> ToolCall:
+    """The ``answer`` call for ranked evidence ``ev`` (:func:`ranked_evidence`): "not found"
+    when empty, else the best unit of each chunk covering at least ``floor`` and within
+    ``close`` of the best, at most ``max_citations``, each quoted and cited."""
+    if not ev:
+        return ToolCall("answer", {"response": NOT_FOUND, "found": False, "citations": []})
+    best_per_chunk: dict[str, Evidence] = {}
+    for e in ev:  # ranked: the first unit seen of a chunk is its best
+        best_per_chunk.setdefault(e.chunk.chunk_id, e)
+    picked = [
+        e
+        for e in best_per_chunk.values()
+        if e.coverage >= max(floor, ev[0].coverage - tuning.close)
+    ][: tuning.max_citations]
+    return ToolCall(
+        "answer",
+        {
+            "response": "\n".join(display_quote(e.text) for e in picked),
+            "found": True,
+            "citations": [{"chunk_id": e.chunk.chunk_id, "quote": e.text} for e in picked],
+        },
+    )

@@ -1,0 +1,138 @@
+"""The shared evidence layer (``corpus.evidence``) on real chunks, Chinese and English: units
+are verbatim and verify as citations, the two unit styles, the one scorer's context credit, the
+recognisers (foreign codes, revision histories), and the tuning model it reads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from corpus.chunker import chunk_document
+from corpus.citations import make_citation
+from corpus.evidence import (
+    TermMatcher,
+    UnitScorer,
+    excluded,
+    nfkc_lower,
+    opens_revision_history,
+    split_units,
+    term_weight,
+    under_revision_heading,
+)
+from corpus.parsers import parse_file
+from corpus.tuning import TUNING, Tuning, tuning_record
+from corpus.types import Chunk
+
+ESP32 = "zh/docs/pdf/esp32_pico_d4_datasheet_cn.pdf"
+EXPENSES = "en/docs/gitlab-handbook/content/handbook/finance/expenses.md"
+
+
+def _chunks(path: Path, rel: str) -> list[Chunk]:
+    return chunk_document(parse_file(path), rel_path=rel)
+
+
+@pytest.fixture(scope="module")
+def esp32(eval_dir: Path) -> list[Chunk]:
+    """The ESP32-PICO-D4 datasheet (Chinese PDF, parameter tables, a revision history)."""
+    return _chunks(eval_dir / ESP32, ESP32)
+
+
+@pytest.fixture(scope="module")
+def expenses(eval_dir: Path) -> list[Chunk]:
+    """A GitLab handbook page (English Markdown)."""
+    return _chunks(eval_dir / EXPENSES, EXPENSES)
+
+
+@pytest.fixture(scope="module")
+def inventory(cases_dir: Path) -> list[Chunk]:
+    """A bilingual Markdown table of 80 nodes (case 14)."""
+    path = next(cases_dir.glob("14-*")) / "node_inventory.md"
+    return _chunks(path, "node_inventory.md")
+
+
+@pytest.mark.parametrize("style", ["quote", "scan"])
+@pytest.mark.parametrize("doc", ["esp32", "expenses"])
+def test_every_unit_verifies_as_a_citation(doc: str, style: str,
+                                           request: pytest.FixtureRequest) -> None:
+    chunks: list[Chunk] = request.getfixturevalue(doc)
+    n = 0
+    for chunk in chunks:
+        for unit in split_units(chunk, style):  # type: ignore[arg-type]
+            n += 1
+            if style == "quote":
+                assert unit in chunk.text, unit  # quote units are verbatim
+            assert make_citation(chunk, unit) is not None, (chunk.chunk_id, unit)
+    assert n > 50  # real text, many units
+
+
+def test_the_two_styles_differ_as_documented(esp32: list[Chunk], expenses: list[Chunk]) -> None:
+    for chunks in (esp32, expenses):
+        quote = [u for c in chunks for u in split_units(c, "quote")]
+        scan = [u for c in chunks for u in split_units(c, "scan")]
+        assert min(map(len, quote)) >= 6 and max(map(len, quote)) <= 600
+        assert min(map(len, scan)) >= 4 and max(map(len, scan)) <= 300
+    # Chinese sentences end at 。 in both styles
+    zh = [u for c in esp32 for u in split_units(c, "scan") if "。" in u]
+    assert zh and all(u.count("。") == 1 and u.endswith("。") for u in zh)
+
+
+def test_table_rows_quote_skips_the_header_scan_keeps_it(inventory: list[Chunk]) -> None:
+    table = next(c for c in inventory if "| node-07 |" in c.text)
+    quote, scan = split_units(table, "quote"), split_units(table, "scan")
+    row = next(u for u in scan if u.startswith("| node-07 |"))
+    assert row in quote and row in scan
+    header = next(u for u in scan if "管理地址" in u)
+    assert header.startswith("| 节点") and header not in quote
+    assert not any(set(u) <= set("|-: ") for u in quote + scan)  # no separator row
+
+
+def test_scorer_credits_the_table_header_as_context(inventory: list[Chunk]) -> None:
+    """A row names the node, its header names the asked column: the row covers the node's
+    weight and the context credit of the column's (both paths' rule)."""
+    table = next(c for c in inventory if "| node-07 |" in c.text)
+    m = TermMatcher(["node-07", "管理地址"], normalize=nfkc_lower)
+    scored = {u.text: u for u in UnitScorer(m, "quote").units(table)}
+    row = next(t for t in scored if t.startswith("| node-07 |"))
+    expect = term_weight("node-07") + TUNING.evidence.context_credit * term_weight("管理地址")
+    assert scored[row].covered == pytest.approx(expect)
+    assert max(scored.values(), key=lambda u: u.covered).text == row
+    # the other nodes' rows are siblings of the asked code: never evidence
+    assert not any(t.startswith("| node-08 |") for t in scored)
+    assert excluded(table, next(u for u in split_units(table, "quote")
+                                if u.startswith("| node-08 |")), ("node-07",), nfkc_lower)
+    # the RAG weighting: a term holding a digit weighs 2, any other 1
+    rag = TermMatcher(["node-07", "管理地址"], normalize=nfkc_lower, weighting="digits")
+    assert rag.weights == [2.0, 1.0]
+
+
+def test_chunk_credit_only_when_asked(expenses: list[Chunk]) -> None:
+    chunk = next(c for c in expenses if "receipt" in c.text.lower() and len(c.text) > 400)
+    m = TermMatcher(["receipt", "zzzunseen"], normalize=nfkc_lower)
+    plain = list(UnitScorer(m, "scan").units(chunk))
+    credited = list(UnitScorer(m, "scan", chunk_credit=True).units(chunk))
+    assert [u.text for u in plain] == [u.text for u in credited]  # same units
+    assert all(u.covered == term_weight("receipt") for u in plain)  # the unseen term: nothing
+
+
+def test_revision_history_chunks_of_a_real_datasheet(esp32: list[Chunk]) -> None:
+    history = [c for c in esp32 if under_revision_heading(c)]
+    assert history, [c.section_path for c in esp32]
+    assert all(opens_revision_history(c) for c in history
+               if under_revision_heading(c) and "修订历史" in c.section_path[-1])
+    spec = [c for c in esp32 if "工作电压" in c.text and not under_revision_heading(c)]
+    assert spec and not any(opens_revision_history(c) for c in spec)
+
+
+def test_tuning_is_one_frozen_sourced_record() -> None:
+    for group in Tuning.model_fields:
+        sub = getattr(TUNING, group)
+        for name, field in type(sub).model_fields.items():
+            assert field.description and "Source:" in field.description, (group, name)
+    with pytest.raises(ValidationError):
+        TUNING.evidence.context_credit = 0.5  # type: ignore[misc]
+    record = tuning_record()
+    assert record["evidence"]["context_credit"] == 0.6
+    assert record["offline"]["strong_margin"] == 0.15
+    assert Tuning.model_validate(record) == TUNING
