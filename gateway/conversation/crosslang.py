@@ -499,8 +499,8 @@ class CrossLanguage:
             held, n = self._own_best(question, collection, to_zh)
             named_units = {sp.unit for sp, _h, where in found if focus in where} | {
                 c for c in best_cells if ":" not in c}  # and the codes it holds
-            share = TUNING.cross_language.own_language_share  # more than half (corpus.tuning)
-            if n >= 2 and (held > share * n or held >= max(2, min(0.8 * n, len(named_units)))):
+            own_share = TUNING.cross_language.own_language_share  # more than half (tuning)
+            if n >= 2 and (held > own_share * n or held >= max(2, min(0.8 * n, len(named_units)))):
                 # a mixed collection where a document holds more than half of the question's
                 # own words, or as many as the other-language one holds of its translations
                 # (English GitLab questions among 8 zh PDFs got generic terms, 工作 设备 列出,
