@@ -48,6 +48,7 @@ from corpus.statement_rows import (
     table_unit,
 )
 from corpus.tokenizer import asks_quantity
+from corpus.tuning import TUNING
 from corpus.types import Chunk, ChunkStore, Citation, SearchFilter, SparseVector
 
 __all__ = ["Derived", "MoreRows", "RowAt", "adjacent_runs", "computable", "converted", "derive",
@@ -127,10 +128,12 @@ def statement_rows_of(chunk_groups: Sequence[Sequence[Chunk]],
     return out
 
 
-def chunks_above(store: ChunkStore, collection: str, depth: int = 4) -> TextAbove:
+def chunks_above(store: ChunkStore, collection: str,
+                 depth: int = TUNING.figure.above_chunks) -> TextAbove:
     """A :data:`TextAbove` over a chunk store: the texts of up to ``depth`` chunks before a
     chunk in its document (``ChunkStore.neighbour``), in document order, remembered per chunk.
-    4: a statement table split into row chunks under a header chunk (a cash-flow statement of
+    Default ``TUNING.figure.above_chunks`` (``corpus.tuning``), 4: a statement table split
+    into row chunks under a header chunk (a cash-flow statement of
     three page parts, FinanceBench dev filings). Store errors propagate."""
     memo: dict[str, str] = {}
 
@@ -619,9 +622,10 @@ def derived_answer(
 
 def document_search(store: ChunkStore, collection: str,
                     encode: Callable[[str], SparseVector], default_doc: str | None,
-                    top_k: int = 8) -> MoreRows:
+                    top_k: int = TUNING.figure.document_search_top_k) -> MoreRows:
     """A :data:`MoreRows` over a chunk store: the ``top_k`` keyword hits (``encode``: the
-    tokenizer's ``sparse_query``; 8: the income statement page of a FinanceBench dev filing came
+    tokenizer's ``sparse_query``; default ``TUNING.figure.document_search_top_k``, 8: the
+    income statement page of a FinanceBench dev filing came
     5th for "operating income", after MD&A pages) for the text inside the document
     (``default_doc`` when the
     formula has read no row yet; no search without one), each with the chunk before it (a
