@@ -2,6 +2,8 @@
 
 - :mod:`gateway.routing.router` – :class:`Router`, the orchestration (``Router.ask``);
 - :mod:`gateway.routing.stages` – its stages and the one place timeouts are enforced;
+  :mod:`gateway.routing.cache_stages` (``cache_get`` / ``cache_put``) and
+  :mod:`gateway.routing.escalation` (the decision, the LoopAgent path and its fallback);
 - :mod:`gateway.routing.types` – its input / output types and the protocols of the paths it
   drives (implemented by ``gateway.engines``);
 - :mod:`gateway.routing.rules` – the pure decision rules (threshold rule, question signals);
@@ -10,6 +12,9 @@
 - :mod:`gateway.routing.followup` – is a question a follow-up of an earlier turn (pure);
 - :mod:`gateway.routing.focus` – exclusion / contrast clauses taken out of the question read
   ("While the Marketing team …, what is …", ", not part of Finance,");
+- :mod:`gateway.routing.conflict` – cited passages of two documents that disagree (stage
+  ``conflict``), over the value statements and document dates of
+  :mod:`gateway.routing.statements`;
 - :mod:`gateway.routing.fit` – the fitted escalation rule (``routing.json``, ``calibrate
   --router``);
 - :mod:`gateway.routing.trace` – :class:`RouteTrace`, the typed record the stages fill while a

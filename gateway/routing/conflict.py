@@ -32,62 +32,25 @@ import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date
 from typing import Any
 
 from corpus.citations import make_citation
-from corpus.injection import in_injection
 from corpus.types import Chunk, Citation, SearchHit
+from gateway.routing.statements import (
+    DATE_WORDS,
+    Statement,
+    codes,
+    content_terms,
+    doc_date,
+    statements,
+)
 from gateway.routing.types import AnswerDraft
 
-__all__ = ["Conflict", "Statement", "apply_conflict", "check_draft", "doc_date", "find_conflict",
-           "find_rival", "judge", "statements"]
+__all__ = ["Conflict", "apply_conflict", "check_draft", "find_conflict", "find_rival", "judge"]
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
-_SENT = re.compile(r"(?<=[。；;！？!?])|(?<=\.)\s+|\n+")
-_NUM = r"\d+(?:[.,]\d+)*"
-_UNIT = (r"\s*(%|％|percent|per\s*cent|days?|working\s+days|weeks?|months?|years?|hours?|"
-         r"minutes?|km|kg|g|m|cm|mm|eur|euros?|usd|dollars?|rmb|cny|yuan|gbp|€|\$|£|"
-         r"个工作日|工作日|天|日|周|个月|月|年|小时|分钟|元|万元|亿元|公里|千米|米|公斤|千克|克|次|人|件|倍|分)?")
-_VALUE = re.compile(rf"(?<![0-9A-Za-z.])(€|\$|£)?\s*({_NUM}){_UNIT}", re.I)
-# a product or part code (FX-1001, ESP32-PICO-D4, CH583): its digits are a name, not a value
-_CODE = re.compile(r"(?<![0-9A-Za-z])[A-Za-z]{1,8}-?\d[0-9A-Za-z]*(?:-[0-9A-Za-z]+)*")
-_CHANGE = re.compile(r"\b(?:from\s+\S+\s+)?to\b|\bnow\b|改为|调整为|变更为|"
-                     r"提高到|提高至|降低到|降低至|上调至|下调至|调至|增至|减至|变为", re.I)
-_DATE_PATTERNS = [
-    re.compile(r"(?<!\d)(20\d{2}|19\d{2})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)"),
-    re.compile(r"(20\d{2}|19\d{2})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日"),
-]
-_MONTHS = {m: i for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september",
-     "october", "november", "december"], 1)}
-_DMY = re.compile(r"(?<!\d)(\d{1,2})\s+(" + "|".join(_MONTHS) + r")\s+(\d{4})", re.I)
-_MDY = re.compile(r"(" + "|".join(_MONTHS) + r")\s+(\d{1,2}),?\s+(\d{4})", re.I)
-_DATE_CUE = re.compile(r"effective|in force|issued|dated|version|revised|updated|valid from|"
-                       r"生效|施行|实施|发布|印发|修订|版本|起执行|起施行", re.I)
 _SPECIFIC = re.compile(r"notice|amendment|addendum|supplement|update|circular|memo|"
                        r"通知|公告|补充|修订|修正|调整|更正", re.I)
-_STOP = frozenset(
-    "the a an of for in on at to is are was were be by with and or as from per this that these "
-    "what which how many much does do did shall must may can will its it their our your each "
-    "any all new old now".split())
-_DATEWORDS = frozenset(_MONTHS) | {"effective", "from", "since", "until", "version", "dated"}
-
-
-@dataclass(frozen=True, slots=True)
-class Statement:
-    """A sentence of one chunk that gives a value: ``value`` (number text), ``unit``
-    (normalised, ``""`` when none), ``sentence`` as written, ``chunk`` it came from."""
-
-    value: str
-    unit: str
-    sentence: str
-    chunk: Chunk
-
-    @property
-    def number(self) -> float:
-        """The value as a float (thousands separators dropped)."""
-        return float(self.value.replace(",", ""))
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,106 +65,20 @@ class Conflict:
     why: str
 
 
-def _terms(text: str) -> set[str]:
-    """Content terms: lower-case words (3+ letters, not stop words) and CJK character pairs."""
-    words = {w for w in re.findall(r"[a-z][a-z'-]{2,}", text.lower()) if w not in _STOP}
-    cjk = "".join(ch if _CJK.match(ch) else " " for ch in text)
-    pairs = {run[i:i + 2] for run in cjk.split() for i in range(len(run) - 1)}
-    return words | pairs
-
-
-def _value_of(sentence: str) -> tuple[str, str] | None:
-    """The value a sentence gives: after a change marker (``to 60``, ``调整为60``) the value
-    after it, else the first value that is not part of a date."""
-    undated = sentence
-    for pat in (*_DATE_PATTERNS, _DMY, _MDY, _CODE):
-        undated = pat.sub(lambda m: " " * len(m.group(0)), undated)
-    values = [m for m in _VALUE.finditer(undated)]
-    values = [m for m in values if m.group(2).strip(".,")]
-    if not values:
-        return None
-    change = None
-    for c in _CHANGE.finditer(undated):
-        change = c
-    if change is not None:
-        after = [m for m in values if m.start() >= change.start()]
-        if after:
-            values = after
-    m = values[0]
-    unit = (m.group(3) or m.group(1) or "").lower().replace("％", "%").strip()
-    unit = {"percent": "%", "per cent": "%", "€": "eur", "euro": "eur", "euros": "eur",
-            "$": "usd", "dollars": "usd", "dollar": "usd", "£": "gbp", "day": "days",
-            "日": "天", "个工作日": "工作日"}.get(unit, unit)
-    return m.group(2).strip(".,"), unit
-
-
-def statements(question: str, hits: Sequence[SearchHit], *, top: int = 8) -> list[Statement]:
-    """Value-giving sentences of the first ``top`` hits that share the question's terms; a
-    sentence on a line that speaks to a model (``corpus.injection``) is never one: a rival
-    value is quoted to the user (issue 20 item 5)."""
-    q_terms = _terms(question) - _DATEWORDS
-    out: list[Statement] = []
-    for hit in hits[:top]:
-        for sentence in _SENT.split(hit.chunk.text):
-            s = sentence.strip(" \t-*#|>")
-            if len(s) < 6 or not (q_terms & _terms(s)) or in_injection(hit.chunk.text, s):
-                continue
-            v = _value_of(s)
-            if v is not None:
-                out.append(Statement(v[0], v[1], s, hit.chunk))
-    return out
-
-
-def doc_date(chunks: Sequence[Chunk]) -> date | None:
-    """A document's date from its chunks (title, headings, text): a date next to an
-    effective / issue / version word first, else the latest date written."""
-    cued: list[date] = []
-    seen: list[date] = []
-    for c in chunks:
-        texts = [c.title, " ".join(c.section_path), c.path, c.text]
-        for text in texts:
-            for d, pos in _dates(text):
-                seen.append(d)
-                # the cue before the date ("effective from …") or just after it ("…起施行")
-                if _DATE_CUE.search(text[max(0, pos - 40):pos + 18]):
-                    cued.append(d)
-    pool = cued or seen
-    return max(pool) if pool else None
-
-
-def _dates(text: str) -> list[tuple[date, int]]:
-    found: list[tuple[date, int]] = []
-    for pat in _DATE_PATTERNS:
-        for m in pat.finditer(text):
-            found.extend(_date(int(m[1]), int(m[2]), int(m[3]), m.start()))
-    for m in _DMY.finditer(text):
-        found.extend(_date(int(m[3]), _MONTHS[m[2].lower()], int(m[1]), m.start()))
-    for m in _MDY.finditer(text):
-        found.extend(_date(int(m[3]), _MONTHS[m[1].lower()], int(m[2]), m.start()))
-    return found
-
-
-def _date(y: int, mo: int, d: int, pos: int) -> list[tuple[date, int]]:
-    try:
-        return [(date(y, mo, d), pos)]
-    except ValueError:
-        return []
-
-
 def _doc_terms(chunk: Chunk) -> set[str]:
-    return _terms(f"{chunk.title} {chunk.path} {' '.join(chunk.section_path)}")
+    return content_terms(f"{chunk.title} {chunk.path} {' '.join(chunk.section_path)}")
 
 
 def _covers(terms: set[str], chunk: Chunk) -> bool:
     """Two thirds of ``terms`` are in the chunk's title, headings, path or text."""
-    return len(terms & (_doc_terms(chunk) | _terms(chunk.text))) >= 2 / 3 * len(terms)
+    return len(terms & (_doc_terms(chunk) | content_terms(chunk.text))) >= 2 / 3 * len(terms)
 
 
 def _names(key: set[str], a: Statement, b: Statement) -> bool:
     """``b``'s document names what the question names about ``a``'s document (the question's
     terms in ``a``'s title or headings but not in its sentence: an organisation, a product) —
     two thirds of them, in ``b``'s title, headings or text."""
-    anchor = (key & _doc_terms(a.chunk)) - _terms(a.sentence)
+    anchor = (key & _doc_terms(a.chunk)) - content_terms(a.sentence)
     if not anchor:
         return True
     return _covers(anchor, b.chunk)
@@ -210,14 +87,31 @@ def _names(key: set[str], a: Statement, b: Statement) -> bool:
 def _same_thing(a: Statement, b: Statement, key: set[str]) -> bool:
     """``b`` speaks of what ``a`` does: most of ``a``'s key terms, half of its other words, and
     no product code of its own when ``a`` names others."""
-    ca, cb = ({c.upper() for c in _CODE.findall(x.sentence)} for x in (a, b))
+    ca, cb = codes(a.sentence), codes(b.sentence)
     if ca and cb and not ca & cb:
         return False  # two products (FX-1001, FX-1005): their values never conflict
-    ta, tb = _terms(a.sentence) - _DATEWORDS, _terms(b.sentence) - _DATEWORDS
+    ta, tb = content_terms(a.sentence) - DATE_WORDS, content_terms(b.sentence) - DATE_WORDS
     ka = key & ta
     if not ka or len(ka & tb) < 0.8 * len(ka):
         return False
     return len(ta & tb) >= 0.5 * min(len(ta), len(tb))
+
+
+def _answer_statement(found: Sequence[Statement], first: Citation, key: set[str]
+                      ) -> Statement | None:
+    """The statement of ``found`` the answer's ``first`` citation makes: in its chunk, inside
+    its quote (or holding it) first, then by the quote's and the question's ``key`` terms."""
+    mine = [s for s in found if s.chunk.chunk_id == first.chunk_id]
+    if not mine:
+        return None
+    quote_terms = content_terms(first.quote)
+
+    def rank(s: Statement) -> tuple[int, int, int]:
+        inside = s.sentence in first.quote or first.quote in s.sentence
+        terms = content_terms(s.sentence)
+        return (-inside, -len(terms & quote_terms), -len(terms & key))
+
+    return min(mine, key=rank)
 
 
 def find_rival(question: str, cited: Sequence[Citation], hits: Sequence[SearchHit],
@@ -231,24 +125,14 @@ def find_rival(question: str, cited: Sequence[Citation], hits: Sequence[SearchHi
     if not cited:
         return None
     found = statements(question, hits, top=top)
-    first = cited[0]
-    key = _terms(question) - _DATEWORDS
-    mine = [s for s in found if s.chunk.chunk_id == first.chunk_id]
-    if not mine:
+    key = content_terms(question) - DATE_WORDS
+    answer = _answer_statement(found, cited[0], key)
+    if answer is None:
         return None
-    quote_terms = _terms(first.quote)
-
-    def rank(s: Statement) -> tuple[int, int, int]:
-        inside = s.sentence in first.quote or first.quote in s.sentence
-        terms = _terms(s.sentence)
-        return (-inside, -len(terms & quote_terms), -len(terms & key))
-
-    mine.sort(key=rank)
-    answer = mine[0]
     # what the question names that only titles and headings hold (an organisation, a product):
     # both documents must name it, else one of them is about something else
     named = key & set().union(*(_doc_terms(h.chunk) for h in hits[:top]))
-    named -= set().union(*(_terms(s.sentence) for s in found))
+    named -= set().union(*(content_terms(s.sentence) for s in found))
     if named and not _covers(named, answer.chunk):
         return None
     for rival in found:
@@ -336,20 +220,22 @@ def apply_conflict(question: str, answer: str, citations: list[Citation], c: Con
         v["citation"] = next((k for k, x in enumerate(cites) if x.path == v["path"]
                               and v["sentence"] in x.quote), None)
     first, second = values
+    head = first["sentence"] if c.preferred is not None else answer
+    out = {"preferred": 0 if c.preferred is not None else None, "values": values, "why": c.why}
+    return f"{head}\n\n{_note(c, first, second, zh)}", cites, out
+
+
+def _note(c: Conflict, first: dict[str, Any], second: dict[str, Any], zh: bool) -> str:
+    """The note under the answer: both values with source and date, and which one is used."""
     if zh:
-        head = first["sentence"] if c.preferred is not None else answer
-        note = (f"注意：文档之间有冲突。{_src_zh(first)}为 {first['value']}{first['unit']}；"
+        return (f"注意：文档之间有冲突。{_src_zh(first)}为 {first['value']}{first['unit']}；"
                 f"{_src_zh(second)}为 {second['value']}{second['unit']}。"
                 + ("采用前者（" + _why_zh(c) + "）。" if c.preferred is not None
                    else "无法判断哪一个更新或更具体。"))
-    else:
-        head = first["sentence"] if c.preferred is not None else answer
-        note = (f"Note: the documents disagree. {_src(first)} gives {first['value']} "
-                f"{first['unit']}; {_src(second)} gives {second['value']} {second['unit']}. "
-                + (f"The first is preferred ({c.why})." if c.preferred is not None
-                   else "Neither is newer or more specific."))
-    out = {"preferred": 0 if c.preferred is not None else None, "values": values, "why": c.why}
-    return f"{head}\n\n{note}", cites, out
+    return (f"Note: the documents disagree. {_src(first)} gives {first['value']} "
+            f"{first['unit']}; {_src(second)} gives {second['value']} {second['unit']}. "
+            + (f"The first is preferred ({c.why})." if c.preferred is not None
+               else "Neither is newer or more specific."))
 
 
 def _src(v: dict[str, Any]) -> str:

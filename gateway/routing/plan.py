@@ -23,6 +23,7 @@ import time
 from collections import Counter
 from typing import Any
 
+from corpus.types import Citation
 from gateway.errors import ServiceUnavailable
 from gateway.routing.decompose import Plan, decompose
 from gateway.routing.stages import Ctx, DeadlineExceeded, RouterStages, degraded_result
@@ -71,6 +72,17 @@ class PlanStages(RouterStages):
         await self._emit(ctx, {"type": "route", **rec.decision, "parts": list(plan.parts)})
         subs = [Ctx(ctx.deadline, RouteTrace.start(p, q.collection, q.mode), None)
                 for p in plan.parts]
+        results = await self._gather_parts(ctx, q, plan, subs)
+        result, part_dicts = merge_parts(q.question, plan, results)
+        self._record_plan(ctx, plan, subs, results, part_dicts)
+        return result
+
+    async def _gather_parts(self, ctx: Ctx, q: QueryInput, plan: Plan, subs: list[Ctx]
+                            ) -> list[QueryResult | None]:
+        """Each part's result (``None``: cut by the deadline or failed, said in its record).
+
+        :raises ServiceUnavailable: every part found no path that can run.
+        """
         t0 = time.perf_counter()
         tasks = [asyncio.create_task(self._part(sub, dataclasses.replace(
             q, question=part, history=(), session_id=None, expect_previous=None)))
@@ -100,9 +112,7 @@ class PlanStages(RouterStages):
                 results.append(task.result())
         if unavailable is not None and all(r is None for r in results):
             raise unavailable
-        result, part_dicts = merge_parts(q.question, plan, results)
-        self._record_plan(ctx, plan, subs, results, part_dicts)
-        return result
+        return results
 
     async def _part(self, sub: Ctx, q: QueryInput) -> QueryResult:
         """One part through the router's path; a passed deadline is a degraded part."""
@@ -119,18 +129,10 @@ class PlanStages(RouterStages):
                      results: list[QueryResult | None], part_dicts: list[dict[str, Any]]) -> None:
         """Fill the request's record from its parts' records."""
         rec = ctx.record
-        rec.final_path = rec.brain = "plan"
         parts: list[dict[str, Any]] = []
-        candidates: list[str] = []
         for i, (sub, res, pd) in enumerate(zip(subs, results, part_dicts, strict=True)):
             r = sub.record
-            rec.tokens += r.tokens
-            rec.flag_all(f for f in r.flags if f != "degraded")
-            rec.errors.extend(r.errors)
-            rec.timeouts.extend({**t, "stage": f"part{i + 1}:{t['stage']}"} for t in r.timeouts)
-            candidates.extend(c for c in (r.candidates or []) if c not in candidates)
-            if rec.corpus_version is None and r.corpus_version:
-                rec.corpus_version = r.corpus_version
+            rec.absorb_part(i, r)
             parts.append({
                 "question": pd["question"], "found": pd["found"],
                 "final_path": r.final_path or ("timeout" if res is None else ""),
@@ -141,10 +143,7 @@ class PlanStages(RouterStages):
                 "tool_calls": dict(Counter(str(st.get("tool")) for st in r.steps
                                            if st.get("kind") == "tool")),
             })
-        rec.candidates = candidates
-        rec.plan = {"kind": plan.kind, "rule": plan.rule, "parts": parts}
-        if any(not p["found"] for p in parts) and any(p["found"] for p in parts):
-            rec.flag("partial_answer")
+        rec.planned(plan.kind, plan.rule, parts)
 
 
 def merge_parts(question: str, plan: Plan, results: list[QueryResult | None]
@@ -157,8 +156,8 @@ def merge_parts(question: str, plan: Plan, results: list[QueryResult | None]
         per-part dicts (``question``, ``answer``, ``found``, ``citations``: indices).
     """
     zh = any("\u4e00" <= ch <= "\u9fff" for ch in question)
-    citations: list[Any] = []
-    related: list[Any] = []
+    citations: list[Citation] = []
+    related: list[Citation] = []
     seen: dict[tuple[str, str], int] = {}
     parts: list[dict[str, Any]] = []
     lines: list[str] = []

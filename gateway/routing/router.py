@@ -40,21 +40,14 @@ from collections.abc import Callable
 
 from corpus.errors import StoreError
 from corpus.types import Chunk
-from gateway.errors import ServiceUnavailable
+from gateway.routing.cache_stages import CacheStages
 from gateway.routing.conflict import check_draft, find_rival
-from gateway.routing.fit import fitted_decision, load_routing_model
+from gateway.routing.escalation import EscalationStages
+from gateway.routing.fit import load_routing_model
 from gateway.routing.focus import apply_focus
 from gateway.routing.plan import PlanStages
-from gateway.routing.rules import (
-    Decision,
-    RuleConfig,
-    dated_query,
-    decide,
-    detect_signals,
-    retrieval_query,
-)
+from gateway.routing.rules import RuleConfig, dated_query, retrieval_query
 from gateway.routing.stages import Ctx, DeadlineExceeded, degraded_result
-from gateway.routing.sufficiency import sufficiency
 from gateway.routing.trace import RouteTrace
 from gateway.routing.types import (
     AnswerCache,
@@ -75,7 +68,7 @@ from loop.llm_breaker import llm_deadline
 __all__ = ["Router"]
 
 
-class Router(PlanStages):
+class Router(PlanStages, CacheStages, EscalationStages):
     """Routes one question through cache, RAG path and LoopAgent; see the module docstring.
 
     :param settings: thresholds, rules, timeouts.
@@ -177,8 +170,7 @@ class Router(PlanStages):
                     await self.conversation.finish(turn, result, trace)
             except Exception as exc:  # noqa: BLE001 - memory must never fail a request
                 trace.error(f"session save: {type(exc).__name__}: {exc}")
-        trace.sufficiency = sufficiency(trace.rewritten_question or trace.question,
-                                        bool(result.found), result.citations, result.parts)
+        trace.assess(bool(result.found), result.citations, result.parts)
         result.route = trace.to_dict()
         if self.sink is not None:
             try:
@@ -201,11 +193,11 @@ class Router(PlanStages):
             if hit is not None:
                 return hit
         query = dated_query(retrieval_query(q.question, q.history), q.current_date)
-        ctx.record.retrieval_query = query
+        ctx.record.querying(query)
         rag_res = await self._retrieve(ctx, q, query, self.settings.rag_top_k, "retrieve")
         decision = await self._decide(ctx, q, rag_res)
         if decision.route == "rag":
-            ctx.record.final_path = "rag"
+            ctx.record.rag_path()
             draft = None if rag_res is None else await self._rag_answer(
                 ctx, q.question, rag_res, broad=False)
         else:
@@ -247,108 +239,5 @@ class Router(PlanStages):
             ctx.record.forget_timeouts("conflict")
             heads = got or {}
         checked = check_draft(q.question, draft, rag_res.hits, heads)
-        ctx.record.conflict = checked.conflict
+        ctx.record.conflicted(checked.conflict)
         return checked
-
-    async def _cache_lookup(self, ctx: Ctx, q: QueryInput, version: str) -> QueryResult | None:
-        """Stage ``cache_get``: the in-process near-cache (no I/O), then the shared cache; a
-        cache that is down or slow is a miss (flag ``cache_unavailable`` / ``cache_timeout``)."""
-        assert self.cache is not None
-        cache = self.cache
-        hit = self._peek(ctx, q, version)
-        if hit is not None:
-            return await self._cache_hit(ctx, hit, "answer cache hit (near)")
-        try:
-            hit, _ = await self._stage(
-                ctx, "cache_get", lambda: cache.get(q.question, q.collection, q.mode, version),
-                self.settings.timeout_cache_s,
-            )
-        except (ServiceUnavailable, ValueError, OSError) as exc:
-            hit = None
-            ctx.record.flag("cache_unavailable")
-            ctx.record.error(f"cache_get: {exc}")
-        if ctx.record.last_timeout_was("cache_get"):
-            ctx.record.timeouts.pop()  # a slow cache is a miss, not a degraded answer
-            ctx.record.flags.append("cache_timeout")
-        return None if hit is None else await self._cache_hit(ctx, hit, "answer cache hit")
-
-    async def _decide(self, ctx: Ctx, q: QueryInput, rag_res: RagResult | None) -> Decision:
-        """Record what retrieval found and decide the path (threshold rule and question
-        signals, or the fitted rule in ``auto`` mode); sends the ``route`` event."""
-        rec = ctx.record
-        signals = detect_signals(q.question, self.rules)
-        if rag_res is not None:
-            res = getattr(rag_res.raw, "resolution", None)
-            resolved = ({"documents": list(res.paths), "reason": res.reason}
-                        if res is not None and res.filter is not None else None)
-            rec.retrieved(rag_res.confidence, rag_res.features,
-                          [h.chunk.chunk_id for h in rag_res.hits], resolved)
-        store_ok = "store_unavailable" not in rec.flags
-        decision = decide(
-            q.mode, rag_res.confidence if rag_res and rag_res.hits else None, signals, self.rules,
-            rag_available=self.rag is not None and store_ok, loop_available=self.loop is not None,
-        )
-        # the fitted rule replaces the confidence threshold; question signals still escalate
-        # unless the fit found that they do not gain (RoutingModel.signals_escalate)
-        if (self.routing_model is not None and q.mode == "auto" and rag_res is not None
-                and rag_res.hits and store_ok and self.loop is not None
-                and (not decision.signals or not self.routing_model.signals_escalate)):
-            decision = fitted_decision(self.routing_model, q.question, rag_res,
-                                       detect_signals(q.question))
-        rec.decide(decision.route, decision.reason, [s.kind for s in decision.signals])
-        await self._emit(ctx, {"type": "route", **rec.decision, "confidence": rec.confidence})
-        return decision
-
-    async def _loop_path(self, ctx: Ctx, q: QueryInput, query: str,
-                         rag_res: RagResult | None) -> AnswerDraft | None:
-        """Stage ``loop``: the LoopAgent seeded with the RAG candidates; its hand-back is
-        answered by a broad retrieval (``fallback_rag``), its failure by the RAG answer
-        (``rag_degraded``)."""
-        rec = ctx.record
-        rec.escalated, rec.final_path = q.mode == "auto", "loop"
-        loop_res = await self._loop_run(ctx, q, rag_res)
-        if loop_res is None:
-            if rag_res is not None and rag_res.hits and self.rag is not None:
-                # the LoopAgent timed out or failed: degrade to the RAG answer we already have
-                rec.final_path = "rag_degraded"
-                return await self._rag_answer(ctx, q.question, rag_res, broad=False)
-            return None
-        rec.looped(loop_res.steps, loop_res.tokens, loop_res.flags, loop_res.dropped_citations)
-        reason = loop_res.fallback_reason
-        draft = loop_res.draft
-        if (reason is None and draft is not None and not draft.found
-                and draft.brain == "loop-offline" and rec.cross_language):
-            # the offline LoopAgent reads evidence by the question's words, which a question in
-            # the other language than the documents does not share with them: its "not found"
-            # says nothing of the documents (English questions on the zh PDFs: 4 of 30 not
-            # found with the gold page among the candidates) — RAG answers, on a broad retrieval
-            reason = "cross-language question not found by the offline LoopAgent"
-        if reason is None or self.rag is None or "store_unavailable" in rec.flags:
-            return loop_res.draft
-        rec.fell_back(reason)
-        await self._emit(ctx, {"type": "route", "route": "rag",
-                               "reason": f"fallback_to_rag: {reason}"})
-        broad = await self._retrieve(ctx, q, query, self.settings.rag_broad_top_k,
-                                     "retrieve_broad")
-        return None if broad is None else await self._rag_answer(ctx, q.question, broad,
-                                                                 broad=True)
-
-    async def _cache_store(self, ctx: Ctx, q: QueryInput, version: str, result: QueryResult,
-                           brain: str) -> None:
-        """Stage ``cache_put`` (never a degraded answer; a slow write is not one either)."""
-        assert self.cache is not None
-        rec, cache = ctx.record, self.cache
-        if rec.timeouts or "loop_error" in rec.flags:
-            return
-        payload = {**result.to_dict(), "brain": brain}
-        try:
-            await self._stage(
-                ctx, "cache_put",
-                lambda: cache.put(q.question, q.collection, q.mode, version, payload),
-                self.settings.timeout_cache_s,
-            )
-        except (ServiceUnavailable, ValueError, OSError, TypeError) as exc:
-            rec.flag("cache_unavailable")
-            rec.error(f"cache_put: {exc}")
-        rec.forget_timeouts("cache_put")
-

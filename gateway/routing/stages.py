@@ -97,23 +97,6 @@ class RouterStages:
                     await ctx.emit(ev)
 
     # ------------------------------------------------------------------------------ stages
-    def _peek(self, ctx: Ctx, q: QueryInput, version: str) -> dict[str, Any] | None:
-        """The in-process near-cache's payload for ``q`` (no I/O), timed as ``cache_get``."""
-        peek = getattr(self.cache, "peek", None)
-        if peek is None:
-            return None
-        t0 = time.perf_counter()
-        hit: dict[str, Any] | None = peek(q.question, q.collection, q.mode, version)
-        if hit is not None:
-            ctx.timings["cache_get"] = round((time.perf_counter() - t0) * 1000, 3)
-        return hit
-
-    async def _cache_hit(self, ctx: Ctx, hit: dict[str, Any], reason: str) -> QueryResult:
-        """Fill the route record for a cache hit and rebuild the cached result."""
-        ctx.record.served_from_cache(hit.get("brain", ""), reason)
-        await self._emit(ctx, {"type": "route", **ctx.record.decision})
-        return QueryResult.from_cached(hit)
-
     def _check_paths(self, q: QueryInput) -> None:
         """:raises ServiceUnavailable: the requested path cannot run at all."""
         if q.mode == "rag" and self.rag is None:
@@ -140,15 +123,13 @@ class RouterStages:
             if is_lock_error(exc):
                 raise DataDirLocked(str(exc)) from exc
             version = None
-            ctx.record.flags.append("store_unavailable")
-            ctx.record.error(f"corpus_version: {exc}")
-        ctx.record.corpus_version = version or ""
+            ctx.record.store_unavailable("corpus_version", exc)
+        ctx.record.versioned(version)
         return version
 
     async def _empty_collection(self, ctx: Ctx, q: QueryInput) -> QueryResult:
         """The collection holds no documents yet: a fixed "not found"."""
-        ctx.record.final_path, ctx.record.brain = "empty_collection", "none"
-        ctx.record.decide("none", f"collection {q.collection!r} holds no documents yet")
+        ctx.record.empty_collection(q.collection)
         await self._emit(ctx, {"type": "route", **ctx.record.decision})
         return QueryResult(f"Not found: collection {q.collection!r} holds no documents yet.",
                            [], False, {}, cached=False)
@@ -177,8 +158,7 @@ class RouterStages:
         except StoreError as exc:
             if is_lock_error(exc):
                 raise DataDirLocked(str(exc)) from exc
-            ctx.record.flags.append("store_unavailable")
-            ctx.record.error(f"{stage}: {exc}")
+            ctx.record.store_unavailable(stage, exc)
             if q.mode == "rag":
                 raise ServiceUnavailable(
                     f"the chunk store is unavailable, so mode=rag cannot answer: {exc}"
@@ -207,7 +187,7 @@ class RouterStages:
         )
         if timed_out:
             # the grounded LLM call was too slow: answer extractively (pure CPU, bounded)
-            ctx.record.flags.append("llm_timeout")
+            ctx.record.llm_timed_out()
             draft, _ = await self._stage(
                 ctx, stage + "_extractive",
                 lambda: rag.answer(question, res, broad=broad, allow_llm=False),
@@ -239,8 +219,7 @@ class RouterStages:
         except (DeadlineExceeded, ServiceUnavailable):
             raise
         except Exception as exc:  # noqa: BLE001 - a LoopAgent failure degrades to the RAG answer
-            ctx.record.flags.append("loop_error")
-            ctx.record.error(f"loop: {type(exc).__name__}: {exc}")
+            ctx.record.loop_failed(exc)
             return None
         return res
 

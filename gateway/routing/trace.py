@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gateway.routing.sufficiency import process_metrics
+from corpus.types import Citation
+from gateway.routing.sufficiency import process_metrics, sufficiency
 
 __all__ = ["RouteTrace"]
 
@@ -104,7 +105,59 @@ class RouteTrace:
         """Drop the timeouts of ``stage`` (a slow cache or memory is not a degraded answer)."""
         self.timeouts = [t for t in self.timeouts if t["stage"] != stage]
 
+    def store_unavailable(self, stage: str, exc: BaseException) -> None:
+        """The chunk store failed in ``stage``: flag ``store_unavailable`` (once per failing
+        stage) and the error."""
+        self.flags.append("store_unavailable")
+        self.error(f"{stage}: {exc}")
+
+    def cache_unavailable(self, stage: str, exc: BaseException) -> None:
+        """The answer cache failed in ``stage`` (a miss, never a degraded answer)."""
+        self.flag("cache_unavailable")
+        self.error(f"{stage}: {exc}")
+
+    def cache_slow(self, stage: str) -> None:
+        """When ``stage``'s was the latest timeout: drop it and flag ``cache_timeout`` (a slow
+        cache is a miss, not a degraded answer)."""
+        if self.last_timeout_was(stage):
+            self.timeouts.pop()
+            self.flags.append("cache_timeout")
+
+    def llm_timed_out(self) -> None:
+        """The grounded LLM answer was too slow (the extractive one follows)."""
+        self.flags.append("llm_timeout")
+
+    def loop_failed(self, exc: BaseException) -> None:
+        """The LoopAgent raised (the request degrades to the RAG answer)."""
+        self.flags.append("loop_error")
+        self.error(f"loop: {type(exc).__name__}: {exc}")
+
     # --- decisions --------------------------------------------------------------------------
+    def versioned(self, corpus_version: str | None) -> None:
+        """The collection's corpus version (``""`` when unknown or the store is down)."""
+        self.corpus_version = corpus_version or ""
+
+    def querying(self, retrieval_query: str) -> None:
+        """The text retrieval runs (the question with its history and date words)."""
+        self.retrieval_query = retrieval_query
+
+    def empty_collection(self, collection: str) -> None:
+        """The collection holds no documents: a fixed "not found", no path ran."""
+        self.final_path, self.brain = "empty_collection", "none"
+        self.decide("none", f"collection {collection!r} holds no documents yet")
+
+    def rag_path(self) -> None:
+        """The RAG path answers."""
+        self.final_path = "rag"
+
+    def escalate(self, auto: bool) -> None:
+        """The LoopAgent runs (``escalated`` when an ``auto`` request was sent to it)."""
+        self.escalated, self.final_path = auto, "loop"
+
+    def rag_degraded(self) -> None:
+        """The LoopAgent timed out or failed: the RAG answer already drafted is served."""
+        self.final_path = "rag_degraded"
+
     def decide(self, route: str, reason: str, signals: list[str] | None = None) -> None:
         """The route chosen and why; ``signals`` (the question's) for rule decisions."""
         self.decision = {"route": route, "reason": reason}
@@ -163,7 +216,51 @@ class RouteTrace:
         self.rewritten_question = question
         self.rewrite = {"by": by, "rules": list(rules)}
 
+    def conflicted(self, conflict: dict[str, Any] | None) -> None:
+        """Cited passages disagree (``gateway.routing.conflict``; ``None``: they do not)."""
+        self.conflict = conflict
+
+    # --- a question answered in parts (gateway.routing.plan) ---------------------------------
+    def absorb_part(self, index: int, part: RouteTrace) -> None:
+        """Add part ``index`` (0-based)'s tokens, flags (not ``degraded``), errors, timeouts
+        (stage ``part<N>:<stage>``), candidates and corpus version to this record."""
+        self.tokens += part.tokens
+        self.flag_all(f for f in part.flags if f != "degraded")
+        self.errors.extend(part.errors)
+        self.timeouts.extend({**t, "stage": f"part{index + 1}:{t['stage']}"}
+                             for t in part.timeouts)
+        candidates = self.candidates if self.candidates is not None else []
+        candidates.extend(c for c in (part.candidates or []) if c not in candidates)
+        self.candidates = candidates
+        if self.corpus_version is None and part.corpus_version:
+            self.corpus_version = part.corpus_version
+
+    def planned(self, kind: str, rule: str, parts: list[dict[str, Any]]) -> None:
+        """The question was answered in ``parts`` (``final_path`` / ``brain`` ``plan``);
+        ``partial_answer`` when some parts were found and others not."""
+        self.final_path = self.brain = "plan"
+        self.plan = {"kind": kind, "rule": rule, "parts": parts}
+        if self.candidates is None:
+            self.candidates = []
+        if any(not p["found"] for p in parts) and any(p["found"] for p in parts):
+            self.flag("partial_answer")
+
+    def translated(self, terms: Sequence[str], units: Sequence[str], coverage: float,
+                   document: str | None) -> None:
+        """Key terms in the documents' language were added (``gateway.conversation.crosslang``:
+        the question ``units`` they translate, their ``coverage``, the ``document`` named)."""
+        self.cross_language = {"terms": list(terms), "units": list(units), "coverage": coverage}
+        if document is not None:
+            self.cross_language["document"] = document
+
     # --- the end ----------------------------------------------------------------------------
+    def assess(self, found: bool, citations: Sequence[Citation],
+               parts: list[dict[str, Any]] | None) -> None:
+        """The answer's sufficiency (:func:`gateway.routing.sufficiency.sufficiency`) for the
+        question as routed (rewritten, else asked)."""
+        self.sufficiency = sufficiency(self.rewritten_question or self.question, found,
+                                       citations, parts)
+
     def close(self, latency_ms: dict[str, float], *, found: bool, cached: bool) -> None:
         """Latencies, ``found``; ``degraded`` when a timeout or a LoopAgent error cut the
         answer (never for a cached one)."""

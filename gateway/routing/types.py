@@ -73,6 +73,7 @@ class QueryInput:
 @dataclass(slots=True)
 class RagResult:
     """Retrieval output: ``hits`` best first, ``confidence`` in [0, 1] (``None`` = not scored);
+    ``raw``: the RAG path's own result (``rag.types.Retrieval``; ``None`` from other backends);
     ``resolved``: the documents document resolution was sure the question names
     (``rag.resolve``), as a filter, else ``None`` (the LoopAgent reads inside them)."""
 

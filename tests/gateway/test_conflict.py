@@ -8,7 +8,7 @@ import pytest
 from _apphelp import ask, make_settings, running, upload
 
 from corpus.types import Chunk
-from gateway.routing.conflict import doc_date
+from gateway.routing.statements import doc_date
 
 pytestmark = pytest.mark.integration
 
@@ -80,7 +80,8 @@ def test_other_products_and_injection_lines_are_never_a_rival() -> None:
     conflict, and a code's digits are not a value; a line that speaks to a model is never
     quoted as the rival value."""
     from corpus.types import SearchHit
-    from gateway.routing.conflict import find_rival, statements
+    from gateway.routing.conflict import find_rival
+    from gateway.routing.statements import statements
 
     def hit(doc: str, text: str) -> SearchHit:
         c = Chunk(chunk_id=f"{doc}-0", doc_id=doc, path=f"{doc}.md", title=doc,

@@ -1,0 +1,93 @@
+"""The router's decision and escalation stages: what retrieval found decides the path (the
+threshold rule and question signals of :mod:`gateway.routing.rules`, or the fitted rule of
+:mod:`gateway.routing.fit` in ``auto`` mode), and the LoopAgent path with its two ways back to
+RAG: the agent's hand-back (``fallback_rag``: a broad retrieval answers) and its failure
+(``rag_degraded``: the RAG answer already drafted is served).
+
+Split from :mod:`gateway.routing.router` (the orchestration); stages run through
+:meth:`gateway.routing.stages.RouterStages._stage`.
+"""
+
+from __future__ import annotations
+
+from gateway.routing.fit import RoutingModel, fitted_decision
+from gateway.routing.rules import Decision, RuleConfig, decide, detect_signals
+from gateway.routing.stages import Ctx, RouterStages
+from gateway.routing.types import AnswerDraft, QueryInput, RagResult
+
+__all__ = ["EscalationStages"]
+
+
+class EscalationStages(RouterStages):
+    """Decision and LoopAgent stages of :class:`gateway.routing.Router` (state set by its
+    ``__init__``)."""
+
+    rules: RuleConfig
+    routing_model: RoutingModel | None
+
+    async def _decide(self, ctx: Ctx, q: QueryInput, rag_res: RagResult | None) -> Decision:
+        """Record what retrieval found and decide the path (threshold rule and question
+        signals, or the fitted rule in ``auto`` mode); sends the ``route`` event."""
+        rec = ctx.record
+        signals = detect_signals(q.question, self.rules)
+        if rag_res is not None:
+            res = getattr(rag_res.raw, "resolution", None)
+            resolved = ({"documents": list(res.paths), "reason": res.reason}
+                        if res is not None and res.filter is not None else None)
+            rec.retrieved(rag_res.confidence, rag_res.features,
+                          [h.chunk.chunk_id for h in rag_res.hits], resolved)
+        store_ok = "store_unavailable" not in rec.flags
+        decision = decide(
+            q.mode, rag_res.confidence if rag_res and rag_res.hits else None, signals, self.rules,
+            rag_available=self.rag is not None and store_ok, loop_available=self.loop is not None,
+        )
+        # the fitted rule replaces the confidence threshold; question signals still escalate
+        # unless the fit found that they do not gain (RoutingModel.signals_escalate)
+        if (self.routing_model is not None and q.mode == "auto" and rag_res is not None
+                and rag_res.hits and store_ok and self.loop is not None
+                and (not decision.signals or not self.routing_model.signals_escalate)):
+            decision = fitted_decision(self.routing_model, q.question, rag_res,
+                                       detect_signals(q.question))
+        rec.decide(decision.route, decision.reason, [s.kind for s in decision.signals])
+        await self._emit(ctx, {"type": "route", **rec.decision, "confidence": rec.confidence})
+        return decision
+
+    async def _loop_path(self, ctx: Ctx, q: QueryInput, query: str,
+                         rag_res: RagResult | None) -> AnswerDraft | None:
+        """Stage ``loop``: the LoopAgent seeded with the RAG candidates; its hand-back is
+        answered by a broad retrieval (``fallback_rag``), its failure by the RAG answer
+        (``rag_degraded``)."""
+        rec = ctx.record
+        rec.escalate(q.mode == "auto")
+        loop_res = await self._loop_run(ctx, q, rag_res)
+        if loop_res is None:
+            if rag_res is not None and rag_res.hits and self.rag is not None:
+                # the LoopAgent timed out or failed: degrade to the RAG answer we already have
+                rec.rag_degraded()
+                return await self._rag_answer(ctx, q.question, rag_res, broad=False)
+            return None
+        rec.looped(loop_res.steps, loop_res.tokens, loop_res.flags, loop_res.dropped_citations)
+        reason = loop_res.fallback_reason
+        draft = loop_res.draft
+        if (reason is None and draft is not None and not draft.found
+                and draft.brain == "loop-offline" and rec.cross_language):
+            # the offline LoopAgent reads evidence by the question's words, which a question in
+            # the other language than the documents does not share with them: its "not found"
+            # says nothing of the documents (English questions on the zh PDFs: 4 of 30 not
+            # found with the gold page among the candidates) — RAG answers, on a broad retrieval
+            reason = "cross-language question not found by the offline LoopAgent"
+        if reason is None or self.rag is None or "store_unavailable" in rec.flags:
+            return loop_res.draft
+        return await self._fall_back(ctx, q, query, reason)
+
+    async def _fall_back(self, ctx: Ctx, q: QueryInput, query: str,
+                         reason: str) -> AnswerDraft | None:
+        """Stage ``retrieve_broad`` then ``rag_answer_broad``: the LoopAgent handed the
+        question back (``reason``), a broad retrieval answers it."""
+        ctx.record.fell_back(reason)
+        await self._emit(ctx, {"type": "route", "route": "rag",
+                               "reason": f"fallback_to_rag: {reason}"})
+        broad = await self._retrieve(ctx, q, query, self.settings.rag_broad_top_k,
+                                     "retrieve_broad")
+        return None if broad is None else await self._rag_answer(ctx, q.question, broad,
+                                                                 broad=True)
