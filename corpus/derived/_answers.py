@@ -1,0 +1,204 @@
+"""The derived and looked-up answers: a change between two years, a defined or asked formula,
+or one year's figure read from a statement row, each with the rows to cite
+(``corpus.derived``)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from corpus.derived._asked import asked_phrase
+from corpus.derived._evaluate import formula_answer
+from corpus.derived._rows import (
+    Derived,
+    MoreRows,
+    RowAt,
+    TextAbove,
+    best_row,
+    cell_value,
+    converted,
+    decimals_of,
+    fmt,
+    statement_rows_of,
+    years_in,
+)
+from corpus.formula import definitions
+from corpus.statement_rows import asked_unit
+from corpus.tokenizer import asks_quantity
+from corpus.types import Chunk, Citation
+
+__all__ = ["computable", "derive", "derived_answer", "looked_up_answer", "looks_up"]
+
+_CHANGE = re.compile(r"\b(?:chang|grow|increas|decreas|declin)(?:e|es|ed|th|ing)?\b", re.I)
+
+
+
+# label words a question asking one figure often leaves unsaid: "cash flow from operating
+# activities" names "Net cash provided by operating activities" (written while looking at the
+# FinanceBench dev questions; words of statement labels, not of any one filing)
+_LOOKUP_SILENT = re.compile(r"\b(?:net|total|provided|used)\b", re.I)
+
+
+
+def _form(question: str) -> tuple[str, str] | tuple[str, list[str]] | None:
+    """The computable form of a question: ``("ratio", expression)`` for a defined ratio,
+    ``("change", [earlier, later])`` for a change between two years, else ``None``."""
+    if definitions(question) or asked_phrase(question) is not None:
+        return "formula", question
+    years = years_in(question)
+    if _CHANGE.search(question) and len(years) == 2:
+        return "change", sorted(years)
+    return None
+
+
+def computable(question: str) -> bool:
+    """True when the question has a form :func:`derive` computes (a defined ratio, or a change
+    between two years): a cheap test before any chunk is read."""
+    return _form(question) is not None
+
+
+def derive(question: str, rows: Sequence[RowAt],
+           terms_of: Callable[[str], tuple[Sequence[str], Sequence[str]]],
+           normalize: Callable[[str], str], more: MoreRows | None = None,
+           above: TextAbove | None = None) -> Derived | None:
+    """The figure the question asks to compute from ``rows``, or ``None``.
+
+    :param question: the question as asked.
+    :param rows: statement rows of the retrieved chunks (:func:`statement_rows_of`), best first.
+    :param terms_of: ``(key terms, key terms + field phrases)`` of a phrase
+        (``Tokenizer.key_terms``; ``rag.expand`` phrases), to match a side to a row label.
+    :param normalize: the key terms' normaliser (``Tokenizer.normalize``).
+    :param more: where a formula's line item no row of ``rows`` holds is searched for
+        (:data:`MoreRows`; ``None``: only ``rows``); ``above``: the text before a found chunk
+        (:data:`TextAbove`), for its rows' period header.
+    :returns: the derived figure with the rows to cite; ``None`` when the question defines no
+        computable form or a row or cell is missing.
+    """
+    form = _form(question)
+    if form is None or not (rows or (more is not None and form[0] == "formula")):
+        return None
+    if form[0] == "formula":
+        assert isinstance(form[1], str)
+        return formula_answer(question, definitions(question), rows, terms_of, normalize, more,
+                              above)
+    assert isinstance(form[1], list)
+    return _change(question, form[1], rows, terms_of, normalize)
+
+
+def _change(question: str, years: list[str], rows: Sequence[RowAt],
+            terms_of: Callable[[str], tuple[Sequence[str], Sequence[str]]],
+            normalize: Callable[[str], str]) -> Derived | None:
+    r = best_row(rows, terms_of(_STATEMENT_NAME.sub(" ", question)), years, normalize)
+    if r is None:
+        return None
+    a, b = cell_value(r, years[0]), cell_value(r, years[1])
+    d = decimals_of(question, 1)
+    if any(c.percent for c in r.row.cells):  # a rate changes by percentage points
+        value = round(b - a, d)
+        text = (f"{value:+.{d}f} percentage points change in {r.row.label} from {years[0]} to "
+                f"{years[1]}: {fmt(b)}% − {fmt(a)}% — {r.unit}")
+        return Derived(text, value, (r,))
+    if a == 0:
+        return None
+    value = round((b - a) / abs(a) * 100.0, d)
+    text = (f"{value:.{d}f}% change in {r.row.label} from {years[0]} to {years[1]}: "
+            f"({fmt(b)} − {fmt(a)}) / {fmt(abs(a))} = {value:.{d}f}% — {r.unit}")
+    return Derived(text, value, (r,))
+
+
+
+
+def _label_terms(text: str, key_terms: Callable[[str], Sequence[str]],
+                 phrases: Callable[[str], Sequence[str]] | None
+                 ) -> tuple[Sequence[str], Sequence[str]]:
+    """``(own, expanded)``: the key terms of ``text``, and those plus its multi-word field
+    phrases (``rag.expand``: "revenue" → "total net sales"), the terms a row label may match."""
+    own = list(key_terms(text))
+    extra = [p for p in (phrases(text) if phrases is not None else []) if " " in p or "&" in p]
+    return own, [*own, *extra]
+
+
+def derived_answer(
+    question: str,
+    chunk_groups: Sequence[Sequence[Chunk]],
+    key_terms: Callable[[str], Sequence[str]],
+    normalize: Callable[[str], str],
+    make_citation: Callable[[Chunk, str], Citation | None],
+    phrases: Callable[[str], Sequence[str]] | None = None,
+    more: MoreRows | None = None,
+    above: TextAbove | None = None,
+) -> tuple[str, list[Citation]] | None:
+    """The computed answer with a verified citation of every row it used, or ``None`` (no
+    computable form, a row or cell missing, or a row quote that does not verify).
+
+    :param question: the question as asked.
+    :param chunk_groups: runs of adjacent chunks, best first (the retrieval's items' chunks,
+        or the chunks a LoopAgent read: :func:`adjacent_runs`).
+    :param key_terms: ``Tokenizer.key_terms``; ``normalize``: ``Tokenizer.normalize``.
+    :param make_citation: ``corpus.citations.make_citation``.
+    :param phrases: the field phrases a text expands to (``rag.expand.QueryExpander.phrases``;
+        ``None``: key terms only). Multi-word phrases join the key terms a row label may match.
+    :param more: a search for a formula's line item missing from ``chunk_groups``
+        (:func:`document_search`; ``None``: none).
+    :param above: the text before a chunk, read for a row without a period header
+        (:func:`chunks_above`; ``None``: the groups alone).
+    """
+    if not computable(question):  # most questions: no line of any chunk is parsed
+        return None
+    d = derive(question, statement_rows_of(chunk_groups, above),
+               lambda text: _label_terms(text, key_terms, phrases), normalize, more, above)
+    if d is None:
+        return None
+    cits = [make_citation(r.chunk, r.unit) for r in d.rows]
+    if any(c is None for c in cits):
+        return None
+    return d.text, [c for c in cits if c is not None]
+
+
+# balance sheet") is no line item: its words must not name a row ("Net income")
+_STATEMENT_NAME = re.compile(
+    r"\b(?:(?:consolidated\s+)?statements?\s+of\s+(?:income|operations|earnings|cash\s*flows?"
+    r"|financial\s+position|comprehensive\s+income)|income\s+statements?|balance\s+sheets?"
+    r"|cash\s*flow\s+statements?|p\s*&\s*l(?:\s+statements?)?)\b", re.I)
+
+
+def looks_up(question: str) -> bool:
+    """True when :func:`looked_up_answer` may answer ``question``: it asks for a figure of
+    exactly one year and has no computable form (a cheap test before any chunk is read)."""
+    return len(years_in(question)) == 1 and asks_quantity(question) and not computable(question)
+
+
+def looked_up_answer(
+    question: str,
+    chunk_groups: Sequence[Sequence[Chunk]],
+    key_terms: Callable[[str], Sequence[str]],
+    normalize: Callable[[str], str],
+    make_citation: Callable[[Chunk, str], Citation | None],
+    phrases: Callable[[str], Sequence[str]] | None = None,
+    above: TextAbove | None = None,
+) -> tuple[str, list[Citation]] | None:
+    """A figure looked up in a statement row: for a question asking for a figure
+    (:func:`corpus.tokenizer.asks_quantity`) of exactly one year and not computable, the row
+    whose label the question names wholly (every label word but ``net``, ``total``,
+    ``provided``, ``used``, by its key terms or field phrases)
+    with a value under that year's column, as ``"<label>, <year>: <cell> — <row>"`` with the
+    row's verified citation; ``None`` otherwise. Arguments as :func:`derived_answer`.
+
+    The caller decides where the rows may come from: a LoopAgent uses it only on the chunks it
+    read inside the documents the question was resolved to (a look-alike filing's row would
+    answer with another company's figure)."""
+    if not looks_up(question):
+        return None
+    years = years_in(question)
+    asked = _STATEMENT_NAME.sub(" ", question)
+    r = best_row(statement_rows_of(chunk_groups, above), _label_terms(asked, key_terms, phrases),
+                  years, normalize, min_cover=1.0, silent=_LOOKUP_SILENT)
+    if r is None or r.years is None:
+        return None
+    cit = make_citation(r.chunk, r.unit)
+    if cit is None:
+        return None
+    cell = r.row.cells[r.years.index(years[0])]
+    scaled = converted(cell.value, r.scale, asked_unit(question)) if cell.value is not None \
+        else ""
+    return f"{r.row.label}, {years[0]}: {cell.raw}{scaled} — {cit.quote}", [cit]

@@ -1,0 +1,207 @@
+"""Evaluation of a question's formula over statement rows: each line item read from the row
+its words name best (searched in the document when none at hand), the arithmetic shown as it
+is done (``corpus.derived``)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from corpus.derived._asked import asked_formula, question_head
+from corpus.derived._rows import (
+    AVERAGE,
+    YEAR,
+    Derived,
+    MoreRows,
+    RowAt,
+    TextAbove,
+    best_row,
+    cell_value,
+    converted,
+    decimals_of,
+    fmt,
+    statement_rows_of,
+    years_in,
+)
+from corpus.formula import BinOp, Item, Node, Num, standard
+from corpus.statement_rows import asked_unit, label_cover
+
+__all__ = ["formula_answer"]
+
+_ITEM_WORDS = re.compile(r"\b(?:average|between|and|the|of|fy|from|to|in)\b|[()]", re.I)
+_CHANGE_ITEM = re.compile(r"^\s*(?:the\s+)?(?:change|increase|decrease)\b", re.I)
+# "less": "EBITDA less capex" subtracts the amount spent, whatever its sign (a cash-flow
+# statement writes an outflow in parentheses)
+_PRECEDENCE = {"+": 1, "-": 1, "less": 1, "*": 2, "/": 2}
+
+
+@dataclass(slots=True)
+class _Eval:
+    """State of one formula evaluation: the rows, the formulas by name, the default year, the
+    document every row must come from (the first row's), and the rows used."""
+
+    rows: Sequence[RowAt]
+    defs: dict[str, Node]
+    year: str | None
+    terms_of: Callable[[str], tuple[Sequence[str], Sequence[str]]]
+    normalize: Callable[[str], str]
+    doc_id: str | None = None
+    used: list[RowAt] | None = None
+    more: MoreRows | None = None
+    above: TextAbove | None = None
+    seen: set[str] = field(default_factory=set)
+
+
+def _item(words: str, ev: _Eval) -> tuple[float, str] | None:
+    """``(value, shown arithmetic)`` of one line item: ``average X between Y1 and Y2`` (mean of
+    two cells), ``change in X between Y1 and Y2`` (later − earlier), ``FY2017 X`` (one cell),
+    ``X`` (the cell of the question's year); a name the question defines is its formula."""
+    name = re.sub(r"^(?:the|a|an)\s+", "", words.strip(), flags=re.I).lower()
+    if name in ev.defs:
+        node = ev.defs.pop(name)  # no formula uses itself
+        got = _node(node, ev)
+        ev.defs[name] = node
+        return _named(words, got)
+    known = standard(name) if name not in ev.seen else None
+    if known is not None:  # a figure with a standard definition (EBITDA)
+        ev.seen.add(name)
+        got = _node(known, ev)
+        ev.seen.discard(name)
+        return _named(words, got)
+    return _row_item(words, ev)
+
+
+def _named(words: str, got: tuple[float, str] | None) -> tuple[float, str] | None:
+    """A named figure's ``(value, "<name> <value> (= <its arithmetic>)")``; ``None`` stays."""
+    return None if got is None else (got[0], f"{words} {fmt(got[0])} (= {got[1]})")
+
+
+def _row_item(words: str, ev: _Eval) -> tuple[float, str] | None:
+    """``(value, shown)`` of a line item read from the statement row its words name."""
+    years = sorted(years_in(words)) if (AVERAGE.search(words) or _CHANGE_ITEM.search(words)) \
+        else years_in(words)
+    plain = " ".join(_ITEM_WORDS.sub(" ", YEAR.sub(" ", words)).split())
+    terms = ev.terms_of(plain)
+    rows = [r for r in ev.rows if ev.doc_id is None or r.chunk.doc_id == ev.doc_id]
+    two = len(years) == 2 and bool(AVERAGE.search(words) or _CHANGE_ITEM.search(words))
+    need = years if two else [years[0]] if len(years) == 1 else [ev.year] if (
+        not years and ev.year) else []
+    if not need:
+        return None
+    balance = two and bool(AVERAGE.search(words))
+    r = best_row(rows, terms, need, ev.normalize, balance=balance)
+    if ev.more is not None and (
+            r is None or label_cover(r.row.label, terms[0], ev.normalize) < 1.0
+            or (balance and r.years is not None and len(r.years) != 2)):
+        # no row at hand that the item's own words name wholly: search the document, and keep
+        # the better of the two (the one at hand on a tie)
+        query = " ".join([plain, *(t for t in terms[1] if t not in terms[0])])
+        found = statement_rows_of(ev.more(query, ev.doc_id), ev.above)
+        ev.rows = [*ev.rows, *found]
+        r = best_row([*([r] if r is not None else []),
+                       *(f for f in found if ev.doc_id is None or f.chunk.doc_id == ev.doc_id)],
+                      terms, need, ev.normalize, balance=balance)
+    if r is None:
+        return None
+    if two:
+        a, b = cell_value(r, years[0]), cell_value(r, years[1])
+        if AVERAGE.search(words):
+            shown = f"average of {r.row.label} {years[0]} {fmt(a)} and {years[1]} {fmt(b)}"
+            value = (a + b) / 2
+        else:
+            shown = f"change in {r.row.label} from {years[0]} {fmt(a)} to {years[1]} {fmt(b)}"
+            value = b - a
+    else:
+        year = need[0]
+        value = cell_value(r, year)
+        shown = f"{r.row.label} {year} {fmt(value)}"
+    ev.doc_id = r.chunk.doc_id  # a formula of two filings' rows means nothing
+    if ev.used is not None and all(u is not r for u in ev.used):
+        ev.used.append(r)
+    return value, shown
+
+
+def _node(node: Node, ev: _Eval) -> tuple[float, str] | None:
+    """``(value, shown arithmetic)`` of a formula tree; ``None`` when an item has no row or a
+    division by zero."""
+    if isinstance(node, Num):
+        return node.value, fmt(node.value)
+    if isinstance(node, Item):
+        return _item(node.words, ev)
+    left, right = _node(node.left, ev), _node(node.right, ev)
+    if left is None or right is None:
+        return None
+    a, b = left[0], right[0]
+    if node.op == "/" and b == 0:
+        return None
+    if node.op == "less":
+        b = abs(b)
+    value = {"+": a + b, "-": a - b, "less": a - b, "*": a * b, "/": a / b if b else 0.0}[
+        node.op]
+
+    def shown(child: Node, text: str, right_side: bool) -> str:
+        if isinstance(child, BinOp) and (
+                _PRECEDENCE[child.op] < _PRECEDENCE[node.op]
+                or (right_side and node.op in ("-", "/", "less")
+                    and _PRECEDENCE[child.op] == _PRECEDENCE[node.op])):
+            return f"({text})"
+        return text
+
+    sign = {"-": "−", "*": "×", "less": "−"}.get(node.op, node.op)
+    rtext = shown(node.right, right[1], True)
+    if node.op == "less" and right[0] < 0:
+        rtext = f"|{rtext}|"
+    return value, f"{shown(node.left, left[1], False)} {sign} {rtext}"
+
+_PERCENT = re.compile(r"%|\bpercent", re.I)
+
+
+def formula_answer(question: str, defs: list[tuple[str, Node]], rows: Sequence[RowAt],
+             terms_of: Callable[[str], tuple[Sequence[str], Sequence[str]]],
+             normalize: Callable[[str], str], more: MoreRows | None = None,
+             above: TextAbove | None = None) -> Derived | None:
+    asked = asked_formula(question, defs)
+    if asked is None:
+        return None
+    node = asked.node
+    head_years = years_in(question_head(question)) or years_in(question)
+    year = head_years[0] if head_years else None
+    ev = _Eval(rows, dict(defs), year, terms_of, normalize, used=[], more=more, above=above)
+    rest = question
+    for name, _ in defs:  # "% margin", "in units of percents" outside the formulas' own text
+        rest = rest.replace(name, " ")
+    percent = asked.percent or bool(
+        _PERCENT.search(rest) and isinstance(node, BinOp) and node.op == "/")
+    scale = 100.0 if percent else 1.0
+    if asked.years:  # "three year average of E from FY2016 to FY2018": E at each year
+        parts = []
+        for y in asked.years:
+            ev.year = y
+            one = _node(node, ev)
+            if one is None:
+                return None
+            parts.append((y, one[0] * scale, one[1]))
+        value = sum(p[1] for p in parts) / len(parts)
+        shown = "average of " + "; ".join(
+            f"{y}: {v:.2f}{'%' if percent else ''} (= {t}{' × 100' if percent else ''})"
+            for y, v, t in parts)
+        percent_shown = ""
+    else:
+        got = _node(node, ev)
+        if got is None:
+            return None
+        value, shown = got[0] * scale, got[1]
+        percent_shown = " × 100" if percent else ""
+    if not ev.used:
+        return None
+    d = decimals_of(question, 2)
+    value = round(value, d)
+    shown_value = f"{value:.{d}f}{'%' if percent else ''}"
+    scales = {r.scale for r in ev.used}
+    if isinstance(node, BinOp) and node.op in ("+", "-", "less") and len(scales) == 1:
+        # a sum or difference of cells is in their statement's scale
+        shown_value += converted(value, scales.pop(), asked_unit(question))
+    text = f"{shown_value} = {shown}{percent_shown} — " + " | ".join(r.unit for r in ev.used)
+    return Derived(text, value, tuple(ev.used))
+
