@@ -28,355 +28,14 @@ source line start in the chunk text to its physical page and line, header includ
 
 from __future__ import annotations
 
-import re
-from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
 from itertools import islice
 
-from corpus.types import Block, Chunk, LineSpan, ParsedDocument
+from corpus._chunk_pack import assemble, section_groups
+from corpus._chunk_spans import Unit, Window, document_text, is_junk_line
+from corpus.types import Block, Chunk, ParsedDocument
 
 __all__ = ["DocumentChunks", "chunk_document", "document_text", "is_junk_line", "iter_chunks"]
-
-_SEP = "\n\n"
-_SENT_RE = re.compile(r"[。！？；][”’」』）)]*|[.!?;][\"'”’)\]]*(?=\s)")
-_ROMAN = r"(?=[ivxlc])(?:l?x{0,3})(?:ix|iv|v?i{0,3})"
-_JUNK_RE = re.compile(
-    "|".join(
-        (
-            rf"[-–—\s]*(?:page\s*)?(?:\d{{1,5}}|{_ROMAN})(?:\s*(?:of|/)\s*\d{{1,5}})?[-–—\s]*",
-            r"第\s*\d{1,5}\s*页(?:\s*[/／]?\s*共\s*\d{1,5}\s*页)?",
-            r".{0,120}?(?:\.{4,}|…{2,}|·{4,})\s*(?:\d{1,5}|" + _ROMAN + ")",
-            r"</?[a-z][^>]*>",
-            r"[\W_]*",
-        )
-    ),
-    re.IGNORECASE,
-)
-
-
-def is_junk_line(text: str) -> bool:
-    """True for lines that carry no content: page numbers, TOC leader lines, bare tags, rules."""
-    return len(text) < 200 and bool(_JUNK_RE.fullmatch(text.strip()))
-
-
-def document_text(doc: ParsedDocument) -> tuple[str, list[int]]:
-    """The document's extracted text (blocks joined by a blank line) and each block's offset."""
-    offsets, pos = [], 0
-    for b in doc.blocks:
-        offsets.append(pos)
-        pos += len(b.text) + len(_SEP)
-    return _SEP.join(b.text for b in doc.blocks), offsets
-
-
-def _line_map(blocks: list[Block], offsets: list[int]) -> list[LineSpan]:
-    out: list[LineSpan] = []
-    for b, base in zip(blocks, offsets, strict=True):
-        if b.line_map:
-            out.extend((base + o, p, ln) for o, p, ln in b.line_map)
-            continue
-        off = 0
-        for i, line in enumerate(b.text.split("\n")):
-            out.append((base + off, b.page, b.line_start + i))
-            off += len(line) + 1
-    return out
-
-
-@dataclass(slots=True)
-class _Unit:
-    start: int
-    end: int
-    kind: str  # heading | text | table
-    prefix: str = ""
-    prefix_map: tuple[LineSpan, ...] = ()
-
-    @property
-    def size(self) -> int:
-        return self.end - self.start + (len(self.prefix) + 1 if self.prefix else 0)
-
-
-def _split_spans(text: str, s: int, e: int, max_chars: int) -> list[tuple[int, int]]:
-    """Split ``text[s:e]`` into spans of at most ``max_chars`` at the best available boundary."""
-    if e - s <= max_chars:
-        return [(s, e)] if text[s:e].strip() else []
-    piece = text[s:e]
-    finders: tuple[Callable[[], list[int]], ...] = (
-        lambda: [m.end() for m in re.finditer(r"\n\s*\n", piece)],
-        lambda: [m.end() for m in _SENT_RE.finditer(piece)],
-        lambda: [m.end() for m in re.finditer(r"\n", piece)],
-    )
-    for finder in finders:
-        cuts = [c for c in finder() if 0 < c < len(piece)]
-        if cuts:
-            out: list[tuple[int, int]] = []
-            prev = 0
-            for c in [*cuts, len(piece)]:
-                a, b = s + prev, s + c
-                while a < b and text[a].isspace():
-                    a += 1
-                while b > a and text[b - 1].isspace():
-                    b -= 1
-                if b > a:
-                    out.extend(
-                        _split_spans(text, a, b, max_chars) if b - a > max_chars else [(a, b)]
-                    )
-                prev = c
-            return out
-    # no boundary at all (one huge line): cut at the last space of each window, iteratively
-    # (recursion here overflowed the stack on a 2 MB line and copied the tail at every step)
-    out = []
-    while e - s > max_chars:
-        cut = text.rfind(" ", s + max_chars // 2, s + max_chars)
-        cut = cut if cut > s else s + max_chars
-        if text[s:cut].strip():
-            out.append((s, cut))
-        s = cut
-        while s < e and text[s].isspace():
-            s += 1
-    if s < e and text[s:e].strip():
-        out.append((s, e))
-    return out
-
-
-def _table_units(
-    text: str, s: int, e: int, lmap: list[LineSpan], keys: list[int], target: int, max_chars: int
-) -> list[_Unit]:
-    if e - s <= max_chars:
-        return [_Unit(s, e, "table")]
-    lines, pos = [], s
-    for line in text[s:e].split("\n"):
-        lines.append((pos, pos + len(line)))
-        pos += len(line) + 1
-    if len(lines) < 3:
-        return [_Unit(a, b, "table") for a, b in _split_spans(text, s, e, max_chars)]
-    head_end = lines[1][1]
-    header = text[s:head_end]
-    if len(header) > max_chars // 2:  # a header this long cannot be repeated: split by lines
-        return [_Unit(a, b, "table") for a, b in _split_spans(text, s, e, max_chars)]
-    hmap = tuple(
-        (o - s, p, ln)
-        for o, p, ln in lmap[bisect_right(keys, s) - 1 : bisect_right(keys, head_end)]
-    )
-    units: list[_Unit] = []
-    g_start, g_end = s, head_end
-    for a, b in lines[2:]:
-        size = (g_end - g_start) + (len(header) + 1 if units else 0)
-        if g_end > head_end and g_start != a and size + (b - a) + 1 > target:
-            units.append(_Unit(g_start, g_end, "table", *((header, hmap) if units else ("", ()))))
-            g_start = a
-        g_end = b
-    units.append(_Unit(g_start, g_end, "table", *((header, hmap) if units else ("", ()))))
-    return units
-
-
-class _Window:
-    """The document text from ``base`` on, with its line map, addressed by offsets into the whole
-    document text (:func:`document_text`): ``window[a:b]``, ``window[i]`` and :meth:`rfind`
-    behave as on that text for every offset not yet trimmed. Blocks are appended as they come
-    and :meth:`trim` drops what no pending chunk needs, so memory holds a few chunks, not the
-    document."""
-
-    __slots__ = ("base", "buf", "keys", "lmap", "started")
-
-    def __init__(self) -> None:
-        self.buf, self.base, self.started = "", 0, False
-        self.lmap: list[LineSpan] = []
-        self.keys: list[int] = []
-
-    def __getitem__(self, k: int | slice) -> str:
-        if isinstance(k, slice):
-            a, b = k.start, k.stop
-            return self.buf[(a - self.base if a is not None else None):
-                            (b - self.base if b is not None else None)]
-        return self.buf[k - self.base]
-
-    def rfind(self, sub: str, a: int, b: int) -> int:
-        i = self.buf.rfind(sub, a - self.base, b - self.base)
-        return i + self.base if i >= 0 else -1
-
-    def add(self, block: Block, at: int) -> None:
-        """Append ``block`` whose text starts at document offset ``at``."""
-        self.buf += (_SEP + block.text) if self.started else block.text
-        self.started = True
-        spans = _line_map([block], [at])
-        self.lmap.extend(spans)
-        self.keys.extend(e[0] for e in spans)
-
-    def trim(self, upto: int) -> None:
-        """Forget the text before ``upto`` and the line-map entries before the one covering it
-        (amortised: only once 64 KiB can go)."""
-        if upto - self.base < 1 << 16:
-            return
-        self.buf, self.base = self.buf[upto - self.base:], upto
-        i = max(bisect_right(self.keys, upto) - 1, 0)
-        del self.lmap[:i], self.keys[:i]
-
-
-def _block_units(b: Block, base: int, win: _Window, min_chars: int, max_chars: int,
-                 target: int) -> list[_Unit]:
-    """The units of one non-heading block at document offset ``base`` ([] for junk)."""
-    s, e = base, base + len(b.text)
-    text = win  # offsets are the whole document's
-    if b.kind == "table":
-        return _table_units(text, s, e, win.lmap, win.keys, target, max_chars)  # type: ignore[arg-type]
-    if len(b.text) < min_chars and all(is_junk_line(x) for x in b.text.split("\n")):
-        return []
-    return [_Unit(a, z, "text") for a, z in _split_spans(text, s, e, max_chars)]  # type: ignore[arg-type]
-
-
-def _size(units: list[_Unit]) -> int:
-    return sum(u.size for u in units) + 2 * (len(units) - 1)
-
-
-class _Packer:
-    """Packs one section's units into chunk groups as they come (greedy up to ``target``, never
-    beyond ``max_chars``), then merges fragments shorter than ``min_chars`` into a neighbour of
-    the same section (a small overflow of ``max_chars``, up to ``min_chars``, is accepted rather
-    than leaving a fragment). :meth:`feed` and :meth:`finish` return the groups that are final."""
-
-    def __init__(self, min_chars: int, max_chars: int, target: int) -> None:
-        self.min, self.max, self.target = min_chars, max_chars, target
-        self.cur: list[_Unit] = []
-        self.size = self.body = 0  # body: characters of non-heading units in cur
-        self.pending: list[_Unit] | None = None  # the last merged group, may still grow
-
-    def feed(self, u: _Unit) -> list[list[_Unit]]:
-        out: list[list[_Unit]] = []
-        cur, size = self.cur, self.size
-        if not cur:
-            pass
-        elif u.kind == "table":
-            if not (self.body < 2 * self.min and size + u.size + 2 <= self.max):
-                out = self._close()
-        elif u.kind == "heading":
-            if size + u.size + 2 > self.max:  # a run of headings (mis-detected body text)
-                out = self._close()
-        elif cur[-1].kind == "table" or size >= self.target or size + u.size + 2 > self.max:
-            out = self._close()
-        self.cur.append(u)
-        self.size += u.size + (2 if len(self.cur) > 1 else 0)
-        if u.kind != "heading":
-            self.body += u.size
-        return out
-
-    def finish(self) -> list[list[_Unit]]:
-        out = self._close() if self.cur else []
-        if self.pending is not None:
-            out.append(self.pending)
-            self.pending = None
-        return out
-
-    def _close(self) -> list[list[_Unit]]:
-        g, self.cur, self.size, self.body = self.cur, [], 0, 0
-        p = self.pending
-        if p is not None:
-            small = _size(p) < self.min or _size(g) < self.min
-            fits = _size(p) + _size(g) + 2 <= self.max + self.min
-            if fits and (small or all(u.kind == "heading" for u in p)):
-                p.extend(g)
-                return []
-        self.pending = g
-        return [p] if p is not None else []
-
-
-def _groups(
-    blocks: Iterable[Block], win: _Window, min_chars: int, max_chars: int, target: int
-) -> Iterator[tuple[tuple[str, ...], list[_Unit]]]:
-    """``(section path, units)`` of every chunk in document order, as the blocks come.
-
-    A chunk never spans two heading sections; a heading with no body of its own is carried into
-    the next section (its path becomes that section's); a heading-only group (a heading at the
-    very end) joins the previous chunk. A section's groups are packed only once its path is
-    final (its first body unit)."""
-    stack: list[tuple[int, str]] = []
-    path: tuple[str, ...] = ()
-    held: list[_Unit] = []  # the section's units while it has no body (headings only)
-    has_body = False
-    packer = _Packer(min_chars, max_chars, target)
-    last: tuple[tuple[str, ...], list[_Unit]] | None = None  # may still take a heading group
-
-    def out(groups: list[list[_Unit]]) -> Iterator[tuple[tuple[str, ...], list[_Unit]]]:
-        nonlocal last
-        for g in groups:
-            if (last is not None and all(u.kind == "heading" for u in g)
-                    and _size(last[1]) + _size(g) + 2 <= max_chars + min_chars):
-                last[1].extend(g)
-                continue
-            if last is not None:
-                yield last
-            last = (path, g)
-
-    pos = 0
-    for b in blocks:
-        base = pos
-        pos += len(b.text) + len(_SEP)
-        win.add(b, base)
-        if b.kind == "heading":
-            while stack and stack[-1][0] >= max(b.level, 1):
-                stack.pop()
-            stack.append((max(b.level, 1), " ".join(b.text.split())))
-            unit = _Unit(base, base + len(b.text), "heading")
-            if has_body or not held:  # a new section
-                if has_body:
-                    yield from out(packer.finish())
-                has_body, held = False, [unit]
-            else:  # heading-only section: carry its heading into this one
-                held.append(unit)
-            path = tuple(t for _, t in stack)
-            continue
-        new = _block_units(b, base, win, min_chars, max_chars, target)
-        if not new:
-            continue
-        if not has_body:
-            has_body = True
-            for u in held:
-                yield from out(packer.feed(u))
-            held = []
-        for u in new:
-            yield from out(packer.feed(u))
-    if held:  # a section of headings only, at the end
-        for u in held:
-            yield from out(packer.feed(u))
-    yield from out(packer.finish())
-    if last is not None:
-        yield last
-
-
-def _assemble(
-    units: list[_Unit], text: str, lmap: list[LineSpan], keys: list[int]
-) -> tuple[str, tuple[LineSpan, ...], list[LineSpan]]:
-    """Chunk text, its line map, and the line-map entries of its own (non-prefix) content."""
-    parts: list[str] = []
-    out_map: list[LineSpan] = []
-    pos = 0
-    own: list[LineSpan] = []
-    prev_end = -1
-    for u in units:
-        if parts:
-            gap = text[prev_end : u.start]
-            sep = gap if gap and not gap.strip() and not u.prefix else "\n\n"
-            parts.append(sep)
-            pos += len(sep)
-        if u.prefix:
-            out_map.extend((pos + o, p, ln) for o, p, ln in u.prefix_map)
-            parts.append(u.prefix + "\n")
-            pos += len(u.prefix) + 1
-        i = max(bisect_right(keys, u.start) - 1, 0)
-        first = True
-        while i < len(lmap) and lmap[i][0] < u.end:
-            o, p, ln = lmap[i]
-            entry = (pos + max(o - u.start, 0), p, ln)
-            if first or o > u.start:
-                if first and out_map and out_map[-1][0] == entry[0]:
-                    out_map.pop()
-                out_map.append(entry)
-                own.append(entry)
-            first = False
-            i += 1
-        parts.append(text[u.start : u.end])
-        pos += u.end - u.start
-        prev_end = u.end
-    return "".join(parts), tuple(out_map), own
 
 
 def chunk_document(
@@ -434,12 +93,12 @@ def iter_chunks(
 def _iter_chunks(doc: ParsedDocument, rel_path: str, blocks: Iterable[Block], min_chars: int,
                  max_chars: int, target: int) -> Iterator[Chunk]:
     prefix = doc.doc_id[:16]
-    win = _Window()
+    win = Window()
     ordinal = 0
-    ahead: tuple[tuple[str, ...], list[_Unit]] | None = None  # next_id needs one group ahead
+    ahead: tuple[tuple[str, ...], list[Unit]] | None = None  # next_id needs one group ahead
 
-    def make(path: tuple[str, ...], g: list[_Unit], last: bool) -> Chunk:
-        ctext, cmap, own = _assemble(g, win, win.lmap, win.keys)  # type: ignore[arg-type]
+    def make(path: tuple[str, ...], g: list[Unit], last: bool) -> Chunk:
+        ctext, cmap, own = assemble(g, win, win.lmap, win.keys)  # type: ignore[arg-type]
         first, end = own[0], own[-1]
         table_chars = sum(u.size for u in g if u.kind == "table")
         page_end = max(end[1], first[1])
@@ -467,7 +126,7 @@ def _iter_chunks(doc: ParsedDocument, rel_path: str, blocks: Iterable[Block], mi
             page_warning=_page_warning(doc, first[1], page_end),
         )
 
-    for group in _groups(blocks, win, min_chars, max_chars, target):
+    for group in section_groups(blocks, win, min_chars, max_chars, target):
         if ahead is not None:
             yield make(*ahead, last=False)
             ordinal += 1
@@ -519,3 +178,4 @@ def _page_warning(doc: ParsedDocument, first: int, last: int) -> str:
     got = {doc.page_warnings.get(p, "") for p in range(first, last + 1)} if doc.page_warnings \
         else set()
     return next((w for w in ("mixed_scan", "ocr") if w in got), "")
+
