@@ -85,23 +85,23 @@ elif point == "parsing":
         return orig_prepare(path, rel, parse, **kw)
     w.prepare = prepare
 elif point == "embedding":
-    from corpus.ingest import Ingestor
-    orig_batches = Ingestor._batches
-    def _batches(self, rel, prep, step, cancel):
+    from corpus._ingest_write import DocumentWriter
+    orig_batches = DocumentWriter.batches
+    def batches(self, rel, prep, step, cancel):
         for k, item in enumerate(orig_batches(self, rel, prep, step, cancel)):
             if rel == target and k == 1:
                 die()  # the second batch was just embedded, the first is staged
             yield item
-    Ingestor._batches = _batches
+    DocumentWriter.batches = batches
 elif point == "switching":
-    from corpus.ingest import Ingestor
+    from corpus._ingest_write import DocumentWriter
     from corpus.qdrant_store import QdrantChunkStore
-    orig_batches = Ingestor._batches
+    orig_batches = DocumentWriter.batches
     current = {}
-    def _batches(self, rel, prep, step, cancel):
+    def batches(self, rel, prep, step, cancel):
         current["rel"] = rel
         yield from orig_batches(self, rel, prep, step, cancel)
-    Ingestor._batches = _batches
+    DocumentWriter.batches = batches
     orig_publish = QdrantChunkStore.publish_document
     def publish_document(self, collection, doc_id, *a, **kw):
         orig_publish(self, collection, doc_id, *a, **kw)

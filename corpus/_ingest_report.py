@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -18,6 +18,11 @@ __all__ = [
     "IngestProgress",
     "IngestReport",
     "collect_files",
+    "default_root",
+    "file_size",
+    "gone_from",
+    "hash_files",
+    "relative_path",
     "sha256_file",
 ]
 
@@ -161,3 +166,75 @@ def sha256_file(path: Path) -> tuple[str, int]:
             h.update(block)
             size += len(block)
     return h.hexdigest(), size
+
+
+def hash_files(files: Sequence[Path], rels: Sequence[str], seen: set[str],
+               done: Callable[[FileResult], None]) -> list[tuple[Path, str, str]]:
+    """``(file, stored path, sha256)`` of each file that can be ingested, its stored path added
+    to ``seen``; a file that is no regular file, cannot be read or is empty is reported to
+    ``done`` as ``failed`` (``unsupported_type``, ``vanished``, ``empty_file``) instead."""
+    hashed: list[tuple[Path, str, str]] = []
+    for f, rel in zip(files, rels, strict=True):
+        seen.add(rel)
+        if f.exists() and not f.is_file():  # a FIFO or device would block or never end
+            done(
+                FileResult(
+                    rel,
+                    "failed",
+                    error_code="unsupported_type",
+                    error_message=f"{rel}: not a regular file (pipe, device or socket)",
+                )
+            )
+            continue
+        try:
+            digest, size = sha256_file(f)
+        except OSError as exc:
+            done(
+                FileResult(
+                    rel,
+                    "failed",
+                    error_code="vanished",
+                    error_message=f"{f}: cannot read ({exc.strerror or exc})",
+                )
+            )
+            continue
+        if size == 0:  # before the duplicate check: all empty files share one digest
+            done(
+                FileResult(
+                    rel, "failed", error_code="empty_file", error_message=f"{rel}: zero bytes"
+                )
+            )
+            continue
+        hashed.append((f, rel, digest))
+    return hashed
+
+
+
+def file_size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def default_root(given: Sequence[Path]) -> Path:
+    bases = [p if p.is_dir() else p.parent for p in given]
+    if not bases:
+        return Path.cwd()
+    return Path(os.path.commonpath([str(b) for b in bases]))
+
+
+def relative_path(path: Path, root: Path) -> str:
+    try:
+        rel = path.relative_to(root).as_posix()
+    except ValueError as exc:
+        raise ValueError(f"{path} is not under the ingest root {root}") from exc
+    return "" if rel == "." else rel
+
+
+def gone_from(source: str, dirs: Sequence[Path]) -> bool:
+    """True when ``source`` (an absolute path) lies under one of ``dirs`` and no longer exists."""
+    if not source:
+        return False
+    src = Path(source)
+    return any(src.is_relative_to(d.absolute()) for d in dirs) and not src.exists()

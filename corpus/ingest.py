@@ -51,20 +51,20 @@ from corpus._ingest_report import (
     IngestProgress,
     IngestReport,
     collect_files,
-    sha256_file,
+    default_root,
+    file_size,
+    gone_from,
+    hash_files,
+    relative_path,
 )
 from corpus._ingest_worker import Failure, ParseFn, Prepared, run_prepare
-from corpus.catalogue import Catalogue, CatalogueEntry, bounded_outline, outline_from_chunks
-from corpus.chunker import DocumentChunks
+from corpus._ingest_write import DocumentWriter, StepFn
+from corpus.catalogue import Catalogue
 from corpus.directory_build import DirectoryBuilder
-from corpus.errors import IngestCancelled, StoreError
+from corpus.errors import IngestCancelled
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
-from corpus.types import Chunk, DocumentInfo, PassageEmbedder, SparseVector
-
-#: ``step(phase, path, done, total)``: ``parsing`` (0, 0), ``embedding`` (chunks written of
-#: the document's chunks), ``switching`` (all, all) — called from the ingesting thread.
-StepFn = Callable[[str, str, int, int], None]
+from corpus.types import PassageEmbedder
 
 __all__ = [
     "FileResult",
@@ -110,6 +110,8 @@ class Ingestor:
         self.write_batch = max(1, write_batch)
         self.directory = directory
         self.catalogue = Catalogue(store)
+        self.writer = DocumentWriter(store, self.catalogue, tokenizer, embedder, directory,
+                                     write_batch)
         self.workers = workers if workers is not None else usable_cores()
         self.parse = parse
 
@@ -140,21 +142,18 @@ class Ingestor:
 
         t0 = time.perf_counter()
         given = [Path(p).absolute() for p in paths]
-        base = Path(root).absolute() if root is not None else _default_root(given)
+        base = Path(root).absolute() if root is not None else default_root(given)
         files, dirs, ignored = collect_files(given, list(SUPPORTED_SUFFIXES))
-        rels = [_rel(f, base) for f in files]  # ValueError before anything is written
+        rels = [relative_path(f, base) for f in files]  # ValueError before anything is written
         report = IngestReport(
             collection, str(base), ignored=ignored, keyword_only=self.embedder is None
         )
         emb = self.embedder
-        self.store.ensure_collection(
-            collection,
-            dense_dim=emb.dim if emb else None,
-            embed_model=emb.model_name if emb else None,
-        )
+        self.store.ensure_collection(collection, dense_dim=emb.dim if emb else None,
+                                     embed_model=emb.model_name if emb else None)
         self.store.purge_staged(collection)
         entries = self.catalogue.entries(collection)
-        total, seen = len(files), set()
+        total, seen = len(files), set[str]()
         jobs: list[tuple[str, str]] = []
 
         work = [0, 0]  # bytes of the files to read: done, total (the time-left estimate)
@@ -169,39 +168,7 @@ class Ingestor:
                     )
                 )
 
-        hashed: list[tuple[Path, str, str]] = []
-        for f, rel in zip(files, rels, strict=True):
-            seen.add(rel)
-            if f.exists() and not f.is_file():  # a FIFO or device would block or never end
-                done(
-                    FileResult(
-                        rel,
-                        "failed",
-                        error_code="unsupported_type",
-                        error_message=f"{rel}: not a regular file (pipe, device or socket)",
-                    )
-                )
-                continue
-            try:
-                digest, size = sha256_file(f)
-            except OSError as exc:
-                done(
-                    FileResult(
-                        rel,
-                        "failed",
-                        error_code="vanished",
-                        error_message=f"{f}: cannot read ({exc.strerror or exc})",
-                    )
-                )
-                continue
-            if size == 0:  # before the duplicate check: all empty files share one digest
-                done(
-                    FileResult(
-                        rel, "failed", error_code="empty_file", error_message=f"{rel}: zero bytes"
-                    )
-                )
-                continue
-            hashed.append((f, rel, digest))
+        hashed = hash_files(files, rels, seen, done)
         # a path whose file changed in this run no longer vouches for its old bytes
         now = {rel: digest for _, rel, digest in hashed}
         by_doc = {
@@ -213,17 +180,13 @@ class Ingestor:
             old = entries.get(rel)
             if old is not None and old.info.doc_id == digest:
                 if emb is not None and not old.info.has_dense:
-                    done(self._embed_existing(collection, old))
+                    done(self.writer.embed_existing(collection, old))
                 else:
-                    done(
-                        FileResult(
-                            rel, "unchanged", old.info.page_count, old.info.chunk_count, digest
-                        )
-                    )
+                    done(FileResult(rel, "unchanged", old.info.page_count, old.info.chunk_count,
+                                    digest))
             elif digest in by_doc and by_doc[digest] != rel:
-                done(
-                    self._duplicate(collection, rel, digest, by_doc[digest], "the same bytes", old)
-                )
+                done(self.writer.duplicate(collection, rel, digest, by_doc[digest],
+                                           "the same bytes", old))
             else:
                 by_doc[digest] = rel
                 jobs.append((str(f), rel))
@@ -232,7 +195,7 @@ class Ingestor:
         kept = [(p, e.info) for p, e in entries.items() if p not in rereads]
         by_text = {i.text_key: p for p, i in kept if i.text_key}
         by_loose = {i.loose_key: p for p, i in kept if i.loose_key}
-        sizes = [_size(p) for p, _ in jobs]
+        sizes = [file_size(p) for p, _ in jobs]
         # large files last and in this process, as streams (a worker returns whole chunk lists)
         big = [j for j in range(len(jobs)) if _streamed(jobs[j][0], sizes[j])]
         pool = [j for j in range(len(jobs)) if j not in set(big)]
@@ -244,6 +207,7 @@ class Ingestor:
         work[1] = sum(sizes)
         factory = getattr(emb, "worker_factory", None) if workers > 1 else None
         embed = factory(max(1, getattr(emb, "threads", 1) // workers)) if factory else None
+
         def parsing(i: int) -> None:
             if cancel is not None and cancel.is_set():
                 raise IngestCancelled(f"cancelled before {jobs[i][1]}")
@@ -269,7 +233,7 @@ class Ingestor:
             same = by_text.get(result.text_key) if result.text_key else None
             if same is not None:
                 done(
-                    self._duplicate(
+                    self.writer.duplicate(
                         collection, rel, result.doc_id, same, "the same text", entries.get(rel)
                     )
                 )
@@ -280,8 +244,8 @@ class Ingestor:
                     f"probable_duplicate: the same text as {probable!r} in another layout or "
                     "format; indexed as its own document"
                 )
-            res = self._write(collection, rel, result, entries.get(rel), Path(jobs[i][0]),
-                              step, cancel)
+            res = self.writer.write(collection, rel, result, entries.get(rel), Path(jobs[i][0]),
+                                    step, cancel)
             if res.status != "failed":
                 by_text.setdefault(result.text_key, rel)
                 by_loose.setdefault(result.loose_key, rel)
@@ -289,18 +253,10 @@ class Ingestor:
         for rel in sorted(set(entries) - seen):
             # Remove only what this walk can vouch for: a document read from under a walked
             # folder whose file is gone. Documents from other folders or uploads stay.
-            if _gone_from(entries[rel].source, dirs):
-                removed = self.catalogue.remove(collection, rel)
+            if gone_from(entries[rel].source, dirs):
+                removed = self.writer.remove(collection, rel)
                 if removed is not None:
-                    done(
-                        FileResult(
-                            rel,
-                            "removed",
-                            removed.info.page_count,
-                            removed.info.chunk_count,
-                            removed.info.doc_id,
-                        )
-                    )
+                    done(removed)
         self.store.flush()
         report.corpus_version = self.catalogue.corpus_version(collection)
         report.elapsed_s = time.perf_counter() - t0
@@ -312,136 +268,9 @@ class Ingestor:
         entry = self.catalogue.find(collection, doc)
         if entry is None:
             return None
-        self.catalogue.remove(collection, entry.info.path)
+        removed = self.writer.remove(collection, entry.info.path)
         self.store.flush()
-        return FileResult(
-            entry.info.path,
-            "removed",
-            entry.info.page_count,
-            entry.info.chunk_count,
-            entry.info.doc_id,
-        )
-
-    def _duplicate(
-        self,
-        collection: str,
-        rel: str,
-        doc_id: str,
-        kept: str,
-        same: str,
-        previous: CatalogueEntry | None,
-    ) -> FileResult:
-        """The result for a duplicate of the document at ``kept``: ``skipped``, or ``removed``
-        when ``rel`` held another version, which is deleted now (the file no longer says it)."""
-        message = f"{same} as {kept!r}, indexed once"
-        if previous is not None and previous.info.doc_id != doc_id:
-            try:
-                self.catalogue.remove(collection, rel)
-            except StoreError as exc:
-                return FileResult(
-                    rel, "failed", error_code="store_error", error_message=f"{rel}: {exc}"
-                )
-            return FileResult(
-                rel,
-                "removed",
-                previous.info.page_count,
-                previous.info.chunk_count,
-                previous.info.doc_id,
-                "duplicate",
-                f"{message}; its earlier version was removed",
-                kept,
-            )
-        return FileResult(rel, "skipped", 0, 0, doc_id, "duplicate", message, kept)
-
-    def _batches(
-        self, rel: str, prep: Prepared, step: StepFn | None, cancel: Event | None
-    ) -> Iterator[tuple[list[Chunk], list[SparseVector], list[list[float]] | None]]:
-        """``(chunks, sparse, dense)`` per :attr:`write_batch` chunks of ``prep``, each batch
-        chunked (a :class:`~corpus.chunker.DocumentChunks` stream) and vectorised only when
-        asked for (vectors a worker already computed are sliced).
-
-        :raises IngestCancelled: ``cancel`` is set before a batch.
-        """
-        chunks, n = prep.chunks, len(prep.chunks)
-        have_sparse = len(prep.sparse) == n
-        have_dense = prep.dense is not None and len(prep.dense) == n
-        batches = (chunks.batches(self.write_batch) if isinstance(chunks, DocumentChunks)
-                   else (chunks[i:i + self.write_batch] for i in range(0, n, self.write_batch)))
-        start = 0
-        for batch in batches:
-            if cancel is not None and cancel.is_set():
-                raise IngestCancelled(f"{rel}: cancelled after {start} of {n} chunks")
-            end = start + len(batch)
-            texts = [c.context_text() for c in batch]
-            sparse = (prep.sparse[start:end] if have_sparse
-                      else [self.tokenizer.sparse(t) for t in texts])
-            dense = (prep.dense[start:end] if have_dense and prep.dense is not None
-                     else self._embed(texts))
-            yield batch, sparse, dense
-            start = end
-            if step is not None:
-                step("embedding", rel, end, n)
-        if step is not None:
-            step("switching", rel, n, n)
-
-    def _write(
-        self, collection: str, rel: str, prep: Prepared, previous: CatalogueEntry | None,
-        path: Path, step: StepFn | None = None, cancel: Event | None = None,
-    ) -> FileResult:
-        try:
-            size = path.stat().st_size if path.exists() else 0
-            n = len(prep.chunks)  # a stream counts its chunks once (the progress total)
-            info = DocumentInfo(
-                prep.doc_id,
-                rel,
-                prep.title,
-                prep.media_type,
-                prep.page_count,
-                n,
-                time.time(),
-                self.embedder is not None or prep.dense is not None,
-                prep.text_key,
-                prep.loose_key,
-            )
-            outline, cut = bounded_outline(prep.outline or outline_from_chunks(prep.chunks))
-            if cut:
-                prep.warnings.append(cut)
-            entry = CatalogueEntry(info, outline, size, prep.warnings, str(path.absolute()))
-            self.catalogue.commit_streamed(
-                collection, entry, prep.chunks, self._batches(rel, prep, step, cancel),
-                previous=previous,
-            )
-            if self.directory is not None:  # after the commit: never blocks the document
-                old = previous.info.doc_id if previous is not None else None
-                if warn := self.directory.write(self.store, collection, prep.doc_id,
-                                                prep.chunks, old):
-                    prep.warnings.append(warn)
-        except StoreError as exc:
-            return FileResult(
-                rel, "failed", error_code="store_error", error_message=f"{rel}: {exc}"
-            )
-        status: FileStatus = "replaced" if previous is not None else "ingested"
-        return FileResult(
-            rel, status, prep.page_count, n, prep.doc_id, warnings=prep.warnings
-        )
-
-    def _embed(self, texts: list[str]) -> list[list[float]] | None:
-        return None if self.embedder is None else self.embedder.embed_passages(texts)
-
-    def _embed_existing(self, collection: str, entry: CatalogueEntry) -> FileResult:
-        """Add dense vectors to an unchanged document ingested keyword-only."""
-        info = entry.info
-        try:
-            chunks = self.store.document_chunks(collection, info.doc_id)
-            dense = self._embed([c.context_text() for c in chunks])
-            sparse = [self.tokenizer.sparse(c.context_text()) for c in chunks]
-            self.store.upsert_chunks(collection, chunks, sparse, dense)
-            self.catalogue.set_has_dense(collection, entry)
-        except StoreError as exc:
-            return FileResult(
-                info.path, "failed", error_code="store_error", error_message=f"{info.path}: {exc}"
-            )
-        return FileResult(info.path, "embedded", info.page_count, len(chunks), info.doc_id)
+        return removed
 
 
 def usable_cores() -> int:
@@ -465,32 +294,3 @@ def _streamed(path: str, size: int) -> bool:
     return size > STREAM_ANY_BYTES or (size > STREAM_TEXT_BYTES
                                        and path.lower().endswith(_TEXT_LIKE))
 
-
-def _size(path: str) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
-
-
-def _default_root(given: Sequence[Path]) -> Path:
-    bases = [p if p.is_dir() else p.parent for p in given]
-    if not bases:
-        return Path.cwd()
-    return Path(os.path.commonpath([str(b) for b in bases]))
-
-
-def _rel(path: Path, root: Path) -> str:
-    try:
-        rel = path.relative_to(root).as_posix()
-    except ValueError as exc:
-        raise ValueError(f"{path} is not under the ingest root {root}") from exc
-    return "" if rel == "." else rel
-
-
-def _gone_from(source: str, dirs: Sequence[Path]) -> bool:
-    """True when ``source`` (an absolute path) lies under one of ``dirs`` and no longer exists."""
-    if not source:
-        return False
-    src = Path(source)
-    return any(src.is_relative_to(d.absolute()) for d in dirs) and not src.exists()

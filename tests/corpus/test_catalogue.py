@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from corpus.catalogue import Catalogue, CatalogueEntry, outline_from_chunks
+from corpus.catalogue import Catalogue
+from corpus.catalogue_entry import CatalogueEntry, outline_from_chunks
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
 from corpus.types import Chunk, DocumentInfo, OutlineEntry
@@ -155,7 +156,7 @@ def test_local_mode_backend_shares_the_protocol() -> None:
 
 
 def test_bounded_outline_keeps_whole_top_levels() -> None:
-    from corpus.catalogue import bounded_outline
+    from corpus.catalogue_entry import bounded_outline
 
     top = [OutlineEntry(f"Part {i}", 1, i, (f"Part {i}",)) for i in range(3)]
     deep = [OutlineEntry(f"S {i}", 2, i, ("Part 0", f"S {i}")) for i in range(40)]
@@ -172,10 +173,10 @@ def test_a_document_with_more_headings_than_the_bound_is_catalogued_with_a_warni
         store: QdrantChunkStore, tmp_path: Path, monkeypatch) -> None:
     """Every catalogue read loads every entry's outline: a large file's 42,393 headings made each
     0.5-0.9 s (issue 20 item 4); its entry keeps the top levels and says so."""
-    import corpus.catalogue as catalogue
+    import corpus.catalogue_entry as catalogue_entry
     from corpus.ingest import Ingestor
 
-    monkeypatch.setattr(catalogue, "OUTLINE_MAX", 5)
+    monkeypatch.setattr(catalogue_entry, "OUTLINE_MAX", 5)
     path = tmp_path / "many.md"
     path.write_text("# Many\n\n" + "\n\n".join(f"## H{i}\n\nbody {i} of the section."
                                                 for i in range(12)) + "\n", encoding="utf-8")
