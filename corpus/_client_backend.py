@@ -15,7 +15,18 @@ from typing import Any
 from qdrant_client import QdrantClient
 from qdrant_client import models as qm
 
-from corpus._store_common import BM25, DENSE, INDEXED_FIELDS, Flt, PointData
+from corpus._store_common import (
+    BM25,
+    DENSE,
+    INDEXED_FIELDS,
+    Flt,
+    PointData,
+    named_queries,
+    native_filter,
+    point_vectors,
+    required_filter,
+    scroll_pages,
+)
 from corpus.errors import StoreError
 
 __all__ = ["ClientBackend"]
@@ -33,21 +44,17 @@ def _cond(key: str, value: Any) -> qm.FieldCondition:
     return qm.FieldCondition(key=key, match=qm.MatchValue(value=value))
 
 
+def _sparse(indices: list[int], values: list[float]) -> qm.SparseVector:
+    return qm.SparseVector(indices=indices, values=values)
+
+
 def _filter(flt: Flt | None) -> qm.Filter | None:
-    if flt is None or flt.is_empty():
-        return None
-    return qm.Filter(
-        must=[_cond(k, v) for k, v in flt.must] or None,
-        must_not=[_cond(k, v) for k, v in flt.must_not] or None,
-    )
+    return native_filter(flt, _cond, qm.Filter)
 
 
 def _required(flt: Flt) -> qm.Filter:
     """The filter of a delete/update: an empty one is refused (it would touch every point)."""
-    f = _filter(flt)
-    if f is None:
-        raise StoreError("refusing a delete/update without a filter (it would touch every point)")
-    return f
+    return required_filter(_filter(flt))
 
 
 class ClientBackend:
@@ -112,14 +119,8 @@ class ClientBackend:
             self.client.delete_collection(collection)
 
     def upsert(self, collection: str, points: Sequence[PointData]) -> None:
-        pts = []
-        for p in points:
-            vec: dict[str, Any] = {}
-            if p.sparse is not None:
-                vec[BM25] = qm.SparseVector(indices=list(p.sparse[0]), values=list(p.sparse[1]))
-            if p.dense is not None:
-                vec[DENSE] = [float(x) for x in p.dense]
-            pts.append(qm.PointStruct(id=p.id, vector=vec, payload=p.payload))
+        pts = [qm.PointStruct(id=p.id, vector=point_vectors(p, _sparse), payload=p.payload)
+               for p in points]
         with self._errors(f"write to {collection!r}"):
             self.client.upsert(collection, pts, wait=True)
 
@@ -150,23 +151,19 @@ class ClientBackend:
     def scroll(
         self, collection: str, flt: Flt, *, order_by: str | None, limit: int
     ) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        offset = None
+        def page(offset: Any, n: int) -> tuple[Sequence[Any], Any]:
+            return self.client.scroll(
+                collection,
+                scroll_filter=_filter(flt),
+                limit=n,
+                offset=offset,
+                with_payload=True,
+                with_vectors=False,
+                order_by=qm.OrderBy(key=order_by) if order_by else None,
+            )
+
         with self._errors(f"read {collection!r}"):
-            while len(out) < limit:
-                recs, offset = self.client.scroll(
-                    collection,
-                    scroll_filter=_filter(flt),
-                    limit=min(1000, limit - len(out)),
-                    offset=offset,
-                    with_payload=True,
-                    with_vectors=False,
-                    order_by=qm.OrderBy(key=order_by) if order_by else None,
-                )
-                out.extend(dict(r.payload or {}) for r in recs)
-                if offset is None or not recs or order_by:
-                    break
-        return out
+            return scroll_pages(page, limit, bool(order_by))
 
     def count(self, collection: str, flt: Flt) -> int:
         with self._errors(f"count {collection!r}"):
@@ -184,11 +181,7 @@ class ClientBackend:
         rrf_k: int = 60,
         weights: Sequence[float] | None = None,
     ) -> list[tuple[dict[str, Any], float]]:
-        queries: list[tuple[Any, str]] = []
-        if dense is not None:
-            queries.append(([float(x) for x in dense], DENSE))
-        if sparse is not None:
-            queries.append((qm.SparseVector(indices=list(sparse[0]), values=list(sparse[1])), BM25))
+        queries = named_queries(dense, sparse, _sparse)
         if not queries:
             return []
         f = _filter(flt)

@@ -23,7 +23,18 @@ from typing import Any
 import qdrant_edge as qe
 from filelock import FileLock, Timeout
 
-from corpus._store_common import BM25, DENSE, INDEXED_FIELDS, Flt, PointData
+from corpus._store_common import (
+    BM25,
+    DENSE,
+    INDEXED_FIELDS,
+    Flt,
+    PointData,
+    named_queries,
+    native_filter,
+    point_vectors,
+    required_filter,
+    scroll_pages,
+)
 from corpus.errors import StoreError
 
 __all__ = ["EdgeBackend"]
@@ -45,20 +56,12 @@ def _cond(key: str, value: Any) -> qe.FieldCondition:
 
 
 def _filter(flt: Flt | None) -> qe.Filter | None:
-    if flt is None or flt.is_empty():
-        return None
-    return qe.Filter(
-        must=[_cond(k, v) for k, v in flt.must] or None,
-        must_not=[_cond(k, v) for k, v in flt.must_not] or None,
-    )
+    return native_filter(flt, _cond, qe.Filter)
 
 
 def _required(flt: Flt) -> qe.Filter:
     """The filter of a delete/update: an empty one is refused (it would touch every point)."""
-    f = _filter(flt)
-    if f is None:
-        raise StoreError("refusing a delete/update without a filter (it would touch every point)")
-    return f
+    return required_filter(_filter(flt))
 
 
 class EdgeBackend:
@@ -174,14 +177,7 @@ class EdgeBackend:
                 self._unclaim(collection)
 
     def upsert(self, collection: str, points: Sequence[PointData]) -> None:
-        pts = []
-        for p in points:
-            vec: dict[str, Any] = {}
-            if p.sparse is not None:
-                vec[BM25] = qe.SparseVector(list(p.sparse[0]), list(p.sparse[1]))
-            if p.dense is not None:
-                vec[DENSE] = [float(x) for x in p.dense]
-            pts.append(qe.Point(p.id, vec, p.payload))
+        pts = [qe.Point(p.id, point_vectors(p, qe.SparseVector), p.payload) for p in points]
         with self._errors(f"write to {collection!r}"):
             self._shard(collection).update(qe.UpdateOperation.upsert_points(pts))
 
@@ -211,24 +207,19 @@ class EdgeBackend:
     def scroll(
         self, collection: str, flt: Flt, *, order_by: str | None, limit: int
     ) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        offset = None
+        def page(offset: Any, n: int) -> tuple[Sequence[Any], Any]:
+            return shard.scroll(qe.ScrollRequest(
+                offset=offset,
+                limit=n,
+                filter=_filter(flt),
+                with_payload=True,
+                with_vector=False,
+                order_by=qe.OrderBy(key=order_by) if order_by else None,
+            ))
+
         with self._errors(f"read {collection!r}"):
             shard = self._shard(collection)
-            while len(out) < limit:
-                req = qe.ScrollRequest(
-                    offset=offset,
-                    limit=min(1000, limit - len(out)),
-                    filter=_filter(flt),
-                    with_payload=True,
-                    with_vector=False,
-                    order_by=qe.OrderBy(key=order_by) if order_by else None,
-                )
-                recs, offset = shard.scroll(req)
-                out.extend(dict(r.payload or {}) for r in recs)
-                if offset is None or not recs or order_by:
-                    break
-        return out
+            return scroll_pages(page, limit, bool(order_by))
 
     def count(self, collection: str, flt: Flt) -> int:
         with self._errors(f"count {collection!r}"):
@@ -248,13 +239,8 @@ class EdgeBackend:
         rrf_k: int = 60,
         weights: Sequence[float] | None = None,
     ) -> list[tuple[dict[str, Any], float]]:
-        queries = []
-        if dense is not None:
-            queries.append(qe.Query.Nearest([float(x) for x in dense], using=DENSE))
-        if sparse is not None:
-            queries.append(
-                qe.Query.Nearest(qe.SparseVector(list(sparse[0]), list(sparse[1])), using=BM25)
-            )
+        queries = [qe.Query.Nearest(vector, using=name)
+                   for vector, name in named_queries(dense, sparse, qe.SparseVector)]
         if not queries:
             return []
         f = _filter(flt)

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from corpus.errors import StoreError
 
@@ -32,9 +32,17 @@ __all__ = [
     "Flt",
     "PointData",
     "check_collection_name",
+    "native_filter",
+    "named_queries",
     "point_id",
+    "point_vectors",
     "record_id",
+    "required_filter",
+    "scroll_pages",
 ]
+
+F = TypeVar("F")
+V = TypeVar("V")
 
 DENSE = "dense"
 BM25 = "bm25"
@@ -135,3 +143,66 @@ class Backend(Protocol):
     ) -> list[tuple[dict[str, Any], float]]: ...
     def flush(self) -> None: ...
     def close(self) -> None: ...
+
+
+def native_filter(flt: Flt | None, cond: Callable[[str, Any], Any],
+                  make: Callable[..., F]) -> F | None:
+    """``flt`` in a backend's own types: ``make(must=[...], must_not=[...])`` of ``cond(key,
+    value)`` conditions (``None`` for an empty list); ``None`` when ``flt`` restricts nothing."""
+    if flt is None or flt.is_empty():
+        return None
+    return make(
+        must=[cond(k, v) for k, v in flt.must] or None,
+        must_not=[cond(k, v) for k, v in flt.must_not] or None,
+    )
+
+
+def required_filter(native: F | None) -> F:
+    """The filter of a delete/update: an empty one is refused (it would touch every point).
+
+    :raises StoreError: ``native`` is ``None``.
+    """
+    if native is None:
+        raise StoreError("refusing a delete/update without a filter (it would touch every point)")
+    return native
+
+
+def point_vectors(point: PointData, sparse: Callable[[list[int], list[float]], V]
+                  ) -> dict[str, V | list[float]]:
+    """The named vectors of ``point``: ``bm25`` as ``sparse(indices, values)``, ``dense`` as a
+    list of floats; a missing one is left out."""
+    vec: dict[str, V | list[float]] = {}
+    if point.sparse is not None:
+        vec[BM25] = sparse(list(point.sparse[0]), list(point.sparse[1]))
+    if point.dense is not None:
+        vec[DENSE] = [float(x) for x in point.dense]
+    return vec
+
+
+def named_queries(dense: Sequence[float] | None,
+                  sparse: tuple[Sequence[int], Sequence[float]] | None,
+                  make_sparse: Callable[[list[int], list[float]], V]
+                  ) -> list[tuple[V | list[float], str]]:
+    """``(query vector, vector name)`` of a search: the dense query, then the sparse one, each
+    when given."""
+    queries: list[tuple[V | list[float], str]] = []
+    if dense is not None:
+        queries.append(([float(x) for x in dense], DENSE))
+    if sparse is not None:
+        queries.append((make_sparse(list(sparse[0]), list(sparse[1])), BM25))
+    return queries
+
+
+def scroll_pages(page: Callable[[Any, int], tuple[Sequence[Any], Any]], limit: int,
+                 ordered: bool) -> list[dict[str, Any]]:
+    """The payloads of up to ``limit`` points read page by page: ``page(offset, n)`` returns up
+    to ``n`` (≤ 1000) records and the next offset (``None`` at the end); an ordered scroll
+    (``order_by``) is read in one page, as both engines page only unordered scrolls."""
+    out: list[dict[str, Any]] = []
+    offset = None
+    while len(out) < limit:
+        recs, offset = page(offset, min(1000, limit - len(out)))
+        out.extend(dict(r.payload or {}) for r in recs)
+        if offset is None or not recs or ordered:
+            break
+    return out

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from corpus._store_common import STAGED, Backend, Flt
+from corpus._store_records import StoreRecordsMixin
 from corpus.types import Chunk, SearchFilter, SearchHit, SparseVector
 
 __all__ = ["StoreSearchMixin"]
@@ -17,16 +18,13 @@ __all__ = ["StoreSearchMixin"]
 _HIDE_STAGED = (("staged", STAGED),)
 
 
-class StoreSearchMixin:
+class StoreSearchMixin(StoreRecordsMixin):
     """Keyword / dense / hybrid search over ``self.backend`` (see ``QdrantChunkStore``)."""
 
     backend: Backend
     _dense_ready: set[str]
 
     def hidden_documents(self, collection: str) -> frozenset[str]:
-        raise NotImplementedError
-
-    def collection_meta(self, collection: str) -> dict[str, Any]:
         raise NotImplementedError
 
     def has_dense(self, collection: str) -> bool:
