@@ -12,16 +12,19 @@ import unicodedata
 from pathlib import Path
 
 from corpus.errors import ParseError
-from corpus.types import Block
+from corpus.types import Block, OutlineEntry, ParsedDocument
 
 __all__ = [
     "LIGATURES",
     "expand_ligatures",
+    "first_heading",
     "line_block",
     "render_table",
     "lines_block",
+    "outline_from_blocks",
     "read_bytes",
     "sha256_hex",
+    "text_document",
 ]
 
 # Latin presentation forms (U+FB00..U+FB06) and a few other compatibility characters PDFs emit.
@@ -143,4 +146,41 @@ def render_table(
         line_end=out[-1][2],
         page_label=page_label,
         line_map=tuple(lmap),
+    )
+
+
+def outline_from_blocks(blocks: list[Block]) -> list[OutlineEntry]:
+    """Section tree from heading blocks (levels normalised through a stack)."""
+    out: list[OutlineEntry] = []
+    stack: list[tuple[int, str]] = []
+    for b in blocks:
+        if b.kind != "heading":
+            continue
+        while stack and stack[-1][0] >= b.level:
+            stack.pop()
+        stack.append((b.level, b.text))
+        out.append(OutlineEntry(b.text, len(stack), b.page, tuple(s for _, s in stack)))
+    return out
+
+
+def first_heading(blocks: list[Block]) -> str:
+    """The text of the first heading block, ``""`` when there is none (a title candidate)."""
+    return next((b.text for b in blocks if b.kind == "heading"), "")
+
+
+def text_document(path: Path, data: bytes, media_type: str, title: str, blocks: list[Block],
+                  warnings: list[str] | None = None,
+                  outline: list[OutlineEntry] | None = None) -> ParsedDocument:
+    """The :class:`~corpus.types.ParsedDocument` of a format without pages (Markdown, text,
+    DOCX, HTML: one page, lines counted in the whole file): ``doc_id`` the sha256 of ``data``,
+    the outline from the heading blocks unless given."""
+    return ParsedDocument(
+        path=str(path),
+        doc_id=sha256_hex(data),
+        title=title,
+        media_type=media_type,
+        page_count=1,
+        blocks=blocks,
+        outline=outline_from_blocks(blocks) if outline is None else outline,
+        warnings=warnings if warnings is not None else [],
     )

@@ -21,9 +21,14 @@ import zipfile
 from pathlib import Path
 
 from corpus.errors import ParseError
-from corpus.parsers._common import expand_ligatures, line_block, render_table, sha256_hex
+from corpus.parsers._common import (
+    expand_ligatures,
+    first_heading,
+    line_block,
+    render_table,
+    text_document,
+)
 from corpus.parsers._safety import MAX_TOTAL_UNCOMPRESSED, check_zip, read_member_capped
-from corpus.parsers.markdown import outline_from_blocks
 from corpus.types import Block, ParsedDocument
 
 __all__ = ["parse_docx"]
@@ -101,13 +106,5 @@ def parse_docx(path: Path, data: bytes) -> ParsedDocument:
     if not any(b.kind != "heading" for b in blocks) and not blocks:
         raise ParseError("no_text", f"{path}: the DOCX holds no text")
     core_title = (document.core_properties.title or "").strip()
-    first_heading = next((b.text for b in blocks if b.kind == "heading"), "")
-    return ParsedDocument(
-        path=str(path),
-        doc_id=sha256_hex(data),
-        title=core_title or first_heading or path.stem,
-        media_type="docx",
-        page_count=1,
-        blocks=blocks,
-        outline=outline_from_blocks(blocks),
-    )
+    return text_document(path, data, "docx", core_title or first_heading(blocks) or path.stem,
+                         blocks)

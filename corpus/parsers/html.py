@@ -20,8 +20,13 @@ from pathlib import Path
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from corpus.errors import ParseError
-from corpus.parsers._common import expand_ligatures, line_block, render_table, sha256_hex
-from corpus.parsers.markdown import outline_from_blocks
+from corpus.parsers._common import (
+    expand_ligatures,
+    first_heading,
+    line_block,
+    render_table,
+    text_document,
+)
 from corpus.parsers.text import decode_text
 from corpus.types import Block, ParsedDocument
 
@@ -94,15 +99,6 @@ def parse_html(path: Path, data: bytes) -> ParsedDocument:
                 blocks.append(line_block("text", content, line))
     if not blocks:
         raise ParseError("no_text", f"{path}: the HTML page holds no visible text")
-    first_heading = next((b.text for b in blocks if b.kind == "heading"), "")
-    title = (_text(title_node) if title_node is not None else "") or first_heading or path.stem
-    return ParsedDocument(
-        path=str(path),
-        doc_id=sha256_hex(data),
-        title=title,
-        media_type="html",
-        page_count=1,
-        blocks=blocks,
-        outline=outline_from_blocks(blocks),
-        warnings=warnings,
-    )
+    title = ((_text(title_node) if title_node is not None else "") or first_heading(blocks)
+             or path.stem)
+    return text_document(path, data, "html", title, blocks, warnings)

@@ -23,9 +23,15 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from corpus.errors import ParseError
-from corpus.parsers._common import line_block, lines_block, render_table, sha256_hex
+from corpus.parsers._common import (
+    first_heading,
+    line_block,
+    lines_block,
+    render_table,
+    text_document,
+)
 from corpus.parsers.text import decode_text
-from corpus.types import Block, OutlineEntry, ParsedDocument
+from corpus.types import Block, ParsedDocument
 
 __all__ = ["SEGMENT_LINES", "parse_markdown", "markdown_blocks"]
 
@@ -147,20 +153,6 @@ def _blocks(tokens: list[Token], lines: list[str], off: int) -> list[Block]:
     return blocks
 
 
-def outline_from_blocks(blocks: list[Block]) -> list[OutlineEntry]:
-    """Section tree from heading blocks (levels normalised through a stack)."""
-    out: list[OutlineEntry] = []
-    stack: list[tuple[int, str]] = []
-    for b in blocks:
-        if b.kind != "heading":
-            continue
-        while stack and stack[-1][0] >= b.level:
-            stack.pop()
-        stack.append((b.level, b.text))
-        out.append(OutlineEntry(b.text, len(stack), b.page, tuple(s for _, s in stack)))
-    return out
-
-
 def parse_markdown(path: Path, data: bytes) -> ParsedDocument:
     """Parse a Markdown file.
 
@@ -170,14 +162,5 @@ def parse_markdown(path: Path, data: bytes) -> ParsedDocument:
     blocks, fm_title = markdown_blocks(text)
     if not any(b.text.strip() for b in blocks):
         raise ParseError("no_text", f"{path}: the Markdown file holds no text")
-    first_heading = next((b.text for b in blocks if b.kind == "heading"), "")
-    return ParsedDocument(
-        path=str(path),
-        doc_id=sha256_hex(data),
-        title=fm_title or first_heading or path.stem,
-        media_type="markdown",
-        page_count=1,
-        blocks=blocks,
-        outline=outline_from_blocks(blocks),
-        warnings=warnings,
-    )
+    return text_document(path, data, "markdown", fm_title or first_heading(blocks) or path.stem,
+                         blocks, warnings)

@@ -46,27 +46,15 @@ import re
 from pathlib import Path
 
 from corpus.errors import ParseError
-from corpus.parsers._common import render_table, sha256_hex
+from corpus.parsers._common import outline_from_blocks, sha256_hex
+from corpus.parsers._pdf_blocks import document_blocks
 from corpus.parsers._pdf_mixed import read_text_pictures
 from corpus.parsers._pdf_ocr import needs_ocr, ocr_languages, ocr_textpage
-from corpus.parsers._pdf_page import (
-    PageTable,
-    VLine,
-    find_ruled_tables,
-    has_ruling_grid,
-    page_lines,
-)
+from corpus.parsers._pdf_page import VLine, page_lines
 from corpus.parsers._pdf_quality import screen_pages
-from corpus.parsers._pdf_structure import (
-    body_size,
-    heading_level,
-    is_toc_page,
-    norm_title,
-    running_lines,
-)
+from corpus.parsers._pdf_structure import body_size, norm_title, running_lines
 from corpus.parsers._pymupdf import pymupdf
-from corpus.parsers.markdown import outline_from_blocks
-from corpus.types import Block, OutlineEntry, ParsedDocument
+from corpus.types import OutlineEntry, ParsedDocument
 
 __all__ = ["parse_pdf", "warned_pages"]
 
@@ -112,65 +100,10 @@ def _open(path: Path, data: bytes) -> pymupdf.Document:
     return doc
 
 
-def _table_rows(
-    table: PageTable, lines: list[VLine], page: int
-) -> tuple[list[list[str]], list[tuple[int, int]]]:
-    """The table's rows and, for each, ``(page, line)`` of the first visual line inside it."""
-    pos: list[tuple[int, int]] = []
-    last = 1
-    for x0, y0, x1, y1 in table.row_boxes:
-        inside = [
-            v.number
-            for v in lines
-            if y0 - 1 <= (v.bbox[1] + v.bbox[3]) / 2 <= y1 + 1 and v.bbox[0] < x1 and v.bbox[2] > x0
-        ]
-        last = min(inside) if inside else last
-        pos.append((page, last))
-    return table.rows, pos
-
-
-def _in_table(v: VLine, tables: list[PageTable]) -> int:
-    cx, cy = (v.bbox[0] + v.bbox[2]) / 2, (v.bbox[1] + v.bbox[3]) / 2
-    for i, t in enumerate(tables):
-        x0, y0, x1, y1 = t.bbox
-        if x0 - 1 <= cx <= x1 + 1 and y0 - 1 <= cy <= y1 + 1:
-            return i
-    return -1
-
-
-def _text_block(run: list[VLine], page: int, label: str) -> Block:
-    lmap, parts, off = [], [], 0
-    for v in run:
-        lmap.append((off, page, v.number))
-        parts.append(v.text)
-        off += len(v.text) + 1
-    x0 = min(v.bbox[0] for v in run)
-    y0 = min(v.bbox[1] for v in run)
-    x1 = max(v.bbox[2] for v in run)
-    y1 = max(v.bbox[3] for v in run)
-    return Block(
-        kind="text",
-        text="\n".join(parts),
-        page=page,
-        page_end=page,
-        line_start=run[0].number,
-        line_end=run[-1].number,
-        bbox=(x0, y0, x1, y1),
-        page_label=label,
-        line_map=tuple(lmap),
-    )
-
-
 def _ocr_lines(page: pymupdf.Page) -> list[VLine] | None:
     tp = ocr_textpage(page)
     return page_lines(page, tp) if tp is not None else None
 
-
-def _flush(run: list[VLine], blocks: list[Block], page: int, label: str) -> None:
-    """Append the pending paragraph ``run`` (if any) to ``blocks`` and empty it."""
-    if run:
-        blocks.append(_text_block(list(run), page, label))
-        run.clear()
 
 
 def parse_pdf(path: Path, data: bytes) -> ParsedDocument:
@@ -277,77 +210,8 @@ def _parse(path: Path, data: bytes, doc: pymupdf.Document) -> ParsedDocument:
     )
     size_levels = {sz: min(i + 1, 6) for i, sz in enumerate(big)}
 
-    blocks: list[Block] = []
-    table_src: dict[int, tuple[list[list[str]], list[tuple[int, int]]]] = {}
-    prev_table_open = -1  # index in blocks of a table that closed the previous page
-    toc_pages = 0
-    for pi, page in enumerate(pages):
-        pno = pi + 1
-        label = labels.get(pno, "")
-        plines = [v for v in lines[pi] if (pi, v.number) not in drop]
-        if not plines:
-            prev_table_open = -1
-            continue
-        if is_toc_page(plines):
-            toc_pages += 1
-            prev_table_open = -1
-            continue
-        tables = find_ruled_tables(page, lines[pi]) if has_ruling_grid(page) else []
-        # a page set wholly in a larger font (an exhibit appended to a 10-K) has no headings
-        # merely for being larger than the document's body font
-        page_body = max(body, body_size([plines]))
-        emitted: set[int] = set()
-        run: list[VLine] = []
-        first_on_page = True
-        last_was_table = False
-
-        for v in plines:
-            ti = _in_table(v, tables) if tables else -1
-            if ti >= 0:
-                if ti in emitted:
-                    continue
-                _flush(run, blocks, pno, label)
-                emitted.add(ti)
-                rows, pos = _table_rows(tables[ti], lines[pi], pno)
-                cont = first_on_page and prev_table_open >= 0
-                if cont and len(rows[0]) == len(table_src[prev_table_open][0][0]):
-                    prows, ppos = table_src[prev_table_open]
-                    if [c.lower() for c in rows[0]] == [c.lower() for c in prows[0]]:
-                        rows, pos = rows[1:], pos[1:]
-                    rows, pos = prows + rows, ppos + pos
-                    blocks.pop(prev_table_open)
-                block = render_table(rows, pos, page_label=label)
-                if block is not None:
-                    table_src[len(blocks)] = (rows, pos)
-                    blocks.append(block)
-                first_on_page = False
-                last_was_table = True
-                continue
-            first_on_page = False
-            last_was_table = False
-            level = heading_level(v, page_body, size_levels, toc_titles)
-            if level:
-                _flush(run, blocks, pno, label)
-                blocks.append(
-                    Block(
-                        "heading",
-                        v.text,
-                        pno,
-                        v.number,
-                        v.number,
-                        pno,
-                        level,
-                        v.bbox,
-                        label,
-                        ((0, pno, v.number),),
-                    )
-                )
-                continue
-            if run and run[-1].block != v.block:
-                _flush(run, blocks, pno, label)
-            run.append(v)
-        _flush(run, blocks, pno, label)
-        prev_table_open = len(blocks) - 1 if last_was_table else -1
+    blocks, toc_pages = document_blocks(pages, lines, drop, labels, body, size_levels,
+                                        toc_titles)
     if toc_pages:
         warnings.append(f"{toc_pages} table-of-contents page(s) kept out of the chunks")
     if not blocks:
@@ -384,3 +248,4 @@ def _parse(path: Path, data: bytes, doc: pymupdf.Document) -> ParsedDocument:
         page_warnings={**{p: "ocr" for p in read_by_ocr + pictures},
                        **{p: "mixed_scan" for p in unread_pictures}},
     )
+

@@ -27,7 +27,7 @@ import codecs
 from pathlib import Path
 
 from corpus.errors import ParseError
-from corpus.parsers._common import lines_block, sha256_hex
+from corpus.parsers._common import lines_block, text_document
 from corpus.parsers._unwrap import unwrap_paragraph, wrap_width
 from corpus.types import Block, ParsedDocument
 
@@ -159,14 +159,4 @@ def parse_text(path: Path, data: bytes) -> ParsedDocument:
     blocks = paragraph_blocks(text.split("\n"))
     if not blocks:
         raise ParseError("no_text", f"{path}: the file holds only whitespace")
-    title = path.stem
-    return ParsedDocument(
-        path=str(path),
-        doc_id=sha256_hex(data),
-        title=title,
-        media_type="text",
-        page_count=1,
-        blocks=blocks,
-        outline=[],
-        warnings=warnings,
-    )
+    return text_document(path, data, "text", path.stem, blocks, warnings, outline=[])

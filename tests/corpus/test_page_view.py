@@ -79,13 +79,13 @@ def _line_of(pdf: Path, page: int, text: str) -> int:
     """The number of the visual line holding ``text`` (as ``corpus.page_view`` reads lines)."""
     import pymupdf
 
-    from corpus.page_view import _key, _line_chars
+    from corpus._page_quote import line_chars, quote_key
     from corpus.parsers._pdf_page import page_lines
 
     with pymupdf.open(pdf) as doc:
         pg = doc[page - 1]
         return next(v.number for v in page_lines(pg)
-                    if _key(text) in "".join(k for k, _ in _line_chars(pg, v.bbox)))
+                    if quote_key(text) in "".join(k for k, _ in line_chars(pg, v.bbox)))
 
 
 @pytest.mark.parametrize(("name", "page", "quote", "first", "not_shown"), [
