@@ -19,6 +19,7 @@ __all__ = [
     "canon_number",
     "canon_unit",
     "date_terms",
+    "special_terms",
 ]
 
 # Units written after a number. Multi-letter units may follow a space ("8 kW"); single-letter
@@ -145,3 +146,29 @@ def date_terms(year: str | None, month: str, day: str | None) -> list[str]:
     if day is not None:
         out.append(f"{m:02d}-{d:02d}")
     return out
+
+
+def special_terms(m: re.Match[str]) -> list[str]:
+    """Canonical terms of one date / version / number-with-unit / code / number match."""
+    g = m.groupdict()
+    if g["date_cn"]:
+        return date_terms(g["y1"], g["m1"], g["d1"])
+    if g["date_iso"]:
+        return date_terms(g["y2"], g["m2"], g["d2"]) or [canon_number(g["y2"])]
+    if g["ym_cn"]:
+        return date_terms(g["y3"], g["m3"], None)
+    if g["md_cn"]:
+        return date_terms(None, g["m4"], g["d4"])
+    if g["version"]:
+        return [g["version"].lstrip("v")]
+    if g["numunit"]:
+        num = canon_number(g["num"])
+        unit = canon_unit(g["u1"] or g["u2"] or g["u3"])
+        return [num + unit, num]
+    if g["code"]:
+        code = g["code"]
+        parts = [p for p in re.split(r"[-_/]", code) if p]
+        if not any(c.isdigit() for c in code):  # "e-mail", "and/or": plain words
+            return [p for p in parts if len(p) > 1 and p not in EN_STOPWORDS]
+        return [code, *parts] if len(parts) > 1 else [code]
+    return [canon_number(g["number"])]

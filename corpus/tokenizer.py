@@ -45,9 +45,7 @@ from corpus._token_rules import (
     EN_STOPWORDS,
     QUESTION_WORDS,
     TOKEN_RE,
-    canon_number,
-    canon_unit,
-    date_terms,
+    special_terms,
 )
 from corpus.types import SparseVector
 
@@ -271,35 +269,9 @@ class Tokenizer:
             elif group == "other":
                 yield "han", m.group()
             else:
-                terms = _special_terms(m)
+                terms = special_terms(m)
                 for term in terms[:1] if tag else terms:  # key terms: the whole code/date only
                     yield ("special" if any(c.isdigit() for c in term) else "word"), term
-
-
-def _special_terms(m: re.Match[str]) -> list[str]:
-    """Canonical terms of one date / version / number-with-unit / code / number match."""
-    g = m.groupdict()
-    if g["date_cn"]:
-        return date_terms(g["y1"], g["m1"], g["d1"])
-    if g["date_iso"]:
-        return date_terms(g["y2"], g["m2"], g["d2"]) or [canon_number(g["y2"])]
-    if g["ym_cn"]:
-        return date_terms(g["y3"], g["m3"], None)
-    if g["md_cn"]:
-        return date_terms(None, g["m4"], g["d4"])
-    if g["version"]:
-        return [g["version"].lstrip("v")]
-    if g["numunit"]:
-        num = canon_number(g["num"])
-        unit = canon_unit(g["u1"] or g["u2"] or g["u3"])
-        return [num + unit, num]
-    if g["code"]:
-        code = g["code"]
-        parts = [p for p in re.split(r"[-_/]", code) if p]
-        if not any(c.isdigit() for c in code):  # "e-mail", "and/or": plain words
-            return [p for p in parts if len(p) > 1 and p not in EN_STOPWORDS]
-        return [code, *parts] if len(parts) > 1 else [code]
-    return [canon_number(g["number"])]
 
 
 def _to_sparse(weights: dict[str, float]) -> SparseVector:
