@@ -3,6 +3,7 @@ checking, reading policies (LLM native tools, LLM line reading, LLM JSON actions
 
 from loop.agent import LoopAgent, SimpleKeyTerms
 from loop.citations import CitationCheck, check_citations
+from loop.config import LLMConfig, LoopConfig
 from loop.controller import LoopState, budget_stop, canonical_call, drive, next_step
 from loop.errors import (
     LLMError,
@@ -18,16 +19,13 @@ from loop.policies.llm_json import LLMJsonPolicy, parse_action
 from loop.policies.llm_read import LLMReadPolicy
 from loop.policies.llm_tools import LLMToolsPolicy
 from loop.policies.offline import OfflinePolicy
+from loop.results import LoopResult, StepEvent
 from loop.tools import TOOLS, StoreKeywordSearch, Tool, ToolContext
 from loop.types import (
     NOT_FOUND,
     DocumentDirectory,
     KeyTermExtractor,
-    LLMConfig,
-    LoopConfig,
-    LoopResult,
     SearchBackend,
-    StepEvent,
     ToolCall,
     ToolResult,
 )

@@ -34,6 +34,7 @@ from corpus.derived import (
 from corpus.presence import DocumentTermProbe, specific_terms, unit_lacks
 from corpus.types import ChunkStore, Citation, SearchFilter, SearchHit
 from loop.citations import make_citation, supported_answer
+from loop.config import LLMConfig, LoopConfig
 from loop.controller import EventCallback, LoopState, drive
 from loop.errors import LLMError
 from loop.evidence import TermMatcher
@@ -43,18 +44,9 @@ from loop.policies.llm_json import LLMJsonPolicy
 from loop.policies.llm_read import LLMReadPolicy
 from loop.policies.llm_tools import LLMToolsPolicy
 from loop.policies.offline import OfflinePolicy
+from loop.results import LoopResult, StepEvent
 from loop.tools import ToolContext
-from loop.types import (
-    NOT_FOUND,
-    DocumentDirectory,
-    KeyTermExtractor,
-    LLMConfig,
-    LoopConfig,
-    LoopResult,
-    SearchBackend,
-    StepEvent,
-    UnitEmbedder,
-)
+from loop.types import NOT_FOUND, DocumentDirectory, KeyTermExtractor, SearchBackend, UnitEmbedder
 
 __all__ = ["LoopAgent", "SimpleKeyTerms", "checked"]
 

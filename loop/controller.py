@@ -5,7 +5,7 @@ execute it, refuse it (a repeated identical call: the cached result comes back w
 or stop (a budget is spent, or too many repeats — a hard stop, case 22). :func:`budget_stop`
 says whether another turn may start. :func:`drive` is the only I/O: it asks the policy for
 calls (the LLM round trip), runs tools under their timeouts, checks citations, emits a
-:class:`~loop.types.StepEvent` per step, and builds the :class:`~loop.types.LoopResult`.
+:class:`~loop.results.StepEvent` per step, and builds the :class:`~loop.results.LoopResult`.
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ from typing import Any, Protocol
 from loop.citations import check_citations
 from loop.errors import LLMError
 from loop.evidence import TermMatcher, best_evidence
+from loop.results import LoopResult, StepEvent, StopReason
 from loop.tools import TOOLS, ToolContext, run_tool, validate
-from loop.types import NOT_FOUND, LoopResult, StepEvent, StopReason, ToolCall, ToolResult
+from loop.types import NOT_FOUND, ToolCall, ToolResult
 
 __all__ = [
     "EventCallback", "Execute", "Finish", "LoopState", "Proposal", "ReadingPolicy", "Refuse",

@@ -26,8 +26,8 @@ import json_repair
 
 from corpus.directory_build import WrittenEntry
 from corpus.types import Chunk
+from loop.config import LLMConfig
 from loop.llm_client import AsyncLLMClient
-from loop.types import LLMConfig
 
 __all__ = ["ENTRY_PROMPT_VERSION", "LLMEntryWriter"]
 

@@ -31,11 +31,12 @@ from typing import Any
 
 import httpx
 
+from loop.config import LLMConfig
 from loop.errors import LLMError, LLMHTTPError, LLMUnavailableError
 from loop.llm_breaker import CircuitBreaker
 from loop.llm_reply import parse_completion
 from loop.llm_wire import MAX_REPLY_BYTES, ChatWire, NoTimeLeft
-from loop.types import LLMConfig, ToolCall
+from loop.types import ToolCall
 
 __all__ = ["AsyncLLMClient", "ChatReply"]
 

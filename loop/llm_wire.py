@@ -22,9 +22,9 @@ from tenacity import (
 )
 from tenacity.stop import stop_base
 
+from loop.config import LLMConfig
 from loop.errors import LLMError, LLMHTTPError, LLMProtocolError, LLMTimeoutError
 from loop.llm_breaker import time_left
-from loop.types import LLMConfig
 
 __all__ = ["MAX_REPLY_BYTES", "ChatWire", "NoTimeLeft"]
 

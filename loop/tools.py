@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from corpus.types import Chunk, ChunkStore, DocumentInfo, SearchFilter, SearchHit, SparseVector
+from loop.config import LoopConfig
 from loop.scan import scan
-from loop.types import LoopConfig, SearchBackend, ToolResult
+from loop.types import SearchBackend, ToolResult
 
 __all__ = ["TOOLS", "TOOL_NAMES", "StoreKeywordSearch", "Tool", "ToolContext", "run_tool"]
 

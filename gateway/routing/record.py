@@ -12,7 +12,7 @@ Vocabulary (what the router writes):
   (nothing in time), ``legacy`` (migration proxy);
 - ``decision``: the route the router chose (``cache``, ``rag``, ``loop``) with ``reason``;
 - ``brain``: ``extractive``, ``llm``, ``loop-offline``, ``loop-llm:<model>:<protocol>`` …;
-- ``steps``: LoopAgent step events (``loop.types.StepEvent.to_dict``: ``step``, ``turn``,
+- ``steps``: LoopAgent step events (``loop.results.StepEvent.to_dict``: ``step``, ``turn``,
   ``kind`` tool|llm|stop, ``tool``, ``status`` ok|empty|timeout|error|refused, ``elapsed_ms`` …);
 - ``timeouts``: ``{"stage": name, "limit_s": s, …}`` for router stages that timed out;
 - ``latency_ms``: milliseconds per stage plus ``total``; ``tokens``: LLM tokens spent.

@@ -64,7 +64,7 @@ from gateway.wiring.model_check import dense_without_model
 from loop.agent import LoopAgent
 from loop.llm_breaker import CircuitBreaker as LLMBreaker
 from loop.llm_client import AsyncLLMClient
-from loop.types import LoopConfig
+from loop.config import LoopConfig
 
 __all__ = ["assemble", "build_components", "build_conversation", "build_migration"]
 

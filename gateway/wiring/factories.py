@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from corpus.catalogue import Catalogue
     from corpus.directory_build import DirectoryBuilder
     from corpus.types import DocumentInfo
-    from loop.types import LLMConfig
+    from loop.config import LLMConfig
     from rag.embedder import FastEmbedEmbedder
     from rag.retriever import HybridRetriever
     from rag.types import QueryEmbedder, RetrievalConfig
@@ -118,10 +118,10 @@ def get_embedder(settings: Settings, *, bulk: bool = False) -> FastEmbedEmbedder
 
 
 def llm_config(settings: Settings) -> LLMConfig | None:
-    """``loop.types.LLMConfig`` from settings, or ``None`` when no LLM is configured."""
+    """``loop.config.LLMConfig`` from settings, or ``None`` when no LLM is configured."""
     if not settings.llm_base_url:
         return None
-    from loop.types import LLMConfig
+    from loop.config import LLMConfig
 
     return LLMConfig(base_url=settings.llm_base_url, model=settings.llm_model or "local",
                      api_key=settings.llm_api_key, timeout_s=settings.llm_timeout_s,

@@ -30,7 +30,6 @@ Usage example::
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -39,23 +38,14 @@ from corpus.citations import location_text
 from corpus.types import Citation
 from loop.citations import check_citations
 from loop.controller import EventCallback, LoopState, drive
-from loop.errors import LLMError, LLMTimeoutError
-from loop.llm_breaker import llm_deadline
 from loop.llm_client import AsyncLLMClient
 from loop.policies import read_parse as rp
 from loop.policies.offline import OfflinePolicy
 from loop.policies.read_blocks import BLOCK_CHARS, Block
+from loop.policies.read_calls import FAULTS, ReadStop
 from loop.policies.read_guard import is_question_echo, judge, unsupported_figures
 from loop.policies.read_nav import Navigator, OutOfTime
-from loop.policies.read_pick import (
-    PICK_SYSTEM,
-    Candidate,
-    parse_pick,
-    pick_candidates,
-    pick_prompt,
-    pick_schema,
-    resolve_pick,
-)
+from loop.policies.read_pick_step import PickStep
 from loop.policies.read_prompts import (
     READ_SYSTEM,
     REASK,
@@ -64,22 +54,13 @@ from loop.policies.read_prompts import (
     renumber,
     step_prompt,
 )
-from loop.types import NOT_FOUND, LoopResult, StopReason, UnitEmbedder
+from loop.results import LoopResult, StopReason
+from loop.types import NOT_FOUND, UnitEmbedder
 
 __all__ = ["LLMReadPolicy"]
 
-_FAULTS = ("deadline", "llm_error", "token_budget")
-_PICK_REASK = ('Your reply could not be used: {error}. Reply with one JSON object only, like '
-               '{{"value": "...", "line": 1}}.')
 
-
-class _Stop(Exception):
-    def __init__(self, reason: StopReason, note: str = "") -> None:
-        super().__init__(note)
-        self.reason = reason
-
-
-class LLMReadPolicy:
+class LLMReadPolicy(PickStep):
     """Reads with an LLM one block at a time (see the module docstring).
 
     :param client: the chat-completions client (JSON schema through ``response_format``).
@@ -107,43 +88,14 @@ class LLMReadPolicy:
                  reserve_s: float | None = None, step_tokens: int = 160,
                  answer_tokens: int = 200, write_single: bool = False, pick: bool = False,
                  pick_tokens: int = 64) -> None:
-        self.client, self.embedder = client, embedder
-        self.brain = f"llm:{client.config.model}:read"
+        super().__init__(client)
+        self.embedder = embedder
         self.current_date, self.history = current_date, list(history)
         self.max_steps, self.block_chars, self.reserve_s = max_steps, block_chars, reserve_s
         self.step_tokens, self.answer_tokens, self.write_single = (step_tokens, answer_tokens,
                                                                    write_single)
         self.pick, self.pick_tokens = pick, pick_tokens
-        self.invalid = self.dropped_lines = 0
         self.notes: list[tuple[str, list[Citation]]] = []
-        self._deadline = 0.0
-
-    async def _chat(self, nav: Navigator, msgs: list[dict[str, Any]], schema: dict[str, Any],
-                    max_tokens: int) -> tuple[str, float, int]:
-        """One call under the reading deadline and the token budget: reply text, elapsed
-        milliseconds, tokens. :raises _Stop: deadline, token budget or LLM fault."""
-        state, cfg = nav.state, nav.state.ctx.config
-        if cfg.token_budget and state.prompt_tokens + state.completion_tokens >= cfg.token_budget:
-            raise _Stop("token_budget")
-        left = self._deadline - time.monotonic()
-        if left <= 0:
-            raise _Stop("deadline", "no time left for an LLM call")
-        t0 = time.perf_counter()
-        try:
-            with llm_deadline(self._deadline):
-                reply = await asyncio.wait_for(self.client.chat(
-                    msgs, json_schema=schema, max_tokens=max_tokens), left)
-        except TimeoutError as exc:
-            raise _Stop("deadline", "LLM call cancelled at the loop deadline") from exc
-        except LLMError as exc:
-            late = isinstance(exc, LLMTimeoutError) and time.monotonic() >= self._deadline - 0.1
-            await nav.emit(kind="llm", status="error", note=f"{type(exc).__name__}: {exc}"[:300])
-            raise _Stop("deadline" if late else "llm_error", f"{type(exc).__name__}") from exc
-        state.llm_calls += 1
-        state.prompt_tokens += reply.prompt_tokens
-        state.completion_tokens += reply.completion_tokens
-        return (reply.content, (time.perf_counter() - t0) * 1000,
-                reply.prompt_tokens + reply.completion_tokens)
 
     async def _decide(self, nav: Navigator, head: str, block: Block) -> rp.Decision:
         """The model's decision on ``block`` (one call, one re-ask with the parse error); when
@@ -152,17 +104,11 @@ class LLMReadPolicy:
         msgs = [{"role": "system", "content": READ_SYSTEM}, {"role": "user", "content":
                 step_prompt(head, [f for f, _ in self.notes], block)}]
         where = f"block {block.chunk.chunk_id}#{block.index + 1}"
-        for attempt in range(2):
-            text, ms, tokens = await self._chat(nav, msgs, rp.STEP_SCHEMA, self.step_tokens)
-            try:
-                d = rp.parse_decision(text, len(block.lines))
-            except rp.ReplyError as exc:
-                self.invalid += 1
-                await nav.emit(kind="llm", status="invalid", elapsed_ms=ms, tokens=tokens,
-                               note=f"{where}: {exc}"[:300])
-                msgs = [*msgs[:2], {"role": "assistant", "content": text[:1000]},
-                        {"role": "user", "content": REASK.format(error=exc)}]
-                continue
+        got = await self._ask(nav, msgs, rp.STEP_SCHEMA, self.step_tokens,
+                              lambda text: rp.parse_decision(text, len(block.lines)), REASK,
+                              where)
+        if got is not None:
+            d, attempt, ms, tokens = got
             self.dropped_lines += d.dropped_lines
             what = (f"extract {[ids for _, ids in d.notes]} then {d.move}"
                     if d.action == "extract" else f"{d.action} {d.reason or d.move}")
@@ -210,13 +156,13 @@ class LLMReadPolicy:
         try:
             end = await self._read(nav, head)
             written = await self._write(nav, head) if self.notes else None
-        except _Stop as stop:
+        except ReadStop as stop:
             end, note = stop.reason, str(stop)
         except OutOfTime as exc:
             end, note = "deadline", str(exc)
         if set(state.ctx.read) != read_before and not base.found:  # over everything read;
             base = await self._offline_again(state)  # a found one stays (recomputed: zhpdf:10 lost)
-        if end in _FAULTS or (end == "max_loops" and not self.notes):
+        if end in FAULTS or (end == "max_loops" and not self.notes):
             why = f"offline answer: {end}" + (f" ({note})" if note else "")
             await nav.emit(kind="stop", status=end, note=why[:300])
             return self._result(state, base, end, why, offline.dense_error)
@@ -229,65 +175,6 @@ class LLMReadPolicy:
         more = [c for c in base.citations if c not in mine]
         return self._result(state, None, end, verdict.reason, offline.dense_error,
                             (answer, [*mine, *more]))
-
-    async def _choose(self, nav: Navigator, head: str, cands: list[Candidate]) -> int:
-        """The model's choice among ``cands`` (1-based; ``0`` = none; the copied value decides,
-        :func:`~loop.policies.read_pick.resolve_pick`), one call and one re-ask; ``0`` when
-        both replies are unusable. :raises _Stop: deadline, token budget, fault."""
-        msgs = [{"role": "system", "content": PICK_SYSTEM},
-                {"role": "user", "content": pick_prompt(head, cands)}]
-        for attempt in range(2):
-            text, ms, tokens = await self._chat(nav, msgs, pick_schema(len(cands)),
-                                                self.pick_tokens)
-            try:
-                line, value = parse_pick(text, len(cands))
-            except rp.ReplyError as exc:
-                self.invalid += 1
-                await nav.emit(kind="llm", status="invalid", elapsed_ms=ms, tokens=tokens,
-                               note=f"pick: {exc}"[:300])
-                msgs = [*msgs[:2], {"role": "assistant", "content": text[:1000]},
-                        {"role": "user", "content": _PICK_REASK.format(error=exc)}]
-                continue
-            k = resolve_pick(cands, line, value)
-            await nav.emit(kind="llm", elapsed_ms=ms, tokens=tokens,
-                           note=(f"pick: value {value!r} line {line} -> {k} of {len(cands)}"
-                                 + (" (re-asked)" if attempt else ""))[:300])
-            return k
-        return 0
-
-    async def _pick(self, nav: Navigator, head: str, offline: OfflinePolicy,
-                    base: LoopResult) -> LoopResult:
-        """The pick step over the offline answer ``base`` (found): the model chooses among the
-        offline ranking's best lines; the chosen line is the answer, ``base``'s citations
-        follow as ``related``. A single candidate needs no call (the offline answer)."""
-        state = nav.state
-        cands = pick_candidates(offline.ranked_evidence(state),
-                                lead=[(c.chunk_id, c.quote) for c in base.citations],
-                                question=state.question)
-        if len(cands) < 2:
-            return self._result(state, base, "answer", "offline answer: one candidate line",
-                                offline.dense_error)
-        state.turn += 1
-        try:
-            k = await self._choose(nav, head, cands)
-        except _Stop as stop:
-            why = f"offline answer: {stop.reason}" + (f" ({stop})" if str(stop) else "")
-            await nav.emit(kind="stop", status=stop.reason, note=why[:300])
-            return self._result(state, base, stop.reason, why, offline.dense_error)
-        got = cands[k - 1] if k else None
-        chk = check_citations([{"chunk_id": got.chunk_id, "quote": u} for u in got.units],
-                              state.ctx.read, state.ctx.resolve) if got else None
-        if got is None or chk is None or not chk.verified:
-            why = "offline answer: the llm picked none of the offline lines"
-            await nav.emit(kind="stop", status="answer", note=why)
-            return self._result(state, base, "answer", why, offline.dense_error)
-        why = f"llm picked line {k} of {len(cands)} (offline rank {got.rank + 1})"
-        await nav.emit(kind="stop", status="answer", note=why)
-        res = self._result(state, None, "answer", why, offline.dense_error,
-                           (got.text(), list(chk.verified)))
-        res.brain = self.brain.removesuffix(":read") + ":pick"
-        res.related = [c for c in [*base.citations, *base.related] if c not in chk.verified]
-        return res
 
     async def _read(self, nav: Navigator, head: str) -> StopReason:
         """Blocks one at a time until the model says it can answer, the plan runs out
@@ -355,22 +242,3 @@ class LLMReadPolicy:
         found = bool(args.get("found")) and bool(chk.verified)
         return LoopResult(str(args.get("response", NOT_FOUND)) if found else NOT_FOUND, found,
                           chk.verified, "answer", "offline")
-
-    def _result(self, state: LoopState, base: LoopResult | None, reason: StopReason, guard: str,
-                dense_error: str, written: tuple[str, list[Citation]] | None = None
-                ) -> LoopResult:
-        """The LoopResult: ``base``'s answer (offline; ``brain`` ``offline``) or the LLM's
-        ``written`` answer and citations; ``guard`` says why."""
-        answer, citations = (base.answer, list(base.citations)) if base is not None else \
-            written or (NOT_FOUND, [])
-        return LoopResult(
-            answer=answer, found=base.found if base is not None else bool(citations),
-            citations=citations, stop_reason=reason,
-            brain="offline" if base is not None else self.brain,
-            dropped_citations=state.dropped + self.dropped_lines, steps=list(state.events),
-            llm_calls=state.llm_calls, prompt_tokens=state.prompt_tokens,
-            completion_tokens=state.completion_tokens, tool_calls=state.tool_calls,
-            elapsed_ms=(time.monotonic() - state.started) * 1000,
-            read_chunk_ids=list(state.ctx.read),
-            evidence_answer=base is not None and reason in _FAULTS,
-            dense_error=dense_error, guard=guard, invalid_actions=self.invalid)

@@ -16,8 +16,8 @@ from corpus.types import Chunk
 from loop.controller import EventCallback, LoopState
 from loop.evidence import asks_revision, best_evidence, is_revision_history
 from loop.policies.read_blocks import BLOCK_CHARS, Block, block_of, chunk_blocks
+from loop.results import LoopResult, StepEvent
 from loop.tools import TOOLS, run_tool
-from loop.types import LoopResult, StepEvent
 
 __all__ = ["Navigator", "OutOfTime"]
 

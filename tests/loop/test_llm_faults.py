@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from scripted_server import FAULTS, ScriptedChatServer
 
+from loop.config import LLMConfig
 from loop.errors import LLMError, LLMProtocolError, LLMTimeoutError, LLMUnavailableError
 from loop.llm_breaker import CircuitBreaker, llm_deadline, time_left
 from loop.llm_client import AsyncLLMClient
 from loop.llm_reply import parse_completion
-from loop.types import LLMConfig
 
 MSG = [{"role": "user", "content": "hi"}]
 

@@ -11,8 +11,8 @@ import httpx
 
 from corpus.directory_build import DirectoryBuilder, EntryCache
 from corpus.types import Chunk
+from loop.config import LLMConfig
 from loop.entry_writer import SCHEMA, LLMEntryWriter, parse_entries
-from loop.types import LLMConfig
 
 
 def _chunk(i: int, text: str, section: tuple[str, ...] = ("2 存储",)) -> Chunk:

@@ -1,0 +1,86 @@
+"""The pick step of the line-reading protocol (issue 14, protocol ``pick``): the model chooses
+which of the offline policy's best lines answers (:mod:`loop.policies.read_pick`: candidates,
+prompt, schema, parsing), one call and one re-ask; the chosen line is cited verbatim and the
+offline answer's citations follow as ``related``. "None of them", an unusable reply twice, a
+fault or the deadline keep the offline answer.
+"""
+
+from __future__ import annotations
+
+from loop.citations import check_citations
+from loop.policies.offline import OfflinePolicy
+from loop.policies.read_calls import ReadCalls, ReadStop
+from loop.policies.read_nav import Navigator
+from loop.policies.read_pick import (
+    PICK_SYSTEM,
+    Candidate,
+    parse_pick,
+    pick_candidates,
+    pick_prompt,
+    pick_schema,
+    resolve_pick,
+)
+from loop.results import LoopResult
+
+__all__ = ["PickStep"]
+
+_PICK_REASK = ('Your reply could not be used: {error}. Reply with one JSON object only, like '
+               '{{"value": "...", "line": 1}}.')
+
+
+class PickStep(ReadCalls):
+    """The pick step of :class:`loop.policies.llm_read.LLMReadPolicy` (module docstring);
+    ``pick_tokens`` is the ``max_tokens`` of its call."""
+
+    pick_tokens: int
+
+    async def _choose(self, nav: Navigator, head: str, cands: list[Candidate]) -> int:
+        """The model's choice among ``cands`` (1-based; ``0`` = none; the copied value decides,
+        :func:`~loop.policies.read_pick.resolve_pick`), one call and one re-ask; ``0`` when
+        both replies are unusable. :raises ReadStop: deadline, token budget, fault."""
+        msgs = [{"role": "system", "content": PICK_SYSTEM},
+                {"role": "user", "content": pick_prompt(head, cands)}]
+        got = await self._ask(nav, msgs, pick_schema(len(cands)), self.pick_tokens,
+                              lambda text: parse_pick(text, len(cands)), _PICK_REASK, "pick")
+        if got is None:
+            return 0
+        (line, value), attempt, ms, tokens = got
+        k = resolve_pick(cands, line, value)
+        await nav.emit(kind="llm", elapsed_ms=ms, tokens=tokens,
+                       note=(f"pick: value {value!r} line {line} -> {k} of {len(cands)}"
+                             + (" (re-asked)" if attempt else ""))[:300])
+        return k
+
+    async def _pick(self, nav: Navigator, head: str, offline: OfflinePolicy,
+                    base: LoopResult) -> LoopResult:
+        """The pick step over the offline answer ``base`` (found): the model chooses among the
+        offline ranking's best lines; the chosen line is the answer, ``base``'s citations
+        follow as ``related``. A single candidate needs no call (the offline answer)."""
+        state = nav.state
+        cands = pick_candidates(offline.ranked_evidence(state),
+                                lead=[(c.chunk_id, c.quote) for c in base.citations],
+                                question=state.question)
+        if len(cands) < 2:
+            return self._result(state, base, "answer", "offline answer: one candidate line",
+                                offline.dense_error)
+        state.turn += 1
+        try:
+            k = await self._choose(nav, head, cands)
+        except ReadStop as stop:
+            why = f"offline answer: {stop.reason}" + (f" ({stop})" if str(stop) else "")
+            await nav.emit(kind="stop", status=stop.reason, note=why[:300])
+            return self._result(state, base, stop.reason, why, offline.dense_error)
+        got = cands[k - 1] if k else None
+        chk = check_citations([{"chunk_id": got.chunk_id, "quote": u} for u in got.units],
+                              state.ctx.read, state.ctx.resolve) if got else None
+        if got is None or chk is None or not chk.verified:
+            why = "offline answer: the llm picked none of the offline lines"
+            await nav.emit(kind="stop", status="answer", note=why)
+            return self._result(state, base, "answer", why, offline.dense_error)
+        why = f"llm picked line {k} of {len(cands)} (offline rank {got.rank + 1})"
+        await nav.emit(kind="stop", status="answer", note=why)
+        res = self._result(state, None, "answer", why, offline.dense_error,
+                           (got.text(), list(chk.verified)))
+        res.brain = self.brain.removesuffix(":read") + ":pick"
+        res.related = [c for c in [*base.citations, *base.related] if c not in chk.verified]
+        return res
