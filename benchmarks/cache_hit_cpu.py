@@ -56,7 +56,7 @@ async def call(app: Any, body: bytes) -> dict[str, Any]:
 
 
 async def run(args: argparse.Namespace) -> None:
-    from gateway.conversation import crosslang
+    from gateway.conversation import cedict
     from gateway.main import create_app
 
     access = logging.getLogger("loopgate.access")
@@ -70,7 +70,7 @@ async def run(args: argparse.Namespace) -> None:
             again = await call(app, body)
             reply = orjson.loads(again["body"])
             assert reply.get("cached"), f"not a cache hit: {reply}"
-            crosslang._READY.wait(60)
+            cedict.wait_ready(60)
             for _ in range(300):
                 await call(app, body)
             rounds = []

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evals.adapters import LoopAgentAnswerer, RagPipelineAnswerer, RouterAnswerer
-from gateway.conversation.crosslang import finish_warm_up
+from gateway.conversation.cedict import finish_warm_up
 from gateway.settings import Settings
 
 __all__ = ["BuiltAnswerer", "build_answerer"]

@@ -27,9 +27,10 @@ import time
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.console import Console
 
 from gateway.cli.ask import AskMode, not_utf8
-from gateway.conversation.crosslang import finish_warm_up
+from gateway.conversation.cedict import finish_warm_up
 
 if TYPE_CHECKING:
     from gateway.wiring import Components
@@ -56,7 +57,7 @@ class ChatSession:
     """
 
     def __init__(self, components: Components, collection: str, mode: str,
-                 console: Any) -> None:
+                 console: Console) -> None:
         self.c, self.collection, self.mode, self.con = components, collection, mode, console
         self.history: list[dict[str, str]] = []
         self.session_id = _new_session()
@@ -151,7 +152,7 @@ def _new_session() -> str:
     return f"chat-{uuid.uuid4().hex}"
 
 
-def print_answer(body: dict[str, Any], con: Any) -> None:
+def print_answer(body: dict[str, Any], con: Console) -> None:
     """The question as read (a rewritten follow-up), the answer, its numbered citations and one
     route line (document text printed verbatim, no Rich markup)."""
     from corpus.citations import citation_location
@@ -197,7 +198,6 @@ def chat_command(
     ] = AskMode.auto,
 ) -> None:
     """Ask questions interactively in one loaded process (/help lists the commands)."""
-    from rich.console import Console
 
     from gateway.settings import get_settings
     from gateway.wiring import build_components

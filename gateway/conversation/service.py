@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from corpus.types import SearchFilter
+from gateway.cache import normalize_question
+from gateway.conversation.crosslang import CrossLanguage, CrossTerms
 from gateway.conversation.items import item_lists
 from gateway.conversation.memory import MemoryLimits, SessionMemory, bound, memory_tokens
 from gateway.conversation.rewrite import Rewrite, is_followup, rewrite_rules
@@ -72,7 +74,7 @@ class ConversationService:
     def __init__(self, store: SessionStore, limits: MemoryLimits | None = None, *,
                  read_chunks: ReadChunks | None = None,
                  llm_rewriter: Callable[..., Any] | None = None,
-                 cross_language: Any = None,
+                 cross_language: CrossLanguage | None = None,
                  llm_summariser: Callable[..., Any] | None = None,
                  corpus_version: Callable[[str], str] | None = None,
                  llm_key_terms: Callable[..., Any] | None = None) -> None:
@@ -153,8 +155,6 @@ class ConversationService:
     async def _reuse(self, turn: TurnContext, record: RouteTrace) -> None:
         """Answer from a fact card given for this question at the current corpus version (no
         re-reading; ``final_path`` ``memory``)."""
-        from gateway.cache import normalize_question
-
         if self.corpus_version is None or turn.memory is None:
             return
         version = await asyncio.to_thread(self.corpus_version, turn.query.collection)
@@ -220,21 +220,20 @@ class ConversationService:
             return rw
         if found is None:
             return rw
-        record.cross_language = {"terms": list(found.terms), "units": list(found.units),
-                                 "coverage": found.coverage}
-        named = getattr(found, "document", None)
-        if named is not None:
-            record.cross_language["document"] = named[1]
+        named = found.document
+        record.translated(found.terms, found.units, found.coverage,
+                          named[1] if named is not None else None)
         text = f"{rw.question} ({' '.join(found.terms)})" if found.terms else rw.question
         return Rewrite(rw.original, text, (*rw.rules, "cross_language"),
                        rw.by if rw.by != "none" else "rules",
                        rw.focus_doc or (named[0] if named is not None else None))
 
-    async def _llm_cross(self, question: str, collection: str, record: RouteTrace) -> Any:
+    async def _llm_cross(self, question: str, collection: str,
+                         record: RouteTrace) -> CrossTerms | None:
         """The LLM's key terms in the documents' language that the collection holds, or
         ``None`` (no LLM, same language, a failed call: flag ``crosslang_llm_failed``)."""
         cl, terms_of = self.cross_language, self.llm_key_terms
-        if terms_of is None:
+        if terms_of is None or cl is None:
             return None
         target = await asyncio.to_thread(cl.target_for, question, collection)
         if target is None:
@@ -242,13 +241,11 @@ class ConversationService:
         try:
             terms = await terms_of(question, target)
         except Exception:  # noqa: BLE001 - the dictionary terms are used instead
-            record.flags.append("crosslang_llm_failed")
+            record.flag("crosslang_llm_failed")
             return None
         kept = await asyncio.to_thread(cl.present, collection, terms)
         if not kept:
             return None
-        from gateway.conversation.crosslang import CrossTerms
-
         return CrossTerms(tuple(kept), ("llm",), round(len(kept) / max(1, len(terms)), 3))
 
     async def _cross_only(self, q: QueryInput, record: RouteTrace) -> TurnContext | None:
@@ -263,12 +260,12 @@ class ConversationService:
             new_q = dataclasses.replace(new_q, filters=SearchFilter(doc_ids=(rw.focus_doc,)))
         return TurnContext(new_q, rw, None, "")
 
-    async def finish(self, turn: TurnContext, result: Any, record: RouteTrace) -> None:
+    async def finish(self, turn: TurnContext, result: QueryResult, record: RouteTrace) -> None:
         """Record the answered turn in the memory and save it (no-op without a session)."""
         memory = turn.memory
         if memory is None:
             return
-        cites = [c.to_dict() if hasattr(c, "to_dict") else dict(c) for c in result.citations]
+        cites = [c.to_dict() for c in result.citations]
         read = [str(i) for i in (record.candidates or [])[:5]]
         memory.add_turn(turn.rewrite.original, turn.rewrite.question, result.answer,
                         bool(result.found), cites, self.limits, read=read,

@@ -25,18 +25,13 @@ outage.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from corpus.types import Chunk, ChunkStore
 from gateway.cache import build_answer_cache
-from gateway.conversation.crosslang import (
-    CrossLanguage,
-    catalogue_documents,
-    catalogue_languages,
-    document_texts,
-    store_search,
-    warm_up_in_background,
-)
+from gateway.conversation.cedict import warm_up_in_background
+from gateway.conversation.crosslang import CrossLanguage
 from gateway.conversation.llm import LLMConversation
 from gateway.conversation.memory import MemoryLimits
 from gateway.conversation.service import ConversationService
@@ -51,6 +46,12 @@ from gateway.redis_support import CircuitBreaker, open_redis
 from gateway.routing import Router
 from gateway.settings import Settings
 from gateway.wiring.components import Components
+from gateway.wiring.crosslang_sources import (
+    catalogue_documents,
+    catalogue_languages,
+    document_texts,
+    store_search,
+)
 from gateway.wiring.factories import (
     build_retriever,
     catalogue_directory,
@@ -62,9 +63,9 @@ from gateway.wiring.factories import (
 )
 from gateway.wiring.model_check import dense_without_model
 from loop.agent import LoopAgent
+from loop.config import LoopConfig
 from loop.llm_breaker import CircuitBreaker as LLMBreaker
 from loop.llm_client import AsyncLLMClient
-from loop.config import LoopConfig
 
 __all__ = ["assemble", "build_components", "build_conversation", "build_migration"]
 
@@ -188,13 +189,13 @@ def build_migration(settings: Settings) -> MigrationDispatcher | None:
     return dispatcher
 
 
-def _doc_head(store: Any) -> Any:
+def _doc_head(store: ChunkStore | None) -> Callable[[str, str], list[Chunk]] | None:
     """``(collection, doc_id) -> the document's first three chunks`` for the router's conflict
     check, or ``None`` without a chunk store."""
     if store is None:
         return None
 
-    def head(collection: str, doc_id: str) -> list[Any]:
+    def head(collection: str, doc_id: str) -> list[Chunk]:
         return list(store.document_chunks(collection, doc_id)[:3])
 
     return head

