@@ -11,9 +11,13 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 __all__ = ["IngestJob", "new_job_id", "run_in_daemon", "totals"]
+
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 def new_job_id() -> str:
@@ -58,29 +62,30 @@ def totals(files: dict[str, dict[str, Any]]) -> dict[str, int]:
     return {"pages": sum(f["pages"] for f in kept), "chunks": sum(f["chunks"] for f in kept)}
 
 
-async def run_in_daemon(fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+async def run_in_daemon(fn: Callable[P, T], *args: P.args, **kw: P.kwargs) -> T:
     """``fn(*args, **kw)`` in a daemon thread (a shutdown never waits on it); its result.
 
     :raises Exception: whatever ``fn`` raised.
     """
     loop = asyncio.get_running_loop()
-    fut: asyncio.Future[Any] = loop.create_future()
+    fut: asyncio.Future[T] = loop.create_future()
 
-    def settle(value: Any, error: BaseException | None) -> None:
+    def settle(outcome: tuple[T] | BaseException) -> None:
         if fut.done():
             return
-        if error is not None:
-            fut.set_exception(error)
+        if isinstance(outcome, BaseException):
+            fut.set_exception(outcome)
         else:
-            fut.set_result(value)
+            fut.set_result(outcome[0])
 
     def work() -> None:
+        outcome: tuple[T] | BaseException
         try:
-            value, error = fn(*args, **kw), None
+            outcome = (fn(*args, **kw),)
         except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
-            value, error = None, exc
+            outcome = exc
         try:
-            loop.call_soon_threadsafe(settle, value, error)
+            loop.call_soon_threadsafe(settle, outcome)
         except RuntimeError:  # the loop is gone (shutdown): nobody waits any more
             pass
 

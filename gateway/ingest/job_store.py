@@ -19,6 +19,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import redis
+
 __all__ = ["FileJobStore", "JobStore", "fsync_dir", "fsync_file"]
 
 log = logging.getLogger("loopgate.gateway")
@@ -116,10 +118,8 @@ class JobStore:
                  timeout_s: float = 2.0, keep: int = 200) -> None:
         self.files = FileJobStore(folder, keep)
         self.prefix, self.keep = prefix, keep
-        self.redis: Any = None
+        self.redis: redis.Redis | None = None
         if redis_url:
-            import redis
-
             self.redis = redis.Redis.from_url(redis_url, socket_timeout=timeout_s,
                                               socket_connect_timeout=timeout_s)
 
@@ -155,7 +155,8 @@ class JobStore:
         if self.redis is None:
             return []
         try:
-            ids = [i.decode() for i in self.redis.zrange(f"{self.prefix}jobs", 0, -1)]
+            ids = [i.decode() if isinstance(i, bytes) else str(i)
+                   for i in self.redis.zrange(f"{self.prefix}jobs", 0, -1)]
             raw = self.redis.mget([f"{self.prefix}job:{i}" for i in ids]) if ids else []
         except Exception as exc:  # noqa: BLE001 - start with what the disk holds
             log.error("job records in Redis unreadable (%s): only those on disk resume",

@@ -19,9 +19,14 @@ from __future__ import annotations
 import logging
 import shutil
 import time
-from typing import Any
+from pathlib import Path
+from typing import Protocol
 
-__all__ = ["MAX_ATTEMPTS", "recover"]
+from gateway.ingest.job import IngestJob
+from gateway.ingest.job_store import JobStore
+from gateway.ingest.writer import IngestHost
+
+__all__ = ["MAX_ATTEMPTS", "JobBook", "recover"]
 
 log = logging.getLogger("loopgate.gateway")
 
@@ -29,16 +34,42 @@ log = logging.getLogger("loopgate.gateway")
 MAX_ATTEMPTS = 5
 
 
-def recover(jobs: Any) -> tuple[list[Any], list[str], dict[str, Any]]:
+class JobBook(Protocol):
+    """What recovery reads and writes of :class:`gateway.ingest.jobs.IngestJobs`."""
+
+    @property
+    def store(self) -> JobStore:
+        """The persisted job records."""
+
+    @property
+    def data_dir(self) -> Path:
+        """The data directory (``uploads/`` below it)."""
+
+    @property
+    def c(self) -> IngestHost:
+        """The process's components."""
+
+    def remember(self, job: IngestJob) -> None:
+        """Keep ``job`` in memory."""
+
+    def staging_dir(self, job_id: str) -> Path:
+        """Where the job's files wait."""
+
+    def upload_root(self, collection: str) -> Path:
+        """The collection's upload folder."""
+
+    def persist(self, job: IngestJob) -> None:
+        """Write the job's record (blocking)."""
+
+
+def recover(jobs: JobBook) -> tuple[list[IngestJob], list[str], dict[str, int]]:
     """Load and sort out the records of ``jobs`` (an ``IngestJobs``).
 
     :returns: ``(jobs to run again, collections to reconcile, summary)``; the summary counts
         ``resumed``, ``rerun``, ``failed``, ``staging_removed``.
     """
-    from gateway.ingest.job import IngestJob
-
     summary = {"resumed": 0, "rerun": 0, "failed": 0, "staging_removed": 0}
-    resume: list[Any] = []
+    resume: list[IngestJob] = []
     try:
         jobs.store.files.remove_torn()
         records = jobs.store.load_all()
@@ -69,7 +100,7 @@ def recover(jobs: Any) -> tuple[list[Any], list[str], dict[str, Any]]:
     return resume, collections, summary
 
 
-def _sort_out(jobs: Any, job: Any, summary: dict[str, int]) -> None:
+def _sort_out(jobs: JobBook, job: IngestJob, summary: dict[str, int]) -> None:
     """Decide what a job found queued or running does now; persist the decision."""
     was = job.status
     staged, root = jobs.staging_dir(job.job_id), jobs.upload_root(job.collection)
@@ -94,6 +125,6 @@ def _sort_out(jobs: Any, job: Any, summary: dict[str, int]) -> None:
         job.note = job.note or "resumed after a restart"
         summary["resumed"] += 1
     try:
-        jobs._persist(job)  # noqa: SLF001 - same package, one writer
+        jobs.persist(job)
     except Exception as exc:  # noqa: BLE001
         log.error("job %s: record not persisted: %s", job.job_id, exc)
