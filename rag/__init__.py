@@ -10,11 +10,11 @@ from rag.confidence import (
     fit_logistic,
     refit_calibration,
 )
+from rag.embed_model import load_text_embedding
 from rag.embedder import (
     DEFAULT_EMBED_MODEL,
     FastEmbedEmbedder,
     check_collection,
-    load_text_embedding,
     startup_check,
 )
 from rag.errors import (

@@ -25,15 +25,16 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import partial
-from typing import Any
 
-from corpus.types import ChunkStore, SearchFilter, SearchHit
+from corpus.types import ChunkStore, SearchFilter
+from rag._retrieval_steps import by_name, elapsed_ms, hits, index_steps
 from rag.confidence import LogisticConfidence, compute_features
 from rag.expand import QueryExpander
 from rag.fusion import fuse
 from rag.pages import PageNavigator
 from rag.resolve import ProfileSource, Resolution
-from rag.steps import Flow, Outcome, Step, drive_async, drive_sync
+from rag.stage import FlowStage
+from rag.steps import Flow, Step
 from rag.types import (
     FLAG_KEYWORD_ONLY,
     Confidence,
@@ -53,7 +54,7 @@ WARNED_PAGE_FACTOR = 0.8
 FLAG_WARNED_PAGE = "evidence_on_warned_page"
 
 
-class HybridRetriever:
+class HybridRetriever(FlowStage[Retrieval]):
     """Dense + keyword retrieval with weighted RRF, adjacent-chunk merging and confidence.
 
     Usage example::
@@ -126,48 +127,10 @@ class HybridRetriever:
                 out[name] = f"{type(exc).__name__}: {exc}"
         return out
 
-    def run(
-        self,
-        question: str,
-        collection: str,
-        *,
-        top_k: int | None = None,
-        flt: SearchFilter | None = None,
-        mode: RetrievalMode = "hybrid",
-    ) -> Retrieval:
-        """Retrieve the top-k items for ``question`` (blocking).
-
-        :param question: the question text (any language).
-        :param collection: the collection to search.
-        :param top_k: items to return (default ``config.top_k``).
-        :param flt: optional restriction to documents / path / section prefix.
-        :param mode: ``hybrid`` (default), ``dense`` or ``keyword`` (evaluation, ablations).
-        :returns: the retrieval; timeouts and index errors are flagged, never raised.
-        """
-        return drive_sync(self.flow(question, collection, top_k=top_k, flt=flt, mode=mode))
-
-    async def run_async(
-        self,
-        question: str,
-        collection: str,
-        *,
-        top_k: int | None = None,
-        flt: SearchFilter | None = None,
-        mode: RetrievalMode = "hybrid",
-    ) -> Retrieval:
-        """Async twin of :meth:`run` (same flow; steps run in worker threads)."""
-        return await drive_async(self.flow(question, collection, top_k=top_k, flt=flt, mode=mode))
-
-    def flow(
-        self,
-        question: str,
-        collection: str,
-        *,
-        top_k: int | None = None,
-        flt: SearchFilter | None = None,
-        mode: RetrievalMode = "hybrid",
-    ) -> Flow[Retrieval]:
-        """The I/O-free retrieval flow: yields groups of steps, receives their outcomes."""
+    def flow(self, question: str, collection: str, *, top_k: int | None = None,
+             flt: SearchFilter | None = None, mode: RetrievalMode = "hybrid") -> Flow[Retrieval]:
+        """The I/O-free retrieval flow (:meth:`rag.stage.FlowStage.flow`): the top-k items for
+        ``question``; timeouts and index errors are flagged, never raised."""
         cfg = self.config
         k = top_k or cfg.top_k
         t0 = time.perf_counter()
@@ -184,7 +147,7 @@ class HybridRetriever:
         expansions: list[str] = []
         if self.expander is not None and not sparse.is_empty():
             sparse, expansions = self.expander.expand(question, sparse)
-        timings["tokenize"] = _ms(t)
+        timings["tokenize"] = elapsed_ms(t)
         if sparse.is_empty():
             want_kw = False
             if mode != "dense":
@@ -205,7 +168,7 @@ class HybridRetriever:
                     cfg.search_timeout_s,
                 )
             )
-        got = _by_name((yield first) if first else [], timings, flags)
+        got = by_name((yield first) if first else [], timings, flags)
         resolution: Resolution | None = None
         if "resolve" in got and got["resolve"].ok:
             resolution = got["resolve"].value
@@ -214,48 +177,8 @@ class HybridRetriever:
         page_docs = resolution.doc_ids if resolution is not None and resolution.sure else ()
 
         vector = got["embed"].value if "embed" in got and got["embed"].ok else None
-        second: list[Step] = []
-        if vector is not None and server:
-            second.append(
-                Step(
-                    "hybrid_search",
-                    partial(
-                        self.store.hybrid_search,
-                        collection,
-                        vector,
-                        sparse,
-                        prefetch,
-                        prefetch_k=prefetch,
-                        flt=flt,
-                        **_fusion_kwargs(self.store, cfg),
-                    ),
-                    cfg.search_timeout_s,
-                )
-            )
-        elif vector is not None:
-            second.append(
-                Step(
-                    "dense_search",
-                    partial(self.store.dense_search, collection, vector, prefetch, flt),
-                    cfg.search_timeout_s,
-                )
-            )
-        elif server and want_kw:  # embedding failed: the server path falls back to keywords
-            second.append(
-                Step(
-                    "keyword_search",
-                    partial(self.store.keyword_search, collection, sparse, prefetch, flt),
-                    cfg.search_timeout_s,
-                )
-            )
-        if want_kw and not server:  # the keyword query runs beside the dense query
-            second.append(
-                Step(
-                    "keyword_search",
-                    partial(self.store.keyword_search, collection, sparse, prefetch, flt),
-                    cfg.search_timeout_s,
-                )
-            )
+        second = index_steps(self.store, cfg, collection, vector, sparse, prefetch, flt,
+                             server=server, want_kw=want_kw)
         if self.pages is not None and page_docs and cfg.page_weight > 0 and mode == "hybrid":
             second.append(
                 Step(
@@ -265,14 +188,14 @@ class HybridRetriever:
                 )
             )
         t = time.perf_counter()
-        got.update(_by_name((yield second) if second else [], timings, flags))
-        timings["search"] = _ms(t)  # wall time of the index queries (run side by side)
+        got.update(by_name((yield second) if second else [], timings, flags))
+        timings["search"] = elapsed_ms(t)  # wall time of the index queries (run side by side)
 
-        dense = _hits(got.get("dense_search"))
-        keyword = _hits(got.get("keyword_search"))
+        dense = hits(got.get("dense_search"))
+        keyword = hits(got.get("keyword_search"))
         t = time.perf_counter()
         if "hybrid_search" in got:
-            fused_hits = _hits(got["hybrid_search"])
+            fused_hits = hits(got["hybrid_search"])
             items = fuse(fused_hits, [], top_k=k, rrf_k=cfg.rrf_k, merge=cfg.merge_adjacent)
             items = [replace(it, dense_score=None, dense_rank=None) for it in items]
         else:
@@ -286,19 +209,19 @@ class HybridRetriever:
                 doc_weight=cfg.doc_weight,
                 key_terms=key_terms,
                 merge=cfg.merge_adjacent,
-                pages=_hits(got.get("pages")),
+                pages=hits(got.get("pages")),
                 page_weight=cfg.page_weight,
             )
         features = compute_features(
-            dense, keyword, items, key_terms, self.tokenizer.normalize, _hits(got.get("pages"))
+            dense, keyword, items, key_terms, self.tokenizer.normalize, hits(got.get("pages"))
         )
         confidence = Confidence(self.scorer.score(features), features)
         if items and any(c.page_warning for c in items[0].chunks):
             # the best evidence sits on a page read by OCR or showing unread text (issue 17)
             confidence = Confidence(confidence.value * WARNED_PAGE_FACTOR, features)
             flags.append(FLAG_WARNED_PAGE)
-        timings["fuse"] = _ms(t)
-        timings["total"] = _ms(t0)
+        timings["fuse"] = elapsed_ms(t)
+        timings["total"] = elapsed_ms(t0)
         ran: RetrievalMode
         if ("hybrid_search" in got and got["hybrid_search"].ok) or (dense and keyword):
             ran = "hybrid"
@@ -317,39 +240,6 @@ class HybridRetriever:
             resolution=resolution,
             expansions=tuple(expansions),
         )
-
-
-def _fusion_kwargs(store: ChunkStore, cfg: RetrievalConfig) -> dict[str, Any]:
-    """RRF ``k`` and weights for stores whose ``hybrid_search`` accepts them (``QdrantChunkStore``
-    does; the ``ChunkStore`` protocol does not require it)."""
-    import inspect
-
-    params = inspect.signature(store.hybrid_search).parameters
-    out: dict[str, Any] = {}
-    if "rrf_k" in params:
-        out["rrf_k"] = cfg.rrf_k
-    if "weights" in params:
-        out["weights"] = (cfg.dense_weight, cfg.keyword_weight)
-    return out
-
-
-def _ms(t0: float) -> float:
-    return (time.perf_counter() - t0) * 1000.0
-
-
-def _by_name(
-    outcomes: Sequence[Outcome], timings: dict[str, float], flags: list[str]
-) -> dict[str, Outcome]:
-    """Record each outcome's time and flag; return them by step name."""
-    for o in outcomes:
-        timings[o.name] = o.ms
-        if not o.ok:
-            flags.append(o.flag)
-    return {o.name: o for o in outcomes}
-
-
-def _hits(outcome: Outcome | None) -> list[SearchHit]:
-    return list(outcome.value) if outcome is not None and outcome.ok and outcome.value else []
 
 
 def resolve_filter(

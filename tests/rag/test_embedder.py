@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from corpus.types import PassageEmbedder
-from rag.embedder import FastEmbedEmbedder, load_text_embedding
+from rag.embed_model import load_text_embedding
+from rag.embedder import FastEmbedEmbedder
 from rag.errors import EmbedderUnavailable
 from rag.types import QueryEmbedder
 
