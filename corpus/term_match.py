@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-__all__ = ["code_terms", "foreign_code", "holds_term", "is_code", "is_period"]
+__all__ = ["code_terms", "flat_code", "foreign_code", "holds_term", "is_code", "is_period"]
 
 _DIGIT = re.compile(r"\d")
 _LETTER = re.compile(r"[a-z]")
@@ -90,6 +90,17 @@ def holds_term(term: str, text: str) -> bool:
     if is_code(term) or term in text:
         return _pattern(term).search(text) is not None
     return False
+
+
+def flat_code(term: str) -> str | None:
+    """``term`` without its separators (hyphens of every kind, soft hyphen, spaces, ``_ . /``)
+    when it has one and is 6 or more characters long without them, holding a digit
+    (``esp32-pico-d4`` → ``esp32picod4``); ``None`` otherwise. Such a code matches a text
+    whatever separates its parts there (``corpus.evidence.TermMatcher.codes``)."""
+    if not _SPLIT.search(term):
+        return None
+    flat = _SPLIT.sub("", term)
+    return flat if len(flat) >= 6 and _DIGIT.search(flat) else None
 
 
 def _family(code: str) -> tuple[str, str]:

@@ -7,9 +7,9 @@ order to a model, a revision history. Pure functions, no I/O.
   question and not the question's own (``fw-3010`` for ``fw-301``,
   ``corpus.term_match.foreign_code``), or addressing the reader as a model or cut from such a
   line (``corpus.injection.in_injection``).
-- :func:`flat_code`: a key term written with separators and holding a digit, without its
-  separators (``esp32-pico-d4`` → ``esp32picod4``): it matches a text whatever separates its
-  parts there (soft hyphens in a PDF title, spaces in a file name).
+- :func:`flat_code` (``corpus.term_match``, the one code-separator rule): a key term written
+  with separators and holding a digit, without its separators (``esp32-pico-d4`` →
+  ``esp32picod4``): it matches a text whatever separates its parts there.
 - Revision histories: a document's own change log restates old and new values of the
   parameters the body specifies ("供电电压范围从 2.7 V ~ 3.6 V 改为 3.0 V ~ 3.6 V"), a look-alike
   of the real answer. :func:`under_revision_heading` (a heading of the section path *is* a
@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 
 from corpus.injection import in_injection
-from corpus.term_match import foreign_code
+from corpus.term_match import flat_code, foreign_code
 from corpus.tokenizer import holds_figure
 from corpus.types import Chunk
 
@@ -44,8 +44,6 @@ __all__ = [
 
 #: a decimal digit (any script's, as ``\d``)
 DIGIT = re.compile(r"\d")
-# separators inside a code (hyphens of every kind, the soft hyphen, spaces, _ . /)
-_SEPARATORS = re.compile(r"[\s\-_./\u00ad\u2010-\u2015\u2212]+")
 
 
 def holds_figure_unit(unit: str, normalized: str, terms: Iterable[str]) -> bool:
@@ -60,15 +58,6 @@ def excluded(chunk: Chunk, unit: str, codes: Sequence[str],
     of ``codes`` (the question's codes, ``corpus.term_match.code_terms``) without the
     question's own, or an order to a model (``corpus.injection``)."""
     return bool(codes and foreign_code(normalize(unit), codes)) or in_injection(chunk.text, unit)
-
-
-def flat_code(term: str) -> str | None:
-    """``term`` without its separators when it is a code written with separators, 6 or more
-    characters long without them and holding a digit; ``None`` otherwise."""
-    if not _SEPARATORS.search(term):
-        return None
-    flat = _SEPARATORS.sub("", term)
-    return flat if len(flat) >= 6 and DIGIT.search(flat) else None
 
 
 # headings of a revision history, whole (an optional chapter / section number in front)
