@@ -52,11 +52,6 @@ def _filter(flt: Flt | None) -> qm.Filter | None:
     return native_filter(flt, _cond, qm.Filter)
 
 
-def _required(flt: Flt) -> qm.Filter:
-    """The filter of a delete/update: an empty one is refused (it would touch every point)."""
-    return required_filter(_filter(flt))
-
-
 class ClientBackend:
     """Collections on a Qdrant server (or in qdrant-client local mode).
 
@@ -129,7 +124,8 @@ class ClientBackend:
             if ids:
                 self.client.delete(collection, qm.PointIdsList(points=list(ids)), wait=True)
             if flt is not None and not flt.is_empty():
-                self.client.delete(collection, qm.FilterSelector(filter=_required(flt)), wait=True)
+                selector = qm.FilterSelector(filter=required_filter(_filter(flt)))
+                self.client.delete(collection, selector, wait=True)
 
     def delete_keys(
         self, collection: str, flt: Flt, keys: Sequence[str], ids: Sequence[str] = ()
@@ -137,7 +133,7 @@ class ClientBackend:
         """Delete payload ``keys`` from the points ``ids`` when given, else from those matching
         ``flt``."""
         points = qm.PointIdsList(points=list(ids)) if ids else qm.FilterSelector(
-            filter=_required(flt))
+            filter=required_filter(_filter(flt)))
         with self._errors(f"update {collection!r}"):
             self.client.delete_payload(collection, list(keys), points=points, wait=True)
 

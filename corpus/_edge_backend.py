@@ -59,11 +59,6 @@ def _filter(flt: Flt | None) -> qe.Filter | None:
     return native_filter(flt, _cond, qe.Filter)
 
 
-def _required(flt: Flt) -> qe.Filter:
-    """The filter of a delete/update: an empty one is refused (it would touch every point)."""
-    return required_filter(_filter(flt))
-
-
 class EdgeBackend:
     """qdrant-edge-py shards under ``root`` (thread-safe; shards open lazily and stay open).
 
@@ -187,15 +182,16 @@ class EdgeBackend:
             if ids:
                 shard.update(qe.UpdateOperation.delete_points(list(ids)))
             if flt is not None and not flt.is_empty():
-                shard.update(qe.UpdateOperation.delete_points_by_filter(_required(flt)))
+                shard.update(qe.UpdateOperation.delete_points_by_filter(required_filter(_filter(flt))))
 
     def delete_keys(
         self, collection: str, flt: Flt, keys: Sequence[str], ids: Sequence[str] = ()
     ) -> None:
         """Delete payload ``keys`` from the points ``ids`` when given, else from those matching
         ``flt``."""
-        op = (qe.UpdateOperation.delete_payload(list(ids), list(keys)) if ids
-              else qe.UpdateOperation.delete_payload_by_filter(_required(flt), list(keys)))
+        op = (qe.UpdateOperation.delete_payload(list(ids), list(keys)) if ids else
+              qe.UpdateOperation.delete_payload_by_filter(required_filter(_filter(flt)),
+                                                          list(keys)))
         with self._errors(f"update {collection!r}"):
             self._shard(collection).update(op)
 

@@ -129,18 +129,10 @@ class Backend(Protocol):
         self, collection: str, flt: Flt, *, order_by: str | None, limit: int
     ) -> list[dict[str, Any]]: ...
     def count(self, collection: str, flt: Flt) -> int: ...
-    def search(
-        self,
-        collection: str,
-        *,
-        dense: Sequence[float] | None,
-        sparse: tuple[Sequence[int], Sequence[float]] | None,
-        limit: int,
-        flt: Flt,
-        prefetch_k: int = 0,
-        rrf_k: int = 60,
-        weights: Sequence[float] | None = None,
-    ) -> list[tuple[dict[str, Any], float]]: ...
+    def search(self, collection: str, *, dense: Sequence[float] | None,
+               sparse: tuple[Sequence[int], Sequence[float]] | None, limit: int, flt: Flt,
+               prefetch_k: int = 0, rrf_k: int = 60, weights: Sequence[float] | None = None
+               ) -> list[tuple[dict[str, Any], float]]: ...
     def flush(self) -> None: ...
     def close(self) -> None: ...
 

@@ -53,18 +53,10 @@ class StoreSearchMixin(StoreRecordsMixin):
             return []
         return self._search(collection, vector, None, top_k, flt)
 
-    def hybrid_search(
-        self,
-        collection: str,
-        vector: Sequence[float] | None,
-        query: SparseVector,
-        top_k: int,
-        *,
-        prefetch_k: int = 50,
-        flt: SearchFilter | None = None,
-        rrf_k: int = 60,
-        weights: tuple[float, float] | None = None,
-    ) -> list[SearchHit]:
+    def hybrid_search(self, collection: str, vector: Sequence[float] | None, query: SparseVector,
+                      top_k: int, *, prefetch_k: int = 50, flt: SearchFilter | None = None,
+                      rrf_k: int = 60, weights: tuple[float, float] | None = None
+                      ) -> list[SearchHit]:
         """Dense and ``bm25`` prefetches (``prefetch_k`` each) fused by reciprocal rank fusion
         in one Qdrant query; score = Σ weight/(rrf_k + rank). ``weights`` = (dense, bm25),
         default equal. Falls back to the one search that has a query when the other is

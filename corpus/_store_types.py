@@ -106,13 +106,9 @@ class ChunkStore(Protocol):
     def list_collections(self) -> list[str]:
         """Names of the collections that exist."""
 
-    def upsert_chunks(
-        self,
-        collection: str,
-        chunks: Sequence[Chunk],
-        sparse: Sequence[SparseVector],
-        dense: Sequence[Sequence[float]] | None = None,
-    ) -> None:
+    def upsert_chunks(self, collection: str, chunks: Sequence[Chunk],
+                      sparse: Sequence[SparseVector],
+                      dense: Sequence[Sequence[float]] | None = None) -> None:
         """Write chunks with their sparse (and optionally dense) vectors."""
 
     def delete_document(self, collection: str, doc_id: str) -> int:
@@ -137,15 +133,8 @@ class ChunkStore(Protocol):
     ) -> list[SearchHit]:
         """Dense cosine search."""
 
-    def hybrid_search(
-        self,
-        collection: str,
-        vector: Sequence[float] | None,
-        query: SparseVector,
-        top_k: int,
-        *,
-        prefetch_k: int = 50,
-        flt: SearchFilter | None = None,
-    ) -> list[SearchHit]:
+    def hybrid_search(self, collection: str, vector: Sequence[float] | None, query: SparseVector,
+                      top_k: int, *, prefetch_k: int = 50, flt: SearchFilter | None = None
+                      ) -> list[SearchHit]:
         """Dense and ``bm25`` prefetches fused by reciprocal rank fusion in one Qdrant query."""
 

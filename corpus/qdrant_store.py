@@ -157,15 +157,10 @@ class QdrantChunkStore(StoreSearchMixin):
         self._dense_ready.discard(collection)
 
     # --- writing chunks ---------------------------------------------------------------------
-    def upsert_chunks(
-        self,
-        collection: str,
-        chunks: Sequence[Chunk],
-        sparse: Sequence[SparseVector],
-        dense: Sequence[Sequence[float]] | None = None,
-        *,
-        staged: bool = False,
-    ) -> None:
+    def upsert_chunks(self, collection: str, chunks: Sequence[Chunk],
+                      sparse: Sequence[SparseVector],
+                      dense: Sequence[Sequence[float]] | None = None, *,
+                      staged: bool = False) -> None:
         """Write chunks with their sparse (and optionally dense) vectors, in batches of 256.
 
         An empty sparse vector is left out of its point (never sent to Qdrant). ``staged=True``
