@@ -11,8 +11,11 @@ from corpus.derived._asked import asked_phrase
 from corpus.derived._evaluate import formula_answer
 from corpus.derived._rows import (
     Derived,
+    KeyTerms,
     MoreRows,
+    Normalize,
     RowAt,
+    TermsOf,
     TextAbove,
     best_row,
     cell_value,
@@ -28,6 +31,9 @@ from corpus.tokenizer import asks_quantity
 from corpus.types import Chunk, Citation
 
 __all__ = ["computable", "derive", "derived_answer", "looked_up_answer", "looks_up"]
+
+#: a quote verifier (``corpus.citations.make_citation``): ``(chunk, quote) -> Citation | None``
+CitationMaker = Callable[[Chunk, str], Citation | None]
 
 _CHANGE = re.compile(r"\b(?:chang|grow|increas|decreas|declin)(?:e|es|ed|th|ing)?\b", re.I)
 
@@ -58,8 +64,8 @@ def computable(question: str) -> bool:
 
 
 def derive(question: str, rows: Sequence[RowAt],
-           terms_of: Callable[[str], tuple[Sequence[str], Sequence[str]]],
-           normalize: Callable[[str], str], more: MoreRows | None = None,
+           terms_of: TermsOf,
+           normalize: Normalize, more: MoreRows | None = None,
            above: TextAbove | None = None) -> Derived | None:
     """The figure the question asks to compute from ``rows``, or ``None``.
 
@@ -86,8 +92,8 @@ def derive(question: str, rows: Sequence[RowAt],
 
 
 def _change(question: str, years: list[str], rows: Sequence[RowAt],
-            terms_of: Callable[[str], tuple[Sequence[str], Sequence[str]]],
-            normalize: Callable[[str], str]) -> Derived | None:
+            terms_of: TermsOf,
+            normalize: Normalize) -> Derived | None:
     r = best_row(rows, terms_of(_STATEMENT_NAME.sub(" ", question)), years, normalize)
     if r is None:
         return None
@@ -108,8 +114,8 @@ def _change(question: str, years: list[str], rows: Sequence[RowAt],
 
 
 
-def _label_terms(text: str, key_terms: Callable[[str], Sequence[str]],
-                 phrases: Callable[[str], Sequence[str]] | None
+def _label_terms(text: str, key_terms: KeyTerms,
+                 phrases: KeyTerms | None
                  ) -> tuple[Sequence[str], Sequence[str]]:
     """``(own, expanded)``: the key terms of ``text``, and those plus its multi-word field
     phrases (``rag.expand``: "revenue" → "total net sales"), the terms a row label may match."""
@@ -118,16 +124,10 @@ def _label_terms(text: str, key_terms: Callable[[str], Sequence[str]],
     return own, [*own, *extra]
 
 
-def derived_answer(
-    question: str,
-    chunk_groups: Sequence[Sequence[Chunk]],
-    key_terms: Callable[[str], Sequence[str]],
-    normalize: Callable[[str], str],
-    make_citation: Callable[[Chunk, str], Citation | None],
-    phrases: Callable[[str], Sequence[str]] | None = None,
-    more: MoreRows | None = None,
-    above: TextAbove | None = None,
-) -> tuple[str, list[Citation]] | None:
+def derived_answer(question: str, chunk_groups: Sequence[Sequence[Chunk]], key_terms: KeyTerms,
+                   normalize: Normalize, make_citation: CitationMaker,
+                   phrases: KeyTerms | None = None, more: MoreRows | None = None,
+                   above: TextAbove | None = None) -> tuple[str, list[Citation]] | None:
     """The computed answer with a verified citation of every row it used, or ``None`` (no
     computable form, a row or cell missing, or a row quote that does not verify).
 
@@ -168,15 +168,10 @@ def looks_up(question: str) -> bool:
     return len(years_in(question)) == 1 and asks_quantity(question) and not computable(question)
 
 
-def looked_up_answer(
-    question: str,
-    chunk_groups: Sequence[Sequence[Chunk]],
-    key_terms: Callable[[str], Sequence[str]],
-    normalize: Callable[[str], str],
-    make_citation: Callable[[Chunk, str], Citation | None],
-    phrases: Callable[[str], Sequence[str]] | None = None,
-    above: TextAbove | None = None,
-) -> tuple[str, list[Citation]] | None:
+def looked_up_answer(question: str, chunk_groups: Sequence[Sequence[Chunk]],
+                     key_terms: KeyTerms, normalize: Normalize, make_citation: CitationMaker,
+                     phrases: KeyTerms | None = None, above: TextAbove | None = None
+                     ) -> tuple[str, list[Citation]] | None:
     """A figure looked up in a statement row: for a question asking for a figure
     (:func:`corpus.tokenizer.asks_quantity`) of exactly one year and not computable, the row
     whose label the question names wholly (every label word but ``net``, ``total``,

@@ -5,7 +5,7 @@ is done (``corpus.derived``)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from corpus.derived._asked import asked_formula, question_head
@@ -14,7 +14,9 @@ from corpus.derived._rows import (
     YEAR,
     Derived,
     MoreRows,
+    Normalize,
     RowAt,
+    TermsOf,
     TextAbove,
     best_row,
     cell_value,
@@ -44,8 +46,8 @@ class _Eval:
     rows: Sequence[RowAt]
     defs: dict[str, Node]
     year: str | None
-    terms_of: Callable[[str], tuple[Sequence[str], Sequence[str]]]
-    normalize: Callable[[str], str]
+    terms_of: TermsOf
+    normalize: Normalize
     doc_id: str | None = None
     used: list[RowAt] | None = None
     more: MoreRows | None = None
@@ -158,8 +160,8 @@ _PERCENT = re.compile(r"%|\bpercent", re.I)
 
 
 def formula_answer(question: str, defs: list[tuple[str, Node]], rows: Sequence[RowAt],
-             terms_of: Callable[[str], tuple[Sequence[str], Sequence[str]]],
-             normalize: Callable[[str], str], more: MoreRows | None = None,
+             terms_of: TermsOf,
+             normalize: Normalize, more: MoreRows | None = None,
              above: TextAbove | None = None) -> Derived | None:
     asked = asked_formula(question, defs)
     if asked is None:

@@ -19,7 +19,8 @@ from corpus.statement_rows import (
 from corpus.tuning import TUNING
 from corpus.types import Chunk, ChunkStore, SearchFilter, SparseVector
 
-__all__ = ["AVERAGE", "YEAR", "Derived", "MoreRows", "RowAt", "TextAbove", "adjacent_runs",
+__all__ = ["AVERAGE", "YEAR", "Derived", "KeyTerms", "MoreRows", "Normalize", "RowAt", "TermsOf",
+           "TextAbove", "adjacent_runs",
            "best_row", "cell_value", "chunks_above", "converted", "decimals_of", "document_search",
            "fmt", "statement_rows_of", "years_in"]
 
@@ -52,6 +53,12 @@ class Derived:
     value: float
     rows: tuple[RowAt, ...]
 
+
+#: text -> its key terms (``Tokenizer.key_terms``); text -> the key terms' normal form
+#: (``Tokenizer.normalize``); text -> ``(key terms, key terms + field phrases)`` of a phrase
+KeyTerms = Callable[[str], Sequence[str]]
+Normalize = Callable[[str], str]
+TermsOf = Callable[[str], tuple[Sequence[str], Sequence[str]]]
 
 # chunk -> the text of the chunks before it in its document (a statement's period header and
 # scale often sit a page part or three above the row: a table split into chunks)
@@ -156,7 +163,7 @@ def years_in(text: str) -> list[str]:
 
 
 def best_row(rows: Sequence[RowAt], terms: tuple[Sequence[str], Sequence[str]],
-              need: Sequence[str], normalize: Callable[[str], str],
+              need: Sequence[str], normalize: Normalize,
               min_cover: float = _MIN_COVER, silent: re.Pattern[str] | None = None,
               balance: bool = False) -> RowAt | None:
     """The row whose label the phrase covers best by its key terms or field phrases
