@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from collections.abc import Sequence
 from typing import Any
 
 from corpus.types import Chunk, ChunkStore, Citation, SearchFilter, SearchHit
 from evals.questions import Question
 from evals.types import AnswerRecord, Location
+from gateway.routing import QueryInput, retrieval_query
 
 __all__ = [
     "LoopAgentAnswerer",
@@ -54,8 +56,6 @@ def chunk_location(chunk: Chunk, score: float | None = None, page_end: int = 0) 
 
 
 def _query(question: Question, history: list[dict[str, str]]) -> str:
-    from gateway.routing import retrieval_query
-
     return str(retrieval_query(question.question, tuple(history)))
 
 
@@ -225,10 +225,6 @@ class RouterAnswerer:
         """Ask the earlier ``turns`` and then the question in one fresh session (through the
         session memory, no history sent); the record is the question's; the session is
         forgotten afterwards."""
-        import uuid
-
-        from gateway.routing import QueryInput
-
         sid = f"eval-{uuid.uuid4().hex}"
         for turn in turns:
             await self.router.ask(QueryInput(turn, collection, self.mode, use_cache=False,
@@ -255,8 +251,6 @@ class RouterAnswerer:
         session_id: str | None = None,
     ) -> AnswerRecord:
         """Ask the router; map its route record onto the scored record."""
-        from gateway.routing import QueryInput
-
         kw: dict[str, Any] = {
             "question": question.question,
             "collection": collection,

@@ -13,12 +13,23 @@ Outputs (``--out``, default ``./eval-runs/<mode>``): ``results.jsonl``, ``summar
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+
+from corpus.catalogue import Catalogue
+from corpus.errors import StoreError
+from evals.compare import compare_summaries, load_summary, render_comparison
+from evals.gold import doc_matches
+from evals.harness import run_eval
+from evals.questions import QuestionFormatError, load_questions
+from evals.report import render_table
+from evals.report_html import write_report
+from gateway.settings import get_settings
 
 __all__ = ["eval_command", "find_baseline", "register"]
 
@@ -41,8 +52,6 @@ def find_baseline(question_files: list[Path], name: str = "B3") -> Path | None:
 
 
 def _compare(paths: list[str]) -> None:
-    from evals.compare import compare_summaries, load_summary, render_comparison
-
     if len(paths) != 2:
         raise typer.BadParameter("compare takes exactly two summary.json files (or run folders)")
     try:
@@ -56,12 +65,6 @@ def _compare(paths: list[str]) -> None:
 def _report(dirs: list[str]) -> None:
     """Rewrite ``report.html`` of run folders from their ``results.jsonl`` and ``summary.json``
     (after sibling runs finished, so the per-mode chart holds them all)."""
-    import json
-
-    from evals.compare import load_summary
-    from evals.report import render_table
-    from evals.report_html import write_report
-
     if not dirs:
         raise typer.BadParameter("report takes one or more run folders")
     for d in map(Path, dirs):
@@ -99,9 +102,6 @@ def _warn_missing_gold(store: Any, collection: str, questions: list[Any]) -> Non
     """Say when gold documents of the selected questions are not in the collection: those
     questions cannot score (a new user ran the DRCD set against the PDF sample collection and
     got 0 % with no hint why)."""
-    from corpus.catalogue import Catalogue
-    from evals.gold import doc_matches
-
     paths = list(Catalogue(store).entries(collection))
     with_gold = [q for q in questions if q.gold_docs]
     missing = [q for q in with_gold if not any(doc_matches(q, p) for p in paths)]
@@ -170,11 +170,6 @@ def eval_command(
     if args and args[0] == "report":
         _report(args[1:])
         return
-    from evals.harness import run_eval
-    from evals.questions import QuestionFormatError, load_questions
-    from evals.report import render_table
-    from gateway.settings import get_settings
-
     if mode not in ("rag", "loop", "auto"):
         raise typer.BadParameter(f"--mode must be rag, loop or auto, not {mode!r}")
     if context not in ("conversation", "history", "none"):
@@ -212,8 +207,6 @@ def eval_command(
     except RuntimeError as exc:
         typer.secho(f"error: {exc}", fg="red", err=True)
         raise typer.Exit(1) from exc
-    from corpus.errors import StoreError
-
     if collection not in built.store.list_collections():
         asyncio.run(built.aclose())
         typer.secho(

@@ -10,6 +10,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+from rich.table import Table
+
+from evals.report import short_name
+
 __all__ = ["FIGURES", "compare_summaries", "load_summary", "render_comparison"]
 
 # (key, kind): "rate" fractions shown in points, "value" numbers; latency via latency_ms.
@@ -83,11 +88,6 @@ def compare_summaries(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
 def render_comparison(diff: dict[str, Any], console: Any = None) -> None:
     """Print the overall figures (A, B, Δ) and a per-dataset/language table of deltas
     (rates in %, deltas in points; latency in ms)."""
-    from rich.console import Console
-    from rich.table import Table
-
-    from evals.report import short_name
-
     if console is None:
         console = Console()
         if not console.is_terminal:

@@ -27,6 +27,8 @@ from typing import Any
 from evals.adapters import LoopAgentAnswerer, RagPipelineAnswerer, RouterAnswerer
 from gateway.conversation.cedict import finish_warm_up
 from gateway.settings import Settings
+from gateway.wiring import build_components
+from rag.pipeline import RagPipeline
 
 __all__ = ["BuiltAnswerer", "build_answerer"]
 
@@ -57,8 +59,6 @@ def build_answerer(mode: str, settings: Settings, *, offline: bool = False) -> B
     """
     if mode not in ("rag", "loop", "auto"):
         raise ValueError(f"mode must be rag, loop or auto, got {mode!r}")
-    from gateway.wiring import build_components
-
     c = build_components(settings)
     if c.store is None or c.retriever is None:
         raise RuntimeError(f"the chunk store is unavailable: {c.store_error or 'not configured'}")
@@ -67,8 +67,6 @@ def build_answerer(mode: str, settings: Settings, *, offline: bool = False) -> B
         # the CC-CEDICT index built before the first question: on a loaded machine the first
         # questions of a run went without cross-language terms, figures depending on the load
         finish_warm_up()
-    from rag.pipeline import RagPipeline
-
     pipeline = RagPipeline(c.retriever, answer_floor=settings.rag_answer_floor)
     if mode == "rag":
         return BuiltAnswerer(RagPipelineAnswerer(pipeline), c)

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Console
+from rich.table import Table
+
 __all__ = [
     "COLUMNS",
     "render_table",
@@ -65,11 +68,8 @@ def summary_rows(summary: dict[str, Any]) -> list[tuple[str, list[str]]]:
     return out
 
 
-def render_table(summary: dict[str, Any], console: Any = None) -> None:
+def render_table(summary: dict[str, Any], console: Console | None = None) -> None:
     """Print the summary table (rates in %) and the baseline differences to the terminal."""
-    from rich.console import Console
-    from rich.table import Table
-
     if console is None:
         console = Console()
         if not console.is_terminal:

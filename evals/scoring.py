@@ -20,6 +20,8 @@ import unicodedata
 from functools import lru_cache
 from typing import Any
 
+import opencc
+
 from evals.gold import doc_matches, gold_level, location_hits_gold, section_hits_gold
 from evals.questions import Question
 from evals.types import AnswerRecord
@@ -70,8 +72,6 @@ _MAX_NUMERIC_RESIDUE = 12
 
 @lru_cache(maxsize=1)
 def _t2s() -> Any:
-    import opencc
-
     return opencc.OpenCC("t2s")
 
 

@@ -34,9 +34,13 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from pydantic import ValidationError
+
 from corpus.errors import LoopGateError, ParseError, StoreError
+from rag.errors import CollectionMismatchError
 
 __all__ = [
     "BadRequest",
@@ -151,20 +155,16 @@ def status_of(exc: BaseException) -> tuple[int, str]:
         return exc.status, exc.code
     if isinstance(exc, ParseError):
         return 422, exc.code
-    from pydantic import ValidationError
-
     if isinstance(exc, ValidationError):
         return 400, "bad_request"
     if isinstance(exc, StoreError):
         return 503, "data_dir_locked" if is_lock_error(exc) else "store_unavailable"
-    from rag.errors import CollectionMismatchError
-
     if isinstance(exc, CollectionMismatchError):
         return 409, "collection_mismatch"
     return 500, "internal"
 
 
-def validation_message(errors: Any) -> str:
+def validation_message(errors: Iterable[Mapping[str, Any]]) -> str:
     """One line from pydantic / FastAPI validation errors: ``field: problem; …`` (first five)."""
     parts = []
     for err in list(errors)[:5]:

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import Literal, TypeVar
+
+import redis.asyncio
+import redis.exceptions
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 
 from gateway.errors import ServiceUnavailable
-
-if TYPE_CHECKING:
-    import redis.asyncio
 
 __all__ = ["CircuitBreaker", "RedisUnavailableError", "call_redis", "open_redis"]
 
@@ -120,8 +122,6 @@ async def call_redis(breaker: CircuitBreaker, backend: str, call: Callable[[], A
     :raises RedisUnavailableError: when the breaker is open or the call fails (original error
         chained with ``from``).
     """
-    import redis.exceptions
-
     if not breaker.allow():
         raise RedisUnavailableError(
             f"Redis unavailable for the {backend} ({breaker.last_error or 'breaker open'})",
@@ -155,10 +155,6 @@ def open_redis(url: str, *, timeout_s: float) -> redis.asyncio.Redis:
     :param timeout_s: socket connect and read timeout, seconds (> 0).
     :raises ValueError: on an unparseable URL.
     """
-    import redis.asyncio
-    from redis.asyncio.retry import Retry
-    from redis.backoff import NoBackoff
-
     return redis.asyncio.from_url(
         url,
         socket_timeout=timeout_s,

@@ -13,9 +13,10 @@ with :meth:`Principal.check` (``"*"`` allows all).
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 from fastapi import Depends, Request
 
@@ -24,11 +25,9 @@ from corpus._store_common import check_collection_name as _store_check
 from corpus.errors import StoreError
 from gateway.errors import BadRequest, Forbidden, NotFound, Unauthorized
 from gateway.observe import CALLER
+from gateway.routing import Router
 from gateway.settings import Settings
-
-if TYPE_CHECKING:
-    from gateway.routing import Router
-    from gateway.wiring import Components
+from gateway.wiring import Components
 
 __all__ = [
     "COLLECTION_PATTERN",
@@ -118,8 +117,6 @@ def _principal(settings: Settings, header: str) -> Principal:
 def _scope(key: str) -> str:
     """The session scope of an API key (sha256 prefix: keys that share a prefix never share
     sessions)."""
-    import hashlib
-
     return "key:" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 

@@ -5,18 +5,15 @@ one from the settings."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+
+import redis.asyncio
 
 from gateway.cache._backends import RedisCacheStore
 from gateway.cache._memory_store import MemoryCacheStore
 from gateway.cache._types import CacheConfig
 from gateway.cache.answer_cache import AnswerCache
-from gateway.redis_support import CircuitBreaker
-
-if TYPE_CHECKING:
-    import redis.asyncio
-
-    from gateway.settings import Settings
+from gateway.redis_support import CircuitBreaker, open_redis
+from gateway.settings import Settings
 
 __all__ = ["MemoryAnswerCache", "RedisAnswerCache", "build_answer_cache"]
 
@@ -72,8 +69,6 @@ def build_answer_cache(
     if client is None and not settings.redis_url:
         return MemoryAnswerCache(config)
     if client is None:
-        from gateway.redis_support import open_redis
-
         client = open_redis(settings.redis_url, timeout_s=settings.timeout_cache_s)
     return RedisAnswerCache(
         client, config, breaker=breaker or CircuitBreaker(settings.redis_retry_s)

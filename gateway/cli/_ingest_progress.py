@@ -10,22 +10,19 @@ pessimistic early on rather than optimistic.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from corpus.ingest import IngestProgress
 
 __all__ = ["ingest_progress"]
 
 
-def ingest_progress(console: Any, *, disable: bool) -> tuple[Any, Callable[[Any], None]]:
+def ingest_progress(console: Console, *, disable: bool
+                    ) -> tuple[Progress, Callable[[IngestProgress], None]]:
     """A rich ``Progress`` (use it as a context manager) and the callback to pass as
     ``Ingestor.ingest_paths(progress=…)``; the callback takes ``corpus.ingest.IngestProgress``."""
-    from rich.progress import (
-        BarColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
     progress = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -40,7 +37,7 @@ def ingest_progress(console: Any, *, disable: bool) -> tuple[Any, Callable[[Any]
     )
     task = progress.add_task("ingest", total=None, files="", detail="scanning …")
 
-    def on_progress(ev: Any) -> None:
+    def on_progress(ev: IngestProgress) -> None:
         rate = ev.pages / ev.elapsed_s if ev.elapsed_s > 0 else 0.0
         total = max(ev.bytes_total, 1)
         progress.update(

@@ -18,6 +18,9 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.console import Console
+
+from rag.types import RagAnswer
 
 if TYPE_CHECKING:
     from gateway.settings import Settings
@@ -58,7 +61,7 @@ def not_utf8(text: str) -> str:
     return ""
 
 
-def answer_to_dict(ans: Any) -> dict[str, Any]:
+def answer_to_dict(ans: RagAnswer) -> dict[str, Any]:
     """JSON-safe form of a :class:`rag.types.RagAnswer`."""
     r = ans.retrieval
     return {
@@ -89,9 +92,8 @@ def answer_to_dict(ans: Any) -> dict[str, Any]:
     }
 
 
-def print_rag_answer(ans: Any, *, console: Any = None) -> None:
+def print_rag_answer(ans: RagAnswer, *, console: Console | None = None) -> None:
     """Human-readable report of a :class:`rag.types.RagAnswer` (rich)."""
-    from rich.console import Console
     from rich.table import Table
 
     from corpus.citations import citation_location
@@ -156,7 +158,6 @@ def ask_rag(
     as_json: bool = False,
 ) -> int:
     """Run the RAG path for one question and print the report; returns the exit code."""
-    from rich.console import Console
 
     from corpus.errors import StoreError
     from gateway.settings import get_settings

@@ -15,15 +15,16 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from rich.console import Console
+
 if TYPE_CHECKING:
     from gateway.settings import Settings
 
 __all__ = ["ask_auto", "print_result"]
 
 
-def print_result(body: dict[str, Any], *, console: Any = None) -> None:
+def print_result(body: dict[str, Any], *, console: Console | None = None) -> None:
     """Human-readable report of a router result (``QueryResult`` as a dict with ``route``)."""
-    from rich.console import Console
 
     from corpus.citations import citation_location
 

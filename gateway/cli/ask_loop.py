@@ -14,15 +14,18 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from rich.console import Console
+
+from loop.results import LoopResult
+
 if TYPE_CHECKING:
     from gateway.settings import Settings
 
 __all__ = ["ask_loop", "print_loop_result"]
 
 
-def print_loop_result(res: Any, *, console: Any = None) -> None:
-    """Human-readable report of a :class:`loop.types.LoopResult`."""
-    from rich.console import Console
+def print_loop_result(res: LoopResult, *, console: Console | None = None) -> None:
+    """Human-readable report of a :class:`loop.results.LoopResult`."""
     from rich.table import Table
 
     from corpus.citations import citation_location

@@ -13,9 +13,12 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.console import Console
+
+from corpus.ingest import IngestReport
 
 if TYPE_CHECKING:
     from corpus.types import PassageEmbedder
@@ -35,7 +38,7 @@ def _embedder(settings: Settings, no_embed: bool) -> PassageEmbedder | None:
     return get_embedder(settings, bulk=True)
 
 
-def _summary(report: Any, console: Any) -> None:
+def _summary(report: IngestReport, console: Console) -> None:
     from rich.table import Table
 
     counts = report.counts
@@ -103,7 +106,6 @@ def ingest_command(
     ] = None,
 ) -> None:
     """Ingest files and folders into a collection (unchanged files are skipped)."""
-    from rich.console import Console
 
     from corpus._store_common import check_collection_name
     from corpus.errors import StoreError

@@ -10,11 +10,12 @@ and the follow-up is refused (the rules' rewrite stands).
 
 from __future__ import annotations
 
-from typing import Any
+from json_repair import repair_json
 
 from gateway.conversation.items import words
 from gateway.conversation.memory import SessionMemory
 from gateway.conversation.rewrite import Rewrite
+from loop.llm_client import AsyncLLMClient
 
 __all__ = ["LLMConversation"]
 
@@ -44,8 +45,6 @@ _S_SCHEMA = {"type": "object", "properties": {"summary": {"type": "string"}},
 
 
 def _field(content: str, name: str) -> str:
-    from json_repair import repair_json
-
     data = repair_json(content, return_objects=True)
     return str(data.get(name, "")).strip() if isinstance(data, dict) else ""
 
@@ -57,7 +56,7 @@ class LLMConversation:
     :param max_tokens: reply budget per call.
     """
 
-    def __init__(self, llm: Any, *, max_tokens: int = 160) -> None:
+    def __init__(self, llm: AsyncLLMClient, *, max_tokens: int = 160) -> None:
         self.llm = llm
         self.max_tokens = max_tokens
 
@@ -89,8 +88,6 @@ class LLMConversation:
 
         :raises loop.errors.LLMError: the call failed.
         """
-        from json_repair import repair_json
-
         name = "Simplified Chinese" if language == "zh" else "English"
         reply = await self.llm.chat(
             [{"role": "system", "content": _TERMS_SYSTEM.format(language=name)},

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import orjson
 from cachetools import TTLCache
@@ -145,7 +145,7 @@ class SessionStore:
             await self.client.aclose()
 
 
-def _decode(raw: Any) -> SessionMemory | None:
+def _decode(raw: str | bytes | None) -> SessionMemory | None:
     if raw is None:
         return None
     try:

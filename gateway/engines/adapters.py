@@ -12,7 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from corpus.types import SearchFilter, SearchHit
+from gateway.cache import AnswerCache
 from gateway.engines.rag_engine import to_hits
+from rag.retriever import HybridRetriever
 
 __all__ = ["CacheAdapter", "RetrieverSearch"]
 
@@ -20,15 +22,14 @@ __all__ = ["CacheAdapter", "RetrieverSearch"]
 class CacheAdapter:
     """``gateway.cache.AnswerCache`` behind the router's ``AnswerCache`` protocol."""
 
-    def __init__(self, cache: Any) -> None:
+    def __init__(self, cache: AnswerCache) -> None:
         self.cache = cache
 
     def peek(self, question: str, collection: str, mode: str,
              corpus_version: str) -> dict[str, Any] | None:
         """The near-cache payload (in process, no I/O) or ``None``; see ``AnswerCache.peek``."""
-        peek = getattr(self.cache, "peek", None)
-        entry = None if peek is None else peek(question, collection=collection, mode=mode,
-                                               corpus_version=corpus_version)
+        entry = self.cache.peek(question, collection=collection, mode=mode,
+                                corpus_version=corpus_version)
         return None if entry is None else dict(entry.answer)
 
     async def get(self, question: str, collection: str, mode: str,
@@ -50,7 +51,7 @@ class CacheAdapter:
 class RetrieverSearch:
     """``loop.types.SearchBackend`` over the hybrid retriever (the LoopAgent's ``search`` tool)."""
 
-    def __init__(self, retriever: Any) -> None:
+    def __init__(self, retriever: HybridRetriever) -> None:
         self.retriever = retriever
 
     def search(self, query: str, collection: str, top_k: int,

@@ -15,9 +15,11 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from corpus.types import SearchFilter, SearchHit
+from corpus.types import ChunkStore, SearchFilter, SearchHit
 from gateway.routing import AnswerDraft, EventSink, LoopResult
+from loop.agent import LoopAgent
 from loop.llm_breaker import llm_deadline
+from loop.results import StepEvent
 
 __all__ = ["LoopAgentEngine", "describe_step"]
 
@@ -56,7 +58,7 @@ class LoopAgentEngine:
         the offline policy's answer when the LLM fails.
     """
 
-    def __init__(self, agent: Any, store: Any, *, deadline_s: float | None = None,
+    def __init__(self, agent: LoopAgent, store: ChunkStore | None, *, deadline_s: float | None = None,
                  llm_reserve_s: float = 1.0) -> None:
         self.agent = agent
         self.store = store
@@ -73,7 +75,7 @@ class LoopAgentEngine:
 
         offline_switch: list[str] = []  # notes of LLM failures (every step passes through here)
 
-        async def forward(step: Any) -> None:
+        async def forward(step: StepEvent) -> None:
             ev = step.to_dict()
             if ev.get("kind") == "llm" and ev.get("status") == "error":
                 offline_switch.append(str(ev.get("note", "")))
@@ -107,7 +109,7 @@ class LoopAgentEngine:
             flags.append(f"loop_stop:{res.stop_reason}")
         if res.dense_error:
             flags.append("embedder_unavailable")
-        if res.unsupported_sentences:  # dropped by loop.agent.checked
+        if res.unsupported_sentences:  # dropped by loop.answer_checks.checked
             flags.append(f"unsupported_sentences:{res.unsupported_sentences}")
         if res.computed:  # a change or ratio computed from the statement rows read
             flags.append("computed")

@@ -17,9 +17,10 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
+
+from loop.types import UnitEmbedder
 
 __all__ = ["SharedUnitEmbedder"]
 
@@ -35,7 +36,7 @@ class SharedUnitEmbedder:
     :param max_entries: passage vectors kept (least recently used dropped first).
     """
 
-    def __init__(self, inner: Any, max_entries: int = 4096) -> None:
+    def __init__(self, inner: UnitEmbedder, max_entries: int = 4096) -> None:
         self.inner = inner
         self.max_entries = max(1, int(max_entries))
         self._vecs: OrderedDict[bytes, np.ndarray] = OrderedDict()

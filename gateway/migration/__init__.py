@@ -17,8 +17,9 @@ URL), so the query route can skip migration entirely.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from corpus.errors import StoreError
 from gateway.migration.agreement import (
     Agreement,
     MigrationLog,
@@ -44,9 +45,7 @@ from gateway.migration.modes import (
     canary_selects_loopgate,
 )
 from gateway.migration.outcome import MigrationOutcome
-
-if TYPE_CHECKING:
-    from gateway.settings import Settings
+from gateway.settings import Settings
 
 __all__ = [
     "Agreement",
@@ -137,7 +136,6 @@ def build_existing_store(settings: Settings, client: Any = None) -> Any:
     """
     if not settings.existing_collections:
         return None
-    from corpus.errors import StoreError
     from gateway.migration.existing_collection import (
         PayloadMapping,
         QdrantExistingCollectionStore,

@@ -17,6 +17,7 @@ import time
 from collections.abc import Awaitable
 from typing import Any
 
+from gateway.cache import normalize_question
 from gateway.migration.agreement import MigrationLog, compare
 from gateway.migration.legacy import LegacyRagClient
 from gateway.migration.legacy_types import LegacyAnswer, LegacyConfigError
@@ -96,8 +97,6 @@ class MigrationDispatcher:
         """The key hashed for the canary split."""
         if self.policy.canary_key == "user" and user:
             return f"user:{user}"
-        from gateway.cache import normalize_question
-
         return f"q:{normalize_question(question)}"
 
     async def dispatch(

@@ -21,17 +21,15 @@ import asyncio
 import logging
 from collections import deque
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from gateway.redis_support import CircuitBreaker, RedisUnavailableError, call_redis
-from gateway.routing import RouteRecord
+import redis.asyncio
 
-if TYPE_CHECKING:
-    import redis.asyncio
-
-    from gateway.observe.metrics import GatewayMetrics
-    from gateway.settings import Settings
+from gateway.observe.metrics import GatewayMetrics
 from gateway.observe.route_query import RouteQuery, select
+from gateway.redis_support import CircuitBreaker, RedisUnavailableError, call_redis, open_redis
+from gateway.routing import RouteRecord
+from gateway.settings import Settings
 
 __all__ = [
     "CALLER",
@@ -245,8 +243,6 @@ def build_route_log(
     if client is None and not settings.redis_url:
         return MemoryRouteLog(settings.routelog_max_records)
     if client is None:
-        from gateway.redis_support import open_redis
-
         client = open_redis(settings.redis_url, timeout_s=settings.timeout_cache_s)
     return RedisRouteLog(
         client,

@@ -24,15 +24,17 @@ from __future__ import annotations
 import json
 import math
 import random
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from corpus.tokenizer import Tokenizer, asks_quantity
 from gateway.routing.rules import Decision, Signal
 from gateway.routing.types import RagResult
 from gateway.settings import Settings
-from rag.confidence import FEATURE_NAMES
+from rag.confidence import FEATURE_NAMES, fit_logistic
 
 __all__ = [
     "ROUTER_FEATURES",
@@ -69,8 +71,6 @@ def decision_features(
     :param top_path: path of the top RAG candidate (``""`` when none).
     :param resolved: document resolution narrowed the search (``Retrieval.resolution.sure``).
     """
-    from corpus.tokenizer import asks_quantity
-
     feats = dict(features or {})
     han = sum("\u4e00" <= ch <= "\u9fff" for ch in question)
     out = {"confidence": float(confidence or 0.0)}
@@ -88,10 +88,6 @@ def decision_features(
 
 def _traditional(text: str) -> bool:
     """True when OpenCC's Traditional → Simplified conversion changes ``text``."""
-    import unicodedata
-
-    from corpus.tokenizer import Tokenizer
-
     return Tokenizer().normalize(text) != unicodedata.normalize("NFKC", text).lower()
 
 
@@ -160,8 +156,6 @@ class RoutingModel:
 
 
 def _fit(rows: Sequence[Mapping[str, Any]], l2: float) -> RoutingModel:
-    from rag.confidence import fit_logistic
-
     differ = [r for r in rows if bool(r["rag_hit"]) != bool(r["loop_hit"])]
     x = [[float(r["features"].get(n, 0.0)) for n in ROUTER_FEATURES] for r in differ]
     y = [int(bool(r["loop_hit"])) for r in differ]

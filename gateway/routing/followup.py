@@ -42,6 +42,9 @@ import re
 from functools import lru_cache
 from typing import Any
 
+import opencc
+import rjieba
+
 __all__ = [
     "ANTECEDENT_MIN",
     "ELLIPSIS_ZH_MAX",
@@ -151,8 +154,6 @@ def _dangling_pronoun(q: str) -> bool:
 
 @lru_cache(maxsize=1)
 def _t2s() -> Any:
-    import opencc
-
     return opencc.OpenCC("t2s")
 
 
@@ -160,8 +161,6 @@ def _has_noun(text: str) -> bool:
     """True when jieba's part-of-speech tags (``rjieba.tag`` over the Simplified text: n, nr,
     ns, nt, nz, vn, l (a set phrase: 静电感应), i, j, eng …) find a noun, a name, a set phrase
     or a Latin-script word in ``text``."""
-    import rjieba
-
     return any(tag.startswith("n") or tag in ("vn", "l", "i", "j", "eng", "t")
                or _WORD.fullmatch(tok) for tok, tag in rjieba.tag(_t2s().convert(text)))
 

@@ -13,6 +13,8 @@ the way OpenAI streams errors, as a ``data: {"error": {...}}`` event followed by
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -28,6 +30,7 @@ from gateway.api.deps import ComponentsDep, PrincipalDep, RouterDep
 from gateway.api.responses import OrjsonResponse
 from gateway.api.routes.query import HISTORY_LIMIT, QueryRequest, to_query_input
 from gateway.errors import BadRequest, NotFound, error_body, status_of, validation_message
+from gateway.routing import QueryResult
 
 __all__ = ["MODELS", "ChatRequest", "format_footnotes", "router"]
 
@@ -109,8 +112,6 @@ def derived_session(messages: list[ChatMessage]) -> str:
     system messages and first user message (stable while the conversation grows; the memory
     is also checked against the previous user message, ``QueryInput.expect_previous``, so a
     new conversation opening with the same words starts afresh)."""
-    import hashlib
-
     first = next((_text(m.content) for m in messages if m.role == "user"), "")
     system = [_text(m.content) for m in messages if m.role == "system"]
     digest = hashlib.sha256("\x1f".join([*system, first]).encode("utf-8")).hexdigest()[:24]
@@ -154,7 +155,8 @@ def _stream_error(exc: Exception) -> dict[str, Any]:
     return body
 
 
-async def _answer_chunks(req: ChatRequest, result: Any) -> AsyncIterator[dict[str, str]]:
+async def _answer_chunks(req: ChatRequest, result: QueryResult
+                         ) -> AsyncIterator[dict[str, str]]:
     """The ``chat.completion.chunk`` events of an answer (without the final ``[DONE]``)."""
     body = {**result.to_dict(), "cached": result.cached, "route": result.route}
     full = _completion(req, body)
@@ -186,8 +188,6 @@ async def chat_completions(
     """OpenAI-compatible chat completion answered by the LoopGate router."""
     q = await to_query_input(components, principal, _to_query(req))
     if not req.session_id:  # derived: the memory must end with this conversation's last turn
-        import dataclasses
-
         q = dataclasses.replace(q, expect_previous=_previous_user(req))
     if not req.stream:
         result = await router_.ask(q)

@@ -19,11 +19,15 @@ import asyncio
 import os
 import shutil
 import unicodedata
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, Query, UploadFile
 
+from corpus.catalogue import Catalogue
+from corpus.parsers.pdf import warned_pages
+from corpus.types import DocumentInfo
 from gateway.api.deps import (
     ComponentsDep,
     PrincipalDep,
@@ -181,9 +185,6 @@ async def list_documents(
     name = check_collection_name(collection or settings.default_collection)
     principal.check(name)
     await require_collection(components, name)
-    from corpus.catalogue import Catalogue
-    from corpus.parsers.pdf import warned_pages
-
     entries = await asyncio.to_thread(Catalogue(components.store).entries, name)
     version = await asyncio.to_thread(components.corpus_version, name)
     return OrjsonResponse({
@@ -196,9 +197,7 @@ async def list_documents(
     })
 
 
-def _info(d: Any) -> dict[str, Any]:
-    from dataclasses import asdict
-
+def _info(d: DocumentInfo) -> dict[str, Any]:
     return asdict(d)
 
 

@@ -12,21 +12,28 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+import httpx
+import redis.asyncio as aioredis
 from fastapi import APIRouter
 
+from corpus.errors import StoreError
 from gateway.api.deps import ComponentsDep
 from gateway.api.responses import OrjsonResponse
+from gateway.errors import is_lock_error
 from gateway.wiring import Components
 
 __all__ = ["probe_all", "router"]
 
 router = APIRouter(tags=["health"])
+#: one readiness check: its detail text (raises when the component is down)
+Probe = Callable[[], Awaitable[str]]
 log = logging.getLogger("loopgate.gateway")
 
 
-async def _timed(name: str, probe: Any, limit_s: float) -> dict[str, Any]:
+async def _timed(name: str, probe: Probe, limit_s: float) -> dict[str, Any]:
     t0 = time.perf_counter()
     try:
         async with asyncio.timeout(limit_s):
@@ -44,9 +51,6 @@ async def _timed(name: str, probe: Any, limit_s: float) -> dict[str, Any]:
 
 def _why(exc: BaseException) -> str:
     """A reason for a failed probe without the exception's text."""
-    from corpus.errors import StoreError
-    from gateway.errors import is_lock_error
-
     if is_lock_error(exc):
         return "the data directory is held by another LoopGate process"
     if isinstance(exc, StoreError):
@@ -61,8 +65,6 @@ async def probe_all(components: Components) -> dict[str, dict[str, Any]]:
 
     async def qdrant() -> str:
         if components.store is None:
-            from corpus.errors import StoreError
-
             raise StoreError(components.store_error or "chunk store not opened")
         def probe() -> list[str]:
             names: list[str] = components.store.list_collections()
@@ -74,8 +76,6 @@ async def probe_all(components: Components) -> dict[str, dict[str, Any]]:
         return f"{len(names)} collections ({'server' if s.qdrant_url else 'embedded'})"
 
     async def redis_() -> str:
-        import redis.asyncio as aioredis
-
         client = aioredis.from_url(s.redis_url, socket_timeout=limit, socket_connect_timeout=limit)
         try:
             await client.ping()
@@ -84,8 +84,6 @@ async def probe_all(components: Components) -> dict[str, dict[str, Any]]:
         return "pong"
 
     async def llm() -> str:
-        import httpx
-
         headers = {}
         if s.llm_api_key is not None:
             headers["Authorization"] = f"Bearer {s.llm_api_key.get_secret_value()}"
@@ -102,7 +100,7 @@ async def probe_all(components: Components) -> dict[str, dict[str, Any]]:
     return {r["name"]: r for r in results}
 
 
-async def _llm_check(components: Components, probe: Any, limit_s: float) -> dict[str, Any]:
+async def _llm_check(components: Components, probe: Probe, limit_s: float) -> dict[str, Any]:
     """The LLM's check: ``down`` while its circuit breaker is not closed, else the probe."""
     breaker = getattr(components.llm, "breaker", None)
     if breaker is None:

@@ -8,13 +8,21 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Annotated, Any, Literal
 
 import orjson
 from fastapi import APIRouter, Request
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+)
 from sse_starlette import EventSourceResponse
 from starlette.background import BackgroundTask
 
@@ -29,7 +37,7 @@ from gateway.api.deps import (
     require_collection,
 )
 from gateway.api.responses import OrjsonResponse, result_body
-from gateway.errors import BadRequest, Conflict
+from gateway.errors import BadRequest, Conflict, client_message, status_of, validation_message
 from gateway.routing import QueryInput, QueryResult
 from gateway.wiring import Components
 
@@ -167,10 +175,6 @@ _BODY_DOC = {"requestBody": {"required": True, "content": {"application/json": {
 
 def parse_query_request(raw: bytes) -> QueryRequest:
     """Validate a JSON body as :class:`QueryRequest`. :raises BadRequest: with a clear message."""
-    from pydantic import ValidationError
-
-    from gateway.errors import validation_message
-
     try:
         return QueryRequest.model_validate_json(raw)
     except ValidationError as exc:
@@ -217,12 +221,8 @@ async def query_stream(
             result = await router_.ask(q, on_event)
             request.state.loopgate_route = result.route  # the access log's route and trace id
         except Exception as exc:  # noqa: BLE001 - reported to the client as an error event
-            from gateway.errors import client_message, status_of
-
             status, code = status_of(exc)
             if code == "internal":
-                import logging
-
                 logging.getLogger("loopgate.gateway").error("query stream failed", exc_info=exc)
             await queue.put({"type": "error", "status": status, "code": code,
                              "message": client_message(exc)})

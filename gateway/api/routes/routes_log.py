@@ -16,7 +16,7 @@ from fastapi import APIRouter, Depends, Query, Request
 
 from gateway.api.deps import Principal, PrincipalDep
 from gateway.api.responses import OrjsonResponse
-from gateway.errors import NotFound
+from gateway.errors import BadRequest, NotFound
 from gateway.observe import RouteLog, RouteQuery, compute_stats
 
 __all__ = ["router"]
@@ -81,8 +81,6 @@ async def list_routes(
             caller=_caller(principal),
         )
     except ValueError as exc:
-        from gateway.errors import BadRequest
-
         raise BadRequest(str(exc)) from exc
     records = await route_log.recent(query)
     return OrjsonResponse(

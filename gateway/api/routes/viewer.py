@@ -23,6 +23,9 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
+from corpus.catalogue import Catalogue
+from corpus.citations import find_quote
+from corpus.page_view import quote_boxes, render_page, source_lines
 from gateway.api.deps import (
     ComponentsDep,
     Principal,
@@ -82,8 +85,6 @@ def _sha256(path: Path) -> str:
 
 def _source(components: Components, collection: str, doc_id: str) -> tuple[Path, Any]:
     """The cited document's file and catalogue entry, checked against ``doc_id``."""
-    from corpus.catalogue import Catalogue
-
     entry = Catalogue(components.store).find(collection, doc_id)
     if entry is None or entry.info.doc_id != doc_id:
         raise NotFound(f"collection {collection!r} has no document {doc_id[:16]!r} (any more)")
@@ -117,8 +118,6 @@ async def _collection(components: Components, settings: Settings, principal: Pri
 
 def _marks(lines: list[str], first: int, last: int, quote: str) -> dict[int, list[int]]:
     """``{line number: [start, end]}`` character spans of ``quote`` in lines ``first..last``."""
-    from corpus.citations import find_quote
-
     first, last = max(first, 1), min(last, len(lines))
     text = "\n".join(lines[first - 1:last])
     span = find_quote(text, quote) if quote else None
@@ -136,8 +135,6 @@ def _marks(lines: list[str], first: int, last: int, quote: str) -> dict[int, lis
 
 
 def _text_view(path: Path, cit: CitationRef) -> dict[str, Any]:
-    from corpus.page_view import source_lines
-
     lines = source_lines(path)
     first, last = cit.lines[0], max(cit.lines)
     lo, hi = max(first - CONTEXT_LINES, 1), min(last + CONTEXT_LINES, len(lines))
@@ -161,8 +158,6 @@ def _chunk_view(components: Components, collection: str, cit: CitationRef) -> di
 
 
 def _pdf_view(path: Path, collection: str, cit: CitationRef, page: int) -> dict[str, Any]:
-    from corpus.page_view import quote_boxes
-
     lines = (cit.lines[0], cit.lines[1])
     qb = quote_boxes(path, page, lines, cit.quote, cited_page=cit.page, page_end=cit.page_end)
     return {"kind": "pdf", "page": page, "page_width": qb.page_width,
@@ -215,8 +210,6 @@ async def page_png(
     with _lock:
         png = _pages.get(key)
     if png is None:
-        from corpus.page_view import render_page
-
         png = (await asyncio.to_thread(render_page, path, page, dpi=dpi)).png
         with _lock:
             if len(png) <= PAGE_CACHE_BYTES:
