@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from gateway.cache._types import CacheWrite
 from gateway.redis_support import CircuitBreaker, RedisUnavailableError, call_redis
 
 if TYPE_CHECKING:
@@ -92,19 +93,7 @@ class CacheStore(Protocol):
     async def mget(self, keys: Sequence[str]) -> list[str | bytes | None]:
         """Values of ``keys`` (None where missing or expired)."""
 
-    async def store(
-        self,
-        key: str,
-        value: str,
-        ttl: int,
-        *,
-        alias_key: str | None,
-        doc_index_keys: Sequence[str],
-        tombstone_keys: Sequence[str],
-        version_key: str | None,
-        versions_key: str,
-        version: str,
-    ) -> bool:
+    async def store(self, w: CacheWrite) -> bool:
         """Write an entry and its index memberships; False when a tombstone refuses it."""
 
     async def invalidate(
@@ -141,36 +130,13 @@ class RedisCacheStore:
         """``MGET``."""
         return await call_redis(self.breaker, "cache", lambda: self.client.mget(list(keys)))
 
-    async def store(
-        self,
-        key: str,
-        value: str,
-        ttl: int,
-        *,
-        alias_key: str | None,
-        doc_index_keys: Sequence[str],
-        tombstone_keys: Sequence[str],
-        version_key: str | None,
-        versions_key: str,
-        version: str,
-    ) -> bool:
+    async def store(self, w: CacheWrite) -> bool:
         """Lua ``_STORE_LUA``."""
-        keys = [
-            key,
-            alias_key or key,
-            version_key or key,
-            versions_key,
-            *doc_index_keys,
-            *tombstone_keys,
-        ]
-        args: list[str | int] = [
-            value,
-            ttl,
-            len(doc_index_keys),
-            "1" if alias_key else "0",
-            "1" if version_key else "0",
-            version,
-        ]
+        keys = [w.key, w.alias_key or w.key, w.version_key or w.key, w.versions_key,
+                *w.doc_index_keys, *w.tombstone_keys]
+        args: list[str | int] = [w.value, w.ttl, len(w.doc_index_keys),
+                                 "1" if w.alias_key else "0", "1" if w.version_key else "0",
+                                 w.version]
         res = await call_redis(self.breaker, "cache", lambda: self._store(keys=keys, args=args))
         return bool(int(res))
 

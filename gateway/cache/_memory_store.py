@@ -7,6 +7,8 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
+from gateway.cache._types import CacheWrite
+
 __all__ = ["MemoryCacheStore"]
 
 
@@ -56,35 +58,23 @@ class MemoryCacheStore:
         """Values (LRU-touched) or None."""
         return [self._get(k) for k in keys]
 
-    async def store(
-        self,
-        key: str,
-        value: str,
-        ttl: int,
-        *,
-        alias_key: str | None,
-        doc_index_keys: Sequence[str],
-        tombstone_keys: Sequence[str],
-        version_key: str | None,
-        versions_key: str,
-        version: str,
-    ) -> bool:
+    async def store(self, w: CacheWrite) -> bool:
         """Same steps as ``_STORE_LUA``; then evicts least-recently-used keys over capacity."""
         now = self._clock()
-        if any(self._tombstones.get(t, 0.0) > now for t in tombstone_keys):
+        if any(self._tombstones.get(t, 0.0) > now for t in w.tombstone_keys):
             return False
-        members = [key]
-        self._values[key] = (now + ttl, value)
-        self._values.move_to_end(key)
-        if alias_key:
-            self._values[alias_key] = (now + ttl, key)
-            self._values.move_to_end(alias_key)
-            members.append(alias_key)
-        for d in doc_index_keys:
-            self._add(d, members, ttl)
-        if version_key:
-            self._add(version_key, members, ttl)
-            self._hashes.setdefault(versions_key, {})[version] = version_key
+        members = [w.key]
+        self._values[w.key] = (now + w.ttl, w.value)
+        self._values.move_to_end(w.key)
+        if w.alias_key:
+            self._values[w.alias_key] = (now + w.ttl, w.key)
+            self._values.move_to_end(w.alias_key)
+            members.append(w.alias_key)
+        for d in w.doc_index_keys:
+            self._add(d, members, w.ttl)
+        if w.version_key:
+            self._add(w.version_key, members, w.ttl)
+            self._hashes.setdefault(w.versions_key, {})[w.version] = w.version_key
         while len(self._values) > self.max_keys:
             self._values.popitem(last=False)
         if len(self._sets) > 4 * self.max_keys:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["CacheConfig", "CacheCounters", "CacheEntry", "VersionScope"]
+__all__ = ["CacheConfig", "CacheCounters", "CacheEntry", "CacheWrite", "VersionScope"]
 
 VersionScope = Literal["corpus", "document"]
 
@@ -108,3 +109,23 @@ class CacheCounters:
     refused_stores: int = 0
     invalidated: int = 0
     extra: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class CacheWrite:
+    """One entry written by a :class:`gateway.cache._backends.CacheStore` (Lua ``_STORE_LUA`` on
+    Redis, the same steps in process): ``value`` under ``key`` for ``ttl`` seconds, the
+    ``alias_key`` pointing at it, its membership in each per-document index
+    (``doc_index_keys``) and in its corpus version's set (``version_key``, registered as
+    ``version`` in the hash ``versions_key``); refused while one of ``tombstone_keys`` (a
+    cited document retired) lives."""
+
+    key: str
+    value: str
+    ttl: int
+    alias_key: str | None
+    doc_index_keys: Sequence[str]
+    tombstone_keys: Sequence[str]
+    version_key: str | None
+    versions_key: str
+    version: str

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from gateway.cache._near_cache import NearCache
-from gateway.cache._types import CacheConfig, CacheCounters, CacheEntry
+from gateway.cache._types import CacheConfig, CacheCounters, CacheEntry, CacheWrite
 from gateway.cache.normalize import normalize_question
 from gateway.cache.question_guard import compare_questions
 from gateway.redis_support import RedisUnavailableError
@@ -200,17 +200,12 @@ class AnswerCache:
         if alias:
             alias_key = self._alias_key(ns, mode, token, self._summary(alias, "alias"))
         version_key = None if token == _ANY_VERSION else f"{ns}v:{_digest(token)}"
-        stored = await self._store.store(
-            key,
-            entry.to_json(),
-            ttl,
-            alias_key=alias_key,
+        stored = await self._store.store(CacheWrite(
+            key, entry.to_json(), ttl, alias_key=alias_key,
             doc_index_keys=[f"{ns}d:{d}" for d in docs],
             tombstone_keys=[f"{ns}x:{d}" for d in docs],
-            version_key=version_key,
-            versions_key=f"{ns}vs",
-            version=token,
-        )
+            version_key=version_key, versions_key=f"{ns}vs", version=token,
+        ))
         if stored:
             self.counters.stores += 1
             self._keep_near(question, entry, collection, mode, corpus_version)
