@@ -159,11 +159,11 @@ def required_filter(native: F | None) -> F:
     return native
 
 
-def point_vectors(point: PointData, sparse: Callable[[list[int], list[float]], V]
-                  ) -> dict[str, V | list[float]]:
-    """The named vectors of ``point``: ``bm25`` as ``sparse(indices, values)``, ``dense`` as a
-    list of floats; a missing one is left out."""
-    vec: dict[str, V | list[float]] = {}
+def point_vectors(point: PointData, sparse: Callable[[list[int], list[float]], Any]
+                  ) -> dict[str, Any]:
+    """The named vectors of ``point``: ``bm25`` as ``sparse(indices, values)`` (the engine's
+    sparse vector type), ``dense`` as a list of floats; a missing one is left out."""
+    vec: dict[str, Any] = {}
     if point.sparse is not None:
         vec[BM25] = sparse(list(point.sparse[0]), list(point.sparse[1]))
     if point.dense is not None:
