@@ -16,9 +16,9 @@ the question it holds:
 - ``figure_match``: 0 when the question asks for a quantity (``asks_quantity``) and the unit
   holds no figure beyond the question's own codes, else 1 (the answer type);
 - ``doc_cov`` / ``doc_name_cov``: the share of the key-term weight, of the names, that the
-  answer's whole document holds (:class:`DocumentVocabulary`, asked of the keyword index; 1
-  when not asked): a question about a person, product or place the document never writes is
-  about another document;
+  answer's whole document holds (``corpus.document_vocabulary.DocumentVocabulary``, asked of
+  the keyword index; 1 when not asked): a question about a person, product or place the
+  document never writes is about another document;
 - ``n_terms``: ``log1p`` of the number of key terms; ``pdf``: the unit comes from a PDF (the
   document kind shifts the fit);
 - ``retrieval_en`` / ``retrieval_zh``: the retrieval's calibrated confidence when the path has
@@ -41,20 +41,17 @@ import json
 import math
 import re
 import unicodedata
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from corpus.presence import TermSearch, specific_terms
+from corpus.presence import specific_terms
 from corpus.term_match import holds_term
 from corpus.tokenizer import asks_quantity, holds_figure
-from corpus.types import SearchFilter, SparseVector
 
-__all__ = ["PACKAGED", "SUPPORT_FEATURES", "DocumentVocabulary", "SupportModel",
-           "SupportModelError", "support_features", "term_weight",
-           "with_language_forms"]
+__all__ = ["PACKAGED", "SUPPORT_FEATURES", "SupportModel", "SupportModelError",
+           "support_features", "term_weight", "with_language_forms"]
 
 SUPPORT_FEATURES: tuple[str, ...] = (
     "unit_cov", "ctx_cov", "chunk_cov", "name_cov", "specific_cov", "figure_match",
@@ -119,8 +116,8 @@ def support_features(
     :param analyse: text → its index terms (``Tokenizer.terms``: stemmed), so a stemmed key
         term matches the word it came from; default: substring matching only.
     :param document: terms → those the answer's document holds
-        (:meth:`DocumentVocabulary.held` bound to the collection and document; blocking, may
-        raise); ``None``: ``doc_cov`` and ``doc_name_cov`` are 1.
+        (``corpus.document_vocabulary.DocumentVocabulary.held`` bound to the collection and
+        document; blocking, may raise); ``None``: ``doc_cov`` and ``doc_name_cov`` are 1.
     """
     norm = normalize or (lambda s: unicodedata.normalize("NFKC", s).lower())
     terms = [t for t in dict.fromkeys(key_terms) if t]
@@ -177,60 +174,6 @@ def _held_share(terms: Sequence[str], weights: Sequence[float], held: set[str]) 
     if not total:
         return 1.0
     return sum(w for t, w in zip(terms, weights, strict=True) if t in held) / total
-
-
-class DocumentVocabulary:
-    """Which key terms a document holds, asked of the keyword index: one BM25 query per term
-    restricted to the document; a term without a digit is held when any chunk matches its
-    index term (the index stems as the key terms are stemmed), a term with a digit when a
-    matching chunk's text holds it whole (``holds_term``: the index splits ``gpt-4o`` into
-    parts). Answers are remembered per ``(doc_id, term)`` (a ``doc_id`` is a content hash).
-
-    Usage example::
-
-        vocab = DocumentVocabulary(store, tokenizer.sparse_query, tokenizer.normalize)
-        vocab.held("manuals", doc_id, ["oakland", "gpt-4o"])   # -> {"gpt-4o"}
-
-    :param store: anything with ``keyword_search`` (``corpus.presence.TermSearch``).
-    :param sparse_query: text → BM25 query vector (``Tokenizer.sparse_query``).
-    :param normalize: text → the key terms' normal form (``Tokenizer.normalize``).
-    :param cache_size: ``(doc_id, term)`` answers remembered (LRU).
-    """
-
-    def __init__(self, store: TermSearch, sparse_query: Callable[[str], SparseVector],
-                 normalize: Callable[[str], str], *, cache_size: int = 8192) -> None:
-        self.store, self.sparse_query, self.normalize = store, sparse_query, normalize
-        self._known: OrderedDict[tuple[str, str], bool] = OrderedDict()
-        self._cache_size = cache_size
-
-    def holds(self, collection: str, doc_id: str, term: str) -> bool:
-        """True when some chunk of ``doc_id`` holds ``term`` (an empty query: ``True``).
-
-        :raises Exception: whatever the store raises.
-        """
-        key = (doc_id, term)
-        if key in self._known:
-            self._known.move_to_end(key)
-            return self._known[key]
-        query = self.sparse_query(term)
-        if query.is_empty():
-            return True
-        digit = bool(_DIGIT.search(term))
-        hits = self.store.keyword_search(collection, query, 20 if digit else 1,
-                                         SearchFilter(doc_ids=(doc_id,)))
-        found = (any(holds_term(term, self.normalize(f"{h.chunk.title}\n{h.chunk.text}"))
-                     for h in hits) if digit else bool(hits))
-        self._known[key] = found
-        if len(self._known) > self._cache_size:
-            self._known.popitem(last=False)
-        return found
-
-    def held(self, collection: str, doc_id: str, terms: Sequence[str]) -> set[str]:
-        """The ``terms`` some chunk of ``doc_id`` holds.
-
-        :raises Exception: whatever the store raises (callers run this under a timeout).
-        """
-        return {t for t in dict.fromkeys(terms) if t and self.holds(collection, doc_id, t)}
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from corpus.answer_support import DocumentVocabulary, SupportModel, support_features
+from corpus.answer_support import SupportModel, support_features
 from corpus.citations import display_quote
 from corpus.derived import (
     adjacent_runs,
@@ -31,6 +31,7 @@ from corpus.derived import (
     looked_up_answer,
     looks_up,
 )
+from corpus.document_vocabulary import DocumentVocabulary
 from corpus.presence import DocumentTermProbe, specific_terms, unit_lacks
 from corpus.types import ChunkStore, Citation, SearchFilter, SearchHit
 from loop.citations import make_citation, supported_answer

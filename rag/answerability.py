@@ -20,7 +20,8 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import Any
 
-from corpus.answer_support import DocumentVocabulary, SupportModel, support_features
+from corpus.answer_support import SupportModel, support_features
+from corpus.document_vocabulary import DocumentVocabulary
 from corpus.presence import specific_terms, unit_lacks
 from corpus.term_match import code_terms, holds_term, is_period
 from corpus.types import Chunk

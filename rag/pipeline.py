@@ -2,6 +2,7 @@
 
 :class:`RagPipeline` composes a :class:`~rag.retriever.HybridRetriever` and
 ``corpus.citations.make_citation``; ``run`` and ``run_async`` share one flow (``rag.steps``).
+The answer is decided by ``rag.decision.AnswerDecider`` (shared with the gateway's RAG engine).
 Below the confidence floor, or when no evidence verifies, the answer is an explicit
 "not found" (``found=False``) that still carries the retrieval (for escalation to the
 LoopAgent). Nothing here raises for timeouts or index failures: see ``RagAnswer.flags``.
@@ -11,16 +12,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from functools import partial
 
-from corpus.answer_support import DocumentVocabulary, SupportModel
+from corpus.answer_support import SupportModel
+from corpus.document_vocabulary import DocumentVocabulary
 from corpus.presence import DocumentTermProbe
 from corpus.types import Chunk, Citation, SearchFilter
-from rag.answerability import answer_support, present_evidence, supported_evidence
-from rag.compose import asks_figure, figure_answer
-from rag.extractive import NOT_FOUND_TEXT, answer_text, extract_answer
+from rag.decision import AnswerDecider
 from rag.retriever import HybridRetriever
-from rag.steps import Flow, Step, drive_async, drive_sync
+from rag.stage import FlowStage
+from rag.steps import Flow
 from rag.types import RagAnswer, RetrievalMode
 
 __all__ = ["RagPipeline"]
@@ -32,7 +32,7 @@ def _default_citation_maker() -> Callable[[Chunk, str], Citation | None]:
     return make_citation
 
 
-class RagPipeline:
+class RagPipeline(FlowStage[RagAnswer]):
     """Question → extractive answer with verified citations, without any LLM.
 
     Usage example::
@@ -83,113 +83,27 @@ class RagPipeline:
         self.make_citation = make_citation or _default_citation_maker()
         expander = retriever.expander
         self._phrases = expander.phrases if expander is not None else None
+        self.decider = AnswerDecider(
+            tok, retriever.store, make_citation=self.make_citation, answer_floor=answer_floor,
+            max_evidence=max_evidence, presence=self.presence, vocabulary=self.vocabulary,
+            support_model=self.support_model, phrases=self._phrases)
 
     def warm_up(self) -> None:
         """Load the embedding model now."""
         self.retriever.warm_up()
 
-    def run(
-        self,
-        question: str,
-        collection: str,
-        *,
-        top_k: int | None = None,
-        flt: SearchFilter | None = None,
-        mode: RetrievalMode = "hybrid",
-    ) -> RagAnswer:
-        """Answer ``question`` from ``collection`` (blocking); never raises for timeouts."""
-        return drive_sync(self.flow(question, collection, top_k=top_k, flt=flt, mode=mode))
-
-    async def run_async(
-        self,
-        question: str,
-        collection: str,
-        *,
-        top_k: int | None = None,
-        flt: SearchFilter | None = None,
-        mode: RetrievalMode = "hybrid",
-    ) -> RagAnswer:
-        """Async twin of :meth:`run` (same flow)."""
-        return await drive_async(self.flow(question, collection, top_k=top_k, flt=flt, mode=mode))
-
-    def flow(
-        self,
-        question: str,
-        collection: str,
-        *,
-        top_k: int | None = None,
-        flt: SearchFilter | None = None,
-        mode: RetrievalMode = "hybrid",
-    ) -> Flow[RagAnswer]:
-        """The I/O-free flow: the retriever's steps, then extraction (pure CPU)."""
+    def flow(self, question: str, collection: str, *, top_k: int | None = None,
+             flt: SearchFilter | None = None, mode: RetrievalMode = "hybrid") -> Flow[RagAnswer]:
+        """The I/O-free flow (:meth:`rag.stage.FlowStage.flow`): the retriever's steps, then
+        the answer decision (``rag.decision``: extraction, then its index checks as steps)."""
         t0 = time.perf_counter()
         retrieval = yield from self.retriever.flow(
             question, collection, top_k=top_k, flt=flt, mode=mode
         )
         t1 = time.perf_counter()
-        evidence = extract_answer(
-            retrieval,
-            retrieval.key_terms,
-            self.make_citation,
-            max_evidence=self.max_evidence,
-            normalize=self.retriever.tokenizer.normalize,
-        )
-        # every code the question names must be in the answer unit or its context
-        evidence, missing = supported_evidence(evidence, retrieval.chunks, retrieval.key_terms)
-        found = bool(evidence) and retrieval.confidence.value >= self.answer_floor
-        flags: list[str] = []
-        if found and self.presence is not None:
-            check = partial(
-                present_evidence,
-                evidence,
-                retrieval.chunks,
-                retrieval.key_terms,
-                self.retriever.tokenizer.normalize(retrieval.question),
-                partial(self.presence.absent, collection),
-            )
-            (out,) = yield [Step("presence", check, self.retriever.config.search_timeout_s)]
-            if out.ok:
-                evidence, absent = out.value
-                if absent:
-                    found, missing = False, [str(t) for t in absent]
-                    flags.append("absent_in_document:" + ",".join(missing))
-            else:
-                flags.append(out.flag)
-        support: dict[str, float] = {}
-        support_p = 0.0 if self.support_model is not None else None
-        if evidence:
-            check_support = partial(answer_support, retrieval, evidence,
-                                    self.retriever.tokenizer, collection, self.vocabulary,
-                                    self.support_model)
-            (got,) = yield [Step("support", check_support,
-                                 self.retriever.config.search_timeout_s)]
-            if got.ok:
-                support, support_p = got.value
-            else:
-                support_p = None
-                flags.append(got.flag)
-        if found and support_p is not None and self.support_model is not None \
-                and support_p < self.support_model.threshold:
-            found = False  # the quote lacks what was asked (corpus.answer_support)
-            flags.append(f"unsupported:{support_p:.2f}")
-        # a figure the question asks for: computed from cited rows (a formula's missing line
-        # item searched in its document: a step), or the statement row that holds it
-        computed = None
-        if found:
-            figure = partial(figure_answer, retrieval, evidence, self.make_citation,
-                             self.retriever.tokenizer, self._phrases, self.retriever.store)
-            if asks_figure(retrieval.question):
-                (fig,) = yield [Step("figure", figure, self.retriever.config.search_timeout_s)]
-                computed = fig.value if fig.ok else None
-                if not fig.ok:
-                    flags.append(fig.flag)
+        d = yield from self.decider.flow(retrieval,
+                                         timeout_s=self.retriever.config.search_timeout_s)
         t2 = time.perf_counter()
-        # the answer is the unit that answers, first and alone; the rest is "related"
-        answer = answer_text(evidence[0]) if found else NOT_FOUND_TEXT
-        cited: tuple[Citation, ...] = (evidence[0].citation,) if found else ()
-        if computed is not None:
-            answer, cited = computed[0], tuple(computed[1])
-            flags.append(computed[2])
         timings = {
             **{f"retrieve.{k}": v for k, v in retrieval.timings_ms.items()},
             "retrieve": (t1 - t0) * 1000.0,
@@ -197,16 +111,16 @@ class RagPipeline:
             "total": (t2 - t0) * 1000.0,
         }
         return RagAnswer(
-            answer=answer,
-            found=found,
-            citations=cited,
+            answer=d.answer,
+            found=d.found,
+            citations=d.citations,
             # not found: the closest passages, shown apart, none of them the answer
-            related=tuple(e.citation for e in evidence if e.citation not in cited),
-            evidence=tuple(evidence),
+            related=tuple(e.citation for e in d.evidence if e.citation not in d.citations),
+            evidence=d.evidence,
             retrieval=retrieval,
             timings_ms=timings,
-            missing=tuple(missing),
-            answer_flags=tuple(flags),
-            support=support,
-            support_p=support_p,
+            missing=d.missing,
+            answer_flags=d.flags,
+            support=d.support,
+            support_p=d.support_p,
         )

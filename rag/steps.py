@@ -5,8 +5,9 @@ A stage writes its logic once as a generator (:data:`Flow`) that yields groups o
 :class:`Outcome` s; it never performs the I/O itself (the httpx ``Auth.auth_flow`` pattern,
 STYLE.md §4). :func:`drive_sync` runs each step in a worker thread and waits at most its
 timeout; :func:`drive_async` does the same with ``asyncio.wait_for`` and runs the steps of one
-group concurrently. Neither raises for a step: a timeout or an exception becomes an outcome
-(``status`` ``timeout`` / ``error``) that the flow turns into a flag.
+group concurrently; :func:`drive_inline` runs them in the calling thread, without timeouts.
+None raises for a step: a timeout or an exception becomes an outcome (``status`` ``timeout`` /
+``error``) that the flow turns into a flag.
 
 A timed-out call keeps running in its worker thread until it returns; its result is dropped.
 """
@@ -21,7 +22,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
-__all__ = ["Flow", "Outcome", "Step", "drive_async", "drive_sync"]
+__all__ = ["Flow", "Outcome", "Step", "drive_async", "drive_inline", "drive_sync"]
 
 T = TypeVar("T")
 
@@ -110,6 +111,27 @@ def drive_sync(flow: Flow[T]) -> T:
         group = next(flow)
         while True:
             group = flow.send(_run_group_sync(group))
+    except StopIteration as stop:
+        return stop.value  # type: ignore[no-any-return]
+
+
+def drive_inline(flow: Flow[T]) -> T:
+    """Run ``flow`` in the calling thread, one step after the other and without timeouts (for a
+    caller already in a worker thread whose steps must not wait for the shared pool); a step
+    that raises becomes an ``error`` outcome, as with the other drivers."""
+    try:
+        group = next(flow)
+        while True:
+            outcomes = []
+            for step in group:
+                t0 = time.perf_counter()
+                try:
+                    value = step.fn()
+                except Exception as exc:
+                    outcomes.append(Outcome(step.name, "error", error=_describe(exc), ms=_ms(t0)))
+                else:
+                    outcomes.append(Outcome(step.name, "ok", value, ms=_ms(t0)))
+            group = flow.send(outcomes)
     except StopIteration as stop:
         return stop.value  # type: ignore[no-any-return]
 

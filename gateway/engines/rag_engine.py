@@ -1,11 +1,11 @@
 """The RAG path behind the router's ``RagBackend`` protocol (``gateway.routing.types``).
 
 :class:`HybridRagEngine` – ``rag.retriever.HybridRetriever`` for retrieval; the answer is
-extractive (``rag.extractive.extract_answer``) without an LLM, or one grounded LLM call over
-the retrieved chunks whose citations are checked exactly like the LoopAgent's
-(``loop.citations.check_citations``: the chunk was shown, the quote is verbatim in it). An
-LLM fault (timeout, HTTP error, a reply that is not a chat completion, the circuit breaker
-open: any ``loop.errors.LLMError``) falls back to the extractive answer flagged
+extractive (``rag.decision.AnswerDecider``, the decision ``rag.pipeline`` makes) without an
+LLM, or one grounded LLM call over the retrieved chunks whose citations are checked exactly like
+the LoopAgent's (``loop.citations.check_citations``: the chunk was shown, the quote is verbatim
+in it). An LLM fault (timeout, HTTP error, a reply that is not a chat completion, the circuit
+breaker open: any ``loop.errors.LLMError``) falls back to the extractive answer flagged
 ``llm_unavailable``; a reply whose text is not the grounded-answer JSON, ``llm_bad_json``;
 an answer with no verifiable citation, ``llm_citations_unverified``. Answer sentences the
 verified quotes do not support are dropped (``unsupported_sentences:N``; none left:
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from functools import partial
 from typing import Any
 
 from pydantic import ValidationError
@@ -61,8 +60,11 @@ class HybridRagEngine:
     def __init__(self, retriever: Any, *, llm: Any = None, answer_floor: float = 0.2,
                  max_evidence: int = 3, llm_max_chars: int = 1500,
                  presence_check: bool = True) -> None:
-        from corpus.answer_support import DocumentVocabulary, SupportModel
+        from corpus.answer_support import SupportModel
+        from corpus.document_vocabulary import DocumentVocabulary
         from corpus.presence import DocumentTermProbe
+        from loop.citations import make_citation
+        from rag.decision import AnswerDecider
 
         self.retriever = retriever
         tok = retriever.tokenizer
@@ -75,6 +77,14 @@ class HybridRagEngine:
         self.answer_floor = answer_floor
         self.max_evidence = max_evidence
         self.llm_max_chars = llm_max_chars
+        # the RAG answer decision, shared with rag.pipeline.RagPipeline: here the support
+        # model is asked only when it can refuse, and a code no unit names is flagged
+        self.decider = AnswerDecider(
+            tok, retriever.store, make_citation=make_citation, answer_floor=answer_floor,
+            max_evidence=max_evidence, presence=self.presence, vocabulary=self.vocabulary,
+            support_model=self.support_model,
+            phrases=getattr(retriever.expander, "phrases", None),
+            record_support=False, flag_missing=True)
 
     async def retrieve(self, collection: str, query: str, *, top_k: int,
                        flt: SearchFilter | None) -> RagResult:
@@ -93,77 +103,24 @@ class HybridRagEngine:
                          resolved=r.resolved_filter)
 
     def _extractive(self, res: RagResult, flags: list[str]) -> AnswerDraft:
-        from loop.citations import make_citation
-        from rag.extractive import NOT_FOUND_TEXT, answer_text, extract_answer
+        """The extractive answer (``rag.decision.AnswerDecider``, its index checks run in this
+        worker thread, without timeouts; a failed check keeps the answer, flagged)."""
+        from rag.steps import drive_inline
 
-        r = res.raw
-        evidence = extract_answer(r, r.key_terms, make_citation, max_evidence=self.max_evidence,
-                                  normalize=self.retriever.tokenizer.normalize)
-        from rag.answerability import supported_evidence
-
-        evidence, missing = supported_evidence(evidence, r.chunks, r.key_terms)
-        if missing:
-            flags = [*flags, "not_in_evidence:" + ",".join(missing)]
-        found = bool(evidence) and r.confidence.value >= self.answer_floor
-        if found and r.key_terms and res.features.get("coverage", 1.0) <= 0.0:
-            # none of the question's key terms occurs in the retrieved text: the "evidence" is
-            # only the top chunk's first sentence, which answers nothing (case 12, step 9)
-            found = False
-            flags = [*flags, "no_key_term_coverage"]
-        if found and self.presence is not None:
-            found, evidence, flags = self._present(r, evidence, flags)
-        if found and self.support_model is not None and self.support_model.threshold > 0:
-            # is the answer in the evidence (corpus.answer_support; blocking: keyword queries)
-            from rag.answerability import answer_support
-
-            try:
-                _, p = answer_support(r, evidence, self.retriever.tokenizer, r.collection,
-                                      self.vocabulary, self.support_model)
-            except Exception:  # noqa: BLE001 - a failed check keeps the answer, flagged
-                flags = [*flags, "support_error"]
-            else:
-                if p is not None and p < self.support_model.threshold:
-                    found, flags = False, [*flags, f"unsupported:{p:.2f}"]
-        if not found:  # the closest passages go with it, under "related" (issue 15 item 4)
-            return AnswerDraft(NOT_FOUND_TEXT, [], False, "extractive", flags=flags,
-                               related=[e.citation for e in evidence])
-        from rag.compose import figure_answer
-
-        # a figure the question asks for: computed from cited rows, or the row that holds it
-        # (rag.compose); a failed document search keeps the extractive answer
-        tok = self.retriever.tokenizer
-        try:
-            figure = figure_answer(r, evidence, make_citation, tok,
-                                   getattr(self.retriever.expander, "phrases", None),
-                                   self.retriever.store)
-        except Exception:  # noqa: BLE001 - the extractive answer stands
-            figure, flags = None, [*flags, "figure_error"]
-        if figure is not None:
-            text, cits, how = figure
-            return AnswerDraft(text, cits, True, "extractive", flags=[*flags, how],
-                               related=[e.citation for e in evidence if e.citation not in cits])
+        d = drive_inline(self.decider.flow(res.raw, flags,
+                                           coverage=res.features.get("coverage", 1.0)))
+        if not d.found:  # the closest passages go with it, under "related" (issue 15 item 4)
+            return AnswerDraft(d.answer, [], False, "extractive", flags=list(d.flags),
+                               related=[e.citation for e in d.evidence])
+        if d.computed:  # a figure computed from cited rows, or the row that holds it
+            return AnswerDraft(d.answer, list(d.citations), True, "extractive",
+                               flags=list(d.flags),
+                               related=[e.citation for e in d.evidence
+                                        if e.citation not in d.citations])
         # the answer is the unit that answers, first and alone (its quote in display form: no
         # PDF line breaks inside a sentence); the other evidence is "related"
-        return AnswerDraft(answer_text(evidence[0]), [evidence[0].citation], True, "extractive",
-                           flags=flags, related=[e.citation for e in evidence[1:]])
-
-    def _present(self, r: Any, evidence: list[Any], flags: list[str]
-                 ) -> tuple[bool, list[Any], list[str]]:
-        """``(found, evidence, flags)`` after the document-level answerability check
-        (``rag.answerability.present_evidence``; blocking: keyword queries per document)."""
-        from rag.answerability import present_evidence
-
-        if self.presence is None:
-            return True, evidence, flags
-        try:
-            evidence, absent = present_evidence(
-                evidence, r.chunks, r.key_terms, self.retriever.tokenizer.normalize(r.question),
-                partial(self.presence.absent, r.collection))
-        except Exception:  # noqa: BLE001 - a failed check keeps the answer, flagged
-            return True, evidence, [*flags, "presence_error"]
-        if absent:
-            return False, evidence, [*flags, "absent_in_document:" + ",".join(absent)]
-        return True, evidence, flags
+        return AnswerDraft(d.answer, list(d.citations), True, "extractive", flags=list(d.flags),
+                           related=[e.citation for e in d.evidence[1:]])
 
     async def answer(self, question: str, retrieval: RagResult, *, broad: bool,
                      allow_llm: bool = True) -> AnswerDraft:

@@ -11,11 +11,11 @@ import pytest
 
 from corpus.answer_support import (
     SUPPORT_FEATURES,
-    DocumentVocabulary,
     SupportModel,
     SupportModelError,
     support_features,
 )
+from corpus.document_vocabulary import DocumentVocabulary
 from corpus.ingest import Ingestor
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer

@@ -1,0 +1,180 @@
+"""The extractive answer decision of the RAG path, written once: used by
+:class:`rag.pipeline.RagPipeline` and by the gateway's RAG engine (``HybridRagEngine``).
+
+From a :class:`~rag.types.Retrieval` to an answer, in this order:
+
+1. evidence: the best units of the retrieved chunks (``rag.extractive.extract_answer``), kept
+   only when they name every code of the question (``rag.answerability.supported_evidence``);
+2. found when there is evidence and the retrieval's confidence reaches ``answer_floor``; not
+   found when the question has key terms and none occurs in the retrieved text (``coverage``
+   ≤ 0; only when the caller passes the coverage feature);
+3. the document-level check (``corpus.presence``): the answer's document must hold the
+   question's specific terms (``absent_in_document:<terms>``; a failed check keeps the answer);
+4. the answer-support decision (``corpus.answer_support``): below the model's threshold, not
+   found (``unsupported:<p>``);
+5. a figure the question asks for (``rag.compose``): the computed figure or the statement row
+   holding it replaces the best unit (``computed`` / ``looked_up``).
+
+Checks 3–5 query the index; they are steps (``rag.steps``) under ``timeout_s`` (0: none), so a
+flow driver runs them (``drive_sync`` / ``drive_async`` with timeouts, ``drive_inline`` in the
+calling thread); a failed or timed-out step flags ``<step>_error`` / ``<step>_timeout`` and the
+answer stands. Usage example::
+
+    decider = AnswerDecider(tokenizer, store, support_model=SupportModel.load())
+    decision = drive_sync(decider.flow(retrieval))
+    print(decision.found, decision.answer, decision.flags)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from corpus.answer_support import SupportModel
+from corpus.document_vocabulary import DocumentVocabulary
+from corpus.presence import DocumentTermProbe
+from corpus.types import Chunk, ChunkStore, Citation
+from rag.answerability import answer_support, present_evidence, supported_evidence
+from rag.compose import asks_figure, figure_answer
+from rag.extractive import NOT_FOUND_TEXT, answer_text, extract_answer
+from rag.steps import Flow, Step
+from rag.types import Evidence, Retrieval
+
+__all__ = ["AnswerDecider", "AnswerDecision"]
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerDecision:
+    """What the decision gave: ``answer`` (the best unit's text, the figure, or the "not found"
+    text), ``found``, the answer's ``citations`` (one unit's, a figure's rows', or none), the
+    ``evidence`` after the checks (best first), ``missing`` (codes or specific terms the answer
+    lacked), the ``flags`` (the caller's first), the best unit's ``support`` features and
+    probability ``support_p`` (``None`` without a model or when not scored), and ``computed``
+    (the answer is a figure of ``rag.compose``)."""
+
+    answer: str
+    found: bool
+    citations: tuple[Citation, ...]
+    evidence: tuple[Evidence, ...]
+    missing: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+    support: dict[str, float] = field(default_factory=dict)
+    support_p: float | None = None
+    computed: bool = False
+
+
+class AnswerDecider:
+    """The extractive answer decision (module docstring) over one chunk store.
+
+    :param tokenizer: ``corpus.tokenizer.Tokenizer`` (``normalize``, ``key_terms``,
+        ``sparse_query``; ``terms``, ``name_terms`` when it has them).
+    :param store: the chunk store the figure answer reads (``None``: none).
+    :param make_citation: the quote verifier (``corpus.citations.make_citation``).
+    :param answer_floor: retrieval confidence below which the answer is not found (0..1).
+    :param max_evidence: evidence units kept.
+    :param presence: the document-level check (``None``: off).
+    :param vocabulary: the document vocabulary of the support features (``None``: no
+        document-level features).
+    :param support_model: the answer-support model (``None``: no support decision).
+    :param phrases: field phrases a text expands to (``rag.expand.QueryExpander.phrases``).
+    :param record_support: score the best unit's support whenever there is evidence (its
+        features are recorded); ``False``: only when the decision needs it (found, and the
+        model has a threshold above 0).
+    :param flag_missing: flag ``not_in_evidence:<codes>`` when no unit names a code.
+    """
+
+    def __init__(self, tokenizer: Any, store: ChunkStore | None, *,
+                 make_citation: Callable[[Chunk, str], Citation | None],
+                 answer_floor: float = 0.2, max_evidence: int = 3,
+                 presence: DocumentTermProbe | None = None,
+                 vocabulary: DocumentVocabulary | None = None,
+                 support_model: SupportModel | None = None,
+                 phrases: Callable[[str], Sequence[str]] | None = None,
+                 record_support: bool = True, flag_missing: bool = False) -> None:
+        self.tokenizer, self.store, self.make_citation = tokenizer, store, make_citation
+        self.answer_floor, self.max_evidence = answer_floor, max_evidence
+        self.presence, self.vocabulary, self.support_model = presence, vocabulary, support_model
+        self.phrases = phrases
+        self.record_support, self.flag_missing = record_support, flag_missing
+
+    def flow(self, retrieval: Retrieval, flags: Sequence[str] = (), *,
+             coverage: float | None = None, timeout_s: float = 0.0) -> Flow[AnswerDecision]:
+        """The decision as a flow (its index checks are steps).
+
+        :param retrieval: the retrieval to answer from.
+        :param flags: flags the answer carries already (they come first).
+        :param coverage: the retrieval's key-term coverage feature; ``<= 0`` with key terms:
+            not found (``no_key_term_coverage``); ``None``: not checked.
+        :param timeout_s: each index step's timeout in seconds (0: none).
+        """
+        r, out = retrieval, list(flags)
+        evidence = extract_answer(r, r.key_terms, self.make_citation,
+                                  max_evidence=self.max_evidence,
+                                  normalize=self.tokenizer.normalize)
+        # every code the question names must be in the answer unit or its context
+        evidence, missing = supported_evidence(evidence, r.chunks, r.key_terms)
+        if missing and self.flag_missing:
+            out.append("not_in_evidence:" + ",".join(missing))
+        found = bool(evidence) and r.confidence.value >= self.answer_floor
+        if found and r.key_terms and coverage is not None and coverage <= 0.0:
+            # none of the question's key terms occurs in the retrieved text: the "evidence" is
+            # only the top chunk's first sentence, which answers nothing (case 12, step 9)
+            found = False
+            out.append("no_key_term_coverage")
+        if found and self.presence is not None:
+            check = partial(present_evidence, evidence, r.chunks, r.key_terms,
+                            self.tokenizer.normalize(r.question),
+                            partial(self.presence.absent, r.collection))
+            (got,) = yield [Step("presence", check, timeout_s)]
+            if got.ok:
+                evidence, absent = got.value
+                if absent:
+                    found, missing = False, [str(t) for t in absent]
+                    out.append("absent_in_document:" + ",".join(missing))
+            else:
+                out.append(got.flag)
+        support, support_p = yield from self._support(r, evidence, found, out, timeout_s)
+        model = self.support_model
+        if found and support_p is not None and model is not None and support_p < model.threshold:
+            found = False  # the quote lacks what was asked (corpus.answer_support)
+            out.append(f"unsupported:{support_p:.2f}")
+        computed = None
+        if found and asks_figure(r.question):
+            # a figure the question asks for: computed from cited rows (a formula's missing
+            # line item searched in its document), or the statement row that holds it
+            figure = partial(figure_answer, r, evidence, self.make_citation, self.tokenizer,
+                             self.phrases, self.store)
+            (fig,) = yield [Step("figure", figure, timeout_s)]
+            computed = fig.value if fig.ok else None
+            if not fig.ok:
+                out.append(fig.flag)
+        # the answer is the unit that answers, first and alone
+        answer = answer_text(evidence[0]) if found else NOT_FOUND_TEXT
+        cited: tuple[Citation, ...] = (evidence[0].citation,) if found else ()
+        if computed is not None:
+            answer, cited = computed[0], tuple(computed[1])
+            out.append(computed[2])
+        return AnswerDecision(answer, found, cited, tuple(evidence), tuple(missing), tuple(out),
+                              support, support_p, computed is not None)
+
+    def _support(self, r: Retrieval, evidence: list[Evidence], found: bool, out: list[str],
+                 timeout_s: float) -> Flow[tuple[dict[str, float], float | None]]:
+        """``(features, p)`` of the best unit (``rag.answerability.answer_support``), scored
+        as ``record_support`` says; a failed step flags and gives ``p = None``."""
+        model = self.support_model
+        if self.record_support:
+            wanted = bool(evidence)
+        else:
+            wanted = found and model is not None and model.threshold > 0
+        if not wanted:
+            return {}, (0.0 if model is not None and self.record_support else None)
+        check = partial(answer_support, r, evidence, self.tokenizer, r.collection,
+                        self.vocabulary, model)
+        (got,) = yield [Step("support", check, timeout_s)]
+        if not got.ok:
+            out.append(got.flag)
+            return {}, None
+        features, p = got.value
+        return features, p
