@@ -131,12 +131,9 @@ class ConversationService:
                 rw = Rewrite(q.question, text, (*rw.rules, "llm"), "llm")
         rw = await self._cross(rw, q.collection, record)
         record.rewrote(rw.question if rw.changed else None, rw.by, rw.rules)
-        record.session = {
-            "turn": (memory.turn_count + 1) if memory else None,
-            "backend": self.store.backend if memory else None,
-            "memory_tokens": memory_tokens(memory) if memory else 0,
-            "memory_hits": hits,
-        }
+        record.in_session((memory.turn_count + 1) if memory else None,
+                          self.store.backend if memory else None,
+                          memory_tokens(memory) if memory else 0, hits)
         record.flag_all(flags)
         new_q = q
         if rw.changed or previous:
@@ -144,8 +141,8 @@ class ConversationService:
         if rw.focus_doc and (q.filters is None or q.filters.is_empty()):
             # the follow-up was resolved in this document's list: retrieval starts there
             new_q = dataclasses.replace(new_q, filters=SearchFilter(doc_ids=(rw.focus_doc,)))
-            record.session["focus_document"] = next(
-                (lst.path for lst in lists if lst.doc_id == rw.focus_doc), rw.focus_doc)
+            record.session_focus(next(
+                (lst.path for lst in lists if lst.doc_id == rw.focus_doc), rw.focus_doc))
         turn = TurnContext(new_q, rw, memory, scope, flags)
         if memory is not None and self.corpus_version is not None and new_q.use_cache and (
                 new_q.filters is None or new_q.filters.is_empty() or rw.focus_doc):
@@ -279,8 +276,7 @@ class ConversationService:
             task = asyncio.create_task(self._summarise(turn.scope, memory))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
-        if record.session is not None:
-            record.session["memory_tokens"] = tokens
+        record.session_saved(tokens)
 
 
 def _previous(memory: SessionMemory | None, history: Sequence[dict[str, str]]) -> str | None:

@@ -21,13 +21,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from corpus.types import Citation
+from gateway.routing.conversation_trace import ConversationTrace
 from gateway.routing.sufficiency import process_metrics, sufficiency
 
 __all__ = ["RouteTrace"]
 
 
 @dataclass(slots=True)
-class RouteTrace:
+class RouteTrace(ConversationTrace):
     """One request's route record under construction (see the module docstring).
 
     Usage example::
@@ -169,13 +170,6 @@ class RouteTrace:
         self.cache_hit, self.final_path, self.brain = True, "cache", brain
         self.decide("cache", reason)
 
-    def served_from_memory(self, card_turn: int, corpus_version: str) -> None:
-        """A fact card of this session answered (``final_path`` ``memory``)."""
-        self.final_path, self.brain, self.corpus_version = "memory", "memory", corpus_version
-        self.decide("memory", f"fact card of turn {card_turn}")
-        if self.session is not None:
-            self.session["memory_hits"] = [*self.session["memory_hits"], f"fact_card:{card_turn}"]
-
     def retrieved(self, confidence: float | None, features: dict[str, Any],
                   candidates: list[str], resolution: dict[str, Any] | None) -> None:
         """What the first retrieval found (its confidence, features, candidate chunk ids and
@@ -210,12 +204,6 @@ class RouteTrace:
         self.brain = self.brain or "none"
         self.flag("degraded")
 
-    # --- conversation -----------------------------------------------------------------------
-    def rewrote(self, question: str | None, by: str, rules: Iterable[str]) -> None:
-        """The question as rewritten (``None``: unchanged) by ``by`` with ``rules``."""
-        self.rewritten_question = question
-        self.rewrite = {"by": by, "rules": list(rules)}
-
     def conflicted(self, conflict: dict[str, Any] | None) -> None:
         """Cited passages disagree (``gateway.routing.conflict``; ``None``: they do not)."""
         self.conflict = conflict
@@ -244,14 +232,6 @@ class RouteTrace:
             self.candidates = []
         if any(not p["found"] for p in parts) and any(p["found"] for p in parts):
             self.flag("partial_answer")
-
-    def translated(self, terms: Sequence[str], units: Sequence[str], coverage: float,
-                   document: str | None) -> None:
-        """Key terms in the documents' language were added (``gateway.conversation.crosslang``:
-        the question ``units`` they translate, their ``coverage``, the ``document`` named)."""
-        self.cross_language = {"terms": list(terms), "units": list(units), "coverage": coverage}
-        if document is not None:
-            self.cross_language["document"] = document
 
     # --- the end ----------------------------------------------------------------------------
     def assess(self, found: bool, citations: Sequence[Citation],
