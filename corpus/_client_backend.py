@@ -165,18 +165,10 @@ class ClientBackend:
         with self._errors(f"count {collection!r}"):
             return int(self.client.count(collection, count_filter=_filter(flt), exact=True).count)
 
-    def search(
-        self,
-        collection: str,
-        *,
-        dense: Sequence[float] | None,
-        sparse: tuple[Sequence[int], Sequence[float]] | None,
-        limit: int,
-        flt: Flt,
-        prefetch_k: int = 0,
-        rrf_k: int = 60,
-        weights: Sequence[float] | None = None,
-    ) -> list[tuple[dict[str, Any], float]]:
+    def search(self, collection: str, *, dense: Sequence[float] | None,
+               sparse: tuple[Sequence[int], Sequence[float]] | None, limit: int, flt: Flt,
+               prefetch_k: int = 0, rrf_k: int = 60, weights: Sequence[float] | None = None
+               ) -> list[tuple[dict[str, Any], float]]:
         queries = named_queries(dense, sparse, _sparse)
         if not queries:
             return []

@@ -223,18 +223,10 @@ class EdgeBackend:
                 self._shard(collection).count(qe.CountRequest(filter=_filter(flt), exact=True))
             )
 
-    def search(
-        self,
-        collection: str,
-        *,
-        dense: Sequence[float] | None,
-        sparse: tuple[Sequence[int], Sequence[float]] | None,
-        limit: int,
-        flt: Flt,
-        prefetch_k: int = 0,
-        rrf_k: int = 60,
-        weights: Sequence[float] | None = None,
-    ) -> list[tuple[dict[str, Any], float]]:
+    def search(self, collection: str, *, dense: Sequence[float] | None,
+               sparse: tuple[Sequence[int], Sequence[float]] | None, limit: int, flt: Flt,
+               prefetch_k: int = 0, rrf_k: int = 60, weights: Sequence[float] | None = None
+               ) -> list[tuple[dict[str, Any], float]]:
         queries = [qe.Query.Nearest(vector, using=name)
                    for vector, name in named_queries(dense, sparse, qe.SparseVector)]
         if not queries:

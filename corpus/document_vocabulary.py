@@ -4,10 +4,9 @@ of ``corpus.answer_support``)."""
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
-from corpus.presence import TermSearch
+from corpus.presence import KnownTerms, TermSearch
 from corpus.term_match import holds_term
 from corpus.types import SearchFilter, SparseVector
 
@@ -37,18 +36,16 @@ class DocumentVocabulary:
     def __init__(self, store: TermSearch, sparse_query: Callable[[str], SparseVector],
                  normalize: Callable[[str], str], *, cache_size: int = 8192) -> None:
         self.store, self.sparse_query, self.normalize = store, sparse_query, normalize
-        self._known: OrderedDict[tuple[str, str], bool] = OrderedDict()
-        self._cache_size = cache_size
+        self._known = KnownTerms(cache_size)
 
     def holds(self, collection: str, doc_id: str, term: str) -> bool:
         """True when some chunk of ``doc_id`` holds ``term`` (an empty query: ``True``).
 
         :raises Exception: whatever the store raises.
         """
-        key = (doc_id, term)
-        if key in self._known:
-            self._known.move_to_end(key)
-            return self._known[key]
+        known = self._known.get((doc_id, term))
+        if known is not None:
+            return known
         query = self.sparse_query(term)
         if query.is_empty():
             return True
@@ -57,10 +54,7 @@ class DocumentVocabulary:
                                          SearchFilter(doc_ids=(doc_id,)))
         found = (any(holds_term(term, self.normalize(f"{h.chunk.title}\n{h.chunk.text}"))
                      for h in hits) if digit else bool(hits))
-        self._known[key] = found
-        if len(self._known) > self._cache_size:
-            self._known.popitem(last=False)
-        return found
+        return self._known.put((doc_id, term), found)
 
     def held(self, collection: str, doc_id: str, terms: Sequence[str]) -> set[str]:
         """The ``terms`` some chunk of ``doc_id`` holds.

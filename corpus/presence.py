@@ -28,7 +28,8 @@ from typing import Protocol
 from corpus.term_match import holds_term, is_code, is_period
 from corpus.types import Chunk, SearchFilter, SearchHit, SparseVector
 
-__all__ = ["DocumentTermProbe", "TermSearch", "absent_terms", "specific_terms", "unit_lacks"]
+__all__ = ["DocumentTermProbe", "KnownTerms", "TermSearch", "absent_terms", "specific_terms",
+           "unit_lacks"]
 
 _DIGIT = re.compile(r"\d")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -142,6 +143,32 @@ class TermSearch(Protocol):
     ) -> list[SearchHit]: ...
 
 
+class KnownTerms:
+    """``(doc_id, term) -> held`` answers remembered, least recently used dropped past ``size``
+    (a ``doc_id`` is a content hash: an answer never goes stale)."""
+
+    def __init__(self, size: int) -> None:
+        self._known: OrderedDict[tuple[str, str], bool] = OrderedDict()
+        self._size = size
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._known
+
+    def get(self, key: tuple[str, str]) -> bool | None:
+        """The remembered answer (now the most recently used), or ``None``."""
+        if key not in self._known:
+            return None
+        self._known.move_to_end(key)
+        return self._known[key]
+
+    def put(self, key: tuple[str, str], held: bool) -> bool:
+        """Remember ``held`` for ``key``; returns it."""
+        self._known[key] = held
+        if len(self._known) > self._size:
+            self._known.popitem(last=False)
+        return held
+
+
 class DocumentTermProbe:
     """Which specific terms a document lacks, asked of the keyword index.
 
@@ -176,16 +203,14 @@ class DocumentTermProbe:
         self.sparse_query = sparse_query
         self.normalize = normalize
         self.top_k = max(1, min(100, top_k))
-        self._known: OrderedDict[tuple[str, str], bool] = OrderedDict()
+        self._known = KnownTerms(cache_size)
         self._doc_years: OrderedDict[str, frozenset[str]] = OrderedDict()
-        self._cache_size = cache_size
 
     def holds(self, collection: str, doc_id: str, term: str) -> bool:
         """True when some chunk of ``doc_id`` holds ``term`` (an empty query: ``True``)."""
-        key = (doc_id, term)
-        if key in self._known:
-            self._known.move_to_end(key)
-            return self._known[key]
+        known = self._known.get((doc_id, term))
+        if known is not None:
+            return known
         query = self.sparse_query(term)
         if query.is_empty():
             return True
@@ -196,10 +221,7 @@ class DocumentTermProbe:
         if not found and _YEAR.fullmatch(term):
             # a year inside one index token ("31.03.2001", "fy2001") is no BM25 term of its own
             found = term in self._years(collection, doc_id)
-        self._known[key] = found
-        if len(self._known) > self._cache_size:
-            self._known.popitem(last=False)
-        return found
+        return self._known.put((doc_id, term), found)
 
     def _years(self, collection: str, doc_id: str) -> frozenset[str]:
         """Every four-digit year (1900–2099) the document writes, read once from its chunks

@@ -38,17 +38,9 @@ from corpus.derived._answers import (
     looked_up_answer,
     looks_up,
 )
-from corpus.derived._rows import (
-    Derived,
-    MoreRows,
-    RowAt,
-    TextAbove,
-    adjacent_runs,
-    chunks_above,
-    converted,
-    document_search,
-    statement_rows_of,
-)
+from corpus.derived._numbers import converted
+from corpus.derived._rows import adjacent_runs, chunks_above, document_search, statement_rows_of
+from corpus.derived._types import Derived, MoreRows, RowAt, TextAbove
 
 __all__ = ["Derived", "MoreRows", "RowAt", "TextAbove", "adjacent_runs", "chunks_above",
            "computable", "converted", "derive", "derived_answer", "document_search",

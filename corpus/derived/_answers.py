@@ -5,11 +5,14 @@ or one year's figure read from a statement row, each with the rows to cite
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from corpus.derived._asked import asked_phrase
 from corpus.derived._evaluate import formula_answer
-from corpus.derived._rows import (
+from corpus.derived._numbers import converted, decimals_of, fmt, years_in
+from corpus.derived._rows import best_row, cell_value, statement_rows_of
+from corpus.derived._types import (
+    CitationMaker,
     Derived,
     KeyTerms,
     MoreRows,
@@ -17,13 +20,6 @@ from corpus.derived._rows import (
     RowAt,
     TermsOf,
     TextAbove,
-    best_row,
-    cell_value,
-    converted,
-    decimals_of,
-    fmt,
-    statement_rows_of,
-    years_in,
 )
 from corpus.formula import definitions
 from corpus.statement_rows import asked_unit
@@ -32,18 +28,13 @@ from corpus.types import Chunk, Citation
 
 __all__ = ["computable", "derive", "derived_answer", "looked_up_answer", "looks_up"]
 
-#: a quote verifier (``corpus.citations.make_citation``): ``(chunk, quote) -> Citation | None``
-CitationMaker = Callable[[Chunk, str], Citation | None]
-
 _CHANGE = re.compile(r"\b(?:chang|grow|increas|decreas|declin)(?:e|es|ed|th|ing)?\b", re.I)
-
 
 
 # label words a question asking one figure often leaves unsaid: "cash flow from operating
 # activities" names "Net cash provided by operating activities" (written while looking at the
 # FinanceBench dev questions; words of statement labels, not of any one filing)
 _LOOKUP_SILENT = re.compile(r"\b(?:net|total|provided|used)\b", re.I)
-
 
 
 def _form(question: str) -> tuple[str, str] | tuple[str, list[str]] | None:
@@ -110,8 +101,6 @@ def _change(question: str, years: list[str], rows: Sequence[RowAt],
     text = (f"{value:.{d}f}% change in {r.row.label} from {years[0]} to {years[1]}: "
             f"({fmt(b)} − {fmt(a)}) / {fmt(abs(a))} = {value:.{d}f}% — {r.unit}")
     return Derived(text, value, (r,))
-
-
 
 
 def _label_terms(text: str, key_terms: KeyTerms,

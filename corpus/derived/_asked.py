@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from corpus.derived._rows import YEAR
+from corpus.derived._numbers import YEAR
 from corpus.formula import BinOp, Item, Node, parse
 
 __all__ = ["Asked", "asked_formula", "asked_phrase", "question_head"]

@@ -9,23 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from corpus.derived._asked import asked_formula, question_head
-from corpus.derived._rows import (
-    AVERAGE,
-    YEAR,
-    Derived,
-    MoreRows,
-    Normalize,
-    RowAt,
-    TermsOf,
-    TextAbove,
-    best_row,
-    cell_value,
-    converted,
-    decimals_of,
-    fmt,
-    statement_rows_of,
-    years_in,
-)
+from corpus.derived._numbers import AVERAGE, YEAR, converted, decimals_of, fmt, years_in
+from corpus.derived._rows import best_row, cell_value, statement_rows_of
+from corpus.derived._types import Derived, MoreRows, Normalize, RowAt, TermsOf, TextAbove
 from corpus.formula import BinOp, Item, Node, Num, standard
 from corpus.statement_rows import asked_unit, label_cover
 

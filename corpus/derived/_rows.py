@@ -1,16 +1,14 @@
-"""Statement rows read from retrieved chunks, and the small helpers every derived figure uses:
-years and rounding asked in a question, the best row for a phrase, a cell's value, a scale
-conversion (``corpus.derived``)."""
+"""Statement rows read from retrieved chunks (``corpus.derived``): the rows with their period
+header and scale, the best row for a phrase, a cell's value, and where more rows are looked
+for (the chunks above a row, a keyword search inside the document)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
+from corpus.derived._types import MoreRows, Normalize, RowAt, TextAbove
 from corpus.statement_rows import (
-    UNITS,
-    StatementRow,
     label_cover,
     parse_row,
     period_header,
@@ -19,58 +17,10 @@ from corpus.statement_rows import (
 from corpus.tuning import TUNING
 from corpus.types import Chunk, ChunkStore, SearchFilter, SparseVector
 
-__all__ = ["AVERAGE", "YEAR", "Derived", "KeyTerms", "MoreRows", "Normalize", "RowAt", "TermsOf",
-           "TextAbove", "adjacent_runs",
-           "best_row", "cell_value", "chunks_above", "converted", "decimals_of", "document_search",
-           "fmt", "statement_rows_of", "years_in"]
+__all__ = ["adjacent_runs", "best_row", "cell_value", "chunks_above", "document_search",
+           "statement_rows_of"]
 
-YEAR = re.compile(r"(?<!\d)(?:fy|fiscal(?: year)?\s*)?((?:19|20)\d{2})(?!\d)", re.I)
-AVERAGE = re.compile(r"\baverage\b", re.I)
-_DECIMALS = re.compile(r"\b(one|two|three|four|zero|\d)\s+decimal", re.I)
-_WORD_NUM = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4}
 _MIN_COVER = 0.5  # a row answers a side when the side's words name half its label or more
-
-@dataclass(frozen=True, slots=True)
-class RowAt:
-    """A statement row found in a retrieved chunk: the ``unit`` (verbatim line), the parsed
-    ``row``, the ``years`` heading its cells (``None`` when no header was found) and the
-    ``chunk`` it is quoted from, and the ``scale`` its statement writes cells in
-    (``"millions"``, :func:`corpus.statement_rows.table_unit`; ``None`` when not written)."""
-
-    unit: str
-    row: StatementRow
-    years: tuple[str, ...] | None
-    chunk: Chunk
-    scale: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Derived:
-    """A computed figure: ``text`` (result, then the cells and the arithmetic), ``value`` (the
-    rounded result), ``rows`` (the rows used, each to be cited)."""
-
-    text: str
-    value: float
-    rows: tuple[RowAt, ...]
-
-
-#: text -> its key terms (``Tokenizer.key_terms``); text -> the key terms' normal form
-#: (``Tokenizer.normalize``); text -> ``(key terms, key terms + field phrases)`` of a phrase
-KeyTerms = Callable[[str], Sequence[str]]
-Normalize = Callable[[str], str]
-TermsOf = Callable[[str], tuple[Sequence[str], Sequence[str]]]
-
-# chunk -> the text of the chunks before it in its document (a statement's period header and
-# scale often sit a page part or three above the row: a table split into chunks)
-TextAbove = Callable[[Chunk], str]
-
-
-
-# (search text, document id or None) -> runs of adjacent chunks of that document holding it: the
-# rows of a line item no retrieved chunk holds (the balance sheet when the income statement
-# was retrieved), looked up inside the document the formula reads
-MoreRows = Callable[[str, str | None], Sequence[Sequence[Chunk]]]
-
 
 
 def statement_rows_of(chunk_groups: Sequence[Sequence[Chunk]],
@@ -148,20 +98,6 @@ def adjacent_runs(chunks: Sequence[Chunk]) -> list[list[Chunk]]:
     return runs
 
 
-
-def decimals_of(question: str, default: int) -> int:
-    m = _DECIMALS.search(question)
-    if not m:
-        return default
-    w = m.group(1).lower()
-    return _WORD_NUM.get(w, int(w) if w.isdigit() else default)
-
-
-def years_in(text: str) -> list[str]:
-    return list(dict.fromkeys(m.group(1) for m in YEAR.finditer(text)))
-
-
-
 def best_row(rows: Sequence[RowAt], terms: tuple[Sequence[str], Sequence[str]],
               need: Sequence[str], normalize: Normalize,
               min_cover: float = _MIN_COVER, silent: re.Pattern[str] | None = None,
@@ -201,23 +137,6 @@ def cell_value(r: RowAt, year: str) -> float:
     return v
 
 
-def converted(value: float, scale: str | None, asked: str | None) -> str:
-    """``" (in thousands) ≈ 382 in millions"``: a cell written in ``scale`` shown in the scale
-    the question asks (``corpus.statement_rows.UNITS``), rounded to a whole number from 100 up,
-    else to two decimals; ``""`` when either scale is unknown or they are the same."""
-    if not scale or not asked or scale == asked or scale not in UNITS or asked not in UNITS:
-        return ""
-    v = value * UNITS[scale] / UNITS[asked]
-    return f" (in {scale}) ≈ {v:,.0f} in {asked}" if abs(v) >= 100 else \
-        f" (in {scale}) ≈ {v:,.2f} in {asked}"
-
-
-def fmt(v: float) -> str:
-    return f"{v:,.0f}" if abs(v) >= 1000 and float(v).is_integer() else f"{v:,.2f}".rstrip(
-        "0").rstrip(".")
-
-
-
 def document_search(store: ChunkStore, collection: str,
                     encode: Callable[[str], SparseVector], default_doc: str | None,
                     top_k: int = TUNING.figure.document_search_top_k) -> MoreRows:
@@ -241,6 +160,3 @@ def document_search(store: ChunkStore, collection: str,
         return groups
 
     return more
-
-
-# a statement the question names as its source ("using the statement of income", "shown in the
