@@ -43,18 +43,15 @@ class DocumentVocabulary:
 
         :raises Exception: whatever the store raises.
         """
-        known = self._known.get((doc_id, term))
-        if known is not None:
-            return known
-        query = self.sparse_query(term)
-        if query.is_empty():
-            return True
         digit = bool(_DIGIT.search(term))
-        hits = self.store.keyword_search(collection, query, 20 if digit else 1,
-                                         SearchFilter(doc_ids=(doc_id,)))
-        found = (any(holds_term(term, self.normalize(f"{h.chunk.title}\n{h.chunk.text}"))
-                     for h in hits) if digit else bool(hits))
-        return self._known.put((doc_id, term), found)
+
+        def search(query: SparseVector) -> bool:
+            hits = self.store.keyword_search(collection, query, 20 if digit else 1,
+                                             SearchFilter(doc_ids=(doc_id,)))
+            return (any(holds_term(term, self.normalize(f"{h.chunk.title}\n{h.chunk.text}"))
+                        for h in hits) if digit else bool(hits))
+
+        return self._known.answer(doc_id, term, self.sparse_query, search)
 
     def held(self, collection: str, doc_id: str, terms: Sequence[str]) -> set[str]:
         """The ``terms`` some chunk of ``doc_id`` holds.

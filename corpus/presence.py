@@ -168,6 +168,19 @@ class KnownTerms:
             self._known.popitem(last=False)
         return held
 
+    def answer(self, doc_id: str, term: str, query_of: Callable[[str], SparseVector],
+               search: Callable[[SparseVector], bool]) -> bool:
+        """Whether ``doc_id`` holds ``term``: remembered, else ``search`` of the term's keyword
+        query (remembered); ``True`` without asking when the query is empty (nothing to look
+        for). Whatever ``search`` raises propagates."""
+        known = self.get((doc_id, term))
+        if known is not None:
+            return known
+        query = query_of(term)
+        if query.is_empty():
+            return True
+        return self.put((doc_id, term), search(query))
+
 
 class DocumentTermProbe:
     """Which specific terms a document lacks, asked of the keyword index.
@@ -208,20 +221,18 @@ class DocumentTermProbe:
 
     def holds(self, collection: str, doc_id: str, term: str) -> bool:
         """True when some chunk of ``doc_id`` holds ``term`` (an empty query: ``True``)."""
-        known = self._known.get((doc_id, term))
-        if known is not None:
-            return known
-        query = self.sparse_query(term)
-        if query.is_empty():
-            return True
-        hits = self.store.keyword_search(
-            collection, query, self.top_k, SearchFilter(doc_ids=(doc_id,))
-        )
-        found = any(_holds(term, self.normalize(_chunk_text(h.chunk))) for h in hits)
-        if not found and _YEAR.fullmatch(term):
-            # a year inside one index token ("31.03.2001", "fy2001") is no BM25 term of its own
-            found = term in self._years(collection, doc_id)
-        return self._known.put((doc_id, term), found)
+
+        def search(query: SparseVector) -> bool:
+            hits = self.store.keyword_search(
+                collection, query, self.top_k, SearchFilter(doc_ids=(doc_id,))
+            )
+            found = any(_holds(term, self.normalize(_chunk_text(h.chunk))) for h in hits)
+            if not found and _YEAR.fullmatch(term):
+                # a year inside one index token ("31.03.2001", "fy2001") is no BM25 term
+                found = term in self._years(collection, doc_id)
+            return found
+
+        return self._known.answer(doc_id, term, self.sparse_query, search)
 
     def _years(self, collection: str, doc_id: str) -> frozenset[str]:
         """Every four-digit year (1900–2099) the document writes, read once from its chunks
