@@ -15,26 +15,13 @@ import inspect
 import re
 import time
 from collections.abc import Callable, Sequence
-from functools import partial
 from typing import Any
 
 import httpx
 
-from corpus.answer_support import SupportModel, support_features
-from corpus.citations import display_quote
-from corpus.derived import (
-    adjacent_runs,
-    chunks_above,
-    computable,
-    derived_answer,
-    document_search,
-    looked_up_answer,
-    looks_up,
-)
-from corpus.document_vocabulary import DocumentVocabulary
-from corpus.presence import DocumentTermProbe, specific_terms, unit_lacks
-from corpus.types import ChunkStore, Citation, SearchFilter, SearchHit
-from loop.citations import make_citation, supported_answer
+from corpus.answer_support import SupportModel
+from corpus.types import ChunkStore, SearchFilter, SearchHit
+from loop.answer_checks import AnswerChecks, answer_alone, checked
 from loop.config import LLMConfig, LoopConfig
 from loop.controller import EventCallback, LoopState, drive
 from loop.errors import LLMError
@@ -47,9 +34,9 @@ from loop.policies.llm_tools import LLMToolsPolicy
 from loop.policies.offline import OfflinePolicy
 from loop.results import LoopResult, StepEvent
 from loop.tools import ToolContext
-from loop.types import NOT_FOUND, DocumentDirectory, KeyTermExtractor, SearchBackend, UnitEmbedder
+from loop.types import DocumentDirectory, KeyTermExtractor, SearchBackend, UnitEmbedder
 
-__all__ = ["LoopAgent", "SimpleKeyTerms", "checked"]
+__all__ = ["LoopAgent", "SimpleKeyTerms"]
 
 _STOP = {"the", "a", "an", "of", "in", "on", "is", "are", "what", "which", "how", "who", "when",
          "does", "do", "to", "for", "and", "or", "was", "were", "by", "with", "it", "this",
@@ -69,31 +56,6 @@ class SimpleKeyTerms:
             else:
                 out.append(w)
         return [t for t in dict.fromkeys(out) if t not in _STOP]
-
-
-def checked(res: LoopResult) -> LoopResult:
-    """``res`` with its LLM-written answer checked before it leaves: a "not found" carries the
-    fixed :data:`loop.types.NOT_FOUND` text (no model words), and a found answer keeps only the
-    sentences its citations support (:func:`loop.citations.supported_answer`), counting the
-    others in ``unsupported_sentences``. Offline answers and evidence answers (verbatim units)
-    and hand-backs to RAG pass unchanged."""
-    if res.brain == "offline" or res.fallback or res.evidence_answer:
-        return res
-    if not res.found or not res.citations:
-        res.answer, res.found, res.citations = NOT_FOUND, False, []
-        return res
-    res.answer, res.unsupported_sentences = supported_answer(res.answer, res.citations)
-    return res
-
-
-def _answer_alone(res: LoopResult) -> LoopResult:
-    """An offline (or evidence) answer is its best unit alone, the other units it cited are
-    ``related`` (issue 15 item 6: a reader sees which line answers). LLM-written answers keep
-    their citations: each footnote marks a sentence of the answer."""
-    if res.found and len(res.citations) > 1 and (res.brain == "offline" or res.evidence_answer):
-        first, *rest = res.citations
-        res.answer, res.citations, res.related = display_quote(first.quote), [first], rest
-    return res
 
 
 def _default_terms() -> KeyTermExtractor:
@@ -143,9 +105,9 @@ class LoopAgent:
         self.client = (AsyncLLMClient(llm, transport=transport) if isinstance(llm, LLMConfig)
                        else llm)
         self._sections: dict[tuple[str, str], tuple[str, ...]] = {}
-        self._probe: DocumentTermProbe | None = None
         self.support_model = support_model if support_model is not None else SupportModel.load()
-        self._vocabulary: DocumentVocabulary | None = None
+        self.checks = AnswerChecks(store, self.key_terms, timeout_s=self.config.tool_timeout_s,
+                                   phrases=phrases, support_model=self.support_model)
 
     async def _offline(self, state: LoopState, on_event: EventCallback | None) -> LoopResult:
         policy = OfflinePolicy(embedder=self.embedder)
@@ -204,146 +166,10 @@ class LoopAgent:
         res = await self._run(question, collection, candidates=candidates, history=history,
                               current_date=current_date, flt=flt, on_event=on_event,
                               offline=offline)
-        res = await self._check_presence(question, collection, res)
-        res = _answer_alone(await self._check_support(question, collection, res))
-        return await self._compute(question, collection, res,
+        res = await self.checks.presence(question, collection, res)
+        res = answer_alone(await self.checks.support(question, collection, res))
+        return await self.checks.compute(question, collection, res,
                                    confined=flt is not None and bool(flt.doc_ids))
-
-    async def _compute(self, question: str, collection: str, res: LoopResult,
-                       confined: bool = False) -> LoopResult:
-        """An offline (or evidence) answer to a question asking for a change or a defined ratio
-        becomes the figure computed from the statement rows of the chunks read
-        (``corpus.derived``), citing each row; the former answer's citations go to ``related``.
-        A "not found" answer too when every read was ``confined`` to named documents (the
-        documents the question was resolved to: the rows read are the named company's, not a
-        look-alike filing's) and no asked term was found absent from the cited document; such a
-        "not found" answer to a question asking one year's figure is also answered by the
-        statement row read whose label the question names wholly
-        (:func:`corpus.derived.looked_up_answer`), and so is a found one when the reads were
-        confined. A row's period header may be read in the chunks above it, and a formula's line
-        item not read is searched in its document (``chunks_above``, ``document_search``).
-        Runs under the tool timeout; any failure keeps ``res``."""
-        tok = self.key_terms
-        normalize = getattr(tok, "normalize", None)
-        computing = computable(question)
-        if (not (res.found or (confined and not res.fallback and not res.absent_terms))
-                or not res.read_chunk_ids or normalize is None
-                or not (res.brain == "offline" or res.evidence_answer)
-                # a found answer to a lookup keeps its text unless the reads were confined to
-                # the resolved documents and a statement row there holds the asked figure
-                or (res.found and not computing and not (confined and looks_up(question)))):
-            return res
-
-        def compute() -> tuple[str, list[Citation]] | None:
-            chunks = self.store.get_chunks(collection, list(dict.fromkeys(res.read_chunk_ids)))
-            runs = adjacent_runs(chunks)
-            # rows whose period header sits in chunks not read: the chunks above them; a
-            # formula's line item not read: searched in the document it reads (corpus.derived)
-            above = chunks_above(self.store, collection)
-            if not computing:
-                return looked_up_answer(question, runs, tok.key_terms, normalize, make_citation,
-                                        self.phrases, above)
-            sparse = getattr(tok, "sparse_query", None)
-            docs = {c.doc_id for c in chunks}
-            more = (document_search(self.store, collection, sparse,
-                                    runs[0][0].doc_id if runs else None)
-                    if sparse is not None and (confined or len(docs) == 1) else None)
-            return derived_answer(question, runs, tok.key_terms, normalize, make_citation,
-                                  self.phrases, more, above)
-
-        try:
-            got = await asyncio.wait_for(asyncio.to_thread(compute),
-                                         self.config.tool_timeout_s or None)
-        except Exception:  # noqa: BLE001 - a failed computation keeps the answer
-            return res
-        if got is None:
-            return res
-        text, cits = got
-        res.related = [c for c in [*res.citations, *res.related] if c not in cits]
-        res.answer, res.citations, res.computed, res.found = text, cits, computing, True
-        return res
-
-    async def _check_presence(self, question: str, collection: str,
-                              res: LoopResult) -> LoopResult:
-        """``res`` turned into "not found" when the document its answer cites lacks one of the
-        question's specific terms (codes, years: ``corpus.presence``); the check runs
-        under the tool timeout and keeps the answer when it fails or the key-term extractor
-        has no index form (``sparse_query``)."""
-        tok = self.key_terms
-        sparse = getattr(tok, "sparse_query", None)
-        normalize = getattr(tok, "normalize", None)
-        if not res.found or not res.citations or res.fallback:
-            return res
-        if sparse is None or normalize is None or not hasattr(self.store, "keyword_search"):
-            return res
-        terms = specific_terms(tok.key_terms(question), normalize(question))
-        if not terms:
-            return res
-        first = res.citations[0]
-
-        if self._probe is None:  # one per agent: it remembers (doc_id, term) answers
-            self._probe = DocumentTermProbe(self.store, sparse, normalize)
-        probe = self._probe
-
-        def absent_in_document() -> list[str]:
-            chunks = self.store.get_chunks(collection, [first.chunk_id])
-            return unit_lacks(terms, first.quote, chunks[0] if chunks else None, first.doc_id,
-                              partial(probe.absent, collection), normalize)
-
-        try:
-            absent = await asyncio.wait_for(asyncio.to_thread(absent_in_document),
-                                            self.config.tool_timeout_s or None)
-        except Exception:  # noqa: BLE001 - a failed check keeps the answer
-            return res
-        if absent:
-            res.answer, res.found, res.citations = NOT_FOUND, False, []
-            res.absent_terms = list(absent)
-        return res
-
-    async def _check_support(self, question: str, collection: str,
-                             res: LoopResult) -> LoopResult:
-        """``res`` with the answer-support features of its first citation
-        (``corpus.answer_support``) and, with a support model, their probability; an answer
-        below the model's threshold becomes "not found". Runs under the tool timeout; a failure
-        keeps the answer unscored."""
-        if not res.found or not res.citations or res.fallback:
-            return res
-        tok = self.key_terms
-        normalize = getattr(tok, "normalize", None)
-        names = getattr(tok, "name_terms", None)
-        analyse = getattr(tok, "terms", None)
-        sparse = getattr(tok, "sparse_query", None)
-        first = res.citations[0]
-        if (self._vocabulary is None and sparse is not None and normalize is not None
-                and hasattr(self.store, "keyword_search")):
-            self._vocabulary = DocumentVocabulary(self.store, sparse, normalize)
-        vocab = self._vocabulary
-
-        def features() -> dict[str, float]:
-            chunks = self.store.get_chunks(collection, [first.chunk_id])
-            c = chunks[0] if chunks else None
-            doc_id = c.doc_id if c is not None else first.doc_id
-            return support_features(
-                question, tok.key_terms(question), first.quote,
-                (c.title, " ".join(c.section_path), c.path, c.table_header()) if c else (),
-                c.text if c else "",
-                name_terms=names(question) if callable(names) else (),
-                normalize=normalize, path=first.path,
-                analyse=analyse if callable(analyse) else None,
-                document=partial(vocab.held, collection, doc_id) if vocab and doc_id else None)
-
-        try:
-            res.support = await asyncio.wait_for(asyncio.to_thread(features),
-                                                 self.config.tool_timeout_s or None)
-        except Exception:  # noqa: BLE001 - a failed check keeps the answer
-            return res
-        if self.support_model is None:
-            return res
-        res.support_p = round(self.support_model.score(res.support), 4)
-        if res.support_p < self.support_model.loop_threshold:
-            res.answer, res.found, res.citations = NOT_FOUND, False, []
-            res.unsupported = True
-        return res
 
     async def _run(
         self, question: str, collection: str, *, candidates: Sequence[SearchHit],
