@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AskMode",
+    "CollectionOption",
     "answer_to_dict",
     "ask_command",
     "ask_rag",
@@ -42,6 +43,13 @@ class AskMode(StrEnum):
     rag = "rag"
     loop = "loop"
     auto = "auto"
+
+
+#: ``--collection`` / ``-c`` of the question commands (ask, chat): the collection asked,
+#: ``None`` = the ``default_collection`` setting
+CollectionOption = Annotated[
+    str | None, typer.Option("--collection", "-c", help="Collection (default: setting).")
+]
 
 
 def not_utf8(text: str) -> str:
@@ -219,9 +227,7 @@ def ask_rag(
 
 def ask_command(
     question: Annotated[str, typer.Argument(help="The question (any language).")],
-    collection: Annotated[
-        str | None, typer.Option("--collection", "-c", help="Collection (default: setting).")
-    ] = None,
+    collection: CollectionOption = None,
     mode: Annotated[
         AskMode, typer.Option(help="rag = fast path, loop = LoopAgent, auto = router.")
     ] = AskMode.rag,

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from gateway.cli.ask import AskMode, not_utf8
+from gateway.cli.ask import AskMode, CollectionOption, not_utf8
 from gateway.conversation.cedict import finish_warm_up
 
 if TYPE_CHECKING:
@@ -190,9 +190,7 @@ def _lines(interactive: bool) -> Any:
 
 
 def chat_command(
-    collection: Annotated[
-        str | None, typer.Option("--collection", "-c", help="Collection (default: setting).")
-    ] = None,
+    collection: CollectionOption = None,
     mode: Annotated[
         AskMode, typer.Option(help="auto = router, rag = fast path, loop = LoopAgent.")
     ] = AskMode.auto,
