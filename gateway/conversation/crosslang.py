@@ -5,9 +5,10 @@ holds them.
 The dictionary is CC-CEDICT (:mod:`gateway.conversation.cedict`). English → Chinese: the
 longest run of one to three content words of the question (plural ``s``/``es``/``ies`` tried
 singular; :mod:`gateway.conversation.english_terms`) that is a whole gloss gives the Chinese
-headwords having it among their first glosses; Chinese → English takes the first glosses of the
-question's words. A candidate is kept only when a keyword search of the collection finds a chunk whose
-text holds it (the bilingual term list is the dictionary filtered by the collection). The
+headwords having it among their first glosses; Chinese → English takes the first glosses of
+the question's words. A candidate is kept only when a keyword search of the collection finds a
+chunk whose text holds it (the bilingual term list is the dictionary filtered by the
+collection). The
 document holding the most of the question's units is taken as the one asked about: when it
 holds two or more, only candidates found in it are kept (a statistics-of-the-collection choice
 among a gloss's many headwords), at most two per unit, longest first

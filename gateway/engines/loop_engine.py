@@ -58,8 +58,8 @@ class LoopAgentEngine:
         the offline policy's answer when the LLM fails.
     """
 
-    def __init__(self, agent: LoopAgent, store: ChunkStore | None, *, deadline_s: float | None = None,
-                 llm_reserve_s: float = 1.0) -> None:
+    def __init__(self, agent: LoopAgent, store: ChunkStore | None, *,
+                 deadline_s: float | None = None, llm_reserve_s: float = 1.0) -> None:
         self.agent = agent
         self.store = store
         cfg = getattr(agent, "config", None)
