@@ -11,34 +11,17 @@ start-up, and is the only part of the gateway that names the concrete ``corpus``
 - :mod:`gateway.wiring.model_check` – collections with dense vectors but no model loaded.
 """
 
+from gateway.wiring import factories as _factories
 from gateway.wiring.build import assemble, build_components
 from gateway.wiring.components import Components
-from gateway.wiring.factories import (
-    build_retriever,
-    catalogue_directory,
-    directory_builder,
-    get_embedder,
-    get_tokenizer,
-    llm_config,
-    open_collection,
-    open_store,
-    retrieval_config,
-)
+from gateway.wiring.factories import *  # noqa: F403  (its __all__, re-exported below)
 from gateway.wiring.model_check import dense_without_model, no_model_message
 
 __all__ = [
     "Components",
     "assemble",
     "build_components",
-    "build_retriever",
-    "catalogue_directory",
     "dense_without_model",
-    "directory_builder",
-    "get_embedder",
-    "get_tokenizer",
-    "llm_config",
     "no_model_message",
-    "open_collection",
-    "open_store",
-    "retrieval_config",
 ]
+__all__ += _factories.__all__
