@@ -22,6 +22,7 @@
 - :mod:`gateway.routing.record` – :class:`RouteRecord`, that dict as the route log stores it.
 """
 
+from gateway.routing import types as _types
 from gateway.routing.decompose import Plan, decompose
 from gateway.routing.fit import (
     ROUTER_FEATURES,
@@ -45,39 +46,14 @@ from gateway.routing.rules import (
     retrieval_query,
 )
 from gateway.routing.trace import RouteTrace
-from gateway.routing.types import (
-    AnswerCache,
-    AnswerDraft,
-    ConversationStage,
-    ConversationTurn,
-    EventSink,
-    LoopBackend,
-    LoopResult,
-    QueryInput,
-    QueryResult,
-    RagBackend,
-    RagResult,
-    RouteSink,
-)
+from gateway.routing.types import *  # noqa: F403  (its __all__, re-exported below)
 
 __all__ = [
     "ROUTER_FEATURES",
-    "AnswerCache",
-    "AnswerDraft",
-    "ConversationStage",
-    "ConversationTurn",
     "Decision",
-    "EventSink",
-    "LoopBackend",
-    "LoopResult",
     "Mode",
     "Plan",
-    "QueryInput",
-    "QueryResult",
-    "RagBackend",
-    "RagResult",
     "RouteRecord",
-    "RouteSink",
     "RouteTrace",
     "Router",
     "RoutingModel",
@@ -95,3 +71,4 @@ __all__ = [
     "merge_parts",
     "retrieval_query",
 ]
+__all__ += _types.__all__
