@@ -1,34 +1,13 @@
 """Document layer: parsers, structure-aware chunking, CJK tokenizer, catalogue, chunk store."""
 
+from corpus import types as _types
 from corpus.errors import CorpusError, LoopGateError, ParseError, StoreError
-from corpus.types import (
-    Block,
-    Chunk,
-    ChunkStore,
-    Citation,
-    DocumentInfo,
-    OutlineEntry,
-    ParsedDocument,
-    PassageEmbedder,
-    SearchFilter,
-    SearchHit,
-    SparseVector,
-)
+from corpus.types import *  # noqa: F403  (its __all__, re-exported below)
 
 __all__ = [
-    "Block",
-    "Chunk",
-    "ChunkStore",
-    "Citation",
     "CorpusError",
-    "DocumentInfo",
     "LoopGateError",
-    "OutlineEntry",
     "ParseError",
-    "ParsedDocument",
-    "PassageEmbedder",
-    "SearchFilter",
-    "SearchHit",
-    "SparseVector",
     "StoreError",
 ]
+__all__ += _types.__all__
