@@ -62,40 +62,28 @@ def _figures(
     datasets = list(summary.get("by_dataset", {}))
     labels = [short_name(d) for d in datasets]
     acc, ans = go.Figure(), go.Figure()
+
+    def percents(by: dict[str, Any], key: str) -> list[float]:
+        return [100 * ((by.get(d) or {}).get(key) or 0) for d in datasets]
+
+    # (figure, bar label, summary key, bar pattern) of each mode's four bars
+    bars = (
+        (acc, "evidence hit", "evidence_hit", None),
+        (acc, "hit@k", "evidence_hit_at_k", "."),
+        (ans, "answer contains", "answer_contains", None),
+        (ans, "refusal accuracy", "refusal_accuracy", "x"),
+    )
     order = {"rag": 0, "loop": 1, "auto": 2}
     for mode, s in sorted(runs.items(), key=lambda kv: (order.get(kv[0], 9), kv[0])):
         by = s.get("by_dataset", {})
-        acc.add_bar(
-            name=f"{mode}: evidence hit",
-            x=labels,
-            y=[100 * ((by.get(d) or {}).get("evidence_hit") or 0) for d in datasets],
-        )
-        acc.add_bar(
-            name=f"{mode}: hit@k",
-            x=labels,
-            marker_pattern_shape=".",
-            y=[100 * ((by.get(d) or {}).get("evidence_hit_at_k") or 0) for d in datasets],
-        )
-        ans.add_bar(
-            name=f"{mode}: answer contains",
-            x=labels,
-            y=[100 * ((by.get(d) or {}).get("answer_contains") or 0) for d in datasets],
-        )
-        ans.add_bar(
-            name=f"{mode}: refusal accuracy",
-            x=labels,
-            marker_pattern_shape="x",
-            y=[100 * ((by.get(d) or {}).get("refusal_accuracy") or 0) for d in datasets],
-        )
+        for fig, label, key, pattern in bars:
+            fig.add_bar(name=f"{mode}: {label}", x=labels, marker_pattern_shape=pattern,
+                        y=percents(by, key))
     base = summary.get("baseline")
     if base:
         for key, label in (("baseline_hit_at_1", "hit@1"), ("baseline_hit_at_5", "hit@5")):
-            acc.add_bar(
-                name=f"baseline {base['name']} {label}",
-                x=labels,
-                marker_pattern_shape="/",
-                y=[100 * ((base["by_dataset"].get(d) or {}).get(key) or 0) for d in datasets],
-            )
+            acc.add_bar(name=f"baseline {base['name']} {label}", x=labels,
+                        marker_pattern_shape="/", y=percents(base["by_dataset"], key))
     acc.update_layout(
         barmode="group",
         yaxis_range=[0, 100],
