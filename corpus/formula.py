@@ -21,6 +21,7 @@ fitted to questions: these are the phrasings of written definitions.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = ["STANDARD", "BinOp", "Item", "Node", "Num", "definitions", "parse", "standard"]
@@ -106,17 +107,17 @@ class _Parser:
         return self.t[self.i] if self.i < len(self.t) else None
 
     def expr(self) -> Node:
-        node = self.term()
-        while (p := self.peek()) is not None and p in (("op", "+"), ("op", "-")):
-            self.i += 1
-            node = BinOp(p[1], node, self.term())
-        return node
+        return self.binary(("+", "-"), self.term)
 
     def term(self) -> Node:
-        node = self.factor()
-        while (p := self.peek()) is not None and p in (("op", "*"), ("op", "/")):
+        return self.binary(("*", "/"), self.factor)
+
+    def binary(self, ops: tuple[str, ...], operand: Callable[[], Node]) -> Node:
+        """``operand (op operand)*`` for ``op`` in ``ops``, grouped to the left."""
+        node = operand()
+        while (p := self.peek()) is not None and p[0] == "op" and p[1] in ops:
             self.i += 1
-            node = BinOp(p[1], node, self.factor())
+            node = BinOp(p[1], node, operand())
         return node
 
     def factor(self) -> Node:
