@@ -15,6 +15,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable
+from dataclasses import dataclass
 from typing import Any
 
 from gateway.cache import normalize_question
@@ -37,6 +38,18 @@ from gateway.migration.outcome import (
 __all__ = ["MigrationDispatcher"]
 
 log = logging.getLogger("loopgate.migration")
+
+
+@dataclass(frozen=True, slots=True)
+class _Exchange:
+    """One question on its way through the dispatcher: what the legacy service is asked with,
+    and how LoopGate answers it (``loopgate()``)."""
+
+    question: str
+    collection: str
+    loopgate: LoopGateCall
+    user: str | None
+    trace_id: str
 
 
 class MigrationDispatcher:
@@ -117,39 +130,35 @@ class MigrationDispatcher:
         :raises Exception: only what ``loopgate()`` raises, and only in ``gateway``/``canary`` mode
             when no legacy answer could replace it; legacy failures never raise.
         """
-        outcome = await self._dispatch(question, collection, loopgate, user, trace_id, defer_shadow)
+        ex = _Exchange(question, collection, loopgate, user, trace_id)
+        outcome = await self._dispatch(ex, defer_shadow)
         outcome.trace_id = trace_id
         return outcome
 
-    async def _dispatch(
-        self,
-        question: str,
-        collection: str,
-        loopgate: LoopGateCall,
-        user: str | None,
-        trace_id: str,
-        defer_shadow: bool,
-    ) -> MigrationOutcome:
+    async def _ask_legacy(self, ex: _Exchange) -> LegacyAnswer:
+        """The legacy service's answer to ``ex`` (its failures come back as ``ok=False``)."""
+        assert self.legacy is not None
+        return await self.legacy.ask(
+            ex.question, collection=ex.collection, user=ex.user, trace_id=ex.trace_id
+        )
+
+    async def _dispatch(self, ex: _Exchange, defer_shadow: bool) -> MigrationOutcome:
         """:meth:`dispatch` without the trace id bookkeeping."""
+        question, collection = ex.question, ex.collection
         cm = self.policy.for_collection(collection)
         base = {
             "collection": collection,
             "mode": str(cm.mode),
-            "trace_id": trace_id,
+            "trace_id": ex.trace_id,
             "question": question[:300],
         }
         if cm.mode is MigrationMode.GATEWAY:
-            return await self._gateway(question, collection, loopgate, user, trace_id, base)
+            return await self._gateway(ex, base)
         if cm.mode is MigrationMode.CANARY and canary_selects_loopgate(
-            self.canary_key(question, user), cm.canary_percent, collection
+            self.canary_key(question, ex.user), cm.canary_percent, collection
         ):
-            return await self._gateway(
-                question, collection, loopgate, user, trace_id, base, mode=cm.mode
-            )
-        assert self.legacy is not None
-        legacy = await self.legacy.ask(
-            question, collection=collection, user=user, trace_id=trace_id
-        )
+            return await self._gateway(ex, base, mode=cm.mode)
+        legacy = await self._ask_legacy(ex)
         outcome = MigrationOutcome(collection, cm.mode, "legacy", legacy=legacy)
         if cm.mode is MigrationMode.SHADOW:
             if len(self._shadow_tasks) >= self.shadow_max_concurrency:
@@ -166,7 +175,7 @@ class MigrationDispatcher:
                 outcome.shadow = "started"
 
                 async def start() -> None:
-                    self._spawn(self._shadow(loopgate, legacy, base), self._shadow_tasks)
+                    self._spawn(self._shadow(ex.loopgate, legacy, base), self._shadow_tasks)
 
                 if defer_shadow:
                     outcome.start_shadow = start
@@ -177,26 +186,17 @@ class MigrationDispatcher:
         return outcome
 
     async def _gateway(
-        self,
-        question: str,
-        collection: str,
-        loopgate: LoopGateCall,
-        user: str | None,
-        trace_id: str,
-        base: dict[str, Any],
-        mode: MigrationMode = MigrationMode.GATEWAY,
+        self, ex: _Exchange, base: dict[str, Any], mode: MigrationMode = MigrationMode.GATEWAY
     ) -> MigrationOutcome:
         """LoopGate first; the legacy service answers when LoopGate fails or finds nothing."""
         try:
-            answer = await loopgate()
+            answer = await ex.loopgate()
             reason = "" if loopgate_view(answer)[2] else "loopgate_not_found"
             error: Exception | None = None
         except Exception as exc:  # noqa: BLE001 - replaced by the legacy answer when there is one
             answer, reason, error = None, "loopgate_error", exc
         if reason and self.legacy is not None:
-            legacy = await self.legacy.ask(
-                question, collection=collection, user=user, trace_id=trace_id
-            )
+            legacy = await self._ask_legacy(ex)
             if legacy.ok and (legacy.found or error is not None):
                 self._record(
                     {
@@ -207,7 +207,7 @@ class MigrationDispatcher:
                     }
                 )
                 return MigrationOutcome(
-                    collection,
+                    ex.collection,
                     mode,
                     "legacy",
                     legacy=legacy,
@@ -217,7 +217,7 @@ class MigrationDispatcher:
         if error is not None:
             raise error
         self._record({**base, "served_by": "loopgate"})
-        return MigrationOutcome(collection, mode, "loopgate", loopgate=answer)
+        return MigrationOutcome(ex.collection, mode, "loopgate", loopgate=answer)
 
     async def _shadow(
         self, loopgate: LoopGateCall, legacy: LegacyAnswer, base: dict[str, Any]
