@@ -141,8 +141,9 @@ class Ingestor:
         from corpus.parsers import SUPPORTED_SUFFIXES
 
         t0 = time.perf_counter()
-        given = [Path(p).absolute() for p in paths]
-        base = Path(root).absolute() if root is not None else default_root(given)
+        # abspath also folds `a/../b` (Path.absolute does not), links left as they are
+        given = [Path(os.path.abspath(p)) for p in paths]
+        base = Path(os.path.abspath(root)) if root is not None else default_root(given)
         files, dirs, ignored = collect_files(given, list(SUPPORTED_SUFFIXES))
         rels = [relative_path(f, base) for f in files]  # ValueError before anything is written
         report = IngestReport(

@@ -200,6 +200,24 @@ def test_explicit_file_outside_a_walk_is_not_removed(
         ing.ingest_paths([tmp_path / "docs"], "c", root=tmp_path / "elsewhere")
 
 
+def test_paths_with_dot_dot_are_stored_normalised(
+    store: QdrantChunkStore, tmp_path: Path
+) -> None:
+    """Two folders given as ``a/../x`` and ``y`` are stored relative to their real common
+    parent (``x/….md``, never ``a/../x/….md``), and ``--root`` written with ``..`` holds the
+    files under it (found by a new-user trial: ``loopgate ingest ../shared/… /elsewhere``
+    cited ``he-clone/../shared/…``)."""
+    for name in ("x", "y", "a"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "x" / "x.md").write_text("# X\n\nThe xenon lamp lasts two years.\n" * 3)
+    (tmp_path / "y" / "y.md").write_text("# Y\n\nThe yttrium lamp lasts four years.\n" * 3)
+    ing = Ingestor(store, TOK, workers=1)
+    report = ing.ingest_paths([tmp_path / "a" / ".." / "x", tmp_path / "y"], "c")
+    assert sorted(f.path for f in report.files) == ["x/x.md", "y/y.md"]
+    again = ing.ingest_paths([tmp_path / "x" / "x.md"], "c", root=tmp_path / "a" / "..")
+    assert [(f.path, f.status) for f in again.files] == [("x/x.md", "unchanged")]
+
+
 def test_walking_one_folder_never_removes_documents_from_another(
     store: QdrantChunkStore, tmp_path: Path
 ) -> None:
