@@ -62,15 +62,24 @@ def print_result(body: dict[str, Any], *, console: Console | None = None) -> Non
 def ask_auto(question: str, collection: str, *, settings: Settings | None = None, as_json: bool = False,
              history: list[dict[str, str]] | None = None) -> int:
     """Route one question and print the result; returns the exit code."""
+    from corpus.errors import StoreError
     from gateway.errors import GatewayError
     from gateway.routing import QueryInput
     from gateway.settings import get_settings
-    from gateway.wiring import build_components
+    from gateway.wiring import build_components, open_collection
 
     s = settings or get_settings()
     c = build_components(s)
-    if collection in c.embedding_mismatch:  # dense vectors but no (or another) model
-        print(f"error: {c.embedding_mismatch[collection]}", file=sys.stderr)
+    refused = ""
+    try:
+        if c.store is not None:  # an unknown collection exits 1 here, as in --mode rag / loop
+            open_collection(c.store, collection)
+    except StoreError as exc:
+        refused = str(exc)
+    if not refused and collection in c.embedding_mismatch:  # dense vectors, no (or another) model
+        refused = c.embedding_mismatch[collection]
+    if refused:
+        print(f"error: {refused}", file=sys.stderr)
         asyncio.run(c.aclose())
         return 1
 
