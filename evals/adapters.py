@@ -18,7 +18,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, cast
 
 from corpus.types import Chunk, ChunkStore, Citation, SearchFilter, SearchHit
 from evals.questions import Question
@@ -216,7 +216,10 @@ class RouterAnswerer:
     """
 
     def __init__(self, router: Any, store: ChunkStore | None, *, mode: str = "auto") -> None:
-        self.router, self.store, self.mode = router, store, mode
+        if mode not in ("auto", "rag", "loop"):
+            raise ValueError(f"mode must be auto, rag or loop, not {mode!r}")
+        self.router, self.store = router, store
+        self.mode = cast(Literal["auto", "rag", "loop"], mode)
 
     async def converse(
         self, question: Question, collection: str, *, turns: Sequence[str],

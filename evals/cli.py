@@ -224,7 +224,7 @@ def eval_command(
         raise typer.Exit(1) from exc
     _warn_missing_gold(built.store, collection, questions)
 
-    async def go() -> dict:
+    async def go() -> dict[str, Any]:
         try:
             run = await run_eval(
                 questions,

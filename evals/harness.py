@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from corpus.tuning import tuning_record
 from evals.questions import Question
@@ -63,8 +63,9 @@ async def ask_one(answerer: Answerer, question: Question, collection: str,
     converse = getattr(answerer, "converse", None)
     try:
         if context_mode == "conversation" and question.context and converse is not None:
-            record = await converse(question, collection, turns=[question.context],
-                                    current_date=question.current_date)
+            record = cast(AnswerRecord, await converse(
+                question, collection, turns=[question.context],
+                current_date=question.current_date))
         else:
             record = await answerer.answer(
                 question,

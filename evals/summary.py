@@ -205,13 +205,10 @@ def _cmp(pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
         "evidence_hit": mean(o_e),
         "evidence_hit_at_k": mean(o_k),
     }
-    if pairs:
-        out["diff_evidence_hit_vs_hit_at_1"] = round(
-            out["evidence_hit"] - out["baseline_hit_at_1"], 4
-        )
-        out["diff_hit_at_k_vs_hit_at_5"] = round(
-            out["evidence_hit_at_k"] - out["baseline_hit_at_5"], 4
-        )
+    e, e_k, h1, h5 = mean(o_e), mean(o_k), mean(b1), mean(b5)
+    if e is not None and e_k is not None and h1 is not None and h5 is not None:
+        out["diff_evidence_hit_vs_hit_at_1"] = round(e - h1, 4)
+        out["diff_hit_at_k_vs_hit_at_5"] = round(e_k - h5, 4)
     return out
 
 
