@@ -31,6 +31,8 @@ def _root(ctx: typer.Context) -> None:
     """LoopGate command line."""
     if ctx.invoked_subcommand != "init":
         unread_settings_note()
+        # a missing settings file or a malformed setting: one line and exit 2, not a traceback
+        serve.load_settings()
 
 
 def unread_settings_note() -> str | None:

@@ -1,0 +1,49 @@
+"""A bad setting ends every command with one line naming it, exit code 2, as ``loopgate serve``
+did already (found by a new-user trial: ``LOOPGATE_ENV_FILE`` naming no file, or
+``LOOPGATE_RAG_TOP_K=abc``, ended ``loopgate ask`` with a FileNotFoundError / ValidationError
+traceback)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gateway.cli import app
+from gateway.settings import get_settings
+
+
+@pytest.fixture(autouse=True)
+def _fresh_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LOOPGATE_DATA_DIR", str(tmp_path / "data"))
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
+
+
+COMMANDS = [["ask", "q", "--collection", "c"], ["ingest", ".", "--collection", "c"],
+            ["chat", "--collection", "c"]]
+
+
+@pytest.mark.parametrize("argv", COMMANDS, ids=lambda a: a[0])
+def test_a_settings_file_that_does_not_exist_is_one_line(
+    argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LOOPGATE_ENV_FILE", str(tmp_path / "nowhere.env"))
+    result = CliRunner().invoke(app, argv)
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert f"error: LOOPGATE_ENV_FILE={tmp_path / 'nowhere.env'}: no such settings file" in (
+        result.output
+    )
+
+
+@pytest.mark.parametrize("argv", COMMANDS, ids=lambda a: a[0])
+def test_an_invalid_setting_is_named(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LOOPGATE_ENV_FILE", raising=False)
+    monkeypatch.setenv("LOOPGATE_RAG_TOP_K", "abc")
+    result = CliRunner().invoke(app, argv)
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert "error: LOOPGATE_RAG_TOP_K is invalid" in result.output
