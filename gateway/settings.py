@@ -63,6 +63,8 @@ class Settings(BaseSettings):
     llm_timeout_s: float = Field(60.0, gt=0, description="Timeout of one LLM call, seconds.")
     llm_max_tokens: int = Field(512, ge=16, description="Max generated tokens per LLM call.")
     llm_temperature: float = Field(0.0, ge=0, le=2, description="Sampling temperature of LLM calls.")
+    llm_scope: Literal["all", "conversation"] = Field("all", description="What the LLM does: all = answers (RAG), reads (LoopAgent) and the conversation stage; conversation = only the conversation stage (follow-up rewrite, summary, cross-language key terms), answers stay extractive and the LoopAgent offline: for a small local model too slow to answer within the deadlines (Qwen2.5-Coder-1.5B on 1 CPU thread: 3-16 tokens/s).")
+    conversation_llm_timeout_s: float = Field(8.0, gt=0, description="Timeout of one conversation-stage LLM call (follow-up rewrite, cross-language key terms), seconds; then the rules' rewrite / the dictionary's terms are used, flagged. The conversation stage may take this much more than timeout_retrieve_s when an LLM is configured.")
 
     # --- router: thresholds and escalation rules -----------------------------------------
     default_collection: str = Field("default", description="Collection used when a request names none.")

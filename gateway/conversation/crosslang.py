@@ -69,6 +69,8 @@ class CrossTerms:
     #: the document the question names by its file name (``(doc_id, path)``), when sure:
     #: retrieval then runs inside it
     document: tuple[str, str] | None = None
+    #: the text appended to the question in place of ``terms`` (an LLM's translation of it)
+    phrase: str | None = None
 
 
 class CrossLanguage:

@@ -19,6 +19,8 @@ class ConversationTrace:
     brain: str
     corpus_version: str | None
     cross_language: dict[str, Any] | None
+    cross_language_llm: dict[str, Any] | None
+    tokens: int
     rewritten_question: str | None
     rewrite: dict[str, Any] | None
     session: dict[str, Any] | None
@@ -39,6 +41,17 @@ class ConversationTrace:
         self.cross_language = {"terms": list(terms), "units": list(units), "coverage": coverage}
         if document is not None:
             self.cross_language["document"] = document
+
+    def llm_translated(self, translation: str | None, terms: Sequence[str],
+                       prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
+        """The LLM's reply for the cross-language terms: its ``translation`` of the question,
+        the ``terms`` taken from it (before the collection filter) and the call's tokens, as
+        ``cross_language_llm`` ``{"translation", "terms", "prompt_tokens",
+        "completion_tokens"}``; the tokens count in the record's ``tokens``."""
+        self.cross_language_llm = {"translation": translation, "terms": list(terms),
+                                   "prompt_tokens": prompt_tokens,
+                                   "completion_tokens": completion_tokens}
+        self.tokens += prompt_tokens + completion_tokens
 
     def in_session(self, turn: int | None, backend: str | None, memory_tokens: int,
                    memory_hits: list[str]) -> None:

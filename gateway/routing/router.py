@@ -153,7 +153,8 @@ class Router(PlanStages, CacheStages, EscalationStages):
         if (conv := self.conversation) is None:
             return None
         keep = max(self.settings.llm_deadline_reserve_s, 0.5)
-        limit = min(self.settings.timeout_retrieve_s,
+        # an LLM rewrite / key-term call adds its own timeout (conversation_llm_timeout_s)
+        limit = min(self.settings.timeout_retrieve_s + getattr(conv, "llm_budget_s", 0.0),
                     max(0.05, ctx.deadline - time.monotonic() - keep))
         turn, _ = await self._stage(ctx, "conversation", lambda: conv.begin(q, ctx.record),
                                     limit)

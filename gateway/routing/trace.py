@@ -4,7 +4,8 @@ the route dict every reader knows (``POST /v1/query``'s ``route``, the stream's 
 the route log through :meth:`gateway.routing.RouteRecord.from_dict`, the eval harness).
 
 The dict has the keys of DESIGN.md "Observe" (see :mod:`gateway.routing.record` for their
-vocabulary) and, when they were set, ``cross_language``, ``rewritten_question`` / ``rewrite`` /
+vocabulary) and, when they were set, ``cross_language`` / ``cross_language_llm`` (the LLM's
+translation of a cross-language question), ``rewritten_question`` / ``rewrite`` /
 ``session`` (conversation), ``corpus_version``, ``retrieval_query``, ``resolution``,
 ``candidates``, ``plan`` (a question answered in parts) and ``conflict`` (cited passages
 disagree), ``sufficiency`` and ``process`` (:mod:`gateway.routing.sufficiency`: steps, tool
@@ -60,6 +61,7 @@ class RouteTrace(ConversationTrace):
     dropped_citations: int = 0
     # --- set by some requests only (absent from the dict while None) ----------------------
     cross_language: dict[str, Any] | None = None
+    cross_language_llm: dict[str, Any] | None = None
     rewritten_question: str | None = None
     rewrite: dict[str, Any] | None = None  # rewritten_question goes out with it
     session: dict[str, Any] | None = None
@@ -267,8 +269,8 @@ class RouteTrace(ConversationTrace):
         if self.rewrite is not None:
             d["rewritten_question"] = self.rewritten_question
             d["rewrite"] = self.rewrite
-        for key in ("session", "corpus_version", "retrieval_query", "resolution", "candidates",
-                    "plan", "conflict"):
+        for key in ("cross_language_llm", "session", "corpus_version", "retrieval_query",
+                    "resolution", "candidates", "plan", "conflict"):
             value = getattr(self, key)
             if value is not None:
                 d[key] = value

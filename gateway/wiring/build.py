@@ -132,9 +132,10 @@ def assemble(c: Components) -> None:
     rag = loop = None
     if c.store is not None:
         retriever = build_retriever(s, c.store, c.tokenizer, c.embedder)
-        rag = HybridRagEngine(retriever, llm=c.llm, answer_floor=s.rag_answer_floor)
+        answer_llm = c.llm if s.llm_scope == "all" else None  # conversation: rewrites only
+        rag = HybridRagEngine(retriever, llm=answer_llm, answer_floor=s.rag_answer_floor)
         c.agent = LoopAgent(
-            c.store, RetrieverSearch(retriever), llm=c.llm, key_terms=c.tokenizer,
+            c.store, RetrieverSearch(retriever), llm=answer_llm, key_terms=c.tokenizer,
             documents=catalogue_directory(c.store),
             # evidence sentences are short: batches of UNIT_EMBED_BATCH, as before issue 19
             embedder=(SharedUnitEmbedder(c.embedder.with_batch_size(UNIT_EMBED_BATCH))
@@ -241,4 +242,5 @@ def build_conversation(c: Components) -> ConversationService:
     limits = MemoryLimits(max_tokens=s.session_max_tokens, window_turns=s.session_window_turns)
     return ConversationService(store, limits, read_chunks=read, llm_rewriter=llm_rewriter,
                                cross_language=cross, llm_summariser=llm_summariser,
-                               corpus_version=c.corpus_version, llm_key_terms=llm_key_terms)
+                               corpus_version=c.corpus_version, llm_key_terms=llm_key_terms,
+                               llm_timeout_s=s.conversation_llm_timeout_s)

@@ -67,27 +67,47 @@ async def test_with_an_llm_its_terms_are_used_when_the_collection_holds_them(tmp
 
     def reply(body: dict) -> dict:
         system = body["messages"][0]["content"]
-        if system.startswith("List the key terms"):
+        if system.startswith("Translate the user's question"):
             assert "Simplified Chinese" in system
-            return {"content": json.dumps({"terms": ["网络日志", "留存", "区块链"]},
+            return {"content": json.dumps({"text": "网络日志应当留存多久？区块链"},
                                           ensure_ascii=False)}
         return {"content": json.dumps({"found": False, "answer": "Not found in the documents.",
                                        "citations": []})}
 
+    def slow(body: dict) -> dict:
+        return {**reply(body), "delay": 3.0}
+
     with ScriptedChatServer([reply]) as srv:
         settings = make_settings(tmp_path, llm_base_url=srv.base_url, llm_model="scripted",
-                                 llm_protocol="json")
+                                 llm_protocol="json", conversation_llm_timeout_s=1.0)
         async with running(settings) as (app, client):
             await upload(app, client, [("law.md", LAW.encode())])
             r = await client.post("/v1/query", json={
                 "question": "How long must network logs be kept?", "mode": "rag"})
-            cross = r.json()["route"]["cross_language"]
-            assert cross["terms"] == ["网络日志", "留存"]  # 区块链 is not in the collection
-            assert cross["units"] == ["llm"]
+            route = r.json()["route"]
+            # the translation's words the collection holds (应当 is a function word, 区块 absent)
+            assert route["cross_language"]["terms"] == ["网络日志", "留存"]
+            assert route["cross_language"]["units"] == ["llm"]
+            reply_rec = route["cross_language_llm"]
+            assert reply_rec["translation"] == "网络日志应当留存多久？区块链"
+            assert reply_rec["terms"] == ["网络日志", "留存", "区块"]
+            assert route["tokens"] >= reply_rec["prompt_tokens"] + reply_rec["completion_tokens"]
+            # the question is searched with the model's translation
+            assert r.json()["rewritten_question"] == (
+                "How long must network logs be kept? (网络日志应当留存多久？区块链)")
             # the model fails: the dictionary's terms are used, flagged
+            cedict_index()  # loaded: the terms are not skipped for a dictionary still loading
             srv.set_script([{"status": 400, "body": "no"}, reply])
             r = await client.post("/v1/query", json={
                 "question": "How long must network logs be retained?", "mode": "rag"})
+            route = r.json()["route"]
+            assert "crosslang_llm_failed" in route["flags"]
+            assert "日志" in route["cross_language"]["terms"]
+            # the model is slower than conversation_llm_timeout_s (its reply would be good):
+            # the call is cut, the dictionary's terms are used, flagged
+            srv.set_script([slow, reply])
+            r = await client.post("/v1/query", json={
+                "question": "How long must network logs be stored?", "mode": "rag"})
             route = r.json()["route"]
             assert "crosslang_llm_failed" in route["flags"]
             assert "日志" in route["cross_language"]["terms"]
