@@ -138,6 +138,23 @@ class CrossLanguage:
                 out.append(t)
         return out
 
+    def own_document_holds(self, question: str, collection: str) -> bool:
+        """Whether a document in ``question``'s own language holds it (blocking), so that no
+        other-language terms are wanted: in a collection mostly (80 %) in the other language,
+        one holds two and 60 % of its words; in a mixed one, more than
+        ``TUNING.cross_language.own_language_share`` of them (the bounds of
+        :meth:`terms_for`). False when the collection has no document in its language."""
+        counts = self._lang_counts(collection)
+        han = len(_HAN.findall(question))
+        latin = han * 3 < len(question.strip()) * 0.3
+        target, own = ("zh", "en") if latin else ("en", "zh")
+        if not counts.get(own, 0) or not counts.get(target, 0):
+            return False
+        if counts[target] / (sum(counts.values()) or 1) >= 0.8:
+            return self._held(question, collection, latin)
+        held, n = self._own_best(question, collection, latin)
+        return n >= 2 and held > TUNING.cross_language.own_language_share * n
+
     def terms_for(self, question: str, collection: str) -> CrossTerms | None:
         """The terms to add to ``question`` (blocking), or ``None`` when it is in the
         documents' language or nothing qualifies. A question in the documents' language never

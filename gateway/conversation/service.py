@@ -244,8 +244,9 @@ class ConversationService:
     async def _llm_cross(self, question: str, collection: str,
                          record: RouteTrace) -> CrossTerms | None:
         """The LLM's key terms in the documents' language that the collection holds, with its
-        translation as the phrase to append, or ``None`` (no LLM, same language; a failed or
-        late call: flag ``crosslang_llm_failed``; a reply with no term the collection holds:
+        translation as the phrase to append, or ``None`` (no LLM, same language; a document in
+        the question's own language holds it: flag ``crosslang_llm_skipped``, no call; a failed
+        or late call: flag ``crosslang_llm_failed``; a reply with no term the collection holds:
         flag ``crosslang_llm_unused``). The model's translation is kept in the route record
         either way; the dictionary's terms stand in for ``None``."""
         cl, terms_of = self.cross_language, self.llm_key_terms
@@ -253,6 +254,11 @@ class ConversationService:
             return None
         target = await asyncio.to_thread(cl.target_for, question, collection)
         if target is None:
+            return None
+        if await asyncio.to_thread(cl.own_document_holds, question, collection):
+            # a document in the question's own language holds it (an English question on the
+            # English pages of a mixed collection): no model call, the dictionary's bounds
+            record.flag("crosslang_llm_skipped")
             return None
         try:
             async with asyncio.timeout(self.llm_timeout_s):

@@ -170,6 +170,48 @@ async def test_english_question_on_the_english_page_of_a_mixed_collection(tmp_pa
         assert body["citations"][0]["path"] == "payroll.md"
 
 
+async def test_with_an_llm_an_english_page_holding_the_question_asks_no_translation(
+        tmp_path) -> None:
+    """The same mixed collection with an LLM: the English page holds the question, so the
+    model is not asked (no call, flag ``crosslang_llm_skipped``); a question only the Chinese
+    law holds is translated."""
+    import json
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "loop"))
+    from scripted_server import ScriptedChatServer
+
+    def reply(body: dict) -> dict:
+        if body["messages"][0]["content"].startswith("Translate the user's question"):
+            return {"content": json.dumps({"text": "网络日志应当留存多久？"}, ensure_ascii=False)}
+        return {"content": json.dumps({"found": False, "answer": "Not found in the documents.",
+                                       "citations": []})}
+
+    cedict_index()
+    pay = (b"# Payroll\n\nThe first salary payment to a new employee is made on the last "
+           b"working day of the first month.\n")
+    zh = "# 薪酬\n\n新雇员的第一次付款在入职后第一个月发放薪水。\n".encode()
+    with ScriptedChatServer([reply]) as srv:
+        settings = make_settings(tmp_path, llm_base_url=srv.base_url, llm_model="scripted",
+                                 llm_protocol="json", llm_scope="conversation")
+        async with running(settings) as (app, client):
+            await upload(app, client, [("payroll.md", pay), ("xinchou.md", zh),
+                                       ("law.md", LAW.encode())])
+            r = await client.post("/v1/query", json={
+                "question": "When is the first salary payment made to a new employee?"})
+            route = r.json()["route"]
+            assert "crosslang_llm_skipped" in route["flags"]
+            assert route.get("cross_language") is None
+            assert not [m for m in srv.requests
+                        if m["messages"][0]["content"].startswith("Translate")]
+            r = await client.post("/v1/query", json={
+                "question": "How long must network logs be kept?"})
+            route = r.json()["route"]
+            assert route["cross_language"]["units"] == ["llm"]
+            assert "网络日志" in route["cross_language"]["terms"]
+
+
 def test_known_absent_answers_without_io_only_what_terms_for_would() -> None:
     """``known_absent`` (the conversation stage's shortcut past its worker thread, taken on
     every cache hit) is True only while the language counts are known and show no document in
