@@ -252,26 +252,31 @@ def ask_command(
         raise typer.BadParameter("the question is empty", param_hint="QUESTION")
     if bad := not_utf8(question):
         raise typer.BadParameter(bad, param_hint="QUESTION")
+    if top_k is not None and mode is not AskMode.rag:
+        raise typer.BadParameter("--top-k applies to --mode rag only", param_hint="--top-k")
     s = get_settings()
     coll = collection or s.default_collection
+    documents = tuple(doc or ())
     if mode is AskMode.rag:
         code = ask_rag(
             question,
             coll,
             settings=s,
             top_k=top_k,
-            documents=tuple(doc or ()),
+            documents=documents,
             path_prefix=path_prefix,
             as_json=as_json,
         )
     elif mode is AskMode.loop:
         from gateway.cli.ask_loop import ask_loop
 
-        code = ask_loop(question, coll, settings=s, as_json=as_json)
+        code = ask_loop(question, coll, settings=s, as_json=as_json, documents=documents,
+                        path_prefix=path_prefix)
     else:
         from gateway.cli.ask_auto import ask_auto
 
-        code = ask_auto(question, coll, settings=s, as_json=as_json)
+        code = ask_auto(question, coll, settings=s, as_json=as_json, documents=documents,
+                        path_prefix=path_prefix)
     raise typer.Exit(code)
 
 

@@ -60,21 +60,28 @@ def print_result(body: dict[str, Any], *, console: Console | None = None) -> Non
 
 
 def ask_auto(question: str, collection: str, *, settings: Settings | None = None, as_json: bool = False,
-             history: list[dict[str, str]] | None = None) -> int:
-    """Route one question and print the result; returns the exit code."""
+             history: list[dict[str, str]] | None = None, documents: tuple[str, ...] = (),
+             path_prefix: str = "") -> int:
+    """Route one question and print the result; returns the exit code (1 when the collection
+    does not exist or ``documents`` / ``path_prefix``, which restrict retrieval as the HTTP
+    API's ``filters`` do, match no document)."""
     from corpus.errors import StoreError
     from gateway.errors import GatewayError
     from gateway.routing import QueryInput
     from gateway.settings import get_settings
     from gateway.wiring import build_components, open_collection
+    from rag.errors import RetrievalError
+    from rag.retriever import resolve_filter
 
     s = settings or get_settings()
     c = build_components(s)
-    refused = ""
+    refused, flt = "", None
     try:
         if c.store is not None:  # an unknown collection exits 1 here, as in --mode rag / loop
             open_collection(c.store, collection)
-    except StoreError as exc:
+            flt = resolve_filter(c.store, collection, documents=documents,
+                                 path_prefix=path_prefix)
+    except (StoreError, RetrievalError) as exc:
         refused = str(exc)
     if not refused and collection in c.embedding_mismatch:  # dense vectors, no (or another) model
         refused = c.embedding_mismatch[collection]
@@ -85,7 +92,7 @@ def ask_auto(question: str, collection: str, *, settings: Settings | None = None
 
     async def go() -> dict[str, Any]:
         try:
-            res = await c.router.ask(QueryInput(question, collection, "auto",
+            res = await c.router.ask(QueryInput(question, collection, "auto", filters=flt,
                                                 history=tuple(history or ())))
             return {**res.to_dict(), "cached": res.cached, "route": res.route}
         finally:

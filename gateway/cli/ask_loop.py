@@ -56,9 +56,11 @@ def print_loop_result(res: LoopResult, *, console: Console | None = None) -> Non
 
 def ask_loop(question: str, collection: str, *, settings: Settings | None = None, offline: bool = False,
              as_json: bool = False, history: list[dict[str, str]] | None = None,
-             current_date: str | None = None) -> int:
+             current_date: str | None = None, documents: tuple[str, ...] = (),
+             path_prefix: str = "") -> int:
     """Run one LoopAgent question and print the report; returns the exit code (0 answered or
-    explicit not-found, 1 when the store is unavailable)."""
+    explicit not-found, 1 when the store is unavailable, the collection does not exist or
+    ``documents`` / ``path_prefix`` (every search restricted to them) match no document)."""
     from gateway.settings import get_settings
     from gateway.wiring import build_components
 
@@ -72,9 +74,13 @@ def ask_loop(question: str, collection: str, *, settings: Settings | None = None
     from corpus.errors import StoreError
     from gateway.wiring import open_collection
 
+    from rag.errors import RetrievalError
+    from rag.retriever import resolve_filter
+
     try:
         open_collection(c.store, collection)  # a held data directory fails here, clearly
-    except StoreError as exc:
+        flt = resolve_filter(c.store, collection, documents=documents, path_prefix=path_prefix)
+    except (StoreError, RetrievalError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         asyncio.run(c.aclose())
         return 1
@@ -88,7 +94,8 @@ def ask_loop(question: str, collection: str, *, settings: Settings | None = None
     async def go() -> Any:
         try:
             return await agent.run_async(question, collection, history=history or [],
-                                         current_date=current_date, offline=offline)
+                                         current_date=current_date, offline=offline,
+                                         flt=flt)
         finally:
             await c.aclose()
 
