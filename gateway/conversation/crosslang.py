@@ -30,13 +30,14 @@ import re
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import rjieba
 
 from corpus.tuning import TUNING
-from gateway.conversation.cedict import cedict_index, wait_ready
-from gateway.conversation.crosslang_choice import Found, TermSearch, choose_terms, focus_document
+from gateway.conversation.cedict import (ZH_QUESTION_WORDS, cedict_index, wait_ready,
+                                         zh_headwords)
+from gateway.conversation.crosslang_choice import (CrossTerms, Found, TermSearch, choose_terms,
+                                                  focus_document)
 from gateway.conversation.doc_terms import bilingual_pairs, named_document
 from gateway.conversation.english_terms import (
     STOP_WORDS,
@@ -51,26 +52,8 @@ __all__ = ["CrossLanguage", "CrossTerms"]
 
 _EN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
-#: Chinese question words: no key term in either language (多少 is not "number amount")
-_ZH_QWORDS = frozenset("多少 什么 哪些 哪个 哪里 哪儿 哪天 如何 怎么 怎样 为何 为什么 是否 "
-                       "多久 多长 多大 多高 几个 几天 几次 谁".split())
 #: headwords of one glossed run searched in the collection, in the dictionary's order
 _HEADS_SEARCHED = 8
-
-
-@dataclass(frozen=True, slots=True)
-class CrossTerms:
-    """Terms added to a question: ``terms`` in the documents' language, ``units`` the question
-    units they translate, ``coverage`` the share of the question's units translated."""
-
-    terms: tuple[str, ...]
-    units: tuple[str, ...]
-    coverage: float
-    #: the document the question names by its file name (``(doc_id, path)``), when sure:
-    #: retrieval then runs inside it
-    document: tuple[str, str] | None = None
-    #: the text appended to the question in place of ``terms`` (an LLM's translation of it)
-    phrase: str | None = None
 
 
 class CrossLanguage:
@@ -211,7 +194,7 @@ class CrossLanguage:
             spans = spans_en(question, en_idx)
             return spans, sum(len(split_words(r, en_idx)) for r in english_units(question))
         spans = [Span(0, i, 1, w, tuple(words))
-                 for i, (w, words) in enumerate(self._candidates_zh(question, zh_idx))]
+                 for i, (w, words) in enumerate(zh_headwords(question, zh_idx))]
         return spans, len(spans)
 
     def _mixed_ok(self, question: str, collection: str, to_zh: bool, own_docs: int,
@@ -273,7 +256,7 @@ class CrossLanguage:
                      if len(w) >= 3 and w.lower() not in STOP_WORDS]
         else:
             words = [w for w in rjieba.cut(question)
-                     if len(w) >= 2 and _HAN.search(w) and w not in _ZH_QWORDS]
+                     if len(w) >= 2 and _HAN.search(w) and w not in ZH_QUESTION_WORDS]
         own: set[str] | None = None
         if self.doc_names is not None:
             # a code (CH583) names a document in any language: it counts, and only documents
@@ -304,14 +287,3 @@ class CrossLanguage:
             hit = (time.monotonic(), self.doc_names(collection))
             self._names[collection] = hit
         return hit[1]
-
-    @staticmethod
-    def _candidates_zh(question: str, zh_idx: dict[str, list[str]]) -> list[tuple[str, list[str]]]:
-        out = []
-        for w in dict.fromkeys(rjieba.cut(question)):
-            if len(w) < 2 or w not in zh_idx or w in _ZH_QWORDS:
-                continue
-            words = [g for g in zh_idx[w][:2] if len(g.split()) <= 2]
-            if words:
-                out.append((w, words))
-        return out

@@ -9,10 +9,27 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from gateway.conversation.english_terms import Span
 
-__all__ = ["Found", "TermSearch", "choose_terms", "focus_document"]
+__all__ = ["CrossTerms", "Found", "TermSearch", "choose_terms", "focus_document"]
+
+@dataclass(frozen=True, slots=True)
+class CrossTerms:
+    """Terms added to a question: ``terms`` in the documents' language, ``units`` the question
+    units they translate, ``coverage`` the share of the question's units translated."""
+
+    terms: tuple[str, ...]
+    units: tuple[str, ...]
+    coverage: float
+    #: the document the question names by its file name (``(doc_id, path)``), when sure:
+    #: retrieval then runs inside it
+    document: tuple[str, str] | None = None
+    #: the text appended to the question in place of ``terms`` (an LLM's translation of it)
+    phrase: str | None = None
+
+
 
 #: a headword the collection holds: its glossed run, the headword, the documents holding it
 Found = tuple[Span, str, frozenset[str]]

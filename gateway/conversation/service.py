@@ -24,7 +24,8 @@ from typing import Any
 
 from corpus.types import SearchFilter
 from gateway.cache import normalize_question
-from gateway.conversation.crosslang import CrossLanguage, CrossTerms
+from gateway.conversation.cross_stage import CrossLanguageStage
+from gateway.conversation.crosslang import CrossLanguage
 from gateway.conversation.items import item_lists
 from gateway.conversation.memory import MemoryLimits, SessionMemory, bound, memory_tokens
 from gateway.conversation.rewrite import Rewrite, is_followup, rewrite_rules
@@ -90,6 +91,7 @@ class ConversationService:
         self.llm_summariser = llm_summariser
         self._tasks: set[asyncio.Task[None]] = set()
         self.cross_language = cross_language
+        self._cross_stage = CrossLanguageStage(cross_language, llm_key_terms, llm_timeout_s)
         self.limits = limits or MemoryLimits()
         self.read_chunks = read_chunks
         self.llm_rewriter = llm_rewriter
@@ -144,7 +146,7 @@ class ConversationService:
                 text = None
             if text:
                 rw = Rewrite(q.question, text, (*rw.rules, "llm"), "llm")
-        rw = await self._cross(rw, q.collection, record)
+        rw = await self._cross_stage.apply(rw, q.collection, record)
         record.rewrote(rw.question if rw.changed else None, rw.by, rw.rules)
         record.in_session((memory.turn_count + 1) if memory else None,
                           self.store.backend if memory else None,
@@ -216,74 +218,9 @@ class ConversationService:
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
-    async def _cross(self, rw: Rewrite, collection: str, record: RouteTrace) -> Rewrite:
-        """``rw`` with the question's key terms in the documents' language appended."""
-        if self.cross_language is None:
-            return rw
-        if self.cross_language.known_absent(rw.question, collection):
-            return rw  # no document in the other script: no thread hop (every cache hit)
-        try:
-            found = await self._llm_cross(rw.question, collection, record)
-            if found is None:
-                found = await asyncio.to_thread(self.cross_language.terms_for, rw.question,
-                                                collection)
-        except Exception as exc:  # noqa: BLE001 - the question goes as it is
-            record.error(f"cross_language: {type(exc).__name__}: {exc}")
-            return rw
-        if found is None:
-            return rw
-        named = found.document
-        record.translated(found.terms, found.units, found.coverage,
-                          named[1] if named is not None else None)
-        added = found.phrase or " ".join(found.terms)
-        text = f"{rw.question} ({added})" if added else rw.question
-        return Rewrite(rw.original, text, (*rw.rules, "cross_language"),
-                       rw.by if rw.by != "none" else "rules",
-                       rw.focus_doc or (named[0] if named is not None else None))
-
-    async def _llm_cross(self, question: str, collection: str,
-                         record: RouteTrace) -> CrossTerms | None:
-        """The LLM's key terms in the documents' language that the collection holds, with its
-        translation as the phrase to append, or ``None`` (no LLM, same language; a document in
-        the question's own language holds it: flag ``crosslang_llm_skipped``, no call; a failed
-        or late call: flag ``crosslang_llm_failed``; a reply with no term the collection holds:
-        flag ``crosslang_llm_unused``). The model's translation is kept in the route record
-        either way; the dictionary's terms stand in for ``None``."""
-        cl, terms_of = self.cross_language, self.llm_key_terms
-        if terms_of is None or cl is None:
-            return None
-        target = await asyncio.to_thread(cl.target_for, question, collection)
-        if target is None:
-            return None
-        if await asyncio.to_thread(cl.own_document_holds, question, collection):
-            # a document in the question's own language holds it (an English question on the
-            # English pages of a mixed collection): no model call, the dictionary's bounds
-            record.flag("crosslang_llm_skipped")
-            return None
-        try:
-            async with asyncio.timeout(self.llm_timeout_s):
-                got = await terms_of(question, target)
-        except Exception:  # noqa: BLE001 - the dictionary terms are used instead
-            record.flag("crosslang_llm_failed")
-            return None
-        terms = list(getattr(got, "terms", got))
-        record.llm_translated(getattr(got, "translation", None), terms,
-                              getattr(got, "prompt_tokens", 0),
-                              getattr(got, "completion_tokens", 0))
-        kept = await asyncio.to_thread(cl.present, collection, terms)
-        if not kept:
-            record.flag("crosslang_llm_unused")
-            return None
-        # the whole translation goes with the question (searched with both): measured on the 30
-        # English zh-PDF dev questions, 8 zh PDFs, e5 + BM25, Qwen2.5-Coder-1.5B: evidence hit
-        # 70.0 % with its terms appended, 73.3 % with its and the dictionary's, 80.0-83.3 % with
-        # the translation (two runs; dictionary only: 56.7 %; the Chinese originals: 90.0 %)
-        return CrossTerms(tuple(kept), ("llm",), round(len(kept) / max(1, len(terms)), 3),
-                          phrase=getattr(got, "phrase", None) or None)
-
     async def _cross_only(self, q: QueryInput, record: RouteTrace) -> TurnContext | None:
         """A request without session or history: only the cross-language terms."""
-        rw = await self._cross(Rewrite(q.question, q.question), q.collection, record)
+        rw = await self._cross_stage.apply(Rewrite(q.question, q.question), q.collection, record)
         if not rw.changed and not rw.focus_doc:
             return None
         record.rewrote(rw.question if rw.changed else None, rw.by, rw.rules)
