@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import ipaddress
 import os
 import socket
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +19,41 @@ CASES_DIR = SHARED / "cases"
 MODEL_DIR = Path(
     os.environ.get("LOOPGATE_TEST_EMBED_MODEL_PATH", SHARED / "models" / "multilingual-e5-small")
 )
+
+
+#: the small local chat model of ../shared/tools/fetch-local-llm.sh (Qwen2.5-Coder-1.5B, GGUF)
+LOCAL_LLM_MODEL = Path(os.environ.get("LOOPGATE_MODEL_CACHE",
+                                      Path.home() / ".cache/loopgate/models")) / \
+    "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+
+
+@pytest.fixture(scope="module")
+def llm_url() -> Iterator[str]:
+    """Base URL (``…/v1``) of a real local OpenAI-compatible LLM server for the ``llm``-marked
+    tests: ``LOOPGATE_TEST_LLM_BASE_URL`` when set, else, with ``LOOPGATE_TEST_LLM=1`` and the
+    model file and the ``xllamacpp`` wheel (extra ``llm``) present, one started for the module
+    by ``benchmarks/local_llm_server.py`` on a free port; skipped with the reason otherwise."""
+    url = os.environ.get("LOOPGATE_TEST_LLM_BASE_URL")
+    if url:
+        yield url
+        return
+    if os.environ.get("LOOPGATE_TEST_LLM") != "1":
+        pytest.skip("no local LLM: set LOOPGATE_TEST_LLM_BASE_URL, or LOOPGATE_TEST_LLM=1 with "
+                    "the model from ../shared/tools/fetch-local-llm.sh and `pip install .[llm]`")
+    if not LOCAL_LLM_MODEL.exists() or importlib.util.find_spec("xllamacpp") is None:
+        pytest.skip(f"local LLM absent: model {LOCAL_LLM_MODEL} or the xllamacpp wheel "
+                    "(extra 'llm')")
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from local_llm_server import start, wait_health
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = start(str(LOCAL_LLM_MODEL), port)
+    url = f"http://127.0.0.1:{port}/v1"
+    if not wait_health(url):
+        pytest.skip("the local LLM server did not become healthy")
+    yield url
+    del server
 
 
 @pytest.fixture(autouse=True)

@@ -7,13 +7,7 @@ present; skipped with the reason otherwise."""
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import re
-import socket
-import sys
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -21,33 +15,6 @@ from tests.gateway._apphelp import make_settings, running, upload
 from tests.gateway.test_crosslang import LAW
 
 pytestmark = [pytest.mark.llm, pytest.mark.integration]
-
-MODEL = Path(os.environ.get("LOOPGATE_MODEL_CACHE", Path.home() / ".cache/loopgate/models")) / \
-    "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
-
-
-@pytest.fixture(scope="module")
-def llm_url() -> Iterator[str]:
-    url = os.environ.get("LOOPGATE_TEST_LLM_BASE_URL")
-    if url:
-        yield url
-        return
-    if os.environ.get("LOOPGATE_TEST_LLM") != "1":
-        pytest.skip("no local LLM: set LOOPGATE_TEST_LLM_BASE_URL, or LOOPGATE_TEST_LLM=1 with "
-                    "the model from ../shared/tools/fetch-local-llm.sh and `pip install .[llm]`")
-    if not MODEL.exists() or importlib.util.find_spec("xllamacpp") is None:
-        pytest.skip(f"local LLM absent: model {MODEL} or the xllamacpp wheel (extra 'llm')")
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    from local_llm_server import start, wait_health
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = start(str(MODEL), port)
-    url = f"http://127.0.0.1:{port}/v1"
-    if not wait_health(url):
-        pytest.skip("the local LLM server did not become healthy")
-    yield url
-    del server
 
 
 async def test_local_model_gives_the_laws_chinese_terms(tmp_path, llm_url: str) -> None:

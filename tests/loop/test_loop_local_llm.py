@@ -7,10 +7,6 @@ present; skipped with the reason otherwise."""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import os
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,35 +16,6 @@ from corpus.citations import make_citation
 from loop import LLMConfig, LoopAgent, LoopConfig
 
 pytestmark = [pytest.mark.llm, pytest.mark.integration]
-
-MODEL = Path(os.environ.get("LOOPGATE_MODEL_CACHE", Path.home() / ".cache/loopgate/models")) / \
-    "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
-
-
-@pytest.fixture(scope="module")
-def llm_url() -> Iterator[str]:
-    url = os.environ.get("LOOPGATE_TEST_LLM_BASE_URL")
-    if url:
-        yield url
-        return
-    if os.environ.get("LOOPGATE_TEST_LLM") != "1":
-        pytest.skip("no local LLM: set LOOPGATE_TEST_LLM_BASE_URL, or LOOPGATE_TEST_LLM=1 with "
-                    "the model from ../shared/tools/fetch-local-llm.sh and `pip install .[llm]`")
-    if not MODEL.exists() or importlib.util.find_spec("xllamacpp") is None:
-        pytest.skip(f"local LLM absent: model {MODEL} or the xllamacpp wheel (extra 'llm')")
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    import socket
-
-    from local_llm_server import start, wait_health
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = start(str(MODEL), port)
-    url = f"http://127.0.0.1:{port}/v1"
-    if not wait_health(url):
-        pytest.skip("the local LLM server did not become healthy")
-    yield url
-    del server
 
 
 def test_local_model_reads_and_cites_or_says_not_found(kb: KB, llm_url: str):
