@@ -105,35 +105,39 @@ def _ms(t0: float) -> float:
     return (time.perf_counter() - t0) * 1000.0
 
 
-def drive_sync(flow: Flow[T]) -> T:
-    """Run ``flow`` to completion, blocking the caller (a group's steps run concurrently)."""
+def _drive(flow: Flow[T], run_group: Callable[[Sequence[Step]], list[Outcome]]) -> T:
+    """Run ``flow`` to completion in the calling thread, each group by ``run_group``."""
     try:
         group = next(flow)
         while True:
-            group = flow.send(_run_group_sync(group))
+            group = flow.send(run_group(group))
     except StopIteration as stop:
         return stop.value  # type: ignore[no-any-return]
+
+
+def _run_group_inline(group: Sequence[Step]) -> list[Outcome]:
+    outcomes = []
+    for step in group:
+        t0 = time.perf_counter()
+        try:
+            value = step.fn()
+        except Exception as exc:
+            outcomes.append(Outcome(step.name, "error", error=_describe(exc), ms=_ms(t0)))
+        else:
+            outcomes.append(Outcome(step.name, "ok", value, ms=_ms(t0)))
+    return outcomes
+
+
+def drive_sync(flow: Flow[T]) -> T:
+    """Run ``flow`` to completion, blocking the caller (a group's steps run concurrently)."""
+    return _drive(flow, _run_group_sync)
 
 
 def drive_inline(flow: Flow[T]) -> T:
     """Run ``flow`` in the calling thread, one step after the other and without timeouts (for a
     caller already in a worker thread whose steps must not wait for the shared pool); a step
     that raises becomes an ``error`` outcome, as with the other drivers."""
-    try:
-        group = next(flow)
-        while True:
-            outcomes = []
-            for step in group:
-                t0 = time.perf_counter()
-                try:
-                    value = step.fn()
-                except Exception as exc:
-                    outcomes.append(Outcome(step.name, "error", error=_describe(exc), ms=_ms(t0)))
-                else:
-                    outcomes.append(Outcome(step.name, "ok", value, ms=_ms(t0)))
-            group = flow.send(outcomes)
-    except StopIteration as stop:
-        return stop.value  # type: ignore[no-any-return]
+    return _drive(flow, _run_group_inline)
 
 
 async def drive_async(flow: Flow[T]) -> T:
