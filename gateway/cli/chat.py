@@ -198,7 +198,7 @@ def chat_command(
     """Ask questions interactively in one loaded process (/help lists the commands)."""
 
     from gateway.settings import get_settings
-    from gateway.wiring import build_components
+    from gateway.wiring import build_components, describe_budgets
 
     con = Console(emoji=False, highlight=False)
     s = get_settings()
@@ -225,6 +225,8 @@ def chat_command(
     dense = "dense + keyword" if c.embedder is not None else "keyword-only"
     con.print(f"LoopGate chat · collection {session.collection} · mode {session.mode} · "
               f"{dense} · data {s.data_dir} · loaded in {time.perf_counter() - t0:.1f} s")
+    if c.llm is not None and c.llm_budgets is not None:  # sized from the model's speed
+        con.print(f"LLM budgets: {describe_budgets(c.llm_budgets)}", markup=False)
     con.print(HELP, markup=False)
     with asyncio.Runner() as runner:
         try:

@@ -106,7 +106,7 @@ def _check_data_dir(settings: object) -> str | None:
 
 def log_config(access_log: bool) -> dict[str, Any]:
     """uvicorn's logging config plus the ``loopgate.access`` logger (JSON lines on stdout; INFO
-    when ``access_log``, else WARNING)."""
+    when ``access_log``, else WARNING) and ``loopgate.gateway`` (INFO, uvicorn's format, stderr)."""
     import copy
 
     from uvicorn.config import LOGGING_CONFIG
@@ -118,6 +118,9 @@ def log_config(access_log: bool) -> dict[str, Any]:
                                           "stream": "ext://sys.stdout"}
     cfg["loggers"]["loopgate.access"] = {"handlers": ["loopgate_access"], "propagate": False,
                                          "level": "INFO" if access_log else "WARNING"}
+    # start-up facts (the LLM budgets sized from the model's speed) and warnings, on stderr
+    cfg["loggers"]["loopgate.gateway"] = {"handlers": ["default"], "propagate": False,
+                                          "level": "INFO"}
     return cfg
 
 

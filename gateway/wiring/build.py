@@ -61,6 +61,7 @@ from gateway.wiring.factories import (
     llm_config,
     open_store,
 )
+from gateway.wiring.llm_budgets import fit_llm_budgets
 from gateway.wiring.model_check import dense_without_model
 from loop.agent import LoopAgent
 from loop.config import LoopConfig
@@ -77,8 +78,12 @@ UNIT_EMBED_BATCH = 8
 
 
 def build_components(settings: Settings) -> Components:
-    """Open every component the settings ask for (blocking; call it from a thread)."""
-    c = Components(settings)
+    """Open every component the settings ask for (blocking; call it from a thread); with an
+    LLM configured its speed is probed first (:mod:`gateway.wiring.llm_budgets`), so
+    ``components.settings`` holds the budgets in effect."""
+    # the LLM's speed first: every component below reads the budgets it sizes (issue 14 item 4)
+    settings, budgets = fit_llm_budgets(settings)
+    c = Components(settings, llm_budgets=budgets)
     try:
         c.store = open_store(settings)
         if settings.existing_collections:  # issue 7: read collections another pipeline built

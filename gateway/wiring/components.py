@@ -48,6 +48,8 @@ class Components:
     # the configured embedder (``rag.embedder.startup_check`` at start-up; queries get 409)
     embedding_mismatch: dict[str, str] = field(default_factory=dict)
     llm: AsyncLLMClient | None = None
+    #: the start-up speed probe's report (``gateway.wiring.llm_budgets``; ``/readyz``)
+    llm_budgets: dict[str, Any] | None = None
     agent: LoopAgent | None = None
     retriever: HybridRetriever | None = None
     cache: AnswerCache | None = None

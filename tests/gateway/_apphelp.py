@@ -19,8 +19,10 @@ CASE12 = "12-stale-index-and-cache"
 
 def make_settings(tmp_path: Path, model: Path | None = None, **kw: Any) -> Settings:
     """Settings for one test app: data in ``tmp_path``, the local e5 model when given."""
+    # fixed budgets: a start-up speed probe would consume the first replies of a scripted
+    # fake LLM (tests/gateway/test_llm_budgets.py probes on purpose)
     base: dict[str, Any] = {"data_dir": tmp_path / "data", "embed_model_path": model,
-                            "default_collection": "docs"}
+                            "default_collection": "docs", "llm_budgets": "fixed"}
     base.update(kw)
     return Settings(**base)
 

@@ -4,7 +4,9 @@ The LLM check reports the client's circuit breaker (``loop.llm_breaker``): while
 half-open (the LLM failed ``llm_breaker_failures`` calls in a row) the LLM is ``down`` without
 a network probe; when closed, ``GET {llm_base_url}/models`` answers. Its ``circuit`` field is
 the breaker's state, consecutive failures, threshold, seconds to the next probe and how often
-it opened (no error text).
+it opened (no error text). ``llm_budgets`` is the start-up speed probe's report
+(``gateway.wiring.llm_budgets``): measured speeds, when, and the LLM call timeout, loop
+deadline and request deadline in effect with where each came from (probe, default, set).
 """
 
 from __future__ import annotations
@@ -136,6 +138,8 @@ async def readyz(components: ComponentsDep) -> OrjsonResponse:
     degraded = [n for n, c in checks.items() if c["status"] == "down"]
     body: dict[str, Any] = {"status": "ready" if ready else "unavailable",
                             "degraded": degraded, "checks": checks}
+    if components.llm_budgets is not None:  # the budgets in effect, measured or fixed
+        body["llm_budgets"] = components.llm_budgets
     if components.embedding_mismatch:  # those collections answer 409 until re-ingested
         body["embedding_mismatch"] = components.embedding_mismatch
     return OrjsonResponse(body, status_code=200 if ready else 503)
