@@ -137,6 +137,13 @@ class OfflineTuning(_Frozen):
     seed_first: bool = Field(True, description=(
         "The first reads are the RAG candidates holding a key term, in RAG's order. Source: "
         "30c19ae (issue 14: start from what RAG already found)."))
+    spread_discount: float = Field(0.75, ge=0, le=1, description=(
+        "Ranking weight of a key term on the answer turn x (1 - spread_discount x the share "
+        "of chunks read holding it): the subject every chunk names (a product code, an "
+        "organisation) no longer lifts a sentence naming it over the row holding the asked "
+        "value. Source: helper-G, issue 16 (8 zh PDFs + 50 GitLab pages, auto: multi-part "
+        "Chinese parts cited from another page, e.g. 'ESP32-PICO-D4 片上存储包括：' over "
+        "'| Tstore | 存储温度 | -40 | 150 | °C |'); design value, not swept."))
     subject_share: float = Field(0.8, ge=0, le=1, description=(
         "Share of five or more candidates holding a question's code for it to name their "
         "document (the refine search leaves it out). Source: 9cdbb73 (zhpdf:10)."))

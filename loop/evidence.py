@@ -36,6 +36,7 @@ __all__ = [
     "best_evidence",
     "is_revision_history",
     "split_units",
+    "spread_weights",
     "term_weight",
 ]
 
@@ -50,7 +51,9 @@ def split_units(chunk: Chunk, max_len: int = 300) -> list[str]:
 class Evidence:
     """One candidate evidence unit: ``text`` (verbatim in ``chunk``), ``coverage`` 0..1 of the
     key-term weight, ``matched`` terms, ``rank`` of its chunk in the input, ``score`` the
-    ranking score (coverage + the bonuses of :func:`best_evidence`)."""
+    ranking score (coverage + the bonuses of :func:`best_evidence`), ``plain`` that score
+    with the coverage under the matcher's own weights (``None``: ``score``; equal to it
+    without ``rank_weights``)."""
 
     chunk: Chunk
     text: str
@@ -58,6 +61,7 @@ class Evidence:
     matched: tuple[str, ...]
     rank: int
     score: float = 0.0
+    plain: float | None = None
 
 
 def best_evidence(
@@ -67,6 +71,7 @@ def best_evidence(
     bonus: Mapping[str, float] | None = None,
     number_bonus: float = TUNING.evidence.number_bonus,
     figure_rows: bool = False,
+    rank_weights: Mapping[str, float] | None = None,
 ) -> list[Evidence]:
     """Units of ``chunks`` ranked by key-term coverage (ties: earlier chunk, shorter unit).
 
@@ -78,24 +83,52 @@ def best_evidence(
     :func:`corpus.statement_rows.row_weight` (1 + label cover), as the RAG path's extractive
     answer weighs it (``rag.extractive``). ``bonus`` (by chunk id) is added to the ranking
     score only (e.g. the chunk's normalised search score, which carries the corpus IDF that
-    key-term coverage lacks). Units naming another code of the question's family, or
+    key-term coverage lacks). ``rank_weights`` (by term; :func:`spread_weights`): the
+    coverage part of the ranking score is read under these weights instead of the matcher's
+    (``coverage`` stays the matcher's: the floors read it). Units naming another code of the
+    question's family, or
     addressing the reader as a model, are left out (``corpus.evidence.excluded``).
     :returns: at most ``limit`` evidence units with at least one term in the unit itself.
     """
     if not matcher.terms:
         return []
     scorer = UnitScorer(matcher, "scan", chunk_credit=True, row_context=True)
+    rw = rank_weights or {}
+    rank_total = sum(rw.values())
     out: list[tuple[float, int, int, Evidence]] = []
     for rank, chunk in enumerate(chunks):
         for u in scorer.units(chunk):
             matched = {t for t, c in u.own.items() if c >= 1.0}
             cov = u.covered / matcher.total
+            rcov = (sum(w * u.credit.get(t, 0.0) for t, w in rw.items()) / rank_total
+                    if rank_total > 0 else cov)
             figure = holds_figure_unit(u.text, matcher.normalize(u.text), matched)
             weight = (row_weight(u.text, matcher.terms, matcher.normalize)
                       if figure_rows and figure else 1.0)
             extra = (number_bonus if figure else 0.0) + (bonus or {}).get(chunk.chunk_id, 0.0)
-            score = cov * weight + extra
-            ev = Evidence(chunk, u.text, round(cov, 4), tuple(sorted(matched)), rank, score)
+            score = rcov * weight + extra
+            ev = Evidence(chunk, u.text, round(cov, 4), tuple(sorted(matched)), rank, score,
+                          cov * weight + extra)
             out.append((-score, rank, len(u.text), ev))
     out.sort(key=lambda x: x[:3])
     return [e for *_, e in out[:limit]]
+
+
+def spread_weights(matcher: TermMatcher, chunks: Sequence[Chunk], discount: float,
+                   min_chunks: int = 3) -> dict[str, float] | None:
+    """Ranking weights of ``matcher``'s terms over the chunks read: a term's weight times
+    ``1 - discount x share``, ``share`` the fraction of ``chunks`` whose
+    :meth:`Chunk.context_text` holds it — a term every chunk read holds (the product or
+    organisation a question names, inside its own document) tells no unit from another, and
+    a row or sentence holding the asked attribute should not lose to one naming the subject
+    again. ``None`` (the matcher's weights) under ``min_chunks`` chunks or when no term is
+    spread."""
+    if len(chunks) < min_chunks or discount <= 0 or not matcher.terms:
+        return None
+    held = [matcher.credits(c.context_text()) for c in chunks]
+    share = {t: sum(1 for h in held if h.get(t, 0.0) >= 1.0) / len(chunks)
+             for t in matcher.terms}
+    if not any(share.values()):
+        return None
+    return {t: w * (1.0 - discount * share[t])
+            for t, w in zip(matcher.terms, matcher.weights, strict=True)}

@@ -2,7 +2,9 @@
 order to a model, a revision history. Pure functions, no I/O.
 
 - :func:`holds_figure_unit`: a unit holding a digit outside the question's own codes
-  (``corpus.tokenizer.holds_figure``) answers a question asking a quantity.
+  (``corpus.tokenizer.holds_figure``) and outside its leading item or section number
+  (:data:`ENUMERATOR`: ``7.1.1 RS232C 接口简介``, ``2、…``, ``（3）…``, ``第三章 …`` state no
+  value) answers a question asking a quantity.
 - :func:`excluded`: never evidence — a unit naming another code of the family of a code of the
   question and not the question's own (``fw-3010`` for ``fw-301``,
   ``corpus.term_match.foreign_code``), or addressing the reader as a model or cut from such a
@@ -44,11 +46,20 @@ __all__ = [
 
 #: a decimal digit (any script's, as ``\d``)
 DIGIT = re.compile(r"\d")
+#: a unit's leading list-item or section number: ``7.1.1 `` / ``2.1.10 `` (two dots or more),
+#: ``2、`` ``3. `` ``（3）`` ``(3)`` ``3)``, ``第3章`` / ``第十二条``; a single-dot number
+#: (``3.3 V``, ``1.5 倍``) is a value, never stripped
+ENUMERATOR = re.compile(
+    r"^\s*(?:[•·\-*]\s*)?(?:\d{1,3}(?:\.\d{1,3}){2,}\.?\s+|\d{1,3}\s*[、．]\s*|\d{1,3}\.\s+"
+    r"|[(（]\s*\d{1,3}\s*[)）]\s*|\d{1,3}[)）]\s*"
+    r"|第\s*[\d一二三四五六七八九十百零〇]{1,6}\s*[章节条款篇部分]\s*)")
 
 
 def holds_figure_unit(unit: str, normalized: str, terms: Iterable[str]) -> bool:
     """True when ``unit`` holds a digit and its ``normalized`` form (the key terms' form) holds
-    one outside the digit-holding ``terms`` (the question's own codes are no figure)."""
+    one outside the digit-holding ``terms`` (the question's own codes are no figure) and
+    outside a leading :data:`ENUMERATOR` (a heading's or list item's number is no value)."""
+    unit, normalized = ENUMERATOR.sub("", unit, count=1), ENUMERATOR.sub("", normalized, count=1)
     return bool(DIGIT.search(unit)) and holds_figure(normalized, terms)
 
 

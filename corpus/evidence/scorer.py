@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from corpus.evidence.recognise import excluded
 from corpus.evidence.terms import TermMatcher
@@ -28,7 +28,7 @@ from corpus.tuning import TUNING
 from corpus.types import Chunk
 
 __all__ = ["ScoredUnit", "UnitScorer", "covered_weight", "length_norm", "rank_prior",
-           "unit_context"]
+           "term_credits", "unit_context"]
 
 
 def unit_context(chunk: Chunk) -> str:
@@ -37,18 +37,28 @@ def unit_context(chunk: Chunk) -> str:
     return " ".join((chunk.title, *chunk.section_path, chunk.path, chunk.table_header()))
 
 
+def term_credits(matcher: TermMatcher, own: Mapping[str, float],
+                 context: Mapping[str, float], body: Mapping[str, float] | None = None, *,
+                 context_credit: float = TUNING.evidence.context_credit,
+                 chunk_credit: float = TUNING.evidence.chunk_credit) -> dict[str, float]:
+    """Each key term's credit (0..1) for a unit: max(own credit, ``context_credit`` × context
+    credit, ``chunk_credit`` × chunk credit), credits as :meth:`TermMatcher.credits` gives them
+    (``body`` ``None``: no chunk credit)."""
+    return {
+        t: max(own.get(t, 0.0), context_credit * context.get(t, 0.0),
+               chunk_credit * body.get(t, 0.0) if body is not None else 0.0)
+        for t in matcher.terms
+    }
+
+
 def covered_weight(matcher: TermMatcher, own: Mapping[str, float],
                    context: Mapping[str, float], body: Mapping[str, float] | None = None, *,
                    context_credit: float = TUNING.evidence.context_credit,
                    chunk_credit: float = TUNING.evidence.chunk_credit) -> float:
-    """Key-term weight a unit covers: Σ weight × max(own credit, ``context_credit`` × context
-    credit, ``chunk_credit`` × chunk credit), credits as :meth:`TermMatcher.credits` gives them
-    (``body`` ``None``: no chunk credit). 0 .. ``matcher.total``."""
-    return sum(
-        w * max(own.get(t, 0.0), context_credit * context.get(t, 0.0),
-                chunk_credit * body.get(t, 0.0) if body is not None else 0.0)
-        for t, w in zip(matcher.terms, matcher.weights, strict=True)
-    )
+    """Key-term weight a unit covers: Σ weight × :func:`term_credits`. 0 .. ``matcher.total``."""
+    cr = term_credits(matcher, own, context, body, context_credit=context_credit,
+                      chunk_credit=chunk_credit)
+    return sum(w * cr[t] for t, w in zip(matcher.terms, matcher.weights, strict=True))
 
 
 def rank_prior(rank: int, decay: float, scale: float = 1.0) -> float:
@@ -67,11 +77,13 @@ def length_norm(unit: str) -> float:
 class ScoredUnit:
     """One unit of a chunk that holds a key term itself: ``text`` (verbatim), ``covered`` the
     key-term weight it covers (:func:`covered_weight`), ``own`` the credits of the terms in the
-    unit itself."""
+    unit itself, ``credit`` every term's credit (:func:`term_credits`; ``covered`` = Σ weight ×
+    credit), to weigh the same unit under other term weights."""
 
     text: str
     covered: float
     own: Mapping[str, float]
+    credit: Mapping[str, float] = field(default_factory=dict)
 
 
 class UnitScorer:
@@ -112,4 +124,6 @@ class UnitScorer:
                 # periods), as a Markdown row under its header row: they are its context
                 head = m.credits(chunk.text[:max(0, chunk.text.find(unit))])
                 context = {t: max(ctx.get(t, 0.0), head.get(t, 0.0)) for t in {*ctx, *head}}
-            yield ScoredUnit(unit, covered_weight(m, own, context, body), own)
+            cr = term_credits(m, own, context, body)
+            yield ScoredUnit(unit, sum(w * cr[t] for t, w in zip(m.terms, m.weights, strict=True)),
+                             own, cr)

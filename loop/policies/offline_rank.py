@@ -17,11 +17,12 @@ from loop.evidence import (
     asks_revision,
     best_evidence,
     is_revision_history,
+    spread_weights,
 )
 from loop.types import NOT_FOUND, ToolCall, UnitEmbedder
 
-__all__ = ["answer_call", "coverage_floor", "lexical_evidence", "ranked_evidence",
-           "similarities"]
+__all__ = ["answer_call", "coverage_floor", "lexical_evidence", "passage_text",
+           "ranked_evidence", "similarities"]
 
 Similarity = dict[tuple[str, str], float]
 
@@ -37,7 +38,9 @@ def lexical_evidence(state: LoopState, tuning: OfflineTuning) -> list[Evidence]:
     discounted, ``TermMatcher.known``) + a rank prior from the order chunks were shown in
     (``search_weight / (1 + search_decay * rank)``) - the revision-history penalty (unless the
     question asks about versions) + the figure bonus (``quantity_bonus`` for a quantity
-    question, whose statement rows also weigh by their label cover); at most 500."""
+    question, whose statement rows also weigh by their label cover); the coverage part of the
+    ranking read under :func:`loop.evidence.spread_weights` (a term most chunks read hold
+    weighs less, ``spread_discount``); at most 500."""
     order = {cid: i for i, cid in enumerate(state.ctx.seen)}
     bonus = {cid: rank_prior(i, tuning.search_decay, tuning.search_weight)
              for cid, i in order.items()}
@@ -48,8 +51,10 @@ def lexical_evidence(state: LoopState, tuning: OfflineTuning) -> list[Evidence]:
     m = state.matcher.known([c.context_text() for c in state.ctx.seen.values()])
     quantity = asks_quantity(state.question)
     nb = tuning.quantity_bonus if quantity else TUNING.evidence.number_bonus
-    return best_evidence(list(state.ctx.read.values()), m, limit=500, bonus=bonus,
-                         number_bonus=nb, figure_rows=quantity)
+    read = list(state.ctx.read.values())
+    return best_evidence(read, m, limit=500, bonus=bonus, number_bonus=nb,
+                         figure_rows=quantity,
+                         rank_weights=spread_weights(m, read, tuning.spread_discount))
 
 
 def ranked_evidence(tuning: OfflineTuning, floor: float,
@@ -57,35 +62,57 @@ def ranked_evidence(tuning: OfflineTuning, floor: float,
     """``lexical`` re-ranked with ``dense_weight`` × the unit's dense similarity to the question
     (``similarity``: cosine by ``(chunk id, unit text)``, min-max scaled over the units
     embedded), cut to the units covering at least ``floor``; ``[]`` (say not found) when the
-    best-ranked unit is below ``floor`` and no unit covers ``floor + strong_margin``."""
+    unit best by its ``plain`` score (the key terms' own weights, not the spread ones: what
+    the floors were set on) + dense is below ``floor`` and no unit covers ``floor +
+    strong_margin``."""
     ev = lexical
+    lo = hi = 0.0
+    span = 1.0
     if similarity:
         lo, hi = min(similarity.values()), max(similarity.values())
         span = (hi - lo) or 1.0
 
-        def dense(e: Evidence) -> float:
-            v = similarity.get((e.chunk.chunk_id, e.text))
-            return 0.0 if v is None else tuning.dense_weight * (v - lo) / span
+    def dense(e: Evidence) -> float:
+        v = similarity.get((e.chunk.chunk_id, e.text)) if similarity else None
+        return 0.0 if v is None else tuning.dense_weight * (v - lo) / span
 
+    if similarity:
         ev = sorted(ev, key=lambda e: (-(e.score + dense(e)), e.rank, len(e.text)))
-    if not ev or (ev[0].coverage < floor
-                  and max(e.coverage for e in ev) < floor + tuning.strong_margin):
+    def plain(e: Evidence) -> float:
+        return e.score if e.plain is None else e.plain
+
+    first = min(ev, key=lambda e: (-(plain(e) + dense(e)), e.rank, len(e.text))) if ev else None
+    if first is None or (first.coverage < floor
+                         and max(e.coverage for e in ev) < floor + tuning.strong_margin):
         return []  # the best-ranked unit is weak and nothing else is clearly strong
     return [e for e in ev if e.coverage >= floor]  # below the floor a unit is no evidence
 
 
 def similarities(state: LoopState, embedder: UnitEmbedder, dense_units: int,
                  lexical: list[Evidence]) -> Similarity:
-    """Cosine of the question and each of the ``dense_units`` best units of ``lexical``, by
-    ``(chunk id, unit text)``. Blocking: one question and up to ``dense_units`` passages
+    """Cosine of the question and each of the ``dense_units`` best units of ``lexical`` (each
+    embedded as :func:`passage_text`: under its chunk's headings), by ``(chunk id, unit
+    text)``. Blocking: one question and up to ``dense_units`` passages
     through the embedder; its errors propagate."""
     units = lexical[:dense_units]
     if not units:
         return {}
     q = embedder.embed_query(state.question)
-    vecs = embedder.embed_passages([e.text for e in units])
+    vecs = embedder.embed_passages([passage_text(e) for e in units])
     return {(e.chunk.chunk_id, e.text): float(sum(a * b for a, b in zip(q, v, strict=True)))
             for e, v in zip(units, vecs, strict=True)}
+
+
+def passage_text(e: Evidence) -> str:
+    """What :func:`similarities` embeds for a unit: its chunk's heading line (document name,
+    title, section path: the head of ``Chunk.context_text``), a table row's header row, then
+    the unit — every unit read in the place it sits, so a value row (``| Tstore | 存储温度 |
+    –40 | 150 | °C |``) is compared as what it is about, not against prose that names the
+    document's subject again."""
+    c = e.chunk
+    head = c.context_text()[: -len(c.text)].strip() if c.text else ""
+    header = c.table_header() if e.text.lstrip().startswith("|") else ""
+    return "\n".join(p for p in (head, header if header != e.text else "", e.text) if p)
 
 
 def answer_call(ev: list[Evidence], tuning: OfflineTuning, floor: float) -> ToolCall:
