@@ -8,7 +8,9 @@ usage: .venv/bin/python benchmarks/local_llm_server.py MODEL.gguf [--port 8089] 
 one left for the gateway, at least 1. Measured on the 2-core machine beside other work: 2 server
 threads generated 0.4-1 token/s, 1 thread 16 token/s (llama.cpp threads spin-wait on each
 other; one descheduled thread stalls them all), so on 2 cores this is always 1. Then a speed
-probe prints the budget settings that fit the model on this machine (``--no-probe`` skips it).
+probe prints the budget settings that fit the model on this machine (``--no-probe`` skips it;
+the gateway sizes the same budgets itself at start-up, ``LOOPGATE_LLM_BUDGETS=probe``: set them
+only to pin them).
 
 Prints ``http://127.0.0.1:PORT/v1`` once ``GET /health`` answers 200, then serves until killed.
 The model: ``../shared/tools/fetch-local-llm.sh`` prints its path (Qwen2.5-Coder-1.5B, Q4_K_M).
@@ -56,9 +58,11 @@ def start(model: str, port: int, ctx: int = 8192, threads: int = 1) -> object:
 def suggested_settings(base: str) -> str:
     """Probe the served model's speed (``loop.llm_speed``) and return the settings that fit it:
     the pick protocol, the per-call timeout and the loop deadline of
-    :func:`loop.llm_speed.fit_budgets`, and a request deadline 5 s above the loop's."""
+    :func:`loop.llm_speed.fit_budgets`, and the request deadline the gateway's own start-up
+    probe sets (``gateway.wiring.llm_budgets``: the loop's plus ``REQUEST_MARGIN_S``)."""
     import asyncio
 
+    from gateway.wiring.llm_budgets import REQUEST_MARGIN_S
     from loop import LLMConfig
     from loop.llm_client import AsyncLLMClient
     from loop.llm_speed import fit_budgets, probe_speed
@@ -73,7 +77,7 @@ def suggested_settings(base: str) -> str:
         return (f"# measured: prompt {speed.prompt_tps} tok/s, generation >= {speed.gen_tps} "
                 f"tok/s\nLOOPGATE_LLM_PROTOCOL=pick LOOPGATE_LLM_TIMEOUT_S={fit.call_timeout_s} "
                 f"LOOPGATE_LOOP_DEADLINE_S={fit.deadline_s} "
-                f"LOOPGATE_REQUEST_DEADLINE_S={fit.deadline_s + 5:.1f}")
+                f"LOOPGATE_REQUEST_DEADLINE_S={fit.deadline_s + REQUEST_MARGIN_S:.1f}")
     return asyncio.run(probe())
 
 

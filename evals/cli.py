@@ -242,6 +242,8 @@ def eval_command(
                     "question_files": [str(f) for f in files],
                     "offline": offline or not settings.llm_base_url,
                     "llm_model": settings.llm_model if settings.llm_base_url else "",
+                    # the budgets in effect: probed from the model's speed unless fixed
+                    "llm_budgets": built.components.llm_budgets,
                 },
             )
         finally:

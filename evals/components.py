@@ -59,6 +59,8 @@ def build_answerer(mode: str, settings: Settings, *, offline: bool = False) -> B
     """
     if mode not in ("rag", "loop", "auto"):
         raise ValueError(f"mode must be rag, loop or auto, got {mode!r}")
+    if offline:  # no LLM call: no start-up speed probe (gateway.wiring.llm_budgets)
+        settings = settings.model_copy(update={"llm_budgets": "fixed"})
     c = build_components(settings)
     if c.store is None or c.retriever is None:
         raise RuntimeError(f"the chunk store is unavailable: {c.store_error or 'not configured'}")

@@ -69,12 +69,14 @@ def ask_auto(question: str, collection: str, *, settings: Settings | None = None
     from gateway.errors import GatewayError
     from gateway.routing import QueryInput
     from gateway.settings import get_settings
-    from gateway.wiring import build_components, open_collection
+    from gateway.wiring import build_components, describe_budgets, open_collection
     from rag.errors import RetrievalError
     from rag.retriever import resolve_filter
 
     s = settings or get_settings()
     c = build_components(s)
+    if c.llm is not None and c.llm_budgets is not None:  # sized from the model's speed
+        print(f"LLM budgets: {describe_budgets(c.llm_budgets)}", file=sys.stderr)
     refused, flt = "", None
     try:
         if c.store is not None:  # an unknown collection exits 1 here, as in --mode rag / loop

@@ -62,10 +62,14 @@ def ask_loop(question: str, collection: str, *, settings: Settings | None = None
     explicit not-found, 1 when the store is unavailable, the collection does not exist or
     ``documents`` / ``path_prefix`` (every search restricted to them) match no document)."""
     from gateway.settings import get_settings
-    from gateway.wiring import build_components
+    from gateway.wiring import build_components, describe_budgets
 
     s = settings or get_settings()
+    if offline:  # no LLM call: nothing to size, no speed probe
+        s = s.model_copy(update={"llm_budgets": "fixed"})
     c = build_components(s)
+    if c.llm is not None and c.llm_budgets is not None:  # sized from the model's speed
+        print(f"LLM budgets: {describe_budgets(c.llm_budgets)}", file=sys.stderr)
     if c.store is None or c.agent is None:
         print(f"error: the chunk store is unavailable: {c.store_error or 'not configured'}",
               file=sys.stderr)
