@@ -15,7 +15,9 @@ One splitter, two styles (:data:`UnitStyle`), because the two readers want diffe
   characters or more, cut at ``max_len``; a sentence also ends at ``；;`` and a line break
   inside the joined paragraph, and between English sentences; every Markdown row (header row
   included) and every statement row written as a text line (``Net income $ 3,033 $ 10,073``,
-  :func:`corpus.statement_rows.parse_row`) is a unit of its own; a paragraph whose last line is
+  :func:`corpus.statement_rows.parse_row`) is a unit of its own — and, under a line of its
+  own naming its columns (:func:`grid_header`: an unruled grid), also one with that line in
+  front, so the values are read with their column names; a paragraph whose last line is
   wrapped (20+ characters, no sentence end) continues into the next one, a PDF block break not
   being a paragraph end.
 
@@ -34,7 +36,8 @@ from corpus.injection import clean_segments
 from corpus.statement_rows import parse_row
 from corpus.types import Chunk
 
-__all__ = ["CJK", "UnitStyle", "join_lines", "quote_sentences", "row_line", "split_units"]
+__all__ = ["CJK", "UnitStyle", "grid_header", "join_lines", "quote_sentences", "row_line",
+           "split_units"]
 
 UnitStyle = Literal["quote", "scan"]
 
@@ -174,10 +177,31 @@ def _quote_segment(text: str) -> list[str]:
 # ------------------------------------------------------------------ "scan" (LoopAgent)
 
 
+def grid_header(header: str, row: str) -> bool:
+    """``header`` heads the statement row ``row`` of an unruled grid: a label and as many
+    short cells, no digit in it (``考核等级 S A B C D`` over ``考核系数 1.5 1.25 1 0.75 0.5``)
+    — the column names the row's values are read under, which a PDF without ruling lines
+    leaves as a line of its own."""
+    parsed = parse_row(row)
+    cells = header.split()
+    return (parsed is not None and len(cells) == len(parsed.cells) + 1
+            and not any(ch.isdigit() for ch in header) and not header.startswith("|")
+            and all(len(c) <= _GRID_CELL for c in cells[1:]))
+
+
+_GRID_CELL = 8  # characters: a grid header's column name (S, 最小值, Typical)
+
+
 def _scan_units(chunk: Chunk, max_len: int) -> list[str]:
     units: list[str] = []
     heads = frozenset((chunk.title, *chunk.section_path))  # cut at injection lines (corpus)
+    prev: list[str] = []
     for lines in (p for seg in clean_segments(chunk.text) for p in _paragraphs(seg, heads)):
+        above = [*prev[-1:], *lines]  # a grid header is a paragraph's line or one alone
+        for i in range(1 if len(prev) == 1 else 2, len(above)):
+            if grid_header(above[i - 1], above[i]):
+                units.append(join_lines(above[i - 1 : i + 1])[:max_len])  # header + first row
+        prev = lines
         text_lines: list[str] = []
         for ln in [*lines, ""]:
             if not ln or row_line(ln):
