@@ -166,6 +166,7 @@ class LoopAgent:
         res = await self._run(question, collection, candidates=candidates, history=history,
                               current_date=current_date, flt=flt, on_event=on_event,
                               offline=offline)
+        res = await self.checks.scope(question, collection, res)
         res = await self.checks.presence(question, collection, res)
         res = answer_alone(await self.checks.support(question, collection, res))
         return await self.checks.compute(question, collection, res,

@@ -1,6 +1,8 @@
 """The checks a LoopAgent answer passes before it leaves (:class:`AnswerChecks`), in this order
 (:meth:`loop.agent.LoopAgent.run_async`):
 
+0. :meth:`AnswerChecks.scope` – the answer must be quoted from the page the question names and
+   state the colour it asks (``corpus.question_scope``), else "not found";
 1. :meth:`AnswerChecks.presence` – the cited document must hold the question's specific terms
    (codes, years: ``corpus.presence``), else "not found";
 2. :meth:`AnswerChecks.support` – the answer-support features of the first citation and, with a
@@ -35,6 +37,7 @@ from corpus.derived import (
 )
 from corpus.document_vocabulary import DocumentVocabulary
 from corpus.presence import DocumentTermProbe, specific_terms, unit_lacks
+from corpus.question_scope import asked_pages, on_asked_page, visual_ask, visual_supported
 from corpus.types import ChunkStore, Citation
 from loop.citations import make_citation, supported_answer
 from loop.results import LoopResult
@@ -87,6 +90,40 @@ class AnswerChecks:
         self.phrases, self.support_model = phrases, support_model
         self._probe: DocumentTermProbe | None = None
         self._vocabulary: DocumentVocabulary | None = None
+
+    async def scope(self, question: str, collection: str, res: LoopResult) -> LoopResult:
+        """``res`` with only its citations on the page the question names (an offline or
+        evidence answer; an LLM-written one keeps its footnotes), or turned into "not found" when none is on it or the first does not state the
+        colour the question asks (typography and picture counts: never); ``out_of_scope``
+        says why. The colour is looked for in the cited chunk too (read under the tool
+        timeout; a failed read keeps the answer)."""
+        if not res.found or not res.citations or res.fallback:
+            return res
+        pages, ask = asked_pages(question), visual_ask(question)
+        why: list[str] = []
+        if pages:
+            on_page = [c for c in res.citations
+                       if on_asked_page(pages, c.page, c.page_end, c.page_label,
+                                        c.page_end_label)]
+            if on_page and (res.brain == "offline" or res.evidence_answer):
+                res.citations = on_page  # answer_alone makes the first one the answer
+            elif not on_page:
+                why.append("not_on_asked_page:" + ",".join(str(p) for p in pages))
+        if ask is not None and not why:
+            first = res.citations[0]
+            try:
+                chunks = await asyncio.wait_for(
+                    asyncio.to_thread(self.store.get_chunks, collection, [first.chunk_id]),
+                    self.timeout_s or None)
+            except Exception:  # noqa: BLE001 - a failed read keeps the answer
+                return res
+            text = first.quote + "\n" + (chunks[0].text if chunks else "")
+            if not visual_supported(ask, text):
+                why.append("asks_visual:" + ask.kind)
+        if why:
+            res.answer, res.found, res.citations = NOT_FOUND, False, []
+            res.out_of_scope = why
+        return res
 
     async def presence(self, question: str, collection: str,
                               res: LoopResult) -> LoopResult:

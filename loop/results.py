@@ -76,6 +76,9 @@ class LoopResult:
         offline answer is its best unit alone; the runner-up units it cited go here).
     :param absent_terms: the question's specific terms (codes, years) the answer's
         document lacks (``corpus.presence``): the answer was turned into "not found".
+    :param out_of_scope: why the answer fell outside what the question restricts it to
+        (``not_on_asked_page:<n>``, ``asks_visual:<kind>``: ``corpus.question_scope``); the
+        answer is then "not found".
     :param computed: the answer is a change or ratio computed from statement rows the loop read
         (``corpus.derived``); its citations are those rows.
     :param support: the first citation's answer-support features
@@ -105,6 +108,7 @@ class LoopResult:
     invalid_actions: int = 0
     unsupported_sentences: int = 0
     absent_terms: list[str] = field(default_factory=list)
+    out_of_scope: list[str] = field(default_factory=list)
     related: list[Citation] = field(default_factory=list)
     computed: bool = False
     support: dict[str, float] = field(default_factory=dict)
@@ -135,6 +139,7 @@ class LoopResult:
             "guard": self.guard, "invalid_actions": self.invalid_actions,
             "unsupported_sentences": self.unsupported_sentences,
             "absent_terms": list(self.absent_terms), "computed": self.computed,
+            "out_of_scope": list(self.out_of_scope),
             "related": [c.to_dict() for c in self.related],
             "support": dict(self.support), "support_p": self.support_p,
             "unsupported": self.unsupported,

@@ -23,12 +23,13 @@ from typing import Any
 from corpus.answer_support import SupportModel, support_features
 from corpus.document_vocabulary import DocumentVocabulary
 from corpus.presence import specific_terms, unit_lacks
+from corpus.question_scope import asked_pages, on_asked_page, visual_ask, visual_supported
 from corpus.term_match import code_terms, holds_term, is_period
 from corpus.types import Chunk
 from rag.types import Evidence, Retrieval
 
 __all__ = ["answer_support", "codes_of", "missing_codes", "present_evidence",
-           "supported_evidence"]
+           "scoped_evidence", "supported_evidence"]
 
 _VERSION = re.compile(r"^v?\d+(?:\.\d+)+[a-z]?$|^v\d+$")  # 1.2, v1.2.3, v2: not names
 
@@ -76,6 +77,36 @@ def supported_evidence(
         elif first_missing is None:
             first_missing = miss
     return kept, ([] if kept else first_missing or [])
+
+
+def scoped_evidence(
+    evidence: Sequence[Evidence], chunks: Iterable[Chunk], question: str
+) -> tuple[list[Evidence], list[str]]:
+    """The evidence units inside what the question restricts its answer to
+    (``corpus.question_scope``): quoted from a page it names, and stating the colour it asks
+    (typography and picture counts: none), best first, with the flags of why none is
+    (``not_on_asked_page:<n>``, ``asks_visual:<kind>``; ``([], flags)`` = "not found").
+
+    :param evidence: candidate evidence, best first; ``chunks``: the retrieved chunks (a
+        colour may be stated in the unit's chunk rather than the unit).
+    """
+    pages, ask = asked_pages(question), visual_ask(question)
+    if not evidence or (not pages and ask is None):
+        return list(evidence), []
+    flags: list[str] = []
+    kept = list(evidence)
+    if pages:
+        kept = [ev for ev in kept if on_asked_page(
+            pages, ev.citation.page, ev.citation.page_end, ev.citation.page_label,
+            ev.citation.page_end_label)]
+        if not kept:
+            flags.append("not_on_asked_page:" + ",".join(str(p) for p in pages))
+    if ask is not None and kept:
+        by_id = {c.chunk_id: c for c in chunks}
+        best = by_id.get(kept[0].citation.chunk_id)
+        if not visual_supported(ask, kept[0].text + "\n" + (best.text if best else "")):
+            kept, flags = [], [*flags, "asks_visual:" + ask.kind]
+    return kept, flags
 
 
 def present_evidence(

@@ -5,17 +5,19 @@ From a :class:`~rag.types.Retrieval` to an answer, in this order:
 
 1. evidence: the best units of the retrieved chunks (``rag.extractive.extract_answer``), kept
    only when they name every code of the question (``rag.answerability.supported_evidence``);
-2. found when there is evidence and the retrieval's confidence reaches ``answer_floor``; not
+2. scope: units quoted from the page the question names, stating the colour it asks
+   (``rag.answerability.scoped_evidence``; none: ``not_on_asked_page`` / ``asks_visual``);
+3. found when there is evidence and the retrieval's confidence reaches ``answer_floor``; not
    found when the question has key terms and none occurs in the retrieved text (``coverage``
    ≤ 0; only when the caller passes the coverage feature);
-3. the document-level check (``corpus.presence``): the answer's document must hold the
+4. the document-level check (``corpus.presence``): the answer's document must hold the
    question's specific terms (``absent_in_document:<terms>``; a failed check keeps the answer);
-4. the answer-support decision (``corpus.answer_support``): below the model's threshold, not
+5. the answer-support decision (``corpus.answer_support``): below the model's threshold, not
    found (``unsupported:<p>``);
-5. a figure the question asks for (``rag.compose``): the computed figure or the statement row
+6. a figure the question asks for (``rag.compose``): the computed figure or the statement row
    holding it replaces the best unit (``computed`` / ``looked_up``).
 
-Checks 3–5 query the index; they are steps (``rag.steps``) under ``timeout_s`` (0: none), so a
+Checks 4–6 query the index; they are steps (``rag.steps``) under ``timeout_s`` (0: none), so a
 flow driver runs them (``drive_sync`` / ``drive_async`` with timeouts, ``drive_inline`` in the
 calling thread); a failed or timed-out step flags ``<step>_error`` / ``<step>_timeout`` and the
 answer stands. Usage example::
@@ -35,8 +37,14 @@ from typing import Any
 from corpus.answer_support import SupportModel
 from corpus.document_vocabulary import DocumentVocabulary
 from corpus.presence import DocumentTermProbe
+from corpus.question_scope import asked_pages
 from corpus.types import Chunk, ChunkStore, Citation
-from rag.answerability import answer_support, present_evidence, supported_evidence
+from rag.answerability import (
+    answer_support,
+    present_evidence,
+    scoped_evidence,
+    supported_evidence,
+)
 from rag.compose import asks_figure, figure_answer
 from rag.extractive import NOT_FOUND_TEXT, answer_text, extract_answer
 from rag.steps import Flow, Step
@@ -110,13 +118,19 @@ class AnswerDecider:
         :param timeout_s: each index step's timeout in seconds (0: none).
         """
         r, out = retrieval, list(flags)
+        # a question naming a page looks further down for a unit on that page
+        wider = 4 if asked_pages(r.question) else 1
         evidence = extract_answer(r, r.key_terms, self.make_citation,
-                                  max_evidence=self.max_evidence,
+                                  max_evidence=self.max_evidence * wider,
                                   normalize=self.tokenizer.normalize)
         # every code the question names must be in the answer unit or its context
         evidence, missing = supported_evidence(evidence, r.chunks, r.key_terms)
         if missing and self.flag_missing:
             out.append("not_in_evidence:" + ",".join(missing))
+        # a page the question names, a colour or a font it asks for (corpus.question_scope)
+        evidence, scope = scoped_evidence(evidence, r.chunks, r.question)
+        evidence = evidence[: self.max_evidence]
+        out.extend(scope)
         found = bool(evidence) and r.confidence.value >= self.answer_floor
         if found and r.key_terms and coverage is not None and coverage <= 0.0:
             # none of the question's key terms occurs in the retrieved text: the "evidence" is

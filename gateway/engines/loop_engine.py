@@ -115,6 +115,7 @@ class LoopAgentEngine:
             flags.append("computed")
         if res.absent_terms:  # the cited document lacks a number / code / year asked for
             flags.append("absent_in_document:" + ",".join(res.absent_terms))
+        flags.extend(res.out_of_scope)  # not on the page asked, no colour stated …
         brain = "loop-offline" if res.brain == "offline" else f"loop-{res.brain}"
         if res.fallback:
             return LoopResult(None, res.fallback_reason or "broad question", steps, tokens,

@@ -1,0 +1,80 @@
+"""corpus.question_scope: the page a question names and the visual attribute it asks.
+
+The questions are the shapes of MMLongBench-Doc dev questions whose right output is "not
+found" (a FAX number asked on page thirteen when it is on page fourteen; the colour of icons;
+the italic text of a page) and of answerable ones that must stay answerable.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from corpus.question_scope import (
+    VisualAsk,
+    asked_pages,
+    on_asked_page,
+    scope_misses,
+    visual_ask,
+    visual_supported,
+)
+
+
+@pytest.mark.parametrize(("question", "pages"), [
+    ("What is INF SERCRL LLP FAX No on page thirteen?", (13,)),
+    ("What is INF SERCRL LLP FAX No on page fourteen?", (14,)),
+    ("How many people with sun glassess are there in  Page 5?", (5,)),
+    ("How many lines are highlighted in yellow on the first page?", (1,)),
+    ("What are the topics covered on pages 26 and 27?", (26, 27)),
+    ("See pp. 3-5 for the table", (3, 4, 5)),
+    ("第14页的表格标题是什么？", (14,)),
+    ("What does the page layout look like?", ()),
+    ("How are page numbers written?", ()),
+    ("What is the title of the paper?", ()),
+])
+def test_asked_pages(question: str, pages: tuple[int, ...]) -> None:
+    assert asked_pages(question) == pages
+
+
+def test_a_quote_is_on_the_asked_page_by_physical_page_or_label() -> None:
+    assert on_asked_page((14,), 14)
+    assert on_asked_page((14,), 13, 14)  # a quote running onto the asked page
+    assert on_asked_page((77,), 91, 91, "77")  # printed label 77 on physical page 91
+    assert not on_asked_page((13,), 14, 14, "14")
+    assert on_asked_page((), 3)
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("What is the color of the icons that the users touch to move the app down?", "colour"),
+    ("What color indicates the temperature of very cold milk?", "colour"),
+    ("指示灯是什么颜色？", "colour"),
+    ("What temperature does the yellow color of the coffee machine represent?", "colour"),
+    ("What is the yellow color italic texts in page 9?", "typography"),
+    ("what is the texts of the underlined italic words in page 2?", "typography"),
+    ("How many lines are highlighted in yellow on the first page?", "typography"),
+    ("How many people with sun glassess are there in  Page 5?", "picture"),
+    ("How can you customize the font and color of the displayed time?", None),
+    ("What is the operating voltage of the ESP32?", None),
+])
+def test_visual_ask(question: str, kind: str | None) -> None:
+    ask = visual_ask(question)
+    assert (ask.kind if ask else None) == kind
+
+
+def test_a_colour_is_answerable_only_when_the_text_states_it() -> None:
+    named = VisualAsk("colour", ("yellow",))
+    assert visual_supported(named, "The yellow light means the milk is warm.")
+    assert not visual_supported(named, "Color Milk temperature")
+    any_colour = VisualAsk("colour")
+    assert visual_supported(any_colour, "The indicator turns red while charging.")
+    assert visual_supported(any_colour, "指示灯为红色。")
+    assert not visual_supported(any_colour, "Touch and hold the icon to move the app down.")
+    assert not visual_supported(VisualAsk("typography"), "Text in italics: explanations")
+    assert not visual_supported(VisualAsk("picture"), "Five people stand in the photo.")
+
+
+def test_scope_misses_names_each_reason() -> None:
+    q = "What is the FAX No on page thirteen?"
+    assert scope_misses(q, "FAX 514-555-0100", 14) == ["not_on_asked_page:13"]
+    assert scope_misses(q, "FAX 514-555-0100", 13) == []
+    assert scope_misses("What is the yellow color italic texts in page 9?", "x", 9) == [
+        "asks_visual:typography"]
