@@ -131,9 +131,13 @@ class OfflineTuning(_Frozen):
         "Weight of a unit's min-max scaled dense similarity on the answer turn (with an "
         "embedder). Source: 440bc78; dev offline loop: evidence hit 65.9 -> 66.5 %, "
         "answer-contains 42.5 -> 44.2 %, unanswerable refused 9 -> 10 of 43."))
-    dense_units: int = Field(60, ge=1, description=(
-        "Best units by key terms embedded on the answer turn. Source: 440bc78 (~0.8 s per "
-        "question on 2 cores)."))
+    dense_units: int = Field(30, ge=1, description=(
+        "Best units by key terms embedded on the answer turn. Source: 440bc78 (60, ~0.8 s per "
+        "question on 2 cores); 60 -> 30 by helper-G once each unit is embedded under its "
+        "chunk's headings (offline_rank.passage_text, 2.9x the characters: 60 units of the "
+        "CH583 datasheet 350 -> 900 ms on a quiet core, 30 about half of that): 8 zh PDFs + 50 "
+        "GitLab pages, auto, same parts at the gold place (67/75), zh-PDF dev evidence hit "
+        "rag / loop / auto 23 / 28 / 28 of 30 and GitLab 129/143 with 60 and 30."))
     seed_first: bool = Field(True, description=(
         "The first reads are the RAG candidates holding a key term, in RAG's order. Source: "
         "30c19ae (issue 14: start from what RAG already found)."))
