@@ -190,7 +190,8 @@ def evaluate(rows: list[dict[str, Any]], mode: str, cfg: dict[str, Any], tok: An
             "doc@5": any(doc_matches(q, it.chunk.path) for it in items),
         }
         if mode in ("hybrid", "resolved", "paged"):
-            feats = compute_features(dense, kw, items, r["terms"], tok.normalize)
+            feats = compute_features(dense, kw, items, r["terms"], tok.normalize,
+                                     question=r["text"], analyse=tok.terms)
             row["features"] = feats.to_dict()
             row["hit"] = row["hit@5"]
             if scorer is not None:

@@ -22,7 +22,7 @@ misread, and the page may hold the real answer in its unread picture.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
 
@@ -213,7 +213,8 @@ class HybridRetriever(FlowStage[Retrieval]):
                 page_weight=cfg.page_weight,
             )
         features = compute_features(
-            dense, keyword, items, key_terms, self.tokenizer.normalize, hits(got.get("pages"))
+            dense, keyword, items, key_terms, self.tokenizer.normalize, hits(got.get("pages")),
+            question=question, analyse=_analyser(self),
         )
         confidence = Confidence(self.scorer.score(features), features)
         if items and any(c.page_warning for c in items[0].chunks):
@@ -286,3 +287,10 @@ def _names(r: HybridRetriever, question: str) -> list[str]:
     terms for a tokenizer without that method."""
     names = getattr(r.tokenizer, "name_terms", None)
     return list(names(question)) if callable(names) else list(r.tokenizer.key_terms(question))
+
+
+def _analyser(r: HybridRetriever) -> Callable[[str], list[str]] | None:
+    """The tokenizer's index-side analysis (``Tokenizer.terms``) for phrase coverage; ``None``
+    for a tokenizer without it (a word split then)."""
+    terms = getattr(r.tokenizer, "terms", None)
+    return terms if callable(terms) else None

@@ -167,6 +167,13 @@ class ConfidenceFeatures:
     :param keyword_spread: ``log`` of best BM25 over the mean BM25 of the keyword list.
     :param page_support: 1 when the top item holds a chunk of the page list (``rag.pages``: a
         page of a resolved document titled with the statement the question asks for), else 0.
+    :param phrase_coverage: share of the question's adjacent term pairs that some top-k item
+        holds as adjacent terms (0..1; ``rag.confidence_signals``).
+    :param top_dense_rank: ``1 / rank`` of the top item in the dense list (0 when absent);
+        ``top_keyword_rank`` likewise in the keyword list.
+    :param question_terms: ``log1p`` of the number of distinct key terms of the question.
+    :param period_match: 1 when the question names no year or the top item (text, title,
+        section, path) holds one it names, else 0.
     """
 
     dense_top: float = 0.0
@@ -181,6 +188,11 @@ class ConfidenceFeatures:
     dense_spread: float = 0.0
     keyword_spread: float = 0.0
     page_support: float = 0.0
+    phrase_coverage: float = 0.0
+    top_dense_rank: float = 0.0
+    top_keyword_rank: float = 0.0
+    question_terms: float = 0.0
+    period_match: float = 1.0
 
     def to_dict(self) -> dict[str, float]:
         """The features by name (route records, CLI output, calibration input)."""

@@ -70,7 +70,8 @@ def _jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 def calibration_records(path: Path) -> list[dict[str, Any]]:
-    """``{"features", "hit", "lang"}`` per usable row of an eval results file.
+    """``{"features", "hit", "lang", "dataset"}`` per usable row of an eval results file
+    (the dataset groups the refit's cross-validated AUROC; ``""`` when the row has none).
 
     :raises typer.BadParameter: unreadable file or a line that is not JSON.
     """
@@ -82,7 +83,8 @@ def calibration_records(path: Path) -> list[dict[str, Any]]:
         feats = _find_features(row)
         if isinstance(hit, bool) and feats:
             lang = str(row.get("lang", ""))
-            out.append({"features": feats, "hit": hit, "lang": "en" if lang == "en" else "zh"})
+            out.append({"features": feats, "hit": hit, "lang": "en" if lang == "en" else "zh",
+                        "dataset": str(row.get("dataset") or "")})
     return out
 
 

@@ -76,10 +76,13 @@ def test_fit_separates_and_refit_round_trips(tmp_path: Path) -> None:
         records.append({"features": feats, "hit": hit, "lang": "en" if i % 4 < 2 else "zh"})
     records.append({"features": {}, "hit": None})  # unanswerable: skipped
     out = tmp_path / "cal.json"
-    model, report = refit_calibration(records, out=out, meta={"run": "synthetic"})
+    model, report = refit_calibration(records, out=out, meta={"run": "synthetic"},
+                                      features=FEATURE_NAMES)
     assert report["all"] > 0.9 and set(report) == {"all", "en", "zh"}
     loaded = LogisticConfidence.load(out)
     assert loaded.names == FEATURE_NAMES and loaded.meta["n"] == 200
+    assert loaded.meta["auroc_cv"]["all"] > 0.85 and set(loaded.meta["auroc_cv"]) == {
+        "all", "en", "zh"}
     hi = loaded.score(ConfidenceFeatures(dense_top=0.9, coverage=0.9))
     lo = loaded.score(ConfidenceFeatures(dense_top=0.84, coverage=0.3))
     assert 0.0 <= lo < 0.5 < hi <= 1.0
