@@ -14,7 +14,9 @@ italic text on page 9?" from a sentence that says nothing about a colour or a fo
   bold / highlighted text itself), or objects **counted in a picture** ("how many people … in
   the photo / on page 5"). Text extraction keeps the words of a page, not how they look, so
   such a question is answerable only when the quoted text states it (a colour word in the unit:
-  "the indicator turns red"); typography and picture counts never are.
+  "the indicator turns red"); typography and picture counts never are;
+- :func:`asked_dimension` – the physical dimension a value is asked in ("多少微安", "in mV"):
+  the evidence must write a number in a unit of it (``10 µA``, ``0.15 mA``), not "8 KB".
 
 Pure functions over the question and the evidence text, no I/O. Ordinal and cardinal number
 words are read by the ``number-parser`` library (``parse_number`` / ``parse_ordinal``).
@@ -30,8 +32,9 @@ from functools import lru_cache
 
 from number_parser import parse_number, parse_ordinal
 
-__all__ = ["VisualAsk", "asked_pages", "on_asked_page", "scope_misses", "visual_ask",
-           "visual_supported"]
+__all__ = ["VisualAsk", "asked_dimension", "asked_pages", "content_misses", "on_asked_page",
+           "scope_misses",
+           "states_dimension", "visual_ask", "visual_supported"]
 
 _NUMBER_WORD = r"[a-z]+(?:[- ][a-z]+)?"
 # "on page 14", "in Page 5", "page fourteen", "pages 3 and 4", "p. 12", "pp. 3-4"
@@ -67,6 +70,28 @@ _PICTURE_COUNT = re.compile(
     r"\bhow\s+many\s+(?:\w+\s+){0,2}(?:people|persons|men|women|children|faces|logos|icons|"
     r"animals|cars)\b.*\b(?:in|on)\s+(?:the\s+)?(?:picture|photo|photograph|image|page)\b",
     re.I)
+
+
+# physical dimensions a question may ask a value in, by the units that write them (SI symbols
+# and their Chinese names, any scale): a question asking "多少微安" is answered by a current,
+# not by "8 KB"
+_DIMENSIONS: dict[str, tuple[str, str]] = {
+    # dimension: (units after a number in the evidence, unit words a question asks in)
+    "current": (r"[µμu]A|mA|nA|A(?![a-zA-Z])|微安|毫安|纳安|安培?",
+                r"微安|毫安|纳安|安培|microamps?|milliamps?|amperes?|amps?|(?-i:µA|μA|uA|mA)"),
+    "voltage": (r"[mk]?V(?![a-zA-Z])|毫伏|千伏|伏特?", r"毫伏|千伏|伏特|伏|volts?|millivolts?|(?-i:[mk]?V)"),
+    "power": (r"[mkµμu]?W(?![a-zA-Z])|毫瓦|千瓦|瓦特?", r"毫瓦|千瓦|瓦特|瓦|watts?|milliwatts?|(?-i:[mk]?W)"),
+    "frequency": (r"[kMG]?Hz|赫兹|千赫|兆赫|吉赫", r"赫兹|千赫|兆赫|吉赫|hertz|(?-i:[kMG]?Hz)"),
+    "data": (r"[KkMGT]i?B(?![a-zA-Z])|[KkMG]?bit|字节|千字节|兆字节",
+             r"字节|千字节|兆字节|bytes|kilobytes|megabytes|gigabytes|KB|MB|GB"),
+    "temperature": (r"°\s*C|℃|摄氏度|度", r"摄氏度|degrees?\s+celsius|°C|℃"),
+}
+_ASK_UNIT = {dim: re.compile(r"(?:多少|几)\s*(?:" + ask + r")|\bhow\s+many\s+(?:" + ask +
+                             r")\b|\bin\s+(?:" + ask + r")\b|[(（]\s*(?:" + ask + r")\s*[)）]",
+                             re.I if dim != "data" else 0)
+             for dim, (_, ask) in _DIMENSIONS.items()}
+_STATES_UNIT = {dim: re.compile(r"\d[\s|]*(?:" + units + ")")
+                for dim, (units, _) in _DIMENSIONS.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,16 +188,48 @@ def visual_supported(ask: VisualAsk, text: str) -> bool:
     return bool(_COLOUR_WORD.search(norm) or _COLOUR_ZH.search(norm))
 
 
+@lru_cache(maxsize=4096)
+def asked_dimension(question: str) -> str | None:
+    """The physical dimension ``question`` asks a value in (``current``, ``voltage``,
+    ``power``, ``frequency``, ``data``, ``temperature``), or ``None``:
+    ``"…典型电流是多少微安？"`` → ``current``; ``"What is the supply voltage in V?"`` →
+    ``voltage``; ``"How many days …"`` → ``None`` (a count, not a physical unit)."""
+    text = unicodedata.normalize("NFKC", question)
+    for dim, pattern in _ASK_UNIT.items():
+        if pattern.search(text):
+            return dim
+    return None
+
+
+def states_dimension(dimension: str, text: str) -> bool:
+    """True when ``text`` holds a number written in a unit of ``dimension`` (any scale:
+    ``10 µA`` and ``0.15 mA`` are both currents; a unit in a table header counts when the
+    caller passes the header with the row)."""
+    return _STATES_UNIT[dimension].search(unicodedata.normalize("NFKC", text)) is not None
+
+
+def content_misses(question: str, text: str) -> list[str]:
+    """Why evidence ``text`` (the answer unit, with its chunk's text when the caller has it)
+    does not state what ``question`` asks, as flags (empty: it does):
+    ``asks_visual:<kind>`` (:func:`visual_ask` / :func:`visual_supported`) and
+    ``no_value_in:<dimension>`` (:func:`asked_dimension` / :func:`states_dimension`)."""
+    out: list[str] = []
+    ask = visual_ask(question)
+    if ask is not None and not visual_supported(ask, text):
+        out.append("asks_visual:" + ask.kind)
+    dim = asked_dimension(question)
+    if dim is not None and not states_dimension(dim, text):
+        out.append("no_value_in:" + dim)
+    return out
+
+
 def scope_misses(question: str, text: str, page: int, page_end: int = 0, label: str = "",
                  label_end: str = "") -> list[str]:
     """Why an answer quoting ``text`` on ``page``..``page_end`` falls outside what
     ``question`` restricts it to, as flags (empty: it does not):
-    ``not_on_asked_page:<n,…>`` and ``asks_visual:<kind>``."""
+    ``not_on_asked_page:<n,…>`` and those of :func:`content_misses`."""
     out: list[str] = []
     pages = asked_pages(question)
     if pages and not on_asked_page(pages, page, page_end, label, label_end):
         out.append("not_on_asked_page:" + ",".join(str(p) for p in pages))
-    ask = visual_ask(question)
-    if ask is not None and not visual_supported(ask, text):
-        out.append("asks_visual:" + ask.kind)
-    return out
+    return out + content_misses(question, text)

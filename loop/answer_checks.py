@@ -2,7 +2,7 @@
 (:meth:`loop.agent.LoopAgent.run_async`):
 
 0. :meth:`AnswerChecks.scope` – the answer must be quoted from the page the question names and
-   state the colour it asks (``corpus.question_scope``), else "not found";
+   state the colour or physical quantity it asks (``corpus.question_scope``), else "not found";
 1. :meth:`AnswerChecks.presence` – the cited document must hold the question's specific terms
    (codes, years: ``corpus.presence``), else "not found";
 2. :meth:`AnswerChecks.support` – the answer-support features of the first citation and, with a
@@ -37,7 +37,13 @@ from corpus.derived import (
 )
 from corpus.document_vocabulary import DocumentVocabulary
 from corpus.presence import DocumentTermProbe, specific_terms, unit_lacks
-from corpus.question_scope import asked_pages, on_asked_page, visual_ask, visual_supported
+from corpus.question_scope import (
+    asked_dimension,
+    asked_pages,
+    content_misses,
+    on_asked_page,
+    visual_ask,
+)
 from corpus.types import ChunkStore, Citation
 from loop.citations import make_citation, supported_answer
 from loop.results import LoopResult
@@ -93,13 +99,15 @@ class AnswerChecks:
 
     async def scope(self, question: str, collection: str, res: LoopResult) -> LoopResult:
         """``res`` with only its citations on the page the question names (an offline or
-        evidence answer; an LLM-written one keeps its footnotes), or turned into "not found" when none is on it or the first does not state the
-        colour the question asks (typography and picture counts: never); ``out_of_scope``
-        says why. The colour is looked for in the cited chunk too (read under the tool
-        timeout; a failed read keeps the answer)."""
+        evidence answer; an LLM-written one keeps its footnotes), or turned into "not found"
+        when none is on it, or the first does not state the colour or physical quantity the
+        question asks (typography and picture counts: never); ``out_of_scope`` says why. The
+        colour or value is looked for in the cited chunk too (read under the tool timeout; a
+        failed read keeps the answer)."""
         if not res.found or not res.citations or res.fallback:
             return res
-        pages, ask = asked_pages(question), visual_ask(question)
+        pages = asked_pages(question)
+        asks = visual_ask(question) is not None or asked_dimension(question) is not None
         why: list[str] = []
         if pages:
             on_page = [c for c in res.citations
@@ -109,7 +117,7 @@ class AnswerChecks:
                 res.citations = on_page  # answer_alone makes the first one the answer
             elif not on_page:
                 why.append("not_on_asked_page:" + ",".join(str(p) for p in pages))
-        if ask is not None and not why:
+        if asks and not why:
             first = res.citations[0]
             try:
                 chunks = await asyncio.wait_for(
@@ -117,9 +125,7 @@ class AnswerChecks:
                     self.timeout_s or None)
             except Exception:  # noqa: BLE001 - a failed read keeps the answer
                 return res
-            text = first.quote + "\n" + (chunks[0].text if chunks else "")
-            if not visual_supported(ask, text):
-                why.append("asks_visual:" + ask.kind)
+            why += content_misses(question, first.quote + "\n" + (chunks[0].text if chunks else ""))
         if why:
             res.answer, res.found, res.citations = NOT_FOUND, False, []
             res.out_of_scope = why

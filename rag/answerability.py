@@ -23,7 +23,13 @@ from typing import Any
 from corpus.answer_support import SupportModel, support_features
 from corpus.document_vocabulary import DocumentVocabulary
 from corpus.presence import specific_terms, unit_lacks
-from corpus.question_scope import asked_pages, on_asked_page, visual_ask, visual_supported
+from corpus.question_scope import (
+    asked_dimension,
+    asked_pages,
+    content_misses,
+    on_asked_page,
+    visual_ask,
+)
 from corpus.term_match import code_terms, holds_term, is_period
 from corpus.types import Chunk
 from rag.types import Evidence, Retrieval
@@ -83,15 +89,17 @@ def scoped_evidence(
     evidence: Sequence[Evidence], chunks: Iterable[Chunk], question: str
 ) -> tuple[list[Evidence], list[str]]:
     """The evidence units inside what the question restricts its answer to
-    (``corpus.question_scope``): quoted from a page it names, and stating the colour it asks
-    (typography and picture counts: none), best first, with the flags of why none is
-    (``not_on_asked_page:<n>``, ``asks_visual:<kind>``; ``([], flags)`` = "not found").
+    (``corpus.question_scope``): quoted from a page it names, and stating the colour or the
+    physical quantity it asks (typography and picture counts: none), best first, with the
+    flags of why none is (``not_on_asked_page:<n>``, ``asks_visual:<kind>``,
+    ``no_value_in:<dimension>``; ``([], flags)`` = "not found").
 
     :param evidence: candidate evidence, best first; ``chunks``: the retrieved chunks (a
         colour may be stated in the unit's chunk rather than the unit).
     """
-    pages, ask = asked_pages(question), visual_ask(question)
-    if not evidence or (not pages and ask is None):
+    pages = asked_pages(question)
+    asks = visual_ask(question) is not None or asked_dimension(question) is not None
+    if not evidence or (not pages and not asks):
         return list(evidence), []
     flags: list[str] = []
     kept = list(evidence)
@@ -101,11 +109,12 @@ def scoped_evidence(
             ev.citation.page_end_label)]
         if not kept:
             flags.append("not_on_asked_page:" + ",".join(str(p) for p in pages))
-    if ask is not None and kept:
+    if asks and kept:
         by_id = {c.chunk_id: c for c in chunks}
         best = by_id.get(kept[0].citation.chunk_id)
-        if not visual_supported(ask, kept[0].text + "\n" + (best.text if best else "")):
-            kept, flags = [], [*flags, "asks_visual:" + ask.kind]
+        misses = content_misses(question, kept[0].text + "\n" + (best.text if best else ""))
+        if misses:
+            kept, flags = [], [*flags, *misses]
     return kept, flags
 
 

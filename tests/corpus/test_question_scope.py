@@ -11,9 +11,11 @@ import pytest
 
 from corpus.question_scope import (
     VisualAsk,
+    asked_dimension,
     asked_pages,
     on_asked_page,
     scope_misses,
+    states_dimension,
     visual_ask,
     visual_supported,
 )
@@ -78,3 +80,25 @@ def test_scope_misses_names_each_reason() -> None:
     assert scope_misses(q, "FAX 514-555-0100", 13) == []
     assert scope_misses("What is the yellow color italic texts in page 9?", "x", 9) == [
         "asks_visual:typography"]
+
+
+@pytest.mark.parametrize(("question", "dimension"), [
+    ("ESP32-PICO-D4在Deep-sleep模式下的典型电流是多少微安？", "current"),
+    ("What is the supply voltage in V?", "voltage"),
+    ("How many milliamps does it draw?", "current"),
+    ("工作频率是多少MHz？", "frequency"),
+    ("How many days of annual leave?", None),
+    ("TH2817B的RS232C串行接口最大传输距离是多少米？", None),
+    ("What is 3M's FY2018 capital expenditure in USD millions?", None),
+])
+def test_asked_dimension(question: str, dimension: str | None) -> None:
+    assert asked_dimension(question) == dimension
+
+
+def test_a_value_is_stated_in_any_unit_of_the_dimension() -> None:
+    assert states_dimension("current", "Deep-sleep 典型值 10 µA")
+    assert states_dimension("current", "0.15 mA")
+    assert states_dimension("current", "工作电流 80 毫安")
+    assert not states_dimension("current", "RTC 慢速存储器，为 8 KB 的 SRAM")
+    assert states_dimension("voltage", "3.0 V ~ 3.6 V")
+    assert not states_dimension("voltage", "Version 2 of the datasheet")

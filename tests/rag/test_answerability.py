@@ -43,3 +43,36 @@ def test_the_first_unit_whose_document_holds_the_year_answers() -> None:
     assert not missing and [e.citation.doc_id for e in got] == ["godfrey", "bestbuy"]
     got, missing = present_evidence(units[:1], [], ["dividend", "2001"], None, absent)
     assert missing == ["2001"] and got == units[:1]  # not found; the units stay as related
+
+
+def test_scoped_evidence_keeps_units_of_the_asked_page_and_stated_values() -> None:
+    """rag.answerability.scoped_evidence (corpus.question_scope): MMLongBench-Doc dev shapes
+    whose right output is "not found" (FAX asked on page thirteen, quoted from fourteen; a
+    colour asked, a table header quoted) and zhpdf:62 (a current asked, "8 KB" quoted)."""
+    from corpus.types import Citation
+    from rag.answerability import scoped_evidence
+    from rag.types import Evidence
+
+    def ev(page: int, text: str, label: str = "") -> Evidence:
+        cit = Citation(chunk_id=f"c-{page}", path="a.pdf", section_path=(), page=page,
+                       lines=(1, 1), quote=text, doc_id="a", page_label=label)
+        return Evidence(text, 1.0, cit)
+
+    fax14, fax13 = ev(14, "FAX 514-555-0100"), ev(13, "Montreal office FAX 514-555-0199")
+    got, flags = scoped_evidence([fax14], [], "What is the FAX No on page thirteen?")
+    assert got == [] and flags == ["not_on_asked_page:13"]
+    got, flags = scoped_evidence([fax14, fax13], [], "What is the FAX No on page thirteen?")
+    assert got == [fax13] and flags == []  # the unit on the asked page answers
+    got, _ = scoped_evidence([ev(91, "Descale", "77")], [], "What is done on page 77?")
+    assert len(got) == 1  # the printed label counts
+    got, flags = scoped_evidence([ev(3, "Color Milk temperature")], [],
+                                 "What temperature does the yellow color represent?")
+    assert got == [] and flags == ["asks_visual:colour"]
+    got, flags = scoped_evidence([ev(3, "RTC 慢速存储器，为 8 KB 的 SRAM")], [],
+                                 "ESP32-PICO-D4在Deep-sleep模式下的典型电流是多少微安？")
+    assert got == [] and flags == ["no_value_in:current"]
+    got, flags = scoped_evidence([ev(3, "Deep-sleep | 典型值 | 10 | µA")], [],
+                                 "ESP32-PICO-D4在Deep-sleep模式下的典型电流是多少微安？")
+    assert len(got) == 1 and flags == []
+    units = [fax14]
+    assert scoped_evidence(units, [], "What is the FAX number?") == (units, [])
