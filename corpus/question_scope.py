@@ -29,23 +29,43 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import islice
 
 from number_parser import parse_number, parse_ordinal
 
-__all__ = ["VisualAsk", "asked_dimension", "asked_pages", "content_misses", "on_asked_page",
-           "scope_misses",
-           "states_dimension", "visual_ask", "visual_supported"]
+__all__ = ["MAX_PAGE", "MAX_PAGE_SPAN", "VisualAsk", "asked_dimension", "asked_pages",
+           "content_misses", "on_asked_page", "scope_misses", "states_dimension", "visual_ask",
+           "visual_supported"]
 
-_NUMBER_WORD = r"[a-z]+(?:[- ][a-z]+)?"
-# "on page 14", "in Page 5", "page fourteen", "pages 3 and 4", "p. 12", "pp. 3-4"
+# English number words, cardinal and ordinal ("fourteen", "twenty-first", "one hundred and
+# five", "thirteenth"): only such a run is handed to number-parser, whole — a word that is no
+# number ("the page layout", "the last page") costs nothing, and "page one hundred billion" is
+# read as 100,000,000,000 (no page), not as page 100
+_NUM_STEM = (r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+             r"|(?:thir|four|fif|six|seven|eigh|nine)teen|(?:twen|thir|for|fif|six|seven|eigh|nine)ty"
+             r"|hundred|thousand|million|billion|trillion)")
+_ORD_STEM = (r"(?:zeroth|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth"
+             r"|eleventh|twelfth|(?:thir|four|fif|six|seven|eigh|nine)teenth"
+             r"|(?:twen|thir|for|fif|six|seven|eigh|nine)tieth"
+             r"|hundredth|thousandth|millionth|billionth|trillionth)")
+_NUM_JOIN = r"(?:[-\s]+|(?<=hundred)\s+and\s+|(?<=thousand)\s+and\s+)"
+_NUMBER_WORDS = (rf"(?:{_NUM_STEM}{_NUM_JOIN}){{0,7}}(?:{_ORD_STEM}|{_NUM_STEM})"
+                 rf"(?:{_NUM_JOIN}(?:{_ORD_STEM}|{_NUM_STEM})){{0,7}}")
+_PAGE_NUMBER = rf"\d{{1,6}}|{_NUMBER_WORDS}"
+# "on page 14", "in Page 5", "page fourteen", "pages 3 and 4", "p. 12", "pp. 3-4", "pages 5-2"
 _PAGE_AFTER = re.compile(
-    rf"\b(?:pages?|pp?\.)\s*(?P<n>\d{{1,4}}|{_NUMBER_WORD})(?:\s*(?:-|–|and|to|&)\s*"
-    rf"(?P<m>\d{{1,4}}))?\b", re.I)
+    rf"\b(?:pages?|pp?\.)\s*(?P<n>{_PAGE_NUMBER})\b(?:\s*(?P<sep>-|–|—|to|through|and|&)\s*"
+    rf"(?P<m>{_PAGE_NUMBER})\b)?", re.I)
 # "the first page", "the 3rd page", "the thirteenth page"
-_PAGE_BEFORE = re.compile(r"\bthe\s+(?P<n>\d{1,4}(?:st|nd|rd|th)|[a-z]+(?:-[a-z]+)?)\s+page\b",
-                          re.I)
-_PAGE_ZH = re.compile(r"第\s*(?P<n>\d{1,4})\s*[页頁]")
-_ORDINAL_DIGITS = re.compile(r"^(\d{1,4})(?:st|nd|rd|th)$", re.I)
+_PAGE_BEFORE = re.compile(
+    rf"\bthe\s+(?P<n>\d{{1,6}}(?:st|nd|rd|th)|{_NUMBER_WORDS})\s+page\b", re.I)
+_PAGE_ZH = re.compile(r"第\s*(?P<n>\d{1,6})\s*[页頁]")
+_ORDINAL_DIGITS = re.compile(r"^(\d{1,6})(?:st|nd|rd|th)$", re.I)
+#: the pages a question can name: 1-based, at most this many (a larger number or a page 0 names
+#: no page; a range wider than MAX_PAGE_SPAN pages restricts nothing an answer could quote)
+MAX_PAGE = 9999
+MAX_PAGE_SPAN = 100
+_MAX_MENTIONS = 16  # page mentions read per form: a 4,000-character question costs < 50 ms
 
 _COLOURS_EN = ("red", "yellow", "green", "blue", "black", "white", "orange", "purple", "pink",
                "grey", "gray", "brown", "violet", "cyan", "magenta")
@@ -57,6 +77,8 @@ _COLOUR_WORD = re.compile(r"\b(?:" + "|".join(_COLOURS_EN) + r")(?:ish)?\b", re.
 _COLOUR_ASK = re.compile(
     r"\b(?:what|which)\s+(?:is\s+|are\s+|was\s+)?(?:the\s+)?colou?rs?\b"
     r"|什么颜色|什麼顏色|哪种颜色|哪種顏色|什么色|什麼色|颜色是|顏色是", re.I)
+# what follows a capitalised colour word that begins a name: another capitalised word
+_IN_NAME = re.compile(r"[\s-]+[A-Z]")
 _COLOUR_ZH = re.compile("(?:" + "|".join(_COLOURS_ZH) + ")色")
 # the formatted text itself is asked for: "the underlined italic words", "lines highlighted in
 # yellow", "the bold text"
@@ -79,8 +101,10 @@ _DIMENSIONS: dict[str, tuple[str, str]] = {
     # dimension: (units after a number in the evidence, unit words a question asks in)
     "current": (r"[µμu]A|mA|nA|A(?![a-zA-Z])|微安|毫安|纳安|安培?",
                 r"微安|毫安|纳安|安培|microamps?|milliamps?|amperes?|amps?|(?-i:µA|μA|uA|mA)"),
-    "voltage": (r"[mk]?V(?![a-zA-Z])|毫伏|千伏|伏特?", r"毫伏|千伏|伏特|伏|volts?|millivolts?|(?-i:[mk]?V)"),
-    "power": (r"[mkµμu]?W(?![a-zA-Z])|毫瓦|千瓦|瓦特?", r"毫瓦|千瓦|瓦特|瓦|watts?|milliwatts?|(?-i:[mk]?W)"),
+    "voltage": (r"[mk]?V(?![a-zA-Z])|毫伏|千伏|伏特?",
+                r"毫伏|千伏|伏特|伏|volts?|millivolts?|(?-i:[mk]?V)"),
+    "power": (r"[mkµμu]?W(?![a-zA-Z])|毫瓦|千瓦|瓦特?",
+              r"毫瓦|千瓦|瓦特|瓦|watts?|milliwatts?|(?-i:[mk]?W)"),
     "frequency": (r"[kMG]?Hz|赫兹|千赫|兆赫|吉赫", r"赫兹|千赫|兆赫|吉赫|hertz|(?-i:[kMG]?Hz)"),
     "data": (r"[KkMGT]i?B(?![a-zA-Z])|[KkMG]?bit|字节|千字节|兆字节",
              r"字节|千字节|兆字节|bytes|kilobytes|megabytes|gigabytes|KB|MB|GB"),
@@ -104,21 +128,25 @@ class VisualAsk:
     colours: tuple[str, ...] = ()
 
 
+@lru_cache(maxsize=4096)
 def _number(word: str) -> int | None:
-    word = word.strip().lower()
-    if word.isdigit():
-        return int(word)
+    """The page number ``word`` writes (digits, ``3rd``, number words), or ``None`` when it
+    writes none or one outside ``1..MAX_PAGE`` (``page 0``, ``page one hundred billion``)."""
+    word = " ".join(word.split()).lower()
     m = _ORDINAL_DIGITS.match(word)
-    if m:
-        return int(m.group(1))
-    for parse in (parse_ordinal, parse_number):
-        try:
-            value = parse(word.replace("-", " "))
-        except (ValueError, TypeError, AttributeError):
-            value = None
-        if isinstance(value, int) and 0 < value < 10000:
-            return value
-    return None
+    value: int | None = None
+    if word.isdigit() or m:
+        value = int(m.group(1) if m else word)
+    else:
+        for parse in (parse_ordinal, parse_number):
+            try:
+                parsed = parse(word.replace("-", " "))
+            except (ValueError, TypeError, AttributeError):
+                parsed = None
+            if isinstance(parsed, int):
+                value = parsed
+                break
+    return value if value is not None and 0 < value <= MAX_PAGE else None
 
 
 @lru_cache(maxsize=4096)
@@ -126,22 +154,33 @@ def asked_pages(question: str) -> tuple[int, ...]:
     """The 1-based page numbers ``question`` names, in question order (empty: none).
 
     ``"What is the FAX No on page thirteen?"`` → ``(13,)``; ``"on pages 3-4"`` → ``(3, 4)``;
-    ``"the first page"`` → ``(1,)``; ``"第14页"`` → ``(14,)``. "page" followed by a word that is
-    no number ("the page layout", "page numbers") names none.
+    ``"the first page"`` → ``(1,)``; ``"第14页"`` → ``(14,)``; ``"pages 5-2"`` → ``(2, 3, 4, 5)``;
+    ``"pages 3 and 7"`` → ``(3, 7)``. "page" followed by a word that is no number ("the page
+    layout", "page numbers"), a number outside ``1..MAX_PAGE`` ("page 0", "第0页", "page one
+    hundred billion") or a range wider than ``MAX_PAGE_SPAN`` pages ("pages 1-9999") names none:
+    the question is then answered as if it named no page, never refused for it.
     """
     text = unicodedata.normalize("NFKC", question)
     out: list[int] = []
-    for m in _PAGE_AFTER.finditer(text):
+    for m in islice(_PAGE_AFTER.finditer(text), _MAX_MENTIONS):
         n = _number(m.group("n"))
         if n is None:
             continue
-        end = int(m.group("m")) if m.group("m") else n
-        out.extend(range(n, end + 1) if n <= end <= n + 10 else (n,))
-    for m in _PAGE_BEFORE.finditer(text):
+        end = _number(m.group("m")) if m.group("m") else None
+        if end is None:
+            out.append(n)
+        elif m.group("sep").lower() in ("and", "&"):
+            out.extend((n, end))
+        elif abs(end - n) <= MAX_PAGE_SPAN:  # "pages 5-2" is pages 2 to 5
+            out.extend(range(min(n, end), max(n, end) + 1))
+    for m in islice(_PAGE_BEFORE.finditer(text), _MAX_MENTIONS):
         n = _number(m.group("n"))
         if n is not None:
             out.append(n)
-    out.extend(int(m.group("n")) for m in _PAGE_ZH.finditer(text))
+    for m in islice(_PAGE_ZH.finditer(text), _MAX_MENTIONS):
+        n = _number(m.group("n"))
+        if n is not None:
+            out.append(n)
     return tuple(dict.fromkeys(out))
 
 
@@ -161,13 +200,15 @@ def on_asked_page(pages: Sequence[int], page: int, page_end: int = 0, label: str
 def visual_ask(question: str) -> VisualAsk | None:
     """What ``question`` asks that only the rendered page shows (:class:`VisualAsk`), or
     ``None``. Typography and picture counts come first: "the yellow italic text" asks for the
-    italic text, whatever its colour."""
+    italic text, whatever its colour. A capitalised colour word before another capitalised
+    word is part of a name ("Red Hat", "Blue Cross", "White House"), not a colour asked."""
     text = unicodedata.normalize("NFKC", question)
     if _TYPOGRAPHY.search(text):
         return VisualAsk("typography")
     if _PICTURE_COUNT.search(text):
         return VisualAsk("picture")
-    colours = tuple(dict.fromkeys(m.group(0).lower() for m in _COLOUR_WORD.finditer(text)))
+    colours = tuple(dict.fromkeys(m.group(0).lower() for m in _COLOUR_WORD.finditer(text)
+                                  if not _IN_NAME.match(text, m.end()) or m.group(0).islower()))
     zh = tuple(dict.fromkeys(m.group(0) for m in _COLOUR_ZH.finditer(text)))
     if colours or zh or _COLOUR_ASK.search(text):
         return VisualAsk("colour", colours + zh)

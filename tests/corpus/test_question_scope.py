@@ -102,3 +102,72 @@ def test_a_value_is_stated_in_any_unit_of_the_dimension() -> None:
     assert not states_dimension("current", "RTC 慢速存储器，为 8 KB 的 SRAM")
     assert states_dimension("voltage", "3.0 V ~ 3.6 V")
     assert not states_dimension("voltage", "Version 2 of the datasheet")
+
+
+@pytest.mark.parametrize(("question", "pages"), [
+    # no page is numbered 0 or past MAX_PAGE: such a question names none and is answered
+    # (before: "page 0" refused every question, "page one hundred billion" was read as page 100)
+    ("网络运营者应当留存相关的网络日志不少于多久？ page 0", ()),
+    ("网络运营者应当留存相关的网络日志不少于多久？第0页", ()),
+    ("What is on p. 0?", ()),
+    ("What is on the 0th page?", ()),
+    ("What is on page one hundred billion?", ()),
+    ("What is on page 99999?", ()),
+    ("What is on page minus one?", ()),
+    ("page nine thousand nine hundred ninety nine", (9999,)),
+    ("What is on page one hundred and five?", (105,)),
+    ("What is on the twenty-first page?", (21,)),
+    ("What is on the last page?", ()),
+    # a reversed range is the same pages; "and" names two pages, not the range between them;
+    # a range too wide to restrict an answer names none (before: its first page alone)
+    ("What do pages 5-2 say?", (2, 3, 4, 5)),
+    ("What do pages 3 and 7 say?", (3, 7)),
+    ("What do pages three and four say?", (3, 4)),
+    ("What do pages 1-9999 say?", ()),
+    ("What is on page fourteen and the table?", (14,)),
+])
+def test_asked_pages_hostile(question: str, pages: tuple[int, ...]) -> None:
+    assert asked_pages(question) == pages
+
+
+def test_page_zero_restricts_nothing() -> None:
+    assert scope_misses("How long are logs kept? page 0", "不少于六个月", 4) == []
+
+
+def test_a_long_question_of_page_words_reads_few_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 4,000-character question of page mentions asked number-parser of every word after
+    "page" (1.0 s of CPU per request); only number words, at most 16 mentions per form, are."""
+    import random
+
+    import corpus.question_scope as qs
+
+    calls = []
+
+    def counting(word: str) -> int | None:
+        calls.append(word)
+        return None
+
+    monkeypatch.setattr(qs, "parse_number", counting)
+    monkeypatch.setattr(qs, "parse_ordinal", counting)
+    rng = random.Random(1)
+    words = ["one", "two", "nine", "twenty", "hundred", "first", "third", "abc", "layout"]
+    question = " ".join(f"page {rng.choice(words)} {rng.choice(words)} the "
+                        f"{rng.choice(words)} page" for _ in range(200))[:4000]
+    qs.asked_pages(question)
+    assert len(calls) <= 2 * 2 * 16
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    # a capitalised colour word before a capitalised word is a name, not a colour asked
+    ("What does Red Hat say about support?", None),
+    ("What is the Blue Cross deductible in 2019?", None),
+    ("Who lives in the White House?", None),
+    ("Is the Red Hat logo red?", "colour"),
+    ("What colour is the Red Hat logo?", "colour"),
+    ("Red and green lights: what do they mean?", "colour"),
+])
+def test_colour_words_in_names(question: str, kind: str | None) -> None:
+    ask = visual_ask(question)
+    assert (ask.kind if ask else None) == kind
+    if kind is None:
+        assert scope_misses(question, "The deductible is $500.", 3) == []
