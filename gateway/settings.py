@@ -37,6 +37,10 @@ class Settings(BaseSettings):
         env_prefix="LOOPGATE_",
         env_file=os.environ.get("LOOPGATE_ENV_FILE"),
         extra="ignore",
+        # every number is a finite one: "inf" passed "gt=0" and broke what it sized
+        # (LOOPGATE_LLM_PROBE_TIMEOUT_S=inf failed the speed probe with an OverflowError,
+        # LOOPGATE_TIMEOUT_SEARCH_S=inf emptied the LoopAgent's searches)
+        allow_inf_nan=False,
     )
 
     # --- storage -------------------------------------------------------------------------

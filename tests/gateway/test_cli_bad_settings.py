@@ -47,3 +47,18 @@ def test_an_invalid_setting_is_named(argv: list[str], monkeypatch: pytest.Monkey
     result = CliRunner().invoke(app, argv)
     assert result.exit_code == 2, (result.output, result.exception)
     assert "error: LOOPGATE_RAG_TOP_K is invalid" in result.output
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf", "1e400", "nan"])
+@pytest.mark.parametrize("name", ["LOOPGATE_LLM_PROBE_TIMEOUT_S", "LOOPGATE_TIMEOUT_SEARCH_S",
+                                  "LOOPGATE_LOOP_DEADLINE_S", "LOOPGATE_REQUEST_DEADLINE_S"])
+def test_a_number_that_is_not_finite_is_named(name: str, value: str,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """``inf`` passed ``gt=0``: LOOPGATE_LLM_PROBE_TIMEOUT_S=inf then failed the speed probe
+    with an OverflowError and LOOPGATE_TIMEOUT_SEARCH_S=inf emptied the LoopAgent's searches;
+    every number setting is now a finite one, refused in one line like any bad value."""
+    monkeypatch.delenv("LOOPGATE_ENV_FILE", raising=False)
+    monkeypatch.setenv(name, value)
+    result = CliRunner().invoke(app, ["ask", "q", "--collection", "c"])
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert f"error: {name} is invalid" in result.output
