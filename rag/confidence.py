@@ -32,6 +32,7 @@ __all__ = [
     "auroc",
     "compute_features",
     "fit_logistic",
+    "readable_features",
     "refit_calibration",
 ]
 
@@ -206,6 +207,20 @@ class LogisticConfidence:
             ) from exc
 
 
+def readable_features(data: Any) -> ConfidenceFeatures | None:
+    """The confidence features a results row holds (``features``: a dict as
+    :meth:`ConfidenceFeatures.to_dict` writes it), or ``None`` when it is no non-empty dict or a
+    known feature is no finite number (``"abc"``, a list, ``NaN``, ``1e999``): such a row
+    cannot be fitted on."""
+    if not isinstance(data, dict) or not data:
+        return None
+    try:
+        feats = ConfidenceFeatures.from_dict(data)
+    except (TypeError, ValueError):
+        return None
+    return feats if all(math.isfinite(v) for v in feats.to_dict().values()) else None
+
+
 def refit_calibration(
     records: Sequence[dict[str, Any]],
     *,
@@ -219,7 +234,8 @@ def refit_calibration(
     :param records: one dict per question with ``features`` (dict from
         :meth:`ConfidenceFeatures.to_dict`; a missing feature takes its default), ``hit``
         (bool: top-k holds the gold evidence) and optionally ``lang`` and ``dataset``;
-        records without a boolean ``hit`` (e.g. unanswerable) are skipped.
+        records without a boolean ``hit`` (e.g. unanswerable) or without readable features
+        (:func:`readable_features`) are skipped.
     :param out: file to write (default: the packaged ``rag/calibration.json``).
     :param features: the features the model reads (default all of :data:`FEATURE_NAMES`:
         a backward selection chosen inside each fold ranked FinanceBench worse, 0.58 vs 0.65).
@@ -232,8 +248,10 @@ def refit_calibration(
     names = tuple(features)
     if set(names) - set(FEATURE_NAMES):
         raise CalibrationError(f"unknown features {sorted(set(names) - set(FEATURE_NAMES))}")
-    usable = [r for r in records if isinstance(r.get("hit"), bool) and r.get("features")]
-    rows = [ConfidenceFeatures.from_dict(r["features"]).to_dict() for r in usable]
+    read = [(r, readable_features(r.get("features"))) for r in records
+            if isinstance(r.get("hit"), bool)]
+    usable = [r for r, f in read if f is not None]
+    rows = [f.to_dict() for _, f in read if f is not None]
     x = [[row[n] for n in names] for row in rows]
     y = [int(r["hit"]) for r in usable]
     w, b, m, s = fit_logistic(x, y, l2=l2)

@@ -21,7 +21,8 @@ def fit_logistic(
     """L2-regularised logistic regression by Newton/IRLS on standardised columns.
 
     :returns: ``(weights, bias, means, stds)``.
-    :raises CalibrationError: fewer than 10 rows or only one class.
+    :raises CalibrationError: fewer than 10 rows, only one class, a value that is not finite
+        (or whose column's mean or spread is not), or weights that are not finite.
     """
     import numpy as np
 
@@ -29,8 +30,12 @@ def fit_logistic(
     ya = np.asarray(y, dtype=float)
     if xa.ndim != 2 or len(xa) < 10 or len(set(ya.tolist())) < 2:
         raise CalibrationError("refit needs at least 10 results with both hits and misses")
-    mean = xa.mean(axis=0)
-    std = xa.std(axis=0)
+    with np.errstate(all="ignore"):  # overflow is checked below, not warned about
+        mean = xa.mean(axis=0)
+        std = xa.std(axis=0)
+    if not (np.isfinite(xa).all() and np.isfinite(mean).all() and np.isfinite(std).all()):
+        raise CalibrationError("feature values must be finite numbers of a moderate size "
+                               "(a column's mean or spread overflowed)")
     std[std < 1e-9] = 1.0
     z = np.hstack([np.ones((len(xa), 1)), (xa - mean) / std])
     beta = np.zeros(z.shape[1])
@@ -44,6 +49,8 @@ def fit_logistic(
         beta -= step
         if float(np.abs(step).max()) < 1e-8:
             break
+    if not np.isfinite(beta).all():
+        raise CalibrationError("the fit diverged (non-finite weights): nothing written")
     return beta[1:].tolist(), float(beta[0]), mean.tolist(), std.tolist()
 
 

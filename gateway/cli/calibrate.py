@@ -5,7 +5,9 @@ Reads an eval run's per-question records — ``loopgate eval`` ``results.jsonl``
 ``benchmarks/retrieval_eval.py --out`` (``hit`` and ``features``) — fits the logistic model
 (``rag.confidence.refit_calibration``) and writes it (default: the packaged
 ``rag/calibration.json``), printing the in-sample AUROC overall and per language. Exit code 1
-when the file has too few usable records.
+when the file has too few usable records (a row whose features are not finite numbers is not
+usable) or the fit gives weights that are not finite (nothing is written); exit code 2 with
+one message when the file is unreadable, not UTF-8 or holds a line that is no JSON object.
 
 ``loopgate calibrate RESULTS --support [--also MORE_RESULTS ...] [--budget 0.05]`` instead fits
 the answer-support decision (``rag.support_fit``: is the answer in the evidence) from the
@@ -24,64 +26,33 @@ its escalated share.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from gateway.cli.results_file import as_dict, as_list, find_features, read_jsonl
+
 __all__ = ["calibrate_command", "calibration_records", "register"]
-
-
-def _find_features(obj: Any) -> dict[str, float] | None:
-    """The first ``features`` dict holding ``dense_top`` anywhere inside ``obj``."""
-    if isinstance(obj, dict):
-        feats = obj.get("features")
-        if isinstance(feats, dict) and "dense_top" in feats:
-            return feats
-        for v in obj.values():
-            found = _find_features(v)
-            if found is not None:
-                return found
-    elif isinstance(obj, list):
-        for v in obj:
-            found = _find_features(v)
-            if found is not None:
-                return found
-    return None
-
-
-def _jsonl(path: Path) -> list[dict[str, Any]]:
-    """The JSON rows of a JSON Lines file (blank lines skipped).
-
-    :raises typer.BadParameter: unreadable file or a line that is not JSON.
-    """
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise typer.BadParameter(f"cannot read {path}: {exc}") from exc
-    rows = []
-    for n, line in enumerate(lines, 1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise typer.BadParameter(f"{path}:{n}: not JSON ({exc.msg})") from exc
-    return rows
 
 
 def calibration_records(path: Path) -> list[dict[str, Any]]:
     """``{"features", "hit", "lang", "dataset"}`` per usable row of an eval results file
-    (the dataset groups the refit's cross-validated AUROC; ``""`` when the row has none).
+    (the dataset groups the refit's cross-validated AUROC; ``""`` when the row has none); a row
+    whose features are not finite numbers (``rag.confidence.readable_features``) is not usable.
 
     :raises typer.BadParameter: unreadable file or a line that is not JSON.
     """
+    from rag.confidence import readable_features
+
     out = []
-    for row in _jsonl(path):
+    for row in read_jsonl(path):
         hit = row.get("hit")
         if hit is None and isinstance(row.get("score"), dict):
             hit = row["score"].get("evidence_hit_at_k")
-        feats = _find_features(row)
-        if isinstance(hit, bool) and feats:
+        feats = find_features(row)
+        if isinstance(hit, bool) and readable_features(feats) is not None:
             lang = str(row.get("lang", ""))
             out.append({"features": feats, "hit": hit, "lang": "en" if lang == "en" else "zh",
                         "dataset": str(row.get("dataset") or "")})
@@ -89,7 +60,7 @@ def calibration_records(path: Path) -> list[dict[str, Any]]:
 
 
 def _rows(path: Path) -> dict[str, dict[str, Any]]:
-    return {str(row.get("id")): row for row in _jsonl(path)}
+    return {str(row.get("id")): row for row in read_jsonl(path)}
 
 
 def router_records(rag_path: Path, loop_path: Path) -> list[dict[str, Any]]:
@@ -98,7 +69,8 @@ def router_records(rag_path: Path, loop_path: Path) -> list[dict[str, Any]]:
     unanswerable question when it refuses it (``refusal_correct``): the rule then weighs a
     LoopAgent's right "not found" like a right citation (fitted on evidence hit alone, a refit
     at 31a59cf escalated less and refused 27.9 -> 18.6 % of the unanswerable dev questions).
-    Questions with neither (``answer_needs_image``) are left out.
+    Questions with neither (``answer_needs_image``) are left out, and so are rows without a
+    ``score`` object or whose confidence and features are not finite numbers.
 
     :raises typer.BadParameter: unreadable file or a line that is not JSON.
     """
@@ -110,21 +82,27 @@ def router_records(rag_path: Path, loop_path: Path) -> list[dict[str, Any]]:
         lp = loop.get(qid)
         if lp is None:
             continue
-        rh, lh = r["score"].get("evidence_hit"), lp["score"].get("evidence_hit")
+        rs, ls = as_dict(r.get("score")), as_dict(lp.get("score"))
+        rh, lh = rs.get("evidence_hit"), ls.get("evidence_hit")
         if rh is None or lh is None:  # unanswerable: the right output is a refusal
-            rh, lh = r["score"].get("refusal_correct"), lp["score"].get("refusal_correct")
+            rh, lh = rs.get("refusal_correct"), ls.get("refusal_correct")
             if rh is None or lh is None:
                 continue
-        rec = r.get("record") or {}
-        route = rec.get("route_record") or {}
-        cands = rec.get("candidates") or []
+        rec = as_dict(r.get("record"))
+        route = as_dict(rec.get("route_record"))
+        cands = [c for c in rec.get("candidates") or [] if isinstance(c, dict) and "path" in c]
         question = str(r.get("question") or "")
         signals = [s.kind for s in detect_signals(question)]
-        feats = decision_features(
-            rec.get("confidence"), route.get("features") or _find_features(r), question,
-            signals, cands[0]["path"] if cands else "",
-            resolved=bool(route.get("resolution")),
-        )
+        try:
+            feats = decision_features(
+                rec.get("confidence"), route.get("features") or find_features(r), question,
+                signals, str(cands[0]["path"]) if cands else "",
+                resolved=bool(route.get("resolution")),
+            )
+        except (TypeError, ValueError, AttributeError):
+            continue  # a corrupt row: its confidence or features are not numbers
+        if not all(math.isfinite(v) for v in feats.values()):
+            continue
         out.append({"features": feats, "rag_hit": bool(rh), "loop_hit": bool(lh),
                     "lang": r.get("lang", ""), "dataset": r.get("dataset", ""),
                     "forced": bool(signals)})
@@ -216,8 +194,9 @@ def _calibrate_router(rag: Path, loop: Path, out: Path | None, l2: float, budget
 def support_records(path: Path) -> list[Any]:
     """``rag.support_fit.SupportRecord`` per scored row of an eval results file (a row without
     support features — no evidence — comes with empty features: it counts in its run's
-    refusal shares only); a refusal the support decision itself made (rag flag
-    ``unsupported:…``, loop ``unsupported``) does not count as already refused.
+    refusal shares only; one whose features are not finite numbers is left out); a refusal the
+    support decision itself made (rag flag ``unsupported:…``, loop ``unsupported``) does not
+    count as already refused.
 
     :raises typer.BadParameter: unreadable file or a line that is not JSON.
     """
@@ -225,17 +204,17 @@ def support_records(path: Path) -> list[Any]:
     from rag.support_fit import SupportRecord
 
     out = []
-    for row in _jsonl(path):
-        rec = row.get("record") or {}
-        route = rec.get("route_record") or {}
-        feats = route.get("support")
-        score = row.get("score") or {}
+    for row in read_jsonl(path):
+        rec = as_dict(row.get("record"))
+        route = as_dict(rec.get("route_record"))
+        feats = as_dict(route.get("support"))
+        score = as_dict(row.get("score"))
         if "refused" not in score:
             continue
-        if not isinstance(feats, dict):
-            feats = {}
+        if not all(isinstance(v, int | float) and math.isfinite(v) for v in feats.values()):
+            continue  # a corrupt row: its support features are not finite numbers
         by_support = bool(route.get("unsupported")) or any(
-            str(f).startswith("unsupported:") for f in route.get("flags") or [])
+            str(f).startswith("unsupported:") for f in as_list(route.get("flags")))
         answerable = score.get("refusal_correct") is None
         mode = "loop" if str(row.get("mode") or route.get("final_path")) == "loop" else "rag"
         out.append(SupportRecord(
