@@ -7,11 +7,17 @@ and with an LLM: mean LLM calls and tokens per question and the share of loops e
 ``answer`` / a budget / ``fallback_to_rag``. Zero unverifiable citations is re-checked here:
 every printed citation's quote is verified again against its chunk.
 
+``--search hybrid`` runs the LoopAgent as the gateway's mode ``loop`` does: the gateway's
+retriever (``gateway.wiring.factories.build_retriever``: document resolution, query expansion,
+page navigation), the e5 unit embedder of the offline policy's dense re-rank, and each question
+started from the RAG retrieval's top 5 hits with the documents it resolved as the filter
+(``--no-seeds``: without them). Before, the benchmark gave the offline policy none of these.
+
 usage:
   .venv/bin/python benchmarks/loop_eval.py --data-dir /work/data/<me>-eval --collection eval \
       ../shared/eval/zh/questions_pdf.jsonl [--llm http://127.0.0.1:8089/v1] [--limit N] \
       [--search hybrid|keyword] [--ids a,b] [--out results.jsonl [--resume]] \
-      [--protocol json|read|pick|json_actions|tools|auto] [--versus offline.jsonl]
+      [--protocol json|read|pick|json_actions|tools|auto] [--versus offline.jsonl] [--no-seeds]
   .venv/bin/python benchmarks/loop_eval.py --data-dir D --out results.jsonl --report [--versus F]
   .venv/bin/python benchmarks/loop_eval.py --build DIR --data-dir D --collection C  # keyword-only
 """
@@ -38,22 +44,40 @@ from loop import LLMConfig, LoopAgent, LoopConfig, StoreKeywordSearch
 
 
 def _search(kind: str, store: QdrantChunkStore, tok: Tokenizer, data_dir: Path,
-            model_path: str | None) -> Any:
+            model_path: str | None) -> tuple[Any, dict[str, Any]]:
+    """The search backend and the LoopAgent's other arguments the gateway gives it
+    (``gateway.wiring.build.assemble``): with ``hybrid``, the e5 unit embedder the offline
+    policy re-ranks evidence with and the expander's phrases; ``keyword``: neither."""
     if kind == "keyword":
-        return StoreKeywordSearch(store, tok.sparse_query)
-    from gateway.wiring import retrieval_config
+        return StoreKeywordSearch(store, tok.sparse_query), {}
     from gateway.engines import RetrieverSearch
     from gateway.settings import Settings
-    from rag.retriever import HybridRetriever
+    from gateway.wiring.factories import build_retriever
 
     settings = Settings(data_dir=data_dir, embed_model_path=model_path)
     from gateway.wiring import get_embedder  # the gateway's own embedder factory
 
     emb = get_embedder(settings)
     emb = emb[0] if isinstance(emb, tuple) else emb
-    r = HybridRetriever(store, tok, emb, config=retrieval_config(settings))
+    r = build_retriever(settings, store, tok, emb)  # resolver, expander, pages: the gateway's
     r.warm_up()
-    return RetrieverSearch(r)
+    from gateway.engines.unit_embedder import SharedUnitEmbedder
+    from gateway.wiring.build import UNIT_EMBED_BATCH
+
+    unit = SharedUnitEmbedder(emb.with_batch_size(UNIT_EMBED_BATCH)) if emb is not None else None
+    return RetrieverSearch(r), {
+        "embedder": unit, "phrases": r.expander.phrases if r.expander is not None else None,
+        "retriever": r}
+
+
+async def _seeds(retriever: Any, question: str, collection: str) -> dict[str, Any]:
+    """What the router gives the LoopAgent in mode ``loop`` (``gateway.routing.stages``): the
+    RAG retrieval's hits (top 5, ``rag_top_k``) as candidates and the documents it resolved
+    the question to as the filter every search of the loop runs in."""
+    from gateway.engines.rag_engine import to_hits
+
+    r = await retriever.run_async(question, collection, top_k=5)
+    return {"candidates": to_hits(r), "flt": r.resolved_filter}
 
 
 class _Docs:
@@ -70,7 +94,7 @@ async def _run(args: argparse.Namespace) -> None:
     tok = Tokenizer()
     tok.warm_up()
     store = QdrantChunkStore.embedded(Path(args.data_dir) / "qdrant")
-    search = _search(args.search, store, tok, Path(args.data_dir), args.embed_model_path)
+    search, extra = _search(args.search, store, tok, Path(args.data_dir), args.embed_model_path)
     llm = LLMConfig(base_url=args.llm, model="local", protocol=args.protocol,
                     timeout_s=args.llm_timeout, max_tokens=256) if args.llm else None
     deadline = 120.0 if args.deadline == "auto" else float(args.deadline)
@@ -90,7 +114,10 @@ async def _run(args: argparse.Namespace) -> None:
               f"-> call timeout {fit.call_timeout_s} s, deadline {fit.deadline_s} s", flush=True)
     cfg = LoopConfig(max_loops=args.max_loops, deadline_s=deadline, token_budget=args.tokens,
                      min_coverage=args.min_coverage)
-    agent = LoopAgent(store, search, llm=llm, config=cfg, key_terms=tok, documents=_Docs(store))
+    retriever = extra.pop("retriever", None)
+    retriever = retriever if args.seeds else None
+    agent = LoopAgent(store, search, llm=llm, config=cfg, key_terms=tok, documents=_Docs(store),
+                      **extra)
     qs = load_questions(args.questions, limit=args.limit, ids=_ids(args.ids))
     rows: list[dict[str, Any]] = []
     if args.resume and args.out and Path(args.out).exists():  # noqa: ASYNC240 - resume by id
@@ -105,7 +132,9 @@ async def _run(args: argparse.Namespace) -> None:
         date = next((t.split(":", 1)[1] for t in q.tags if t.startswith("assumes_current_date:")),
                     None)
         t0 = time.perf_counter()
-        res = await agent.run_async(q.question, args.collection, history=hist, current_date=date)
+        seeds = await _seeds(retriever, q.question, args.collection) if retriever else {}
+        res = await agent.run_async(q.question, args.collection, history=hist, current_date=date,
+                                    **seeds)
         ms = (time.perf_counter() - t0) * 1000
         chunks = {c.chunk_id: c for c in store.get_chunks(args.collection,
                                                           [c.chunk_id for c in res.citations])}
@@ -226,6 +255,9 @@ def main() -> None:
     ap.add_argument("--protocol", default="json",
                     choices=["auto", "tools", "json", "read", "pick", "json_actions"])
     ap.add_argument("--resume", action="store_true", help="keep --out rows, run the other ids")
+    ap.add_argument("--no-seeds", dest="seeds", action="store_false",
+                    help="hybrid: do not start from the RAG retrieval's hits and resolved "
+                    "documents (the router gives both to the LoopAgent in mode loop)")
     ap.add_argument("--llm-timeout", type=float, default=120.0)
     ap.add_argument("--max-loops", type=int, default=6)
     ap.add_argument("--deadline", default="120",

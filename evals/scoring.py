@@ -3,7 +3,8 @@
 - :func:`normalise_answer` – NFKC, Traditional→Simplified (OpenCC ``t2s``), case-folded,
   punctuation to spaces, whitespace collapsed.
 - :func:`answer_contains` – a gold answer or alias occurs in the answer after normalisation
-  (CJK golds as substrings with spaces removed; others on word boundaries), or — for golds
+  (CJK golds as substrings with spaces removed; others on word boundaries, a Chinese
+  character next to them being one), or — for golds
   that are mostly a number ("$1,577", "15m", "约1138公顷", "3.0 V ~ 3.6 V") — every number of
   the gold occurs numerically in the answer ("$1,577" = "1577.00"; an answer value rounded to
   the gold's decimals also matches: 8.704 ~ "8.70"). A list-valued gold
@@ -35,7 +36,10 @@ __all__ = [
 ]
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_NUMBER = re.compile(r"(?<![\w.])[-−–]?\d[\d,]*(?:\.\d+)?|(?<![\w\d])\.\d+")
+# a letter or digit of a word a number or gold cannot start or end inside; Chinese characters
+# are not: Chinese writes no spaces, "总薪酬的20%" holds the gold "20%" ("P3" holds no "3")
+_WORD = r"[^\W\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+_NUMBER = re.compile(rf"(?<![.])(?<!{_WORD})[-−–]?\d[\d,]*(?:\.\d+)?|(?<!{_WORD})\.\d+")
 _NUM_NOISE = re.compile(r"[$€£¥%‰~～\-−–/()（）,.:：、\s]")
 _REFUSALS = (
     "not found",
@@ -130,7 +134,7 @@ def _text_contains(gold: str, answer: str) -> bool:
         return False
     if _CJK.search(g):
         return g.replace(" ", "") in a.replace(" ", "")
-    return re.search(r"(?<!\w)" + re.escape(g) + r"(?!\w)", a) is not None
+    return re.search(f"(?<!{_WORD})" + re.escape(g) + f"(?!{_WORD})", a) is not None
 
 
 def _list_gold(gold: str) -> list[str] | None:

@@ -49,7 +49,7 @@ from loop.citations import make_citation, supported_answer
 from loop.results import LoopResult
 from loop.types import NOT_FOUND, KeyTermExtractor
 
-__all__ = ["AnswerChecks", "answer_alone", "checked"]
+__all__ = ["AnswerChecks", "answer_alone", "checked", "quotes_lines"]
 
 
 def checked(res: LoopResult) -> LoopResult:
@@ -75,6 +75,21 @@ def answer_alone(res: LoopResult) -> LoopResult:
         first, *rest = res.citations
         res.answer, res.citations, res.related = display_quote(first.quote), [first], rest
     return res
+
+
+# the line-reading protocols (loop.policies.llm_read): answers made of lines the offline
+# policy could have cited, not of the model's words
+LINE_PROTOCOLS = (":pick", ":read")
+
+
+def quotes_lines(res: LoopResult) -> bool:
+    """``res`` is an answer of the line-reading protocols (brain ``llm:<model>:pick`` /
+    ``:read``): the model chose or noted lines, the loop quoted them. The computation over the
+    rows read applies to it as to an offline answer, so that no LLM answer stands where the
+    offline policy's would have been computed (loop_eval, FinanceBench sample: the offline
+    pass found nothing, a read block's unrelated tax line was kept and the Netflix 2017 total
+    current liabilities row, looked up offline, lost)."""
+    return res.brain.startswith("llm:") and res.brain.endswith(LINE_PROTOCOLS)
 
 
 class AnswerChecks:
@@ -215,7 +230,8 @@ class AnswerChecks:
 
     async def compute(self, question: str, collection: str, res: LoopResult,
                        confined: bool = False) -> LoopResult:
-        """An offline (or evidence) answer to a question asking for a change or a defined ratio
+        """An offline (evidence, or line-reading protocol: :func:`quotes_lines`) answer to a
+        question asking for a change or a defined ratio
         becomes the figure computed from the statement rows of the chunks read
         (``corpus.derived``), citing each row; the former answer's citations go to ``related``.
         A "not found" answer too when every read was ``confined`` to named documents (the
@@ -232,7 +248,7 @@ class AnswerChecks:
         computing = computable(question)
         if (not (res.found or (confined and not res.fallback and not res.absent_terms))
                 or not res.read_chunk_ids or normalize is None
-                or not (res.brain == "offline" or res.evidence_answer)
+                or not (res.brain == "offline" or res.evidence_answer or quotes_lines(res))
                 # a found answer to a lookup keeps its text unless the reads were confined to
                 # the resolved documents and a statement row there holds the asked figure
                 or (res.found and not computing and not (confined and looks_up(question)))):

@@ -172,12 +172,36 @@ def _bounded(value: str, text: str) -> bool:
     return False
 
 
+_AROUND_MARK = re.compile(r"\s*([^\w\s])\s*")
+
+
+def _tight(text: str) -> str:
+    """:func:`_spaced`, then no space next to a punctuation mark or symbol (``2019 - 07 -11``
+    reads ``2019-07-11``); a space between two words or figures stays (``rice 2019``)."""
+    return _AROUND_MARK.sub(r"\1", _spaced(text))
+
+
 def _holds(value: str, text: str) -> bool:
-    """``value`` is in ``text`` (NFKC, case-folded; with spaces collapsed, or both without
-    spaces: ``15 m`` / ``15m``), not inside a longer run of Latin letters or digits (``3`` is
-    not in ``13``, ``no`` not in ``notice``)."""
+    """``value`` is in ``text`` (NFKC, case-folded; with spaces collapsed, without spaces
+    around punctuation, or both without spaces: ``15 m`` / ``15m``), not inside a longer run
+    of Latin letters or digits (``3`` is not in ``13``, ``no`` not in ``notice``). The
+    space-free form alone joins a figure to the word before it: a PDF's ``Sheyang rice 2019 -
+    07 -11 发布`` held the copied ``2019-07-11`` only as ``rice2019-07-11`` (zh-PDF dev)."""
     return bool(value) and (_bounded(_spaced(value), _spaced(text))
+                            or _bounded(_tight(value), _tight(text))
                             or _bounded(_flat(value), _flat(text)))
+
+
+_HEAD_NUMBER = re.compile(r"^\s*(\d+(?:\.\d+)+)\s+(?=[^\W\d])")
+
+
+def _only_heading_number(value: str, text: str) -> bool:
+    """``value`` is the section number a heading line starts with (``3.2`` of ``3.2 Dataset
+    Construction …``) and the rest of the line does not hold it: a heading's number, no value
+    (MMLongBench dev, mmlongbench:66: the local 1.5B model copied ``3.2`` for "which step …",
+    and the heading line replaced an offline answer that held the gold)."""
+    m = _HEAD_NUMBER.match(text)
+    return m is not None and _spaced(value) == m[1] and not _holds(value, text[m.end():])
 
 
 def resolve_pick(candidates: Sequence[Candidate], line: int, value: str) -> int:
@@ -192,11 +216,13 @@ def resolve_pick(candidates: Sequence[Candidate], line: int, value: str) -> int:
     it holds the value, else the first candidate that holds it, else ``0``: a value no line
     holds is invented, and a line named without a value is not trusted. The named line still
     wins over other later lines (zhpdf:07: ``4 MB`` in lines 3 and 4, the model's 4 is the
-    gold's). An empty value, a yes/no value or ``line`` 0 is none."""
+    gold's). An empty value, a yes/no value, a heading's section number
+    (:func:`_only_heading_number`) or ``line`` 0 is none."""
     v = _spaced(value)
     if not v or line == 0 or v.strip(".。") in _NO_VALUE:
         return 0
-    holds = [k for k, c in enumerate(candidates, 1) if _holds(v, " ".join(c.units))]
+    holds = [k for k, c in enumerate(candidates, 1)
+             if _holds(v, text := " ".join(c.units)) and not _only_heading_number(v, text)]
     if not holds:
         return 0
     return 1 if 1 in holds else (line if line in holds else holds[0])

@@ -2,12 +2,16 @@
 which of the offline policy's best lines answers (:mod:`loop.policies.read_pick`: candidates,
 prompt, schema, parsing), one call and one re-ask; the chosen line is cited verbatim and the
 offline answer's citations follow as ``related``. "None of them", an unusable reply twice, a
-fault or the deadline keep the offline answer.
+fault or the deadline keep the offline answer, and so does an offline answer whose line does
+not state what the question asks (:func:`offline_misses`: the agent refuses it; no pick
+overturns that).
 """
 
 from __future__ import annotations
 
+from corpus.question_scope import content_misses
 from loop.citations import check_citations
+from loop.controller import LoopState
 from loop.policies.offline import OfflinePolicy
 from loop.policies.read_calls import ReadCalls, ReadStop
 from loop.policies.read_nav import Navigator
@@ -22,10 +26,24 @@ from loop.policies.read_pick import (
 )
 from loop.results import LoopResult
 
-__all__ = ["PickStep"]
+__all__ = ["PickStep", "offline_misses"]
 
 _PICK_REASK = ('Your reply could not be used: {error}. Reply with one JSON object only, like '
                '{{"value": "...", "line": 1}}.')
+
+
+def offline_misses(state: LoopState, base: LoopResult) -> list[str]:
+    """What the offline answer ``base``'s first line, read with its chunk, does not state of
+    what the question asks (``corpus.question_scope.content_misses``: a value in a physical
+    unit, a colour): the agent's scope check turns such an answer into "not found", and a
+    picked line must not overturn that. Measured (zh-PDF dev, unanswerable zhpdf:62, "Deep-sleep
+    模式下的典型电流是多少微安"): offline refused, the model picked a 40 mA pull-up current line,
+    which states a current and passed the check."""
+    if not base.citations:
+        return []
+    first = base.citations[0]
+    chunk = state.ctx.read.get(first.chunk_id)
+    return content_misses(state.question, first.quote + "\n" + (chunk.text if chunk else ""))
 
 
 class PickStep(ReadCalls):
@@ -57,6 +75,10 @@ class PickStep(ReadCalls):
         offline ranking's best lines; the chosen line is the answer, ``base``'s citations
         follow as ``related``. A single candidate needs no call (the offline answer)."""
         state = nav.state
+        if misses := offline_misses(state, base):
+            return self._result(state, base, "answer", "offline answer: its line does not "
+                                f"state what the question asks ({', '.join(misses)}): no pick",
+                                offline.dense_error)
         cands = pick_candidates(offline.ranked_evidence(state),
                                 lead=[(c.chunk_id, c.quote) for c in base.citations],
                                 question=state.question)

@@ -183,6 +183,10 @@ def test_answer_contains_rules() -> None:
     assert answer_contains(["3.0 V ~ 3.6 V"], "3.0V 至 3.6V")
     assert not answer_contains(["no"], "not at all")
     assert not answer_contains(["8"], "地址为18")
+    # Chinese writes no spaces: a figure right after a Chinese character is still a figure
+    assert answer_contains(["20%"], "P3/M3 职级：绩效工资占比为总薪酬的20%；")
+    assert answer_contains(["8"], "出厂时默认地址为8，地址值可")
+    assert answer_contains(["A"], "等级A对应") and not answer_contains(["3"], "P3/M3 职级")
     assert not answer_contains(["x"], "")
     assert answer_contains(["['$35,000', '$40,684']"], "35000 and then 40,684")
     assert not answer_contains(["['$35,000', '$40,684']"], "only 35,000")

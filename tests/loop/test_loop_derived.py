@@ -134,3 +134,28 @@ def test_the_first_reads_are_the_rag_candidates_in_their_order(kb2: KB, tokenize
 
     assert first_read(True) == sheet[0].chunk_id
     assert first_read(False) != sheet[0].chunk_id
+
+
+@pytest.mark.parametrize("brain,looked_up", [("llm:local:read", True), ("llm:local:pick", True),
+                                             ("llm:local:tools", False)])
+def test_a_line_protocol_answer_is_looked_up_as_an_offline_one(kb2: KB, tokenizer: Tokenizer,
+                                                              brain: str, looked_up: bool
+                                                              ) -> None:
+    """Inside the resolved filing the named row answers a lookup whether the offline policy or
+    a line-reading protocol (pick / read: lines, not the model's words) answered first; an
+    answer the model wrote (tools) keeps its text. Without this the LLM run lost what the
+    offline run answered (loop_eval, FinanceBench: a read block's tax line stood)."""
+    from corpus.citations import make_citation
+    from loop.answer_checks import AnswerChecks
+    from loop.results import LoopResult
+
+    q = "How much cash and cash equivalents did ACME hold at the end of FY2020?"
+    sheet = [c for c in kb2.chunks if c.path == "acme_2021_10k.md"]
+    wrong = make_citation(sheet[0], "Property and equipment, net 88 87")
+    assert wrong is not None
+    res = LoopResult("Property and equipment, net 88 87 [1]", True, [wrong], "answer", brain)
+    res.read_chunk_ids = [c.chunk_id for c in sheet]
+    checks = AnswerChecks(kb2.store, tokenizer, timeout_s=10.0)
+    got = asyncio.run(checks.compute(q, kb2.collection, res, confined=True))
+    assert (got.citations[0].quote == "Cash and cash equivalents $ 452 $ 461") is looked_up
+    assert (got.answer == "Property and equipment, net 88 87 [1]") is not looked_up

@@ -87,7 +87,14 @@ def test_the_copied_value_decides_the_line() -> None:
     ("20%", "the rate is 20% of sales", True), ("15 m", "最大传输距离：15m。", True),
     ("8", "出厂时默认地址为8", True), ("Ext-Executive", "the ext-executive channel", True),
     ("320 uA", "| 暂停模式，关闭所有时钟 | | 320 | | uA |", True),
-    ("20 uA", "| | 320 | | uA |", False)])
+    ("20 uA", "| | 320 | | uA |", False),
+    # a PDF's spaced date after a word: held once the spaces around the hyphens go
+    ("2019-07-11", "Sheyang rice 2019 - 07 -11 发布 2019 - 08 -01 实施", True),
+    ("19-07-11", "Sheyang rice 2019 - 07 -11 发布", False),
+    ("3.0 V~3.6 V", "2.7 V ~ 3.6 V", False),
+    # a heading's section number is no value; the same figure later in the line is
+    ("3.2", "3.2 Dataset Construction Dataset Amazon-beauty", False),
+    ("3.2", "3.2 Memory 3.2 GB of cache", True), ("0.1%", "2.1.10 基本精度 0.1%", True)])
 def test_a_value_is_held_as_a_whole_not_inside_a_longer_word_or_number(
         value: str, text: str, held: bool) -> None:
     c = _chunk(text)
@@ -187,3 +194,27 @@ def test_a_clause_of_another_article_is_no_candidate() -> None:
     ranked = [Evidence(c, u, 0.5, (), 0, 0.5) for u in units]
     assert [x.units[0] for x in pick_candidates(ranked, question=q)] == [
         "第三十四条 义务。", "处十万元罚款。"]
+
+
+def test_no_pick_overturns_an_offline_line_that_states_no_value_of_the_asked_unit() -> None:
+    """The agent refuses an answer whose line states no value in the unit the question asks
+    (``corpus.question_scope``); a picked line of the same dimension about another quantity
+    (a pull-up current for a deep-sleep current) must not overturn that: the pick is skipped."""
+    from types import SimpleNamespace
+
+    from corpus.citations import make_citation
+    from loop.policies.read_pick_step import offline_misses
+
+    q = "ESP32-PICO-D4在Deep-sleep模式下的典型电流是多少微安？"
+    memo = _chunk("• RTC 慢速存储器，为 8 KB 的 SRAM，可以在 Deep-sleep 模式下被协处理器访问")
+    amps = _chunk("| IOH | 高电平拉电流 | 40 | mA |", "c2")
+    state = SimpleNamespace(question=q, ctx=SimpleNamespace(read={"c1": memo, "c2": amps}))
+
+    def base(c: Chunk) -> LoopResult:
+        cit = make_citation(c, c.text)
+        assert cit is not None
+        return LoopResult(c.text, True, [cit], "answer", "offline")
+    assert offline_misses(state, base(memo)) == ["no_value_in:current"]  # type: ignore[arg-type]
+    assert offline_misses(state, base(amps)) == []  # type: ignore[arg-type]
+    assert offline_misses(SimpleNamespace(question="RTC 存储器多大？", ctx=state.ctx),  # type: ignore[arg-type]
+                          base(memo)) == []
