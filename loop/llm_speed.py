@@ -22,6 +22,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from loop.errors import LLMProtocolError
 from loop.llm_client import AsyncLLMClient
 
 __all__ = ["Budgets", "LLMSpeed", "fit_budgets", "probe_speed"]
@@ -34,6 +35,9 @@ _FILLER = " ".join(f"item {i} is ready;" for i in range(1, 31))
 # prompt) and 21-30 completion tokens per call
 PICK_PROMPT_TOKENS = 450
 PICK_COMPLETION_TOKENS = 30
+# a server that sends no usage: 1 token per call was assumed, and a reply taking 1 s measured
+# 1 tok/s, which sized every budget to the 600 s cap (request deadline 610 s)
+_NO_USAGE = "the LLM server reports no token counts ({}): its speed cannot be measured"
 SAFETY = 2.0  # a call may take twice the estimate (load varies minute to minute)
 OFFLINE_S = 5.0  # the offline pass before the model (search, read, rank): < 1 s measured
 
@@ -64,7 +68,9 @@ class Budgets:
 async def probe_speed(client: AsyncLLMClient) -> LLMSpeed:
     """Two calls through ``client`` (see the module docstring).
 
-    :raises loop.errors.LLMError: a call failed (the caller keeps its configured budgets).
+    :raises loop.errors.LLMError: a call failed, or the server reports no token counts
+        (``usage`` missing or 0: no speed can be measured; the caller keeps its configured
+        budgets).
     """
     # a fresh number first: a server's prompt cache must not serve the filler from an earlier
     # probe (measured: 675 tok/s on a repeat, ~16 uncached)
@@ -73,11 +79,15 @@ async def probe_speed(client: AsyncLLMClient) -> LLMSpeed:
     a = await client.chat([{"role": "user", "content": f"Probe {nonce}: {_FILLER}\nReply OK."}],
                           max_tokens=1)
     ta = time.perf_counter() - t0
+    if a.prompt_tokens <= 0:
+        raise LLMProtocolError(_NO_USAGE.format("usage.prompt_tokens"))
     t1 = time.perf_counter()
     b = await client.chat([{"role": "user", "content": f"Probe {nonce}: count from 1 to 40, "
                                                        "one number per line, nothing else."}],
                           max_tokens=PROBE_COMPLETION_TOKENS)
     tb = time.perf_counter() - t1
+    if b.completion_tokens <= 0:
+        raise LLMProtocolError(_NO_USAGE.format("usage.completion_tokens"))
     prompt_tps = max(a.prompt_tokens, 1) / max(ta, 1e-3)
     # the whole second call counts as generation: its prompt shares the chat template's prefix
     # with the first (a server's prompt cache skips it), so subtracting its prompt at the first

@@ -92,3 +92,17 @@ def test_the_local_server_script_prints_settings_that_exist_and_fit_the_probe() 
     loop_s, request_s = (float(assigned[k]) for k in ("LOOPGATE_LOOP_DEADLINE_S",
                                                       "LOOPGATE_REQUEST_DEADLINE_S"))
     assert float(assigned["LOOPGATE_LLM_TIMEOUT_S"]) < loop_s < request_s
+
+
+def test_a_server_that_reports_no_token_counts_is_not_measured() -> None:
+    """A reply without usage counted as 1 token: a server taking 1 s per call measured
+    ~1 tok/s, and the gateway sized every budget to the 600 s cap (request deadline 610 s).
+    Now the probe fails and the fixed budgets stay."""
+    from loop.errors import LLMProtocolError
+
+    no_prompt = {"content": "OK", "usage": {"prompt_tokens": 0, "completion_tokens": 1}}
+    ok = {"content": "OK", "usage": {"prompt_tokens": 120, "completion_tokens": 1}}
+    no_completion = {"content": "1 2", "usage": {"prompt_tokens": 10, "completion_tokens": 0}}
+    for script in ([no_prompt, ok], [ok, no_completion]):
+        with pytest.raises(LLMProtocolError, match="no token counts"):
+            _probe(script)
