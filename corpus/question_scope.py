@@ -111,9 +111,13 @@ _DIMENSIONS: dict[str, tuple[str, str]] = {
     "temperature": (r"°\s*C|℃|摄氏度|度", r"摄氏度|degrees?\s+celsius|°C|℃"),
 }
 _ASK_UNIT = {dim: re.compile(r"(?:多少|几)\s*(?:" + ask + r")|\bhow\s+many\s+(?:" + ask +
-                             r")\b|\bin\s+(?:" + ask + r")\b|[(（]\s*(?:" + ask + r")\s*[)）]",
-                             re.I if dim != "data" else 0)
+                             r")\b|\bin\s+(?P<unit>" + ask + r")\b|[(（]\s*(?:" + ask +
+                             r")\s*[)）]", re.I if dim != "data" else 0)
              for dim, (_, ask) in _DIMENSIONS.items()}
+# "in V" asks a voltage only where the clause ends ("the supply voltage in V?"): a unit symbol
+# mid-clause is a name or a letter ("the phases in V-Model", "stores in GB and Ireland",
+# "what happened in W. Virginia"); a unit word ("in millivolts") asks wherever it stands
+_CLAUSE_END = re.compile(r"\s*(?:[?？!！,，;；:：)）]|\.?\s*$)")
 _STATES_UNIT = {dim: re.compile(r"\d[\s|]*(?:" + units + ")")
                 for dim, (units, _) in _DIMENSIONS.items()}
 
@@ -234,11 +238,16 @@ def asked_dimension(question: str) -> str | None:
     """The physical dimension ``question`` asks a value in (``current``, ``voltage``,
     ``power``, ``frequency``, ``data``, ``temperature``), or ``None``:
     ``"…典型电流是多少微安？"`` → ``current``; ``"What is the supply voltage in V?"`` →
-    ``voltage``; ``"How many days …"`` → ``None`` (a count, not a physical unit)."""
+    ``voltage``; ``"How many days …"`` → ``None`` (a count, not a physical unit); ``"the phases
+    in V-Model"``, ``"stores in GB and Ireland"`` → ``None`` (a unit symbol after "in" asks only
+    at the end of a clause)."""
     text = unicodedata.normalize("NFKC", question)
     for dim, pattern in _ASK_UNIT.items():
-        if pattern.search(text):
-            return dim
+        for m in pattern.finditer(text):
+            unit = m.group("unit")
+            if (unit is None or (unit.isalpha() and unit.islower() and len(unit) > 2)
+                    or _CLAUSE_END.match(text, m.end())):
+                return dim
     return None
 
 

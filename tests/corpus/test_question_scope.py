@@ -171,3 +171,19 @@ def test_colour_words_in_names(question: str, kind: str | None) -> None:
     assert (ask.kind if ask else None) == kind
     if kind is None:
         assert scope_misses(question, "The deductible is $500.", 3) == []
+
+
+@pytest.mark.parametrize(("question", "dimension"), [
+    # a unit symbol after "in" asks a unit only where the clause ends; mid-clause it is a name
+    # or a letter (before: voltage, data, power — and the answer refused as no_value_in:…)
+    ("Explain the phases in V-Model.", None),
+    ("How many stores does Tesco have in GB and Ireland?", None),
+    ("What happened in W. Virginia?", None),
+    ("What does the letter in V stand for?", None),
+    ("What is the supply voltage in V?", "voltage"),
+    ("What is the frequency in MHz, typically?", "frequency"),
+    ("What is the offset in millivolts for the ADC?", "voltage"),
+])
+def test_a_unit_symbol_mid_clause_asks_no_dimension(question: str,
+                                                    dimension: str | None) -> None:
+    assert asked_dimension(question) == dimension
