@@ -228,8 +228,10 @@ def visual_supported(ask: VisualAsk, text: str) -> bool:
     norm = unicodedata.normalize("NFKC", text)
     if ask.colours:
         low = norm.lower()
-        return any((re.search(rf"\b{re.escape(c)}", low) if c.isascii() else c[0] in norm)
-                   for c in ask.colours)
+        # the colour word itself ("red", "reddish", "reds"), not a word it begins ("reduce",
+        # "greenhouse", "blacklist")
+        return any((re.search(rf"\b{re.escape(c)}(?:s|d?ish)?\b", low) if c.isascii()
+                    else c[0] in norm) for c in ask.colours)
     return bool(_COLOUR_WORD.search(norm) or _COLOUR_ZH.search(norm))
 
 

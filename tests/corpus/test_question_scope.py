@@ -187,3 +187,13 @@ def test_colour_words_in_names(question: str, kind: str | None) -> None:
 def test_a_unit_symbol_mid_clause_asks_no_dimension(question: str,
                                                     dimension: str | None) -> None:
     assert asked_dimension(question) == dimension
+
+
+def test_a_colour_is_stated_by_the_word_not_by_a_word_it_begins() -> None:
+    """'red' was found in 'Reduce the power draw.' and 'green' in 'greenhouse', so a colour
+    question was answered from a quote that names no colour."""
+    red = VisualAsk("colour", ("red",))
+    assert not visual_supported(red, "Reduce the power draw. Redeem points.")
+    assert not visual_supported(VisualAsk("colour", ("green",)), "greenhouse gas emissions")
+    assert visual_supported(red, "The indicator turns red.")
+    assert visual_supported(red, "a reddish glow")
