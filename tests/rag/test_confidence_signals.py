@@ -142,7 +142,10 @@ def test_refit_is_reproducible_from_a_results_file(tmp_path: Path) -> None:
     assert data["meta"]["auroc_cv"]["all"] > 0.85
 
 
-def test_packaged_calibration_reads_every_feature() -> None:
+def test_packaged_calibration_reads_known_features() -> None:
+    """The packaged model may read a subset of the features (the refit on all 17, d39eb6e, was
+    withdrawn: on the dashboard test's small collection it answered "量子纠缠的曲率半径是多少？"
+    as found at 0.89, where the 12-feature model says not found at 0.19)."""
     model = LogisticConfidence.load()
-    assert model.names == FEATURE_NAMES
-    assert {"source", "auroc_cv", "auroc_in_sample"} <= set(model.meta)
+    assert set(model.names) <= set(FEATURE_NAMES) and model.names
+    assert "source" in model.meta
