@@ -26,16 +26,21 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
+from typing import TypeVar
 
 from number_parser import parse_number, parse_ordinal
 
+from corpus.types import Citation
+
+T = TypeVar("T")
+
 __all__ = ["MAX_PAGE", "MAX_PAGE_SPAN", "VisualAsk", "asked_dimension", "asked_pages",
-           "content_misses", "on_asked_page", "scope_misses", "states_dimension", "visual_ask",
-           "visual_supported"]
+           "asks_content", "content_misses", "on_asked_page", "page_misses", "states_dimension",
+           "visual_ask", "visual_supported"]
 
 # English number words, cardinal and ordinal ("fourteen", "twenty-first", "one hundred and
 # five", "thirteenth"): only such a run is handed to number-parser, whole — a word that is no
@@ -92,7 +97,6 @@ _PICTURE_COUNT = re.compile(
     r"\bhow\s+many\s+(?:\w+\s+){0,2}(?:people|persons|men|women|children|faces|logos|icons|"
     r"animals|cars)\b.*\b(?:in|on)\s+(?:the\s+)?(?:picture|photo|photograph|image|page)\b",
     re.I)
-
 
 # physical dimensions a question may ask a value in, by the units that write them (SI symbols
 # and their Chinese names, any scale): a question asking "多少微安" is answered by a current,
@@ -275,13 +279,22 @@ def content_misses(question: str, text: str) -> list[str]:
     return out
 
 
-def scope_misses(question: str, text: str, page: int, page_end: int = 0, label: str = "",
-                 label_end: str = "") -> list[str]:
-    """Why an answer quoting ``text`` on ``page``..``page_end`` falls outside what
-    ``question`` restricts it to, as flags (empty: it does not):
-    ``not_on_asked_page:<n,…>`` and those of :func:`content_misses`."""
-    out: list[str] = []
+def asks_content(question: str) -> bool:
+    """True when ``question`` asks what :func:`content_misses` checks (a visual attribute or a
+    value in a physical unit): the caller then needs the evidence text."""
+    return visual_ask(question) is not None or asked_dimension(question) is not None
+
+
+def page_misses(question: str, items: Sequence[T],
+                citation: Callable[[T], Citation]) -> tuple[list[T], list[str]]:
+    """The ``items`` quoted on a page ``question`` names (all of them when it names none), in
+    order, and ``["not_on_asked_page:<n,…>"]`` when none is (else ``[]``).
+
+    :param citation: the item's citation (its ``page``, ``page_end`` and printed labels).
+    """
     pages = asked_pages(question)
-    if pages and not on_asked_page(pages, page, page_end, label, label_end):
-        out.append("not_on_asked_page:" + ",".join(str(p) for p in pages))
-    return out + content_misses(question, text)
+    if not pages:
+        return list(items), []
+    kept = [it for it in items if on_asked_page(pages, (c := citation(it)).page, c.page_end,
+                                                c.page_label, c.page_end_label)]
+    return kept, ([] if kept or not items else ["not_on_asked_page:" + ",".join(map(str, pages))])

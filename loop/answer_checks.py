@@ -37,13 +37,7 @@ from corpus.derived import (
 )
 from corpus.document_vocabulary import DocumentVocabulary
 from corpus.presence import DocumentTermProbe, specific_terms, unit_lacks
-from corpus.question_scope import (
-    asked_dimension,
-    asked_pages,
-    content_misses,
-    on_asked_page,
-    visual_ask,
-)
+from corpus.question_scope import asks_content, content_misses, page_misses
 from corpus.types import ChunkStore, Citation
 from loop.citations import make_citation, supported_answer
 from loop.results import LoopResult
@@ -121,18 +115,10 @@ class AnswerChecks:
         failed read keeps the answer)."""
         if not res.found or not res.citations or res.fallback:
             return res
-        pages = asked_pages(question)
-        asks = visual_ask(question) is not None or asked_dimension(question) is not None
-        why: list[str] = []
-        if pages:
-            on_page = [c for c in res.citations
-                       if on_asked_page(pages, c.page, c.page_end, c.page_label,
-                                        c.page_end_label)]
-            if on_page and (res.brain == "offline" or res.evidence_answer):
-                res.citations = on_page  # answer_alone makes the first one the answer
-            elif not on_page:
-                why.append("not_on_asked_page:" + ",".join(str(p) for p in pages))
-        if asks and not why:
+        on_page, why = page_misses(question, res.citations, lambda c: c)
+        if on_page and (res.brain == "offline" or res.evidence_answer):
+            res.citations = on_page  # answer_alone makes the first one the answer
+        if not why and asks_content(question):
             first = res.citations[0]
             try:
                 chunks = await asyncio.wait_for(

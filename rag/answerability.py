@@ -23,13 +23,7 @@ from typing import Any
 from corpus.answer_support import SupportModel, support_features
 from corpus.document_vocabulary import DocumentVocabulary
 from corpus.presence import specific_terms, unit_lacks
-from corpus.question_scope import (
-    asked_dimension,
-    asked_pages,
-    content_misses,
-    on_asked_page,
-    visual_ask,
-)
+from corpus.question_scope import asks_content, content_misses, page_misses
 from corpus.term_match import code_terms, holds_term, is_period
 from corpus.types import Chunk
 from rag.types import Evidence, Retrieval
@@ -97,19 +91,10 @@ def scoped_evidence(
     :param evidence: candidate evidence, best first; ``chunks``: the retrieved chunks (a
         colour may be stated in the unit's chunk rather than the unit).
     """
-    pages = asked_pages(question)
-    asks = visual_ask(question) is not None or asked_dimension(question) is not None
-    if not evidence or (not pages and not asks):
-        return list(evidence), []
-    flags: list[str] = []
-    kept = list(evidence)
-    if pages:
-        kept = [ev for ev in kept if on_asked_page(
-            pages, ev.citation.page, ev.citation.page_end, ev.citation.page_label,
-            ev.citation.page_end_label)]
-        if not kept:
-            flags.append("not_on_asked_page:" + ",".join(str(p) for p in pages))
-    if asks and kept:
+    if not evidence:
+        return [], []
+    kept, flags = page_misses(question, evidence, lambda ev: ev.citation)
+    if kept and asks_content(question):
         by_id = {c.chunk_id: c for c in chunks}
         best = by_id.get(kept[0].citation.chunk_id)
         misses = content_misses(question, kept[0].text + "\n" + (best.text if best else ""))

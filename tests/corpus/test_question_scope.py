@@ -13,12 +13,15 @@ from corpus.question_scope import (
     VisualAsk,
     asked_dimension,
     asked_pages,
+    asks_content,
+    content_misses,
     on_asked_page,
-    scope_misses,
+    page_misses,
     states_dimension,
     visual_ask,
     visual_supported,
 )
+from corpus.types import Citation
 
 
 @pytest.mark.parametrize(("question", "pages"), [
@@ -74,12 +77,19 @@ def test_a_colour_is_answerable_only_when_the_text_states_it() -> None:
     assert not visual_supported(VisualAsk("picture"), "Five people stand in the photo.")
 
 
-def test_scope_misses_names_each_reason() -> None:
+def _cited(page: int) -> Citation:
+    return Citation(chunk_id=f"c-{page}", path="a.pdf", section_path=(), page=page,
+                    lines=(1, 1), quote="FAX 514-555-0100")
+
+
+def test_page_and_content_misses_name_each_reason() -> None:
     q = "What is the FAX No on page thirteen?"
-    assert scope_misses(q, "FAX 514-555-0100", 14) == ["not_on_asked_page:13"]
-    assert scope_misses(q, "FAX 514-555-0100", 13) == []
-    assert scope_misses("What is the yellow color italic texts in page 9?", "x", 9) == [
-        "asks_visual:typography"]
+    assert page_misses(q, [_cited(14)], lambda c: c) == ([], ["not_on_asked_page:13"])
+    assert page_misses(q, [_cited(14), _cited(13)], lambda c: c) == ([_cited(13)], [])
+    assert not asks_content(q) and content_misses(q, "FAX 514-555-0100") == []
+    typo = "What is the yellow color italic texts in page 9?"
+    assert page_misses(typo, [_cited(9)], lambda c: c) == ([_cited(9)], [])
+    assert asks_content(typo) and content_misses(typo, "x") == ["asks_visual:typography"]
 
 
 @pytest.mark.parametrize(("question", "dimension"), [
@@ -131,7 +141,9 @@ def test_asked_pages_hostile(question: str, pages: tuple[int, ...]) -> None:
 
 
 def test_page_zero_restricts_nothing() -> None:
-    assert scope_misses("How long are logs kept? page 0", "不少于六个月", 4) == []
+    q = "How long are logs kept? page 0"
+    assert page_misses(q, [_cited(4)], lambda c: c) == ([_cited(4)], [])
+    assert content_misses(q, "不少于六个月") == []
 
 
 def test_a_long_question_of_page_words_reads_few_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -170,7 +182,8 @@ def test_colour_words_in_names(question: str, kind: str | None) -> None:
     ask = visual_ask(question)
     assert (ask.kind if ask else None) == kind
     if kind is None:
-        assert scope_misses(question, "The deductible is $500.", 3) == []
+        assert content_misses(question, "The deductible is $500.") == []
+        assert page_misses(question, [_cited(3)], lambda c: c) == ([_cited(3)], [])
 
 
 @pytest.mark.parametrize(("question", "dimension"), [
