@@ -3,10 +3,12 @@ holding case 22's knowledge base, the corpus tokenizer, and a keyword search bac
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +17,7 @@ from corpus.parsers import parse_file
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
 from corpus.types import Chunk, DocumentInfo
-from loop import StoreKeywordSearch
+from loop import LLMConfig, LoopAgent, LoopConfig, LoopResult, StoreKeywordSearch
 
 
 @dataclass
@@ -62,6 +64,36 @@ def zh_pdf_kb(factory: pytest.TempPathFactory, tok: Tokenizer, eval_dir: Path, n
     store = QdrantChunkStore.embedded(factory.mktemp(f"qdrant-{collection}"))
     yield ingest(store, tok, collection, eval_dir, [eval_dir / "zh" / "docs" / "pdf" / name])
     store.close()
+
+
+def text_kb(factory: pytest.TempPathFactory, tok: Tokenizer, collection: str,
+            files: dict[str, str]) -> Iterator[KB]:
+    """Text files (name → text) in their own real embedded store (a generator for a module
+    fixture: yields the :class:`KB`, closes the store after)."""
+    root = factory.mktemp(collection)
+    for name, text in files.items():
+        (root / name).write_text(text, encoding="utf-8")
+    store = QdrantChunkStore.embedded(root / "qdrant")
+    yield ingest(store, tok, collection, root, [root / name for name in sorted(files)])
+    store.close()
+
+
+def run_agent(kb: KB, llm: LLMConfig | None, question: str, config: LoopConfig | None = None,
+              **run_kw: Any) -> LoopResult:
+    """One run of a LoopAgent over ``kb`` (``llm`` None: offline), closed after the run."""
+    async def go() -> LoopResult:
+        agent = LoopAgent(kb.store, kb.search, llm=llm, config=config, documents=kb)
+        try:
+            return await agent.run_async(question, kb.collection, **run_kw)
+        finally:
+            await agent.aclose()
+    return asyncio.run(go())
+
+
+def scripted_llm(base_url: str, protocol: str, **kw: Any) -> LLMConfig:
+    """The LLM config of a scripted server: 5 s timeout, no retries (``kw`` overrides)."""
+    return LLMConfig(base_url=base_url, model="scripted", protocol=protocol,  # type: ignore[arg-type]
+                     **{"timeout_s": 5.0, "max_retries": 0, "backoff_s": 0.01, **kw})
 
 
 def zh_pdf_question(eval_dir: Path, qid: str) -> dict:

@@ -8,39 +8,20 @@ import asyncio
 from collections.abc import Iterator
 
 import pytest
-from conftest import KB, ingest
+from conftest import KB, text_kb
 
 from corpus.derived import adjacent_runs, computable
-from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
 from corpus.tuning import TUNING
 from corpus.types import SearchFilter, SearchHit
 from loop import LoopAgent, LoopConfig, LoopState, OfflinePolicy, ToolContext, drive
 from loop.evidence import TermMatcher
-
-SHEET = """# Consolidated Balance Sheets
-
-(in millions)
-
-December 31, 2021 2020
-
-Cash and cash equivalents $ 452 $ 461
-
-Total current assets 1,001 705
-
-Property and equipment, net 88 87
-
-Total current liabilities 577 334
-"""
+from tests._support.statements import BALANCE_SHEET
 
 
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory: pytest.TempPathFactory, tokenizer: Tokenizer) -> Iterator[KB]:
-    root = tmp_path_factory.mktemp("sheet")
-    (root / "acme_2021_10k.md").write_text(SHEET, encoding="utf-8")
-    store = QdrantChunkStore.embedded(root / "qdrant")
-    yield ingest(store, tokenizer, "fin", root, [root / "acme_2021_10k.md"])
-    store.close()
+    yield from text_kb(tmp_path_factory, tokenizer, "fin", {"acme_2021_10k.md": BALANCE_SHEET})
 
 
 def test_the_loop_computes_a_defined_ratio_from_rows_it_read(kb: KB, tokenizer: Tokenizer
@@ -81,12 +62,8 @@ reported in USD; the question of cash is addressed in millions of words elsewher
 
 @pytest.fixture(scope="module")
 def kb2(tmp_path_factory: pytest.TempPathFactory, tokenizer: Tokenizer) -> Iterator[KB]:
-    root = tmp_path_factory.mktemp("sheet2")
-    (root / "acme_2021_10k.md").write_text(SHEET, encoding="utf-8")
-    (root / "zenith_2021_notes.md").write_text(NOTES, encoding="utf-8")
-    store = QdrantChunkStore.embedded(root / "qdrant")
-    yield ingest(store, tokenizer, "fin", root, sorted(root.glob("*.md")))
-    store.close()
+    yield from text_kb(tmp_path_factory, tokenizer, "fin", {
+        "acme_2021_10k.md": BALANCE_SHEET, "zenith_2021_notes.md": NOTES})
 
 
 def test_inside_the_resolved_filing_a_not_found_becomes_the_named_row(kb2: KB,

@@ -11,11 +11,12 @@ import time
 from typing import Any
 
 import pytest
+from conftest import run_agent, scripted_llm
 from scripted_server import ScriptedChatServer
 from test_loop_scripted import Q, assert_all_verified
 
 from corpus.types import Citation
-from loop import LLMConfig, LoopAgent, LoopConfig, LoopResult
+from loop import LoopAgent, LoopConfig, LoopResult
 from loop.evidence import TermMatcher
 from loop.policies.read_blocks import chunk_blocks, render_block
 from loop.policies.read_guard import is_question_echo, judge, unsupported_figures
@@ -36,16 +37,7 @@ def _answer(text: str = "电池保修一年[1]。") -> dict[str, Any]:
 
 def _run(kb: Any, srv: ScriptedChatServer, loop_cfg: LoopConfig | None = None,
          question: str = Q, **kw: Any) -> LoopResult:
-    cfg = LLMConfig(base_url=srv.base_url, model="scripted", protocol="read",
-                    **{"timeout_s": 5.0, "max_retries": 0, "backoff_s": 0.01, **kw})
-
-    async def go() -> LoopResult:
-        agent = LoopAgent(kb.store, kb.search, llm=cfg, config=loop_cfg, documents=kb)
-        try:
-            return await agent.run_async(question, kb.collection)
-        finally:
-            await agent.aclose()
-    return asyncio.run(go())
+    return run_agent(kb, scripted_llm(srv.base_url, "read", **kw), question, loop_cfg)
 
 
 @pytest.mark.parametrize("reply,expect", [

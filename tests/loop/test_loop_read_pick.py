@@ -12,11 +12,12 @@ import time
 from typing import Any
 
 import pytest
+from conftest import run_agent, scripted_llm
 from scripted_server import ScriptedChatServer
 from test_loop_scripted import assert_all_verified
 
 from corpus.types import Chunk
-from loop import LLMConfig, LoopAgent, LoopConfig, LoopResult
+from loop import LoopAgent, LoopConfig, LoopResult
 from loop.evidence import Evidence
 from loop.policies.read_parse import ReplyError
 from loop.policies.read_pick import (
@@ -38,16 +39,7 @@ def _pick(n: int, value: str = "") -> dict[str, Any]:
 
 def _run(kb: Any, srv: ScriptedChatServer, question: str = TWO,
          loop_cfg: LoopConfig | None = None, **kw: Any) -> LoopResult:
-    cfg = LLMConfig(base_url=srv.base_url, model="scripted", protocol="pick",
-                    **{"timeout_s": 5.0, "max_retries": 0, "backoff_s": 0.01, **kw})
-
-    async def go() -> LoopResult:
-        agent = LoopAgent(kb.store, kb.search, llm=cfg, config=loop_cfg, documents=kb)
-        try:
-            return await agent.run_async(question, kb.collection)
-        finally:
-            await agent.aclose()
-    return asyncio.run(go())
+    return run_agent(kb, scripted_llm(srv.base_url, "pick", **kw), question, loop_cfg)
 
 
 def _offline(kb: Any, question: str = TWO) -> LoopResult:

@@ -8,9 +8,8 @@ import asyncio
 from collections.abc import Iterator
 
 import pytest
-from conftest import KB, ingest
+from conftest import KB, text_kb
 
-from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
 from loop import LoopAgent, LoopConfig, StepEvent
 from loop.tools import TOOLS, ToolContext, run_tool
@@ -45,11 +44,7 @@ QUESTION = "差旅报销申请的提交时限是几天？"
 
 @pytest.fixture(scope="module")
 def hb(tmp_path_factory: pytest.TempPathFactory, tokenizer: Tokenizer) -> Iterator[KB]:
-    root = tmp_path_factory.mktemp("handbook")
-    (root / "handbook.md").write_text(HANDBOOK, encoding="utf-8")
-    store = QdrantChunkStore.embedded(root / "qdrant")
-    yield ingest(store, tokenizer, "hb", root, [root / "handbook.md"])
-    store.close()
+    yield from text_kb(tmp_path_factory, tokenizer, "hb", {"handbook.md": HANDBOOK})
 
 
 def _section(kb: KB, title: str) -> str:

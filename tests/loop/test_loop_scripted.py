@@ -9,6 +9,7 @@ import re
 import time
 from typing import Any
 
+from conftest import run_agent
 from scripted_server import ScriptedChatServer, json_action, tool_call
 
 from corpus.citations import make_citation
@@ -52,13 +53,7 @@ def assert_all_verified(res: LoopResult, kb: Any) -> None:
 
 def _run(kb: Any, cfg: LLMConfig | None, loop_cfg: LoopConfig | None = None, **kw: Any
          ) -> LoopResult:
-    async def go() -> LoopResult:
-        agent = LoopAgent(kb.store, kb.search, llm=cfg, config=loop_cfg, documents=kb)
-        try:
-            return await agent.run_async(kw.pop("question", Q), kb.collection, **kw)
-        finally:
-            await agent.aclose()
-    return asyncio.run(go())
+    return run_agent(kb, cfg, kw.pop("question", Q), loop_cfg, **kw)
 
 
 def _answer_warranty(quote: str = "电池保修一年") -> Any:

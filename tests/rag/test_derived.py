@@ -13,36 +13,12 @@ from corpus.derived import derived_answer, looked_up_answer
 from corpus.parsers import parse_file
 from corpus.tokenizer import Tokenizer
 from rag.expand import QueryExpander
+from tests._support.statements import BALANCE_SHEET, OPERATIONS
 
 TOK = Tokenizer()
 EXP = QueryExpander(TOK.query_terms, TOK.normalize)
 
-SHEET = """# Consolidated Balance Sheets
-
-(in millions)
-
-December 31, 2021 2020
-
-Cash and cash equivalents $ 452 $ 461
-
-Total current assets 1,001 705
-
-Property and equipment, net 88 87
-
-Total current liabilities 577 334
-
-# Consolidated Statements of Operations
-
-Year Ended December 31,
-
-2019 2020 2021
-
-Total net sales 107,006 135,987 177,866
-
-Net income 596 2,371 3,033
-
-Effective tax rate 24.6 % 23.1 % 21.6 %
-"""
+SHEET = BALANCE_SHEET + "\n" + OPERATIONS
 
 
 def _answer(question: str, path: Path) -> tuple[str, list[str]] | None:
@@ -52,11 +28,15 @@ def _answer(question: str, path: Path) -> tuple[str, list[str]] | None:
     return None if got is None else (got[0], [c.quote for c in got[1]])
 
 
+def _acme_10k(folder: Path, text: str) -> Path:
+    path = folder / "acme_2021_10k.md"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 @pytest.fixture()
 def sheet(tmp_path: Path) -> Path:
-    p = tmp_path / "acme_2021_10k.md"
-    p.write_text(SHEET, encoding="utf-8")
-    return p
+    return _acme_10k(tmp_path, SHEET)
 
 
 def test_a_defined_ratio_is_computed_from_both_cited_rows(sheet: Path) -> None:
@@ -118,8 +98,7 @@ def test_a_ratio_takes_both_rows_from_one_document(tmp_path: Path) -> None:
     other = tmp_path / "other_2021_10k.md"
     other.write_text("# Balance Sheets\n\nDecember 31, 2021 2020\n\n"
                      "Total current liabilities 100 90\n", encoding="utf-8")
-    mine = tmp_path / "acme_2021_10k.md"
-    mine.write_text(SHEET, encoding="utf-8")
+    mine = _acme_10k(tmp_path, SHEET)
     groups = [chunk_document(parse_file(p), rel_path=p.name) for p in (other, mine)]
     got = derived_answer("What is ACME's FY2021 working capital ratio? Define working capital "
                          "ratio as total current assets divided by total current liabilities.",
@@ -195,9 +174,7 @@ Purchases of property, plant and equipment (538) (623) (684)
 
 @pytest.fixture()
 def flows(tmp_path: Path) -> Path:
-    p = tmp_path / "acme_2021_10k.md"
-    p.write_text(FLOWS, encoding="utf-8")
-    return p
+    return _acme_10k(tmp_path, FLOWS)
 
 
 def test_a_defined_formula_with_named_parts_is_computed_from_cited_rows(flows: Path) -> None:

@@ -1,0 +1,1 @@
+"""Helpers shared by the tests of several areas (one copy instead of one per test file)."""
