@@ -3,6 +3,7 @@ talk to it through ``httpx.AsyncClient(transport=ASGITransport(app))``, upload d
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -64,3 +65,15 @@ async def ask(client: httpx.AsyncClient, question: str, **kw: Any) -> dict[str, 
     r = await client.post("/v1/query", json={"question": question, **kw})
     assert r.status_code == 200, r.text
     return r.json()
+
+
+async def sse_events(resp: httpx.Response) -> list[tuple[str, Any]]:
+    """The ``(event, data)`` pairs of a streamed ``/v1/query/stream`` response, in order."""
+    events: list[tuple[str, Any]] = []
+    kind = ""
+    async for line in resp.aiter_lines():
+        if line.startswith("event:"):
+            kind = line.split(":", 1)[1].strip()
+        elif line.startswith("data:"):
+            events.append((kind, json.loads(line.split(":", 1)[1])))
+    return events

@@ -3,11 +3,10 @@ Markdown files) in a real embedded Qdrant under tmp_path, with the local e5 mode
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from _apphelp import CASE12, ask, make_settings, running, upload
+from _apphelp import CASE12, ask, make_settings, running, sse_events, upload
 
 pytestmark = pytest.mark.integration
 
@@ -86,17 +85,11 @@ async def test_ask_page_preselects_a_collection_that_exists(tmp_path: Path) -> N
 async def test_loop_mode_streams_steps_and_answer(tmp_path, embed_model_path, v1) -> None:
     async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
         await upload(app, client, v1)
-        events: list[tuple[str, dict]] = []
         async with client.stream("POST", "/v1/query/stream",
                                  json={"question": "标准配送要几天？", "mode": "loop"}) as resp:
             assert resp.status_code == 200
             assert resp.headers["content-type"].startswith("text/event-stream")
-            kind = ""
-            async for line in resp.aiter_lines():
-                if line.startswith("event:"):
-                    kind = line.split(":", 1)[1].strip()
-                elif line.startswith("data:"):
-                    events.append((kind, json.loads(line.split(":", 1)[1])))
+            events = await sse_events(resp)
         kinds = [k for k, _ in events]
         assert kinds[0] == "route" and kinds[-1] == "answer"
         steps = [e for k, e in events if k == "step"]

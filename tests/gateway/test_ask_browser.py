@@ -19,9 +19,6 @@ to ``artifacts/ask/``. Skips with a reason when Playwright or Chromium is missin
 from __future__ import annotations
 
 import json
-import shutil
-import socket
-import threading
 import time
 import unicodedata
 import uuid
@@ -31,6 +28,9 @@ from typing import Any
 
 import httpx
 import pytest
+
+from tests._support.live_server import chromium, uvicorn_thread
+from tests._support.redis_keys import drop_keys_sync
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration]
 
@@ -44,24 +44,14 @@ MD = "06-zh-keyword-segmentation/faq_en.md"
 Rect = tuple[float, float, float, float]
 
 
-def _chromium() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        if found := shutil.which(name):
-            return found
-    return None
-
-
 @pytest.fixture(scope="module")
 def live_server(cases_dir: Path, redis_url: str,
                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real uvicorn serving the app with one API key, the two documents uploaded."""
-    import redis
-    import uvicorn
-
     from gateway.main import create_app
     from gateway.settings import Settings
 
-    if _chromium() is None:
+    if chromium() is None:
         pytest.skip("no headless Chromium found (apt-get install chromium)")
     pytest.importorskip("playwright.sync_api", reason="Playwright missing: pip install -e '.[dev]'")
     prefix = f"loopgate-test:{uuid.uuid4().hex[:12]}:"
@@ -71,38 +61,23 @@ def live_server(cases_dir: Path, redis_url: str,
         embed_model_path=MODEL if (MODEL / "model_int8.onnx").exists() else None,
         api_keys={KEY: [COLLECTION]},
     )
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(create_app(settings), log_level="warning",
-                                           lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 120
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    deadline = time.monotonic() + 240
     try:
-        with httpx.Client(base_url=url, timeout=120,
-                          headers={"Authorization": f"Bearer {KEY}"}) as client:
-            files = [("files", (Path(p).name, (cases_dir / p).read_bytes())) for p in (PDF, MD)]
-            r = client.post("/v1/documents", files=files, data={"collection": COLLECTION})
-            assert r.status_code == 202, r.text
-            while (job := client.get(r.json()["status_url"]).json())["status"] not in (
-                    "done", "failed"):
-                assert time.monotonic() < deadline + 120, job
-                time.sleep(0.2)
-            assert job["status"] == "done", job
-        yield url
+        with uvicorn_thread(create_app(settings)) as url:
+            with httpx.Client(base_url=url, timeout=120,
+                              headers={"Authorization": f"Bearer {KEY}"}) as client:
+                files = [("files", (Path(p).name, (cases_dir / p).read_bytes()))
+                         for p in (PDF, MD)]
+                r = client.post("/v1/documents", files=files, data={"collection": COLLECTION})
+                assert r.status_code == 202, r.text
+                while (job := client.get(r.json()["status_url"]).json())["status"] not in (
+                        "done", "failed"):
+                    assert time.monotonic() < deadline, job
+                    time.sleep(0.2)
+                assert job["status"] == "done", job
+            yield url
     finally:
-        server.should_exit = True
-        thread.join(30)
-        sock.close()
-        client_ = redis.Redis.from_url(redis_url)
-        keys = list(client_.scan_iter(match=f"{prefix}*", count=500))
-        if keys:
-            client_.delete(*keys)
-        client_.close()
+        drop_keys_sync(redis_url, prefix)
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +87,7 @@ def page(live_server: str) -> Iterator[Any]:
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=_chromium(),
+        browser = pw.chromium.launch(executable_path=chromium(),
                                      args=["--no-sandbox", "--disable-dev-shm-usage"])
         pg = browser.new_page(viewport={"width": 1400, "height": 1000})
         pg.set_default_timeout(60_000)

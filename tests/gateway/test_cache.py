@@ -5,14 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-import uuid
-from collections.abc import AsyncIterator
 from urllib.parse import urlparse
 
 import pytest
 
 from gateway.cache import AnswerCache, CacheConfig, MemoryAnswerCache, RedisAnswerCache
 from gateway.redis_support import CircuitBreaker, RedisUnavailableError, open_redis
+from tests._support.redis_keys import key_names
 
 pytestmark = pytest.mark.integration
 
@@ -29,36 +28,17 @@ async def _make(kind: str, redis_url: str, prefix: str, **cfg) -> AnswerCache:
     return RedisAnswerCache(client, config, breaker=CircuitBreaker(5.0))
 
 
-async def _redis_keys(redis_url: str, prefix: str) -> list[bytes]:
-    client = open_redis(redis_url, timeout_s=1.0)
-    try:
-        return [k async for k in client.scan_iter(match=f"{prefix}*", count=500)]
-    finally:
-        await client.aclose()
-
-
-@pytest.fixture
-def prefix() -> str:
-    return f"loopgate-test:{uuid.uuid4().hex[:12]}:"
-
-
-@pytest.fixture(autouse=True)
-async def _cleanup(redis_url: str, prefix: str) -> AsyncIterator[None]:
-    yield
-    client = open_redis(redis_url, timeout_s=1.0)
-    try:
-        keys = [k async for k in client.scan_iter(match=f"{prefix}*", count=500)]
-        if keys:
-            await client.delete(*keys)
-    finally:
-        await client.aclose()
-
-
 BACKENDS = pytest.mark.parametrize("kind", ["memory", "redis", "memory+near", "redis+near"])
 
 
 def _ans(text: str) -> dict:
     return {"answer": text, "citations": [{"path": "policy.md", "quote": text}]}
+
+
+async def _put_shipping(cache: AnswerCache, answer: str, version: str = "v1", **kw):
+    """Cache ``answer`` as the found answer to the shipping question, citing DOC_SHIPPING."""
+    return await cache.put("标准配送要几天？", _ans(answer), found=True, doc_ids=[DOC_SHIPPING],
+                           corpus_version=version, **kw)
 
 
 @BACKENDS
@@ -136,7 +116,7 @@ async def test_case12_scenario_document_scope(kind: str, redis_url: str, prefix:
     # step 11: no stored key's answer cites old_notice.md or the v1 policy
     if kind.startswith("redis"):
         client = open_redis(redis_url, timeout_s=1.0)
-        for key in await _redis_keys(redis_url, prefix):
+        for key in await key_names(redis_url, prefix):
             if b":e:" in key:
                 entry = json.loads(await client.get(key))
                 assert DOC_NOTICE not in entry["doc_ids"] and DOC_POLICY_V1 not in entry["doc_ids"]
@@ -150,14 +130,7 @@ async def test_corpus_scope_any_ingest_retires_everything(
 ) -> None:
     cache = await _make(kind, redis_url, prefix)  # version_scope="corpus" is the default
     c = {"collection": "cs", "mode": "rag"}
-    await cache.put(
-        "标准配送要几天？",
-        _ans("3 个工作日"),
-        found=True,
-        doc_ids=[DOC_SHIPPING],
-        corpus_version="v1",
-        **c,
-    )
+    await _put_shipping(cache, "3 个工作日", **c)
     await cache.put(
         "仓库周六开门吗？", {"answer": "not found"}, found=False, corpus_version="v1", **c
     )
@@ -166,7 +139,7 @@ async def test_corpus_scope_any_ingest_retires_everything(
         await cache.get("标准配送要几天？", corpus_version="v1", **c) is None
     )  # deleted, not only unreachable
     if kind.startswith("redis"):
-        assert not [k for k in await _redis_keys(redis_url, prefix) if b":e:" in k]
+        assert not [k for k in await key_names(redis_url, prefix) if b":e:" in k]
     await cache.aclose()
 
 
@@ -309,14 +282,7 @@ async def test_invalidation_missed_during_an_outage_is_replayed(
         breaker=CircuitBreaker(0.2),
     )
     kw = {"collection": "o", "mode": "auto"}
-    await cache.put(
-        "标准配送要几天？",
-        _ans("3 天"),
-        found=True,
-        doc_ids=[DOC_SHIPPING],
-        corpus_version="v1",
-        **kw,
-    )
+    await _put_shipping(cache, "3 天", **kw)
     assert await cache.get("标准配送要几天？", corpus_version="v1", **kw) is not None
     await proxy.stop()  # Redis unreachable: the document changes meanwhile
     with pytest.raises(RedisUnavailableError):
@@ -330,17 +296,7 @@ async def test_invalidation_missed_during_an_outage_is_replayed(
     # the missed invalidation is replayed first: the stale answer is never served
     assert await cache.get("标准配送要几天？", corpus_version="v2", **kw) is None
     assert cache.available and cache.counters.invalidated == 1
-    assert (
-        await cache.put(
-            "标准配送要几天？",
-            _ans("3 天"),
-            found=True,
-            doc_ids=[DOC_SHIPPING],
-            corpus_version="v2",
-            **kw,
-        )
-        is None
-    )  # tombstoned document
+    assert await _put_shipping(cache, "3 天", "v2", **kw) is None  # tombstoned document
     await cache.aclose()
     await proxy.stop()
 

@@ -5,14 +5,12 @@ another document); ``--top-k`` is a RAG-path option, refused with the other mode
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from gateway.cli import app
-from gateway.settings import get_settings
 
 pytestmark = pytest.mark.integration
 
@@ -20,13 +18,8 @@ QUESTION = "How long does the warranty of the pump last?"
 
 
 @pytest.fixture(autouse=True)
-def _collection(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("LOOPGATE_ENV_FILE", raising=False)
-    monkeypatch.setenv("LOOPGATE_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("LOOPGATE_EMBED_MODEL_PATH", "")
-    get_settings.cache_clear()
-    docs = tmp_path / "docs"
+def _collection(cli_home: Path) -> None:
+    docs = cli_home / "docs"
     (docs / "alpha").mkdir(parents=True)
     (docs / "beta").mkdir()
     (docs / "alpha" / "a.md").write_text(
@@ -35,8 +28,6 @@ def _collection(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Non
         "# Beta pump\n\nThe warranty of the beta pump lasts five years.\n", encoding="utf-8")
     done = CliRunner().invoke(app, ["ingest", str(docs), "--collection", "c", "--workers", "1"])
     assert done.exit_code == 0, done.output
-    yield
-    get_settings.cache_clear()
 
 
 def cited(output: str) -> set[str]:

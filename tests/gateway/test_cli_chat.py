@@ -31,8 +31,16 @@ def collection(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     return "chat"
 
 
+def _chat(collection: str, lines: list[str]) -> str:
+    """``loopgate chat`` fed ``lines``; its output (asserting exit code 0)."""
+    result = CliRunner().invoke(app, ["chat", "--collection", collection],
+                                input="\n".join(lines) + "\n")
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
 def test_chat_answers_several_questions_in_one_process(collection: str) -> None:
-    script = "\n".join([
+    out = _chat(collection, [
         "What is the warranty period?",
         "/mode rag",
         "How long does standard shipping take?",
@@ -45,10 +53,7 @@ def test_chat_answers_several_questions_in_one_process(collection: str) -> None:
         "/new",
         "/quit",
         "this line is never read",
-    ]) + "\n"
-    result = CliRunner().invoke(app, ["chat", "--collection", collection], input=script)
-    out = result.output
-    assert result.exit_code == 0, out
+    ])
     assert "collection chat · mode auto" in out and "loaded in" in out
     assert "three years" in out and "five working days" in out and "8kW" in out
     assert "[1] faq.md | FAQ > Warranty | p.1 | line 4" in out
@@ -77,13 +82,10 @@ def test_chat_leaves_a_new_standalone_question_as_asked(collection: str) -> None
     """A new question that names its own subject, asked after an unrelated one, is answered as
     asked: it used to be read as the previous question followed by the new one ('its' fired the
     follow-up test) and answered from the shipping section."""
-    script = "\n".join([
+    out = _chat(collection, [
         "How long does standard shipping take?",
         "Does the warranty period start from the acceptance of its delivery?",
         "/quit",
-    ]) + "\n"
-    result = CliRunner().invoke(app, ["chat", "--collection", collection], input=script)
-    out = result.output
-    assert result.exit_code == 0, out
+    ])
     assert "five working days" in out and "three years" in out, out
     assert "read as:" not in out, out

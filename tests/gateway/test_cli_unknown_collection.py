@@ -5,27 +5,12 @@ collection does not exist and exited 1)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 from typer.testing import CliRunner
 
 from gateway.cli import app
-from gateway.settings import get_settings
 
-pytestmark = pytest.mark.integration
-
-
-@pytest.fixture(autouse=True)
-def _fresh_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("LOOPGATE_ENV_FILE", raising=False)
-    monkeypatch.setenv("LOOPGATE_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("LOOPGATE_EMBED_MODEL_PATH", "")
-    get_settings.cache_clear()
-    yield
-    get_settings.cache_clear()
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("cli_home")]
 
 
 @pytest.mark.parametrize("mode", ["rag", "loop", "auto"])

@@ -12,10 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import socket
 import subprocess
-import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -23,6 +20,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+
+from tests._support.live_server import chromium, uvicorn_thread
+from tests._support.redis_keys import drop_keys_sync
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration]
 
@@ -65,24 +65,9 @@ QUESTIONS = [  # (question, mode)
 ]
 
 
-def _chromium() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
-
-
-def _free_socket() -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    return sock
-
-
 @pytest.fixture(scope="module")
 def browser() -> str:
-    path = _chromium()
+    path = chromium()
     if path is None:
         pytest.skip("no headless Chromium found (apt-get install chromium)")
     return path
@@ -93,9 +78,6 @@ def live_server(
     browser: str, cases_dir: Path, redis_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
     """A real uvicorn serving ``gateway.main.create_app`` on a free loopback port."""
-    import redis
-    import uvicorn
-
     from gateway.main import create_app
     from gateway.settings import Settings
 
@@ -109,28 +91,11 @@ def live_server(
         llm_base_url="",
         api_keys={},
     )
-    sock = _free_socket()
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(settings), log_level="warning", lifespan="on")
-    )
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 120
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
     try:
-        yield f"http://127.0.0.1:{port}"
+        with uvicorn_thread(create_app(settings)) as url:
+            yield url
     finally:
-        server.should_exit = True
-        thread.join(30)
-        sock.close()
-        client = redis.Redis.from_url(redis_url)
-        keys = list(client.scan_iter(match=f"{prefix}*", count=500))
-        if keys:
-            client.delete(*keys)
-        client.close()
+        drop_keys_sync(redis_url, prefix)
 
 
 def _ingest(client: httpx.Client, paths: list[Path]) -> dict:
@@ -234,9 +199,9 @@ def test_dashboard_charts_show_data(
 async def test_dashboard_static_routes_need_no_key_and_serve_plotly_offline() -> None:
     from fastapi import FastAPI
 
+    from gateway.api.error_handlers import install_error_handlers
     from gateway.api.routes.dashboard import plotly_js_path
     from gateway.api.routes.dashboard import router as dashboard_router
-    from gateway.api.error_handlers import install_error_handlers
 
     app = FastAPI()
     install_error_handlers(app)

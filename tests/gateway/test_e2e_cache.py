@@ -14,6 +14,8 @@ import pytest
 import redis.asyncio as aioredis
 from _apphelp import CASE12, ask, make_settings, running, unique_prefix, upload
 
+from tests._support.redis_keys import drop_keys
+
 pytestmark = pytest.mark.integration
 
 
@@ -27,16 +29,6 @@ async def _redis_values(url: str, prefix: str) -> list[str]:
                 if raw is not None:
                     out.append(raw.decode("utf-8", "replace"))
         return out
-    finally:
-        await client.aclose()
-
-
-async def _drop(url: str, prefix: str) -> None:
-    client = aioredis.from_url(url)
-    try:
-        keys = [k async for k in client.scan_iter(match=f"{prefix}*", count=500)]
-        if keys:
-            await client.delete(*keys)
     finally:
         await client.aclose()
 
@@ -104,4 +96,4 @@ async def test_case12_scenario_through_the_api(tmp_path, embed_model_path, cases
             assert values, "the answer cache wrote nothing to Redis"
             assert not [v for v in values if "old_notice.md" in v and '"answer"' in v]
     finally:
-        await _drop(redis_url, prefix)
+        await drop_keys(redis_url, prefix)

@@ -105,6 +105,17 @@ def _answer(found: bool = True) -> dict[str, Any]:
     }
 
 
+class _CountedLoopgate:
+    """The LoopGate side of a dispatch: answers :func:`_answer` and counts its calls."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def __call__(self) -> dict[str, Any]:
+        self.calls += 1
+        return _answer()
+
+
 def _dispatcher(
     service: LegacyService, modes: dict[str, str], log: MigrationLog | None = None, **kw: Any
 ) -> MigrationDispatcher:
@@ -114,17 +125,11 @@ def _dispatcher(
 
 
 async def test_proxy_serves_legacy_and_never_runs_loopgate(service: LegacyService) -> None:
-    calls = 0
-
-    async def loopgate() -> dict[str, Any]:
-        nonlocal calls
-        calls += 1
-        return _answer()
-
+    loopgate = _CountedLoopgate()
     d = _dispatcher(service, {"manuals": "proxy"})
     out = await d.dispatch("warranty?", "manuals", loopgate, trace_id="t1")
     await d.aclose()
-    assert out.served_by == "legacy" and calls == 0
+    assert out.served_by == "legacy" and loopgate.calls == 0
     body = out.legacy_response()
     assert body["answer"] == "Legacy says: warranty?" and body["citations"] == []
     assert body["sources"][0] == {
@@ -297,19 +302,13 @@ async def test_migration_log_in_redis_adds_up_across_replicas(
 
 
 async def test_deferred_shadow_starts_only_when_asked(service: LegacyService) -> None:
-    calls = 0
-
-    async def loopgate() -> dict[str, Any]:
-        nonlocal calls
-        calls += 1
-        return _answer()
-
+    loopgate = _CountedLoopgate()
     d = _dispatcher(service, {"manuals": "shadow"})
     out = await d.dispatch("warranty?", "manuals", loopgate, defer_shadow=True)
     await asyncio.sleep(0.05)
     assert out.shadow == "started" and out.start_shadow is not None
-    assert calls == 0 and d.shadow_in_flight == 0  # nothing runs before the answer is sent
+    assert loopgate.calls == 0 and d.shadow_in_flight == 0  # nothing runs before the answer is sent
     await out.start_shadow()
     await d.drain()
-    assert calls == 1 and (await d.log.recent(1))[0]["shadow"] == "ok"
+    assert loopgate.calls == 1 and (await d.log.recent(1))[0]["shadow"] == "ok"
     await d.aclose()

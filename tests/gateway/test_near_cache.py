@@ -1,40 +1,19 @@
-"""The answer cache's in-process near-cache (``gateway.cache._near_cache``) on real Redis: a repeated
-question costs no Redis command, and an entry another replica retired is never served once the
-corpus version moves."""
+"""The answer cache's in-process near-cache (``gateway.cache._near_cache``) on real Redis: a
+repeated question costs no Redis command, and an entry another replica retired is never served
+once the corpus version moves."""
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import AsyncIterator
 from urllib.parse import urlparse
 
 import pytest
 
-from gateway.cache import CacheEntry
-from gateway.cache import NearCache
-from gateway.cache import CacheConfig, RedisAnswerCache
+from gateway.cache import CacheConfig, CacheEntry, NearCache, RedisAnswerCache
 from gateway.redis_support import CircuitBreaker, RedisUnavailableError, open_redis
 
 pytestmark = pytest.mark.integration
 
 DOC_A, DOC_B = "a" * 64, "b" * 64
-
-
-@pytest.fixture
-def prefix() -> str:
-    return f"loopgate-test:{uuid.uuid4().hex[:12]}:"
-
-
-@pytest.fixture(autouse=True)
-async def _cleanup(redis_url: str, prefix: str) -> AsyncIterator[None]:
-    yield
-    client = open_redis(redis_url, timeout_s=1.0)
-    try:
-        keys = [k async for k in client.scan_iter(match=f"{prefix}*", count=500)]
-        if keys:
-            await client.delete(*keys)
-    finally:
-        await client.aclose()
 
 
 def _replica(redis_url: str, prefix: str, **cfg) -> RedisAnswerCache:

@@ -5,12 +5,11 @@ embedded Qdrant: every part cited, a part not found said so, a slow part cut at 
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from pathlib import Path
 
 import pytest
-from _apphelp import CASE12, ask, make_settings, running, upload
+from _apphelp import CASE12, ask, make_settings, running, sse_events, upload
 
 from gateway.routing import decompose
 
@@ -108,16 +107,10 @@ async def test_parts_answered_concurrently_each_cited(tmp_path, embed_model_path
         metrics = (await client.get("/metrics")).text
         assert "loopgate_sub_questions_count 1.0" in metrics
         assert "loopgate_sufficiency_count 1.0" in metrics
-        events: list[tuple[str, dict]] = []
         async with client.stream("POST", "/v1/query/stream", json={
                 "question": "退货期限是几天？标准配送要几天？", "mode": "rag",
                 "use_cache": False}) as resp:
-            kind = ""
-            async for line in resp.aiter_lines():
-                if line.startswith("event:"):
-                    kind = line.split(":", 1)[1].strip()
-                elif line.startswith("data:"):
-                    events.append((kind, json.loads(line.split(":", 1)[1])))
+            events = await sse_events(resp)
         assert events[0][0] == "route"
         assert events[0][1]["parts"] == ["退货期限是几天？", "标准配送要几天？"]
         assert events[-1][0] == "answer" and len(events[-1][1]["parts"]) == 2

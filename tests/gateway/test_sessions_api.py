@@ -8,24 +8,13 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-import redis.asyncio
 
-from tests.gateway._apphelp import make_settings, running, unique_prefix, upload
+from tests.gateway._apphelp import make_settings, running, sse_events, upload
 from tests.gateway._conversation_doc import CHAT_PAGE
 
 DOC = [("chat.md", CHAT_PAGE.encode())]
 FIRST = "What is the prefix for Group Channels in Slack?"
 NEXT = "What is the prefix for Location Channels in Slack?"
-
-
-async def _drop(url: str, prefix: str) -> None:
-    client = redis.asyncio.from_url(url)
-    try:
-        keys = [k async for k in client.scan_iter(f"{prefix}*")]
-        if keys:
-            await client.delete(*keys)
-    finally:
-        await client.aclose()
 
 
 async def _post(client, body, headers=None):
@@ -34,118 +23,103 @@ async def _post(client, body, headers=None):
     return r.json()
 
 
-async def test_follow_up_memory_restart_and_delete(tmp_path, redis_url) -> None:
-    prefix = unique_prefix()
+async def test_follow_up_memory_restart_and_delete(tmp_path, redis_url, prefix) -> None:
     settings = make_settings(tmp_path, redis_url=redis_url, redis_key_prefix=prefix)
-    try:
-        async with running(settings) as (app, client):
-            await upload(app, client, DOC)
-            first = await _post(client, {"question": FIRST, "session_id": "conv-1"})
-            assert first["found"] and "g_" in first["answer"]
-            assert first["rewritten_question"] is None
-            body = await _post(client, {"question": "And for the next one?",
-                                        "session_id": "conv-1"})
-            assert body["rewritten_question"] == NEXT
-            assert body["route"]["rewrite"]["rules"] == ["ordinal"]
-            assert body["route"]["session"]["turn"] == 2
-            assert body["route"]["session"]["backend"] == "redis"
-            assert "loc_" in body["answer"]
-            # the same words without the session are not rewritten from anyone's memory
-            alone = await _post(client, {"question": "And for the next one?"})
-            assert alone["rewritten_question"] is None
-        # a new app process over the same Redis continues the conversation
-        async with running(settings) as (app, client):
-            mem = (await client.get("/v1/sessions/conv-1")).json()
-            assert mem["turn_count"] == 2 and mem["turns"][-1]["rewritten"] == NEXT
-            assert 0 < mem["ttl_s"] <= settings.session_ttl_s
-            assert mem["facts"][0]["citations"][0]["path"] == "chat.md"
-            body = await _post(client, {"question": "And the one after that?",
-                                        "session_id": "conv-1"})
-            assert body["rewritten_question"] == "What is the prefix for Project Channels in Slack?"
-            assert "proj_" in body["answer"]
-            r = await client.delete("/v1/sessions/conv-1")
-            assert r.status_code == 200
-            assert (await client.get("/v1/sessions/conv-1")).status_code == 404
-            assert (await client.delete("/v1/sessions/conv-1")).status_code == 404
-            r = await client.post("/v1/query", json={"question": FIRST, "session_id": "bad id!"})
-            assert r.status_code == 400 and "session_id" in r.text
-    finally:
-        await _drop(redis_url, prefix)
+    async with running(settings) as (app, client):
+        await upload(app, client, DOC)
+        first = await _post(client, {"question": FIRST, "session_id": "conv-1"})
+        assert first["found"] and "g_" in first["answer"]
+        assert first["rewritten_question"] is None
+        body = await _post(client, {"question": "And for the next one?",
+                                    "session_id": "conv-1"})
+        assert body["rewritten_question"] == NEXT
+        assert body["route"]["rewrite"]["rules"] == ["ordinal"]
+        assert body["route"]["session"]["turn"] == 2
+        assert body["route"]["session"]["backend"] == "redis"
+        assert "loc_" in body["answer"]
+        # the same words without the session are not rewritten from anyone's memory
+        alone = await _post(client, {"question": "And for the next one?"})
+        assert alone["rewritten_question"] is None
+    # a new app process over the same Redis continues the conversation
+    async with running(settings) as (app, client):
+        mem = (await client.get("/v1/sessions/conv-1")).json()
+        assert mem["turn_count"] == 2 and mem["turns"][-1]["rewritten"] == NEXT
+        assert 0 < mem["ttl_s"] <= settings.session_ttl_s
+        assert mem["facts"][0]["citations"][0]["path"] == "chat.md"
+        body = await _post(client, {"question": "And the one after that?",
+                                    "session_id": "conv-1"})
+        assert body["rewritten_question"] == "What is the prefix for Project Channels in Slack?"
+        assert "proj_" in body["answer"]
+        r = await client.delete("/v1/sessions/conv-1")
+        assert r.status_code == 200
+        assert (await client.get("/v1/sessions/conv-1")).status_code == 404
+        assert (await client.delete("/v1/sessions/conv-1")).status_code == 404
+        r = await client.post("/v1/query", json={"question": FIRST, "session_id": "bad id!"})
+        assert r.status_code == 400 and "session_id" in r.text
 
 
-async def test_session_expires_at_its_ttl(tmp_path, redis_url) -> None:
-    prefix = unique_prefix()
+async def test_session_expires_at_its_ttl(tmp_path, redis_url, prefix) -> None:
     settings = make_settings(tmp_path, redis_url=redis_url, redis_key_prefix=prefix,
                              session_ttl_s=1)
-    try:
-        async with running(settings) as (app, client):
-            await upload(app, client, DOC)
-            await _post(client, {"question": FIRST, "session_id": "short"})
-            assert (await client.get("/v1/sessions/short")).status_code == 200
-            await asyncio.sleep(2.2)
-            assert (await client.get("/v1/sessions/short")).status_code == 404
-            body = await _post(client, {"question": "And for the next one?",
-                                        "session_id": "short"})
-            assert body["rewritten_question"] is None  # nothing left to resolve it with
-            assert body["route"]["session"]["turn"] == 1
-    finally:
-        await _drop(redis_url, prefix)
+    async with running(settings) as (app, client):
+        await upload(app, client, DOC)
+        await _post(client, {"question": FIRST, "session_id": "short"})
+        assert (await client.get("/v1/sessions/short")).status_code == 200
+        await asyncio.sleep(2.2)
+        assert (await client.get("/v1/sessions/short")).status_code == 404
+        body = await _post(client, {"question": "And for the next one?",
+                                    "session_id": "short"})
+        assert body["rewritten_question"] is None  # nothing left to resolve it with
+        assert body["route"]["session"]["turn"] == 1
 
 
-async def test_callers_never_see_each_others_sessions(tmp_path, redis_url) -> None:
-    prefix = unique_prefix()
+async def test_callers_never_see_each_others_sessions(tmp_path, redis_url, prefix) -> None:
     keys = {"key-alice-0001": ["*"], "key-alice-0002": ["*"]}  # same 6-character prefix
     settings = make_settings(tmp_path, redis_url=redis_url, redis_key_prefix=prefix,
                              api_keys=keys)
     alice = {"Authorization": "Bearer key-alice-0001"}
     bob = {"Authorization": "Bearer key-alice-0002"}
-    try:
-        async with running(settings) as (app, client):
-            await upload(app, client, DOC, headers=alice)
-            await _post(client, {"question": FIRST, "session_id": "shared-name"}, alice)
-            assert (await client.get("/v1/sessions/shared-name", headers=bob)).status_code == 404
-            assert (await client.delete("/v1/sessions/shared-name",
-                                        headers=bob)).status_code == 404
-            body = await _post(client, {"question": "And for the next one?",
-                                        "session_id": "shared-name"}, bob)
-            assert body["rewritten_question"] is None
-            assert (await client.get("/v1/sessions/shared-name",
-                                     headers=alice)).json()["turn_count"] == 1
-            body = await _post(client, {"question": "And for the next one?",
-                                        "session_id": "shared-name"}, alice)
-            assert body["rewritten_question"] == NEXT
-            assert (await client.get("/v1/sessions/shared-name")).status_code == 401
-    finally:
-        await _drop(redis_url, prefix)
+    async with running(settings) as (app, client):
+        await upload(app, client, DOC, headers=alice)
+        await _post(client, {"question": FIRST, "session_id": "shared-name"}, alice)
+        assert (await client.get("/v1/sessions/shared-name", headers=bob)).status_code == 404
+        assert (await client.delete("/v1/sessions/shared-name",
+                                    headers=bob)).status_code == 404
+        body = await _post(client, {"question": "And for the next one?",
+                                    "session_id": "shared-name"}, bob)
+        assert body["rewritten_question"] is None
+        assert (await client.get("/v1/sessions/shared-name",
+                                 headers=alice)).json()["turn_count"] == 1
+        body = await _post(client, {"question": "And for the next one?",
+                                    "session_id": "shared-name"}, alice)
+        assert body["rewritten_question"] == NEXT
+        assert (await client.get("/v1/sessions/shared-name")).status_code == 401
 
 
-async def test_chat_completions_derive_the_session_from_the_history(tmp_path, redis_url) -> None:
-    prefix = unique_prefix()
+async def test_chat_completions_derive_the_session_from_the_history(tmp_path, redis_url,
+                                                                   prefix) -> None:
     settings = make_settings(tmp_path, redis_url=redis_url, redis_key_prefix=prefix)
-    try:
-        async with running(settings) as (app, client):
-            await upload(app, client, DOC)
-            msgs = [{"role": "user", "content": FIRST}]
-            r = await client.post("/v1/chat/completions", json={"messages": msgs})
-            assert r.status_code == 200, r.text
-            reply = r.json()["choices"][0]["message"]["content"]
-            msgs += [{"role": "assistant", "content": reply},
-                     {"role": "user", "content": "And for the next one?"}]
-            r = await client.post("/v1/chat/completions", json={"messages": msgs})
-            lg = r.json()["loopgate"]
-            assert lg["rewritten_question"] == NEXT and lg["route"]["session"]["turn"] == 2
-            assert "loc_" in r.json()["choices"][0]["message"]["content"]
-            # another conversation opening with the same question starts its own memory
-            other = [{"role": "user", "content": FIRST}, {"role": "assistant", "content": "x"},
-                     {"role": "user", "content": "What is the prefix for Feature Channels?"},
-                     {"role": "assistant", "content": "f_"},
-                     {"role": "user", "content": "And for the next one?"}]
-            r = await client.post("/v1/chat/completions", json={"messages": other})
-            lg = r.json()["loopgate"]
-            assert lg["rewritten_question"] is not None
-            assert lg["route"]["session"]["turn"] == 1  # the memory was not this conversation's
-    finally:
-        await _drop(redis_url, prefix)
+    async with running(settings) as (app, client):
+        await upload(app, client, DOC)
+        msgs = [{"role": "user", "content": FIRST}]
+        r = await client.post("/v1/chat/completions", json={"messages": msgs})
+        assert r.status_code == 200, r.text
+        reply = r.json()["choices"][0]["message"]["content"]
+        msgs += [{"role": "assistant", "content": reply},
+                 {"role": "user", "content": "And for the next one?"}]
+        r = await client.post("/v1/chat/completions", json={"messages": msgs})
+        lg = r.json()["loopgate"]
+        assert lg["rewritten_question"] == NEXT and lg["route"]["session"]["turn"] == 2
+        assert "loc_" in r.json()["choices"][0]["message"]["content"]
+        # another conversation opening with the same question starts its own memory
+        other = [{"role": "user", "content": FIRST}, {"role": "assistant", "content": "x"},
+                 {"role": "user", "content": "What is the prefix for Feature Channels?"},
+                 {"role": "assistant", "content": "f_"},
+                 {"role": "user", "content": "And for the next one?"}]
+        r = await client.post("/v1/chat/completions", json={"messages": other})
+        lg = r.json()["loopgate"]
+        assert lg["rewritten_question"] is not None
+        assert lg["route"]["session"]["turn"] == 1  # the memory was not this conversation's
 
 
 async def test_redis_down_keeps_memory_in_process_flagged(tmp_path) -> None:
@@ -173,23 +147,17 @@ async def test_history_without_session_is_rewritten_but_not_remembered(
 
 
 async def test_stream_carries_the_session(tmp_path) -> None:
-    import json
-
     settings = make_settings(tmp_path)
     async with running(settings) as (app, client):
         await upload(app, client, DOC)
         await _post(client, {"question": FIRST, "session_id": "streamed"})
-        final = None
         async with client.stream("POST", "/v1/query/stream", json={
                 "question": "And for the next one?", "session_id": "streamed"}) as resp:
             assert resp.status_code == 200
-            kind = ""
-            async for line in resp.aiter_lines():
-                if line.startswith("event:"):
-                    kind = line.split(":", 1)[1].strip()
-                elif line.startswith("data:") and kind == "answer":
-                    final = json.loads(line.split(":", 1)[1])
-        assert final is not None and final["route"]["rewritten_question"] == NEXT
+            answers = [data for kind, data in await sse_events(resp) if kind == "answer"]
+        assert answers
+        final = answers[-1]
+        assert final["route"]["rewritten_question"] == NEXT
         assert "loc_" in final["answer"]
         mem = (await client.get("/v1/sessions/streamed")).json()
         assert mem["turn_count"] == 2 and mem["turns"][-1]["rewritten"] == NEXT
