@@ -13,6 +13,7 @@ from corpus.catalogue_entry import CatalogueEntry, outline_from_chunks
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
 from corpus.types import Chunk, DocumentInfo, OutlineEntry
+from tests._support.chunks import make_document
 
 pytestmark = pytest.mark.integration
 
@@ -21,24 +22,7 @@ TOK = Tokenizer()
 
 def doc(doc_id: str, path: str, texts: list[tuple[tuple[str, ...], str]]) -> list[Chunk]:
     """Chunks of one document numbered like the chunker's output."""
-    return [
-        Chunk(
-            chunk_id=f"{doc_id[:16]}-{i:05d}",
-            doc_id=doc_id,
-            path=path,
-            title=path,
-            section_path=sec,
-            page_start=i + 1,
-            page_end=i + 1,
-            line_start=1,
-            line_end=1,
-            char_start=0,
-            char_end=len(t),
-            text=t,
-            ordinal=i,
-        )
-        for i, (sec, t) in enumerate(texts)
-    ]
+    return make_document(doc_id, path, texts)
 
 
 def entry(chunks: list[Chunk]) -> CatalogueEntry:

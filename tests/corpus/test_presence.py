@@ -11,6 +11,7 @@ from corpus.ingest import Ingestor
 from corpus.presence import DocumentTermProbe, absent_terms, specific_terms
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
+from tests._support.files import write_texts
 
 TOK = Tokenizer()
 
@@ -36,19 +37,31 @@ def test_absent_terms_match_whole_numbers_and_codes() -> None:
     assert absent_terms(["2001"], ["revenue 12001 and 20011"]) == ["2001"]
 
 
+def test_a_numbered_figure_or_table_is_a_specific_term() -> None:
+    # "What is the title of the Figure 7?" asked of a paper with six figures (mmlongbench:128)
+    q = "what is the title of the of the figure 7?"
+    assert specific_terms(TOK.key_terms(q), q) == ("figure 7",)
+    q = "in table 2, which model scores best in 2021?"
+    assert specific_terms(TOK.key_terms(q), q) == ("2021", "table 2")
+    assert specific_terms([], "如图3所示，表1中的电压是多少？") == ("图 3", "表 1")
+    # a count after the number, a thousands separator, a 0: no label
+    assert specific_terms([], "代表3种类型的表2,000行 figure 0") == ()
+    # how documents write them: abbreviated, upper case (normalised), Roman, numbered within
+    text = "see fig. 7, table iii and figure 12.2; 如图 3 所示"
+    assert absent_terms(["figure 7", "table 3", "figure 12", "图 3"], [text]) == []
+    assert absent_terms(["figure 1", "table 33", "图 30"], [text]) == [
+        "figure 1", "table 33", "图 30"]
+
+
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> QdrantChunkStore:
-    docs = tmp_path_factory.mktemp("docs")
-    (docs / "report.md").write_text(
-        "# Annual report 2019\n\n## Results\n\n"
-        "Revenue grew 12% to 4,120 million in fiscal 2019.\n\n"
-        "## Products\n\nThe FW-301 controller ships with a 3 year warranty.\n",
-        encoding="utf-8",
-    )
-    (docs / "other.md").write_text(
-        "# Other report\n\n## Outlook\n\nIn 2022 the FW-3010 replaced the older model.\n",
-        encoding="utf-8",
-    )
+    docs = write_texts(tmp_path_factory.mktemp("docs"), {
+        "report.md": "# Annual report 2019\n\n## Results\n\n"
+                     "Revenue grew 12% to 4,120 million in fiscal 2019.\n\n"
+                     "## Products\n\nThe FW-301 controller ships with a 3 year warranty.\n",
+        "other.md": "# Other report\n\n## Outlook\n\n"
+                    "In 2022 the FW-3010 replaced the older model.\n",
+    })
     st = QdrantChunkStore.embedded(tmp_path_factory.mktemp("presence") / "qdrant")
     Ingestor(st, TOK, None, workers=1).ingest_paths([docs], "c", root=docs)
     return st
@@ -148,13 +161,9 @@ def test_real_report_asked_about_a_year_it_never_writes(
 
 
 def test_a_year_inside_a_date_token_is_found(tmp_path: Path) -> None:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "dividends.md").write_text(
-        "# Directors' report\n\nProposed dividend as at 31.03.2001: Rs 1,200 lacs; as at "
-        "31.03.2002: Rs 1,450 lacs.\n",
-        encoding="utf-8",
-    )
+    docs = write_texts(tmp_path / "docs", {
+        "dividends.md": "# Directors' report\n\nProposed dividend as at 31.03.2001: Rs 1,200 "
+                        "lacs; as at 31.03.2002: Rs 1,450 lacs.\n"})
     st = QdrantChunkStore.embedded(tmp_path / "qdrant")
     Ingestor(st, TOK, None, workers=1).ingest_paths([docs], "d", root=docs)
     assert TOK.terms("31.03.2001") == ["31.03.2001"]  # no index term "2001" of its own

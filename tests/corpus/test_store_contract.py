@@ -15,6 +15,7 @@ from corpus.errors import StoreError
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
 from corpus.types import Chunk, ChunkStore, SearchFilter, SparseVector
+from tests._support.chunks import make_document
 
 pytestmark = pytest.mark.integration
 
@@ -23,27 +24,21 @@ TOK = Tokenizer()
 
 def make_doc(doc_id: str, path: str, texts: list[tuple[tuple[str, ...], str]]) -> list[Chunk]:
     """Chunks of one document, linked and numbered like the chunker's output."""
-    ids = [f"{doc_id[:16]}-{i:05d}" for i in range(len(texts))]
-    return [
-        Chunk(
-            chunk_id=ids[i],
-            doc_id=doc_id,
-            path=path,
-            title=path,
-            section_path=sec,
-            page_start=i + 1,
-            page_end=i + 1,
-            line_start=1,
-            line_end=2,
-            char_start=0,
-            char_end=len(text),
-            text=text,
-            ordinal=i,
-            prev_id=ids[i - 1] if i else None,
-            next_id=ids[i + 1] if i + 1 < len(ids) else None,
-        )
-        for i, (sec, text) in enumerate(texts)
-    ]
+    return make_document(doc_id, path, texts, linked=True, line_end=2)
+
+
+def _other_process(tmp_path: Path, call: str) -> subprocess.CompletedProcess[str]:
+    """Another Python process opening the embedded store in ``tmp_path`` and calling ``call``
+    on it: exit code 3 and the error printed when the store refuses with a ``StoreError``."""
+    code = (
+        "import sys; from corpus.qdrant_store import QdrantChunkStore\n"
+        "from corpus.errors import StoreError\n"
+        f"s = QdrantChunkStore.embedded({str(tmp_path / 'qdrant')!r})\n"
+        f"try:\n    s.{call}\nexcept StoreError as e:\n"
+        "    print(e); sys.exit(3)\n"
+    )
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, cwd=Path(__file__).resolve().parents[2])
 
 
 def vec(seed: int) -> list[float]:
@@ -253,21 +248,8 @@ class TestEdgeBackend(ChunkStoreContract):
     def test_locked_by_another_process(self, tmp_path: Path) -> None:
         s = self.make_store(tmp_path)
         s.ensure_collection("c", dense_dim=None, embed_model=None)
-        code = (
-            "import sys; from corpus.qdrant_store import QdrantChunkStore\n"
-            "from corpus.errors import StoreError\n"
-            f"s = QdrantChunkStore.embedded({str(tmp_path / 'qdrant')!r})\n"
-            "try:\n    s.collection_meta('c')\nexcept StoreError as e:\n"
-            "    print(e); sys.exit(3)\n"
-        )
         try:
-            out = subprocess.run(
-                [sys.executable, "-c", code],
-                capture_output=True,
-                text=True,
-                timeout=60,
-                cwd=Path(__file__).resolve().parents[2],
-            )
+            out = _other_process(tmp_path, "collection_meta('c')")
         finally:
             s.close()
         assert out.returncode == 3, out.stderr
@@ -281,21 +263,8 @@ class TestEdgeBackend(ChunkStoreContract):
         s.ensure_collection("c", dense_dim=None, embed_model=None)
         s.upsert_chunks("c", FAQ[:1], [TOK.sparse(FAQ[0].context_text())])
         s.flush()
-        code = (
-            "import sys; from corpus.qdrant_store import QdrantChunkStore\n"
-            "from corpus.errors import StoreError\n"
-            f"s = QdrantChunkStore.embedded({str(tmp_path / 'qdrant')!r})\n"
-            "try:\n    s.count_chunks('c')\nexcept StoreError as e:\n"
-            "    print(e); sys.exit(3)\n"
-        )
         try:
-            out = subprocess.run(
-                [sys.executable, "-c", code],
-                capture_output=True,
-                text=True,
-                timeout=60,
-                cwd=Path(__file__).resolve().parents[2],
-            )
+            out = _other_process(tmp_path, "count_chunks('c')")
             assert out.returncode == 3, out.stderr
             s.upsert_chunks("c", FAQ[1:], [TOK.sparse(c.context_text()) for c in FAQ[1:]])
         finally:

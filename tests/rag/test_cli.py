@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from gateway.cli import app
 from gateway.settings import get_settings
+from tests._support.files import write_texts
 
 pytestmark = pytest.mark.integration
 
@@ -27,19 +28,14 @@ def _env(mp: pytest.MonkeyPatch, data: Path, model: Path) -> None:
 def collection(tmp_path_factory: pytest.TempPathFactory, embed_model_path: Path) -> Path:
     """A data directory holding collection ``t`` (two small Markdown files), ingested once."""
     root = tmp_path_factory.mktemp("cli")
-    docs = root / "docs"
-    docs.mkdir()
-    (docs / "spec.md").write_text(
-        "# FW-301 heat pump\n\n## Power\nThe FW-301 has a rated heating power of 8 kW at 7 °C "
-        "outdoor temperature.\n\n## Warranty\nThe compressor of the FW-301 carries a warranty "
-        "of five years from the date of installation. Other parts are covered for two years.\n",
-        encoding="utf-8",
-    )
-    (docs / "canteen.md").write_text(
-        "# Canteen\n\n## Opening hours\nThe staff canteen opens at 11:30 and closes at 14:00 on "
-        "working days. Vegetarian dishes are served every day.\n",
-        encoding="utf-8",
-    )
+    docs = write_texts(root / "docs", {
+        "spec.md": "# FW-301 heat pump\n\n## Power\nThe FW-301 has a rated heating power of "
+                   "8 kW at 7 °C outdoor temperature.\n\n## Warranty\nThe compressor of the "
+                   "FW-301 carries a warranty of five years from the date of installation. "
+                   "Other parts are covered for two years.\n",
+        "canteen.md": "# Canteen\n\n## Opening hours\nThe staff canteen opens at 11:30 and "
+                      "closes at 14:00 on working days. Vegetarian dishes are served every day.\n",
+    })
     with pytest.MonkeyPatch.context() as mp:
         _env(mp, root / "data", embed_model_path)
         res = CliRunner().invoke(app, ["ingest", str(docs), "--collection", "t"])
@@ -128,13 +124,10 @@ def test_document_text_is_printed_verbatim(
 ) -> None:
     """Quotes and answers are document text: Rich markup and emoji codes in it are printed as
     they are (``daemon:x:1:1`` came out as ``daemon❌1:1``; a re-verification trial)."""
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "accounts.md").write_text(
-        "# Accounts\n\n## Daemon\nThe account line of the daemon user is daemon:x:1:1 and its "
-        "label reads [bold]keep[/bold] in the passwd file of every host.\n",
-        encoding="utf-8",
-    )
+    docs = write_texts(tmp_path / "docs", {
+        "accounts.md": "# Accounts\n\n## Daemon\nThe account line of the daemon user is "
+                       "daemon:x:1:1 and its label reads [bold]keep[/bold] in the passwd file of "
+                       "every host.\n"})
     monkeypatch.setenv("LOOPGATE_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.delenv("LOOPGATE_EMBED_MODEL_PATH", raising=False)
     get_settings.cache_clear()

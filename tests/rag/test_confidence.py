@@ -20,24 +20,12 @@ from rag.confidence import (
 from rag.errors import CalibrationError
 from rag.fusion import fuse
 from rag.types import ConfidenceFeatures
+from tests._support.chunks import make_chunk
 
 
 def _chunk(doc: str, ordinal: int, text: str) -> Chunk:
-    return Chunk(
-        chunk_id=f"{doc}-{ordinal}",
-        doc_id=doc,
-        path=f"{doc}.md",
-        title=doc,
-        section_path=(),
-        page_start=1,
-        page_end=1,
-        line_start=1,
-        line_end=1,
-        char_start=0,
-        char_end=len(text),
-        text=text,
-        ordinal=ordinal,
-    )
+    return make_chunk(doc, ordinal, text, chunk_id=f"{doc}-{ordinal}", path=f"{doc}.md",
+                      page_start=1, page_end=1)
 
 
 def test_auroc_known_values() -> None:
