@@ -34,7 +34,6 @@ import argparse
 import hashlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -44,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from _common import free_port, rss_mb, wait_healthy
 
 POINTS = ("before_202", "queued", "parsing", "embedding", "switching")
 
@@ -116,12 +116,6 @@ main()
 '''
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _doc(tag: str, sections: int) -> bytes:
     body = "\n\n".join(
         f"## Part {i}\n\nItem {tag}-{i}: the warranty for model {tag.upper()}{i} lasts "
@@ -139,7 +133,7 @@ class Server:
     def __init__(self, data: Path, log: Path, env: dict[str, str]) -> None:
         _SERVERS.append(self)
         self.data, self.log, self.env = data, log, env
-        self.port = _free_port()
+        self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -153,30 +147,18 @@ class Server:
         self.proc = subprocess.Popen([sys.executable, "-c", _CHILD], env=env,
                                      stdout=self.log.open("ab"), stderr=subprocess.STDOUT,
                                      start_new_session=True)
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                if marker is not None and marker.exists():
-                    return  # the fault fired on a job resumed at start-up
-                raise RuntimeError(self.log.read_text(errors="replace")[-3000:])
-            try:
-                if httpx.get(f"{self.base}/healthz", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
+        if wait_healthy(self.base, self.proc, timeout_s, poll_s=0.1):
+            return
+        if self.proc.poll() is not None:
+            if marker is not None and marker.exists():
+                return  # the fault fired on a job resumed at start-up
+            raise RuntimeError(self.log.read_text(errors="replace")[-3000:])
         raise RuntimeError("the server did not start")
 
     def rss_mb(self) -> float:
         """Resident memory of the server process, MB."""
         assert self.proc is not None
-        try:
-            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-        except OSError:
-            pass
-        return 0.0
+        return rss_mb(self.proc.pid)
 
     def wait_dead(self, timeout_s: float = 60) -> int | None:
         assert self.proc is not None

@@ -29,7 +29,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -39,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from _common import free_port, stop_process, wait_healthy
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -58,16 +58,10 @@ end
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def start_server(data_dir: Path, collection: str, embed_model: str | None,
                  redis: str | None) -> tuple[subprocess.Popen[str], str]:
     """``loopgate serve`` on a free loopback port; returns the process and its base URL."""
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "LOOPGATE_DATA_DIR": str(data_dir),
            "LOOPGATE_DEFAULT_COLLECTION": collection}
     if embed_model:
@@ -84,16 +78,8 @@ def start_server(data_dir: Path, collection: str, embed_model: str | None,
         env=env, stdout=log, stderr=subprocess.STDOUT, text=True,
     )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                return proc, base
-        except httpx.TransportError:
-            pass
-        if proc.poll() is not None:
-            break
-        time.sleep(0.2)
+    if wait_healthy(base, proc):
+        return proc, base
     proc.kill()
     log.seek(0)
     raise SystemExit(f"server did not start: {log.read()[-4000:]}")
@@ -273,11 +259,7 @@ def main() -> None:
                     httpx.post(f"{base}/v1/query", json=b, timeout=120)
                 run_phase("rag-path", base, bodies, args, args.rag_requests, proc.pid)
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop_process(proc)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from typing import Any
 
 import httpx
 
@@ -63,22 +64,27 @@ def suggested_settings(base: str) -> str:
     import asyncio
 
     from gateway.wiring.llm_budgets import REQUEST_MARGIN_S
+
+    speed, fit = asyncio.run(measured_budgets(base))
+    return (f"# measured: prompt {speed.prompt_tps} tok/s, generation >= {speed.gen_tps} "
+            f"tok/s\nLOOPGATE_LLM_PROTOCOL=pick LOOPGATE_LLM_TIMEOUT_S={fit.call_timeout_s} "
+            f"LOOPGATE_LOOP_DEADLINE_S={fit.deadline_s} "
+            f"LOOPGATE_REQUEST_DEADLINE_S={fit.deadline_s + REQUEST_MARGIN_S:.1f}")
+
+
+async def measured_budgets(base: str) -> tuple[Any, Any]:
+    """The served model's speed (``loop.llm_speed.probe_speed``, JSON protocol, 600 s per
+    call) and the budgets :func:`loop.llm_speed.fit_budgets` fits to it."""
     from loop import LLMConfig
     from loop.llm_client import AsyncLLMClient
     from loop.llm_speed import fit_budgets, probe_speed
 
-    async def probe() -> str:
-        client = AsyncLLMClient(LLMConfig(base_url=base, protocol="json", timeout_s=600))
-        try:
-            speed = await probe_speed(client)
-        finally:
-            await client.aclose()
-        fit = fit_budgets(speed)
-        return (f"# measured: prompt {speed.prompt_tps} tok/s, generation >= {speed.gen_tps} "
-                f"tok/s\nLOOPGATE_LLM_PROTOCOL=pick LOOPGATE_LLM_TIMEOUT_S={fit.call_timeout_s} "
-                f"LOOPGATE_LOOP_DEADLINE_S={fit.deadline_s} "
-                f"LOOPGATE_REQUEST_DEADLINE_S={fit.deadline_s + REQUEST_MARGIN_S:.1f}")
-    return asyncio.run(probe())
+    client = AsyncLLMClient(LLMConfig(base_url=base, protocol="json", timeout_s=600))
+    try:
+        speed = await probe_speed(client)
+    finally:
+        await client.aclose()
+    return speed, fit_budgets(speed)
 
 
 def wait_health(base: str, timeout_s: float = 120.0) -> bool:

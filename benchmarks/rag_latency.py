@@ -39,13 +39,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _common import percentile
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-
-
-def _pct(values: list[float], q: float) -> float:
-    s = sorted(values)
-    return s[min(len(s) - 1, max(0, round(q * (len(s) - 1))))]
 
 
 def _row(ans: Any) -> dict[str, Any]:
@@ -84,9 +81,8 @@ def main() -> None:
 
     from dataclasses import replace
 
-    from gateway.wiring import build_retriever
-    from gateway.wiring import get_embedder, get_tokenizer, open_store
     from gateway.settings import get_settings
+    from gateway.wiring import build_retriever, get_embedder, get_tokenizer, open_store
     from rag.embedder import FastEmbedEmbedder
     from rag.pipeline import RagPipeline
 
@@ -159,8 +155,8 @@ def main() -> None:
     n = len(stages["total"])
     out = {
         k: {
-            "p50": round(_pct(v, 0.5), 2),
-            "p95": round(_pct(v, 0.95), 2),
+            "p50": round(percentile(v, 0.5), 2),
+            "p95": round(percentile(v, 0.95), 2),
             "mean": round(statistics.fmean(v), 2),
         }
         for k, v in stages.items() if v

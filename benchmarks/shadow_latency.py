@@ -30,7 +30,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -43,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from _common import free_port, percentile, wait_healthy
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -81,26 +81,16 @@ class _Legacy(BaseHTTPRequestHandler):
         self.wfile.write(raw)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _pct(values: list[float], p: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
-
-
 def _summary(ms: list[float]) -> str:
     return (
-        f"p50 {_pct(ms, 50):7.1f}  p95 {_pct(ms, 95):7.1f}  p99 {_pct(ms, 99):7.1f}  "
+        f"p50 {percentile(ms, 0.50):7.1f}  p95 {percentile(ms, 0.95):7.1f}  "
+        f"p99 {percentile(ms, 0.99):7.1f}  "
         f"mean {statistics.fmean(ms):7.1f}  (n={len(ms)})"
     )
 
 
 def _start_gateway(env: dict[str, str], log: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = _free_port()
+    port = free_port()
     cmd = [
         sys.executable,
         "-m",
@@ -123,14 +113,10 @@ def _start_gateway(env: dict[str, str], log: Path) -> tuple[subprocess.Popen[byt
         start_new_session=True,
     )
     url = f"http://127.0.0.1:{port}"
-    for _ in range(600):
-        if proc.poll() is not None:
-            raise SystemExit(f"gateway exited:\n{log.read_text(errors='replace')}")
-        try:
-            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                return proc, url
-        except httpx.HTTPError:
-            time.sleep(0.2)
+    if wait_healthy(url, proc):
+        return proc, url
+    if proc.poll() is not None:
+        raise SystemExit(f"gateway exited:\n{log.read_text(errors='replace')}")
     raise SystemExit("gateway did not start")
 
 

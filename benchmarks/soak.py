@@ -33,7 +33,6 @@ import os
 import random
 import re
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -43,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from _common import free_port, rss_mb, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT.parent / "shared" / "cases"
@@ -54,12 +54,6 @@ QUESTIONS = [
     "How long does standard shipping take?", "What is the return period?",
     "What does the warranty cover?",
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _grounded(body: dict[str, Any]) -> dict[str, Any]:
@@ -79,7 +73,7 @@ class Redis:
     """A private redis-server on a free port."""
 
     def __init__(self, folder: Path) -> None:
-        self.port, self.folder = _free_port(), folder
+        self.port, self.folder = free_port(), folder
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
@@ -93,16 +87,6 @@ class Redis:
             self.proc.kill()
             self.proc.wait(10)
             self.proc = None
-
-
-def _rss_mb(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
 
 
 def _pct(xs: list[float], q: float) -> float:
@@ -211,7 +195,7 @@ async def _events(args: argparse.Namespace, llm: Any, redis: Redis, log: list[st
 async def _sample(pid: int, t0: float, stop: float, every: float,
                   out: list[tuple[float, float]]) -> None:
     while time.monotonic() < stop:
-        out.append((time.monotonic() - t0, _rss_mb(pid)))
+        out.append((time.monotonic() - t0, rss_mb(pid)))
         await asyncio.sleep(every)
 
 
@@ -245,7 +229,7 @@ def main() -> None:
     redis.start()
     normal: list[Any] = [_grounded]
     with ScriptedChatServer(normal) as llm:
-        port = _free_port()
+        port = free_port()
         env = {k: v for k, v in os.environ.items() if not k.startswith("LOOPGATE_")}
         env.update({"LOOPGATE_DATA_DIR": str(tmp / "data"), "LOOPGATE_DEFAULT_COLLECTION": "docs",
                     "LOOPGATE_REDIS_URL": f"redis://127.0.0.1:{redis.port}/0",
@@ -260,12 +244,8 @@ def main() -> None:
                                 start_new_session=True)
         base = f"http://127.0.0.1:{port}"
         try:
-            for _ in range(600):
-                try:
-                    if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    time.sleep(0.2)
+            if not wait_healthy(base, proc):
+                raise SystemExit(f"loopgate serve did not start (log in {tmp})")
             _setup_docs(base)
             total = args.minutes * 60
             load = Load(base)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from benchmarks.fidelity_set import break_font
 from corpus.chunker import chunk_document
 from corpus.errors import ParseError
 from corpus.parsers import parse_file
@@ -19,12 +20,6 @@ from corpus.parsers.pdf import warned_pages
 ZH = "网络运营者应当按照网络安全等级保护制度的要求履行安全保护义务，网络日志留存不少于六个月。"
 ZH_T = "網路經營者應當按照網路安全等級保護制度的要求履行安全保護義務，網路日誌留存不少於六個月。"
 EN = "Network operators shall keep their network logs for no less than six months."
-_PUA_CMAP = """/CIDInit /ProcSet findresource begin 12 dict begin begincmap
-/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def
-/CMapName /Garbled def /CMapType 2 def
-1 begincodespacerange <0000> <FFFF> endcodespacerange
-1 beginbfrange <0000> <FFFF> <E000> endbfrange
-endcmap CMapName currentdict /CMap defineresource pop end end"""
 
 
 def _page(doc: pymupdf.Document, text: str, font: str) -> pymupdf.Page:
@@ -35,33 +30,12 @@ def _page(doc: pymupdf.Document, text: str, font: str) -> pymupdf.Page:
     return page
 
 
-def _break_font(doc: pymupdf.Document, page: pymupdf.Page, how: str) -> None:
-    """Give the page its own copy of the font dictionary (PyMuPDF shares one embedded font
-    between pages) with no ToUnicode map, or one that maps every glyph to private use."""
-    name = page.get_fonts()[0][4]
-    xref = page.get_fonts()[0][0]
-    copy = doc.get_new_xref()
-    doc.update_object(copy, doc.xref_object(xref))
-    if how == "no_tounicode":
-        doc.xref_set_key(copy, "ToUnicode", "null")
-    else:
-        cmap = doc.get_new_xref()
-        doc.update_object(cmap, "<<>>")
-        doc.update_stream(cmap, _PUA_CMAP.encode())
-        doc.xref_set_key(copy, "ToUnicode", f"{cmap} 0 R")
-    res = doc.xref_get_key(page.xref, "Resources")
-    if res[0] == "xref":
-        doc.xref_set_key(int(res[1].split()[0]), f"Font/{name}", f"{copy} 0 R")
-    else:
-        doc.xref_set_key(page.xref, f"Resources/Font/{name}", f"{copy} 0 R")
-
-
 def _mixed_pdf(path: Path) -> Path:
     doc = pymupdf.open()
     _page(doc, EN + " " + ZH, "F0")
     _page(doc, ZH_T, "F0")
-    _break_font(doc, _page(doc, ZH + EN, "F1"), "no_tounicode")
-    _break_font(doc, _page(doc, ZH, "F2"), "pua")
+    break_font(doc, _page(doc, ZH + EN, "F1"), "no_tounicode")
+    break_font(doc, _page(doc, ZH, "F2"), "pua")
     doc.save(path)
     doc.close()
     return path
@@ -92,7 +66,7 @@ def test_garbled_pages_are_reported_and_kept_out(tmp_path: Path, no_ocr: None) -
 
 def test_a_wholly_garbled_pdf_needs_ocr(tmp_path: Path, no_ocr: None) -> None:
     doc = pymupdf.open()
-    _break_font(doc, _page(doc, ZH, "F1"), "no_tounicode")
+    break_font(doc, _page(doc, ZH, "F1"), "no_tounicode")
     doc.save(tmp_path / "bad.pdf")
     with pytest.raises(ParseError) as err:
         parse_file(tmp_path / "bad.pdf")

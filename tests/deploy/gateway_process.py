@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import dockerfile
-import httpx
+
+from benchmarks._common import free_port as free_port  # the deploy tests take it from here
+from benchmarks._common import wait_healthy as healthz_ok
 
 REPO = Path(__file__).resolve().parents[2]
 DOCKERFILE = REPO / "deploy/Dockerfile"
@@ -25,12 +25,6 @@ def image_command() -> tuple[list[str], list[str]]:
     cmd = [c for c in cmds if c.cmd.upper() == "CMD"][-1]
     assert entry.json and cmd.json, "ENTRYPOINT and CMD must use the exec (JSON) form"
     return list(entry.value), list(cmd.value)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def local_command(port: int) -> list[str]:
@@ -70,18 +64,12 @@ def wait_healthy(
     proc: subprocess.Popen[bytes], port: int, log_path: Path, timeout_s: float = 90.0
 ) -> None:
     """Poll /healthz until it answers 200; fail with the process log if it dies or times out."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(
-                f"gateway exited with {proc.returncode}:\n{log_path.read_text(errors='replace')}"
-            )
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1.0).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
+    if healthz_ok(f"http://127.0.0.1:{port}", proc, timeout_s):
+        return
+    if proc.poll() is not None:
+        raise AssertionError(
+            f"gateway exited with {proc.returncode}:\n{log_path.read_text(errors='replace')}"
+        )
     raise AssertionError(
         f"gateway not healthy after {timeout_s} s:\n{log_path.read_text(errors='replace')}"
     )

@@ -7,14 +7,14 @@ import asyncio
 import json
 import logging
 import os
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
+
+from benchmarks._common import free_port, wait_healthy
 
 pytestmark = pytest.mark.integration
 
@@ -59,23 +59,13 @@ async def test_query_and_stream_are_logged_with_route_and_latency(
 
 
 def test_loopgate_serve_prints_one_json_line_per_request(tmp_path: Path) -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     env = {**os.environ, "LOOPGATE_DATA_DIR": str(tmp_path / "data")}
     env.pop("LOOPGATE_EMBED_MODEL_PATH", None)
     proc = subprocess.Popen([*LOOPGATE, "serve", "--port", str(port), "--log-level", "warning"],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-            time.sleep(0.2)
+        assert wait_healthy(f"http://127.0.0.1:{port}", proc, timeout_s=60), proc.communicate()
         r = httpx.post(f"http://127.0.0.1:{port}/v1/query", json={"question": "anything?"},
                        timeout=30)
         assert r.status_code == 200

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -16,15 +15,11 @@ import httpx
 import pytest
 from _apphelp import CASE12
 
+from benchmarks._common import free_port, stop_process, wait_healthy
+
 pytestmark = pytest.mark.integration
 
 LOOPGATE = [sys.executable, "-c", "from gateway.cli import main; main()"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -33,7 +28,7 @@ def server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
 
     Keyword-only (no embedding model) so the server process starts in a few seconds; the
     in-process API tests cover dense retrieval."""
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "LOOPGATE_DATA_DIR": str(tmp_path / "data"),
            "LOOPGATE_DEFAULT_COLLECTION": "docs"}
     proc = subprocess.Popen([*LOOPGATE, "serve", "--host", "127.0.0.1", "--port", str(port),
@@ -41,24 +36,12 @@ def server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
                             stderr=subprocess.STDOUT, text=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"loopgate serve did not start: {proc.stdout.read() if proc.stdout else ''}")
-            time.sleep(0.2)
+        if not wait_healthy(base, proc, timeout_s=60):
+            raise RuntimeError("loopgate serve did not start: "
+                               f"{proc.stdout.read() if proc.stdout else ''}")
         yield base, env
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)
 
 
 def test_real_server_end_to_end(server, cases_dir: Path) -> None:
@@ -94,7 +77,7 @@ def test_real_server_end_to_end(server, cases_dir: Path) -> None:
                          env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 1, out.stdout + out.stderr
     assert "held by another LoopGate process" in out.stderr
-    again = subprocess.run([*LOOPGATE, "serve", "--port", str(_free_port())], env=env,
+    again = subprocess.run([*LOOPGATE, "serve", "--port", str(free_port())], env=env,
                            capture_output=True, text=True, timeout=120)
     assert again.returncode == 1 and "held by another" in again.stderr
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import KB
 
+from benchmarks.local_llm_server import measured_budgets
 from corpus.citations import make_citation
 from loop import LLMConfig, LoopAgent, LoopConfig
 
@@ -44,16 +45,8 @@ def test_local_model_reads_and_cites_or_says_not_found(kb: KB, llm_url: str):
 def test_local_model_picks_a_line_with_budgets_from_its_measured_speed(kb: KB, llm_url: str):
     """The pick step with the real model, its call timeout and loop deadline sized by a speed
     probe of the same server (issue 14 item 4): no deadline stop, a verified citation."""
-    from loop.llm_client import AsyncLLMClient
-    from loop.llm_speed import fit_budgets, probe_speed
-
     async def go():
-        probe = AsyncLLMClient(LLMConfig(base_url=llm_url, protocol="json", timeout_s=600))
-        try:
-            speed = await probe_speed(probe)
-        finally:
-            await probe.aclose()
-        fit = fit_budgets(speed)
+        speed, fit = await measured_budgets(llm_url)
         agent = LoopAgent(kb.store, kb.search, documents=kb,
                           llm=LLMConfig(base_url=llm_url, protocol="pick",
                                         timeout_s=fit.call_timeout_s),
