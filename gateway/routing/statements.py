@@ -3,8 +3,9 @@ item 4), by rules and without I/O.
 
 - :func:`statements`: sentences of retrieved chunks that hold a value (a number with its unit:
   ``60 EUR``, ``30 天``, ``15%``; in ``from 50 to 60`` / ``由50调整为60`` the new value) and the
-  question's key terms (:func:`content_terms`: English words, Chinese character pairs); a date
-  or a product code (:func:`codes`) is never a value.
+  question's key terms (:func:`content_terms`: English words, Chinese character pairs); a date,
+  a product code (:func:`codes`) or a clause / section / version number (``6.2.4``) is never a
+  value.
 - :func:`doc_date`: a document's date (an effective / issue / version date in its title,
   headings or text — ``2025-03-01``, ``2025年3月1日``, ``1 March 2025``, ``March 1, 2025`` — else
   the latest such date in its passages).
@@ -31,6 +32,8 @@ _UNIT = (r"\s*(%|％|percent|per\s*cent|days?|working\s+days|weeks?|months?|year
 _VALUE = re.compile(rf"(?<![0-9A-Za-z.])(€|\$|£)?\s*({_NUM}){_UNIT}", re.I)
 # a product or part code (FX-1001, ESP32-PICO-D4, CH583): its digits are a name, not a value
 _CODE = re.compile(r"(?<![0-9A-Za-z])[A-Za-z]{1,8}-?\d[0-9A-Za-z]*(?:-[0-9A-Za-z]+)*")
+# a clause, section or version number (6.2.4, 1.2.0): two dots or more, no value
+_DOTTED = re.compile(r"(?<![0-9A-Za-z.])\d+(?:\.\d+){2,}")
 _CHANGE = re.compile(r"\b(?:from\s+\S+\s+)?to\b|\bnow\b|改为|调整为|变更为|"
                      r"提高到|提高至|降低到|降低至|上调至|下调至|调至|增至|减至|变为", re.I)
 _DATE_PATTERNS = [
@@ -86,7 +89,7 @@ def _value_of(sentence: str) -> tuple[str, str] | None:
     """The value a sentence gives: after a change marker (``to 60``, ``调整为60``) the value
     after it, else the first value that is not part of a date."""
     undated = sentence
-    for pat in (*_DATE_PATTERNS, _DMY, _MDY, _CODE):
+    for pat in (*_DATE_PATTERNS, _DMY, _MDY, _CODE, _DOTTED):
         undated = pat.sub(lambda m: " " * len(m.group(0)), undated)
     values = [m for m in _VALUE.finditer(undated)]
     values = [m for m in values if m.group(2).strip(".,")]

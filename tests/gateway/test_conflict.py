@@ -100,3 +100,26 @@ def test_other_products_and_injection_lines_are_never_a_rival() -> None:
 
     cited = [make_citation(mine.chunk, "The rated pressure of the FX-1001 pump is 12.5 bar.")]
     assert find_rival(q, cited, [mine, other, hostile]) is None
+
+
+def test_a_section_or_version_number_is_never_a_value() -> None:
+    """'6.2.4' (a clause, section or version number) gave the value '6.2.4', whose float
+    conversion raised in find_rival: POST /v1/query answered 500 (zh PDFs copied 3 times,
+    benchmarks/scale.py). It is skipped like a date or a code; the value after it is taken."""
+    from corpus.citations import make_citation
+    from corpus.types import SearchHit
+    from gateway.routing.conflict import find_rival
+    from gateway.routing.statements import statements
+
+    def hit(doc: str, text: str) -> SearchHit:
+        c = Chunk(chunk_id=f"{doc}-0", doc_id=doc, path=f"{doc}.md", title=doc,
+                  section_path=(), page_start=1, page_end=1, line_start=1, line_end=1,
+                  char_start=0, char_end=len(text), text=text)
+        return SearchHit(c, 1.0)
+
+    q = "How long does the insulation test of clause 6.2.4 take?"
+    mine = hit("a", "The insulation test of clause 6.2.4 takes 30 minutes.")
+    copy = hit("b", "The insulation test of clause 6.2.4 (version 1.2.0) takes 30 minutes.")
+    assert [s.value for s in statements(q, [mine, copy])] == ["30", "30"]
+    cited = [make_citation(mine.chunk, "The insulation test of clause 6.2.4 takes 30 minutes.")]
+    assert find_rival(q, cited, [mine, copy]) is None
