@@ -132,16 +132,22 @@ def serve_figures(data: Path, env: dict[str, str], qs: list[str]) -> dict[str, f
         if not wait_healthy(base, proc):
             raise SystemExit("loopgate serve did not start")
         lat: list[float] = []
+        errors = 0
         with httpx.Client(base_url=base, timeout=60) as client:
             for i, q in enumerate(qs):
                 body = {"question": q, "collection": "scale", "mode": "rag", "use_cache": False}
-                route = client.post("/v1/query", json=body).json()["route"]
-                ms = route["latency_ms"]
+                resp = client.post("/v1/query", json=body)
+                if resp.status_code != 200:  # counted and shown, not timed
+                    errors += 1
+                    print(f"HTTP {resp.status_code} on {q!r}: {resp.text[:200]}", file=sys.stderr)
+                    continue
+                ms = resp.json()["route"]["latency_ms"]
                 if i >= 5:  # warm-up
                     lat.append(ms.get("retrieve", 0.0) + ms.get("rag_answer", 0.0))
         hwm = re.search(r"VmHWM:\s+(\d+) kB", Path(f"/proc/{proc.pid}/status").read_text())
         return {"rag_p50_ms": percentile(lat, 0.5), "rag_p95_ms": percentile(lat, 0.95),
-                "serve_rss_mb": int(hwm.group(1)) / 1024 if hwm else float("nan")}
+                "serve_rss_mb": int(hwm.group(1)) / 1024 if hwm else float("nan"),
+                "http_errors": errors}
     finally:
         proc.terminate()
         proc.wait(timeout=30)
