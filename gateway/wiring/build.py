@@ -142,8 +142,10 @@ def assemble(c: Components) -> None:
         c.agent = LoopAgent(
             c.store, RetrieverSearch(retriever), llm=answer_llm, key_terms=c.tokenizer,
             documents=catalogue_directory(c.store),
-            # evidence sentences are short: batches of UNIT_EMBED_BATCH, as before issue 19
-            embedder=(SharedUnitEmbedder(c.embedder.with_batch_size(UNIT_EMBED_BATCH))
+            # evidence sentences are short: batches of UNIT_EMBED_BATCH, as before issue 19;
+            # questions through the retrieval embedder's query cache (the RAG path's vector)
+            embedder=(SharedUnitEmbedder(c.embedder.with_batch_size(UNIT_EMBED_BATCH),
+                                         queries=c.embedder)
                       if c.embedder is not None else None),
             phrases=retriever.expander.phrases if retriever.expander is not None else None,
             config=LoopConfig(max_loops=s.loop_max_loops, tool_timeout_s=s.timeout_tool_s,
