@@ -34,6 +34,7 @@ from typing import TypeVar
 
 from number_parser import parse_number, parse_ordinal
 
+from corpus.quantity_kind import asked_kind, states_kind
 from corpus.types import Citation
 
 T = TypeVar("T")
@@ -264,11 +265,16 @@ def states_dimension(dimension: str, text: str) -> bool:
     return _STATES_UNIT[dimension].search(unicodedata.normalize("NFKC", text)) is not None
 
 
-def content_misses(question: str, text: str) -> list[str]:
+def content_misses(question: str, text: str, unit: str | None = None) -> list[str]:
     """Why evidence ``text`` (the answer unit, with its chunk's text when the caller has it)
     does not state what ``question`` asks, as flags (empty: it does):
-    ``asks_visual:<kind>`` (:func:`visual_ask` / :func:`visual_supported`) and
-    ``no_value_in:<dimension>`` (:func:`asked_dimension` / :func:`states_dimension`)."""
+    ``asks_visual:<kind>`` (:func:`visual_ask` / :func:`visual_supported`),
+    ``no_value_in:<dimension>`` (:func:`asked_dimension` / :func:`states_dimension`) and
+    ``no_value_in:days`` / ``no_value_in:multiple`` (the kind of count asked:
+    ``corpus.quantity_kind``), looked for in ``unit`` (the quoted unit alone) when given: a
+    count and its unit word stand in the sentence that answers, while a chunk holds other
+    sentences' dates and percentages (a wage article quoted for "多少倍" in a chunk with a 10 %
+    bonus share)."""
     out: list[str] = []
     ask = visual_ask(question)
     if ask is not None and not visual_supported(ask, text):
@@ -276,13 +282,18 @@ def content_misses(question: str, text: str) -> list[str]:
     dim = asked_dimension(question)
     if dim is not None and not states_dimension(dim, text):
         out.append("no_value_in:" + dim)
+    kind = asked_kind(question)
+    if kind is not None and not states_kind(kind, text if unit is None else unit):
+        out.append("no_value_in:" + kind)
     return out
 
 
 def asks_content(question: str) -> bool:
-    """True when ``question`` asks what :func:`content_misses` checks (a visual attribute or a
-    value in a physical unit): the caller then needs the evidence text."""
-    return visual_ask(question) is not None or asked_dimension(question) is not None
+    """True when ``question`` asks what :func:`content_misses` checks (a visual attribute, a
+    value in a physical unit, a number of days or a multiple): the caller then needs the
+    evidence text."""
+    return (visual_ask(question) is not None or asked_dimension(question) is not None
+            or asked_kind(question) is not None)
 
 
 def page_misses(question: str, items: Sequence[T],

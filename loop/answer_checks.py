@@ -126,7 +126,8 @@ class AnswerChecks:
                     self.timeout_s or None)
             except Exception:  # noqa: BLE001 - a failed read keeps the answer
                 return res
-            why += content_misses(question, first.quote + "\n" + (chunks[0].text if chunks else ""))
+            why += content_misses(question, first.quote + "\n" + (chunks[0].text if chunks else ""),
+                                  first.quote)
         if why:
             res.answer, res.found, res.citations = NOT_FOUND, False, []
             res.out_of_scope = why

@@ -97,7 +97,8 @@ def scoped_evidence(
     if kept and asks_content(question):
         by_id = {c.chunk_id: c for c in chunks}
         best = by_id.get(kept[0].citation.chunk_id)
-        misses = content_misses(question, kept[0].text + "\n" + (best.text if best else ""))
+        misses = content_misses(question, kept[0].text + "\n" + (best.text if best else ""),
+                                kept[0].text)
         if misses:
             kept, flags = [], [*flags, *misses]
     return kept, flags

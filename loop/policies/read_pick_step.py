@@ -43,7 +43,8 @@ def offline_misses(state: LoopState, base: LoopResult) -> list[str]:
         return []
     first = base.citations[0]
     chunk = state.ctx.read.get(first.chunk_id)
-    return content_misses(state.question, first.quote + "\n" + (chunk.text if chunk else ""))
+    return content_misses(state.question, first.quote + "\n" + (chunk.text if chunk else ""),
+                          first.quote)
 
 
 class PickStep(ReadCalls):
