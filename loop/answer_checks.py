@@ -26,15 +26,7 @@ from functools import partial
 
 from corpus.answer_support import SupportModel, support_features
 from corpus.citations import display_quote
-from corpus.derived import (
-    adjacent_runs,
-    chunks_above,
-    computable,
-    derived_answer,
-    document_search,
-    looked_up_answer,
-    looks_up,
-)
+from corpus.derived import adjacent_runs, computable, looks_up, statement_figure
 from corpus.document_vocabulary import DocumentVocabulary
 from corpus.presence import DocumentTermProbe, specific_terms, unit_lacks
 from corpus.question_scope import asks_content, content_misses, page_misses
@@ -246,17 +238,11 @@ class AnswerChecks:
             runs = adjacent_runs(chunks)
             # rows whose period header sits in chunks not read: the chunks above them; a
             # formula's line item not read: searched in the document it reads (corpus.derived)
-            above = chunks_above(self.store, collection)
-            if not computing:
-                return looked_up_answer(question, runs, tok.key_terms, normalize, make_citation,
-                                        self.phrases, above)
-            sparse = getattr(tok, "sparse_query", None)
             docs = {c.doc_id for c in chunks}
-            more = (document_search(self.store, collection, sparse,
+            sparse = getattr(tok, "sparse_query", None) if confined or len(docs) == 1 else None
+            return statement_figure(question, runs, tok.key_terms, normalize, make_citation,
+                                    self.phrases, self.store, collection, sparse,
                                     runs[0][0].doc_id if runs else None)
-                    if sparse is not None and (confined or len(docs) == 1) else None)
-            return derived_answer(question, runs, tok.key_terms, normalize, make_citation,
-                                  self.phrases, more, above)
 
         try:
             got = await asyncio.wait_for(asyncio.to_thread(compute),

@@ -18,14 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from corpus.derived import (
-    chunks_above,
-    computable,
-    derived_answer,
-    document_search,
-    looked_up_answer,
-    looks_up,
-)
+from corpus.derived import computable, looks_up, statement_figure
 from corpus.types import Chunk, ChunkStore, Citation
 from rag.types import Evidence, Retrieval
 
@@ -65,17 +58,15 @@ def figure_answer(
     resolved = retrieval.resolved_filter
     docs = set(resolved.doc_ids) if resolved is not None and resolved.doc_ids else (
         {evidence[0].citation.doc_id} if evidence and evidence[0].citation.doc_id else set())
-    above = chunks_above(store, retrieval.collection) if store is not None else None
     if computable(question):
-        sparse = getattr(tokenizer, "sparse_query", None)
         first = next(iter(sorted(docs))) if len(docs) == 1 else None
-        more = (document_search(store, retrieval.collection, sparse, first)
-                if store is not None and sparse is not None else None)
-        got = derived_answer(question, [it.chunks for it in retrieval.items], key_terms,
-                             normalize, make_citation, phrases, more, above)
+        got = statement_figure(question, [it.chunks for it in retrieval.items], key_terms,
+                               normalize, make_citation, phrases, store, retrieval.collection,
+                               getattr(tokenizer, "sparse_query", None), first)
         return (got[0], got[1], "computed") if got is not None else None
     if not docs:
         return None
     groups = [it.chunks for it in retrieval.items if it.chunk.doc_id in docs]
-    got = looked_up_answer(question, groups, key_terms, normalize, make_citation, phrases, above)
+    got = statement_figure(question, groups, key_terms, normalize, make_citation, phrases, store,
+                           retrieval.collection)
     return (got[0], got[1], "looked_up") if got is not None else None

@@ -37,6 +37,7 @@ from corpus.derived._answers import (
     derived_answer,
     looked_up_answer,
     looks_up,
+    statement_figure,
 )
 from corpus.derived._numbers import converted
 from corpus.derived._rows import adjacent_runs, chunks_above, document_search, statement_rows_of
@@ -44,4 +45,4 @@ from corpus.derived._types import Derived, MoreRows, RowAt, TextAbove
 
 __all__ = ["Derived", "MoreRows", "RowAt", "TextAbove", "adjacent_runs", "chunks_above",
            "computable", "converted", "derive", "derived_answer", "document_search",
-           "looked_up_answer", "looks_up", "statement_rows_of"]
+           "looked_up_answer", "looks_up", "statement_figure", "statement_rows_of"]

@@ -5,12 +5,18 @@ or one year's figure read from a statement row, each with the rows to cite
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from corpus.derived._asked import asked_phrase
 from corpus.derived._evaluate import formula_answer
 from corpus.derived._numbers import converted, decimals_of, fmt, years_in
-from corpus.derived._rows import best_row, cell_value, statement_rows_of
+from corpus.derived._rows import (
+    best_row,
+    cell_value,
+    chunks_above,
+    document_search,
+    statement_rows_of,
+)
 from corpus.derived._types import (
     CitationMaker,
     Derived,
@@ -24,9 +30,10 @@ from corpus.derived._types import (
 from corpus.formula import definitions
 from corpus.statement_rows import asked_unit
 from corpus.tokenizer import asks_quantity
-from corpus.types import Chunk, Citation
+from corpus.types import Chunk, ChunkStore, Citation, SparseVector
 
-__all__ = ["computable", "derive", "derived_answer", "looked_up_answer", "looks_up"]
+__all__ = ["computable", "derive", "derived_answer", "looked_up_answer", "looks_up",
+           "statement_figure"]
 
 _CHANGE = re.compile(r"\b(?:chang|grow|increas|decreas|declin)(?:e|es|ed|th|ing)?\b", re.I)
 
@@ -186,3 +193,26 @@ def looked_up_answer(question: str, chunk_groups: Sequence[Sequence[Chunk]],
     scaled = converted(cell.value, r.scale, asked_unit(question)) if cell.value is not None \
         else ""
     return f"{r.row.label}, {years[0]}: {cell.raw}{scaled} — {cit.quote}", [cit]
+
+
+def statement_figure(question: str, chunk_groups: Sequence[Sequence[Chunk]],
+                     key_terms: KeyTerms, normalize: Normalize, make_citation: CitationMaker,
+                     phrases: KeyTerms | None, store: ChunkStore | None, collection: str,
+                     encode: Callable[[str], SparseVector] | None = None,
+                     search_doc: str | None = None) -> tuple[str, list[Citation]] | None:
+    """The figure a question asks of the statement rows of ``chunk_groups``, the one way the
+    RAG path (``rag.compose``) and the LoopAgent (``loop.answer_checks``) read it: computed
+    (:func:`derived_answer`) when the question has a computable form, else the row that holds
+    it (:func:`looked_up_answer`); ``None`` when neither answers. A row's period header may be
+    read in the chunks above it in ``store`` (:func:`chunks_above`; ``None``: no store read),
+    and a formula's line item missing from the groups is searched for
+    (:func:`document_search`, in ``search_doc`` until a row is read) when ``encode`` (the
+    tokenizer's ``sparse_query``) is given. Other arguments as :func:`derived_answer`."""
+    above = chunks_above(store, collection) if store is not None else None
+    if not computable(question):
+        return looked_up_answer(question, chunk_groups, key_terms, normalize, make_citation,
+                                phrases, above)
+    more = (document_search(store, collection, encode, search_doc)
+            if store is not None and encode is not None else None)
+    return derived_answer(question, chunk_groups, key_terms, normalize, make_citation, phrases,
+                          more, above)
