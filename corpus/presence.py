@@ -41,6 +41,17 @@ _PERIOD_CODE = re.compile(r"^(?:fy|cy|f|y|q[1-4]|h[12])*((?:19|20)\d\d)(?:q[1-4]
 # two digits or more (fw-301, covid-19); "top-3" is words
 _CODE_PART = re.compile(r"[a-z]\d|\d[a-z]|(?<![a-z0-9])\d{2,}")
 _PERIOD_YEAR = re.compile(r"^(?:fy|cy|q[1-4]|h[12])'?(\d{2}|\d{4})$")
+# a numbered figure or table the question names: "Figure 7", "Fig. 3", "Table 2", "图7", "表3"
+# ("代表3种" is no table: a count word follows the number)
+_LABEL_ASKED = re.compile(
+    r"\b(?P<en>figure|fig\.|table)\s*(?P<n>\d{1,3})(?!\d|,\d)"
+    r"|(?P<zh>[图圖表])\s*(?P<m>\d{1,3})(?!,\d)(?![\d个種种名位项項条條年月日天次件人元])")
+# the term a label becomes, and how a document may write it (any case after normalising)
+_LABEL_TERM = re.compile(r"^(figure|table|图|表) (\d{1,3})$")
+_ROMAN = ("", "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii", "xiii",
+          "xiv", "xv", "xvi", "xvii", "xviii", "xix", "xx")
+_LABEL_WRITTEN = {"figure": r"\b(?:figure|fig\.?)", "table": r"\b(?:table|tab\.)",
+                  "图": "[图圖]", "表": "表"}
 
 
 def specific_terms(key_terms: Iterable[str], question: str | None = None) -> tuple[str, ...]:
@@ -55,7 +66,12 @@ def specific_terms(key_terms: Iterable[str], question: str | None = None) -> tup
     - a year is four digits 1900–2099 (``2022``); other numbers are not checked: a question
       carries constants of a formula ("DPO = 365 × …"), page numbers and values read off a
       picture ("GMT+13:00") that the text need not hold (both gave false refusals on the dev
-      questions).
+      questions);
+    - a numbered figure or table the question names (``Figure 7``, ``Fig. 3``, ``Table 2``,
+      ``图7``, ``表3``; read from ``question``) gives the term ``figure 7`` / ``table 2`` /
+      ``图 7`` / ``表 3``: a document with no Figure 7 does not answer "What is the title of
+      Figure 7?". The document may write it ``Fig. 7``, ``FIGURE 7``, ``Table VII`` or
+      ``Figure 7.2`` (:func:`absent_terms`).
 
     :param key_terms: the question's key terms in the tokenizer's normal form
         (``Tokenizer.key_terms``).
@@ -83,7 +99,21 @@ def specific_terms(key_terms: Iterable[str], question: str | None = None) -> tup
             continue
         if question is None or _holds(term, question):
             out.append(term)
+    if question is not None:
+        out.extend(_labels(question))
     return tuple(dict.fromkeys(out))
+
+
+def _labels(question: str) -> list[str]:
+    """The numbered figures and tables ``question`` names, as terms (``figure 7``, ``表 3``)."""
+    out = []
+    for m in _LABEL_ASKED.finditer(question):
+        if m.group("en"):
+            kind = "figure" if m.group("en").startswith("fig") else "table"
+            out.append(f"{kind} {int(m.group('n'))}")
+        else:
+            out.append(f"{'表' if m.group('zh') == '表' else '图'} {int(m.group('m'))}")
+    return [t for t in out if not t.endswith(" 0")]
 
 
 def _holds(term: str, text: str) -> bool:
@@ -92,6 +122,12 @@ def _holds(term: str, text: str) -> bool:
     ``holds_term``)."""
     if _YEAR.fullmatch(term):
         return re.search(rf"(?<!\d){term}(?!\d)", text) is not None
+    label = _LABEL_TERM.match(term)
+    if label:
+        kind, n = label.group(1), int(label.group(2))
+        roman = n < len(_ROMAN) and kind in ("figure", "table")
+        num = rf"(?:{n}|{_ROMAN[n]}\b)" if roman else str(n)
+        return re.search(rf"{_LABEL_WRITTEN[kind]}\s*{num}(?!\d)", text) is not None
     return holds_term(term, text)
 
 
@@ -129,6 +165,25 @@ def unit_lacks(
         doc_id = chunk.doc_id
     ask = absent_terms(terms, [normalize("\n".join(texts))])
     return absent(doc_id, ask) if ask and doc_id else []
+
+
+_LABEL_IN_TEXT = re.compile(
+    r"\b(figure|fig\.?|table|tab\.)\s*(\d{1,3}(?!\d)|[ivx]{1,5}\b)|([图圖表])\s*(\d{1,3})(?!\d)")
+
+
+def _written_labels(text: str) -> set[str]:
+    """The figure / table labels a normalised ``text`` writes, as :func:`specific_terms`
+    terms (``Fig. 7`` and ``FIGURE VII`` → ``figure 7``; ``图 3`` → ``图 3``)."""
+    out = set()
+    for m in _LABEL_IN_TEXT.finditer(text):
+        if m.group(1):
+            kind = "figure" if m.group(1).startswith("fig") else "table"
+            num = m.group(2)
+            n = int(num) if num.isdigit() else (_ROMAN.index(num) if num in _ROMAN else 0)
+            out.add(f"{kind} {n}")
+        else:
+            out.add(f"{'表' if m.group(3) == '表' else '图'} {int(m.group(4))}")
+    return out
 
 
 def _chunk_text(c: Chunk) -> str:
@@ -217,7 +272,7 @@ class DocumentTermProbe:
         self.normalize = normalize
         self.top_k = max(1, min(100, top_k))
         self._known = KnownTerms(cache_size)
-        self._doc_years: OrderedDict[str, frozenset[str]] = OrderedDict()
+        self._doc_marks: OrderedDict[str, frozenset[str]] = OrderedDict()
 
     def holds(self, collection: str, doc_id: str, term: str) -> bool:
         """True when some chunk of ``doc_id`` holds ``term`` (an empty query: ``True``)."""
@@ -227,28 +282,30 @@ class DocumentTermProbe:
                 collection, query, self.top_k, SearchFilter(doc_ids=(doc_id,))
             )
             found = any(_holds(term, self.normalize(_chunk_text(h.chunk))) for h in hits)
-            if not found and _YEAR.fullmatch(term):
-                # a year inside one index token ("31.03.2001", "fy2001") is no BM25 term
-                found = term in self._years(collection, doc_id)
+            if not found and (_YEAR.fullmatch(term) or _LABEL_TERM.match(term)):
+                # a year inside one index token ("31.03.2001", "fy2001") is no BM25 term; a
+                # label's number is in too many chunks for the top hits to hold the caption
+                found = term in self._marks(collection, doc_id)
             return found
 
         return self._known.answer(doc_id, term, self.sparse_query, search)
 
-    def _years(self, collection: str, doc_id: str) -> frozenset[str]:
-        """Every four-digit year (1900–2099) the document writes, read once from its chunks
-        (``document_chunks``) and remembered per ``doc_id``; empty when the store cannot list a
-        document's chunks."""
-        if doc_id in self._doc_years:
-            return self._doc_years[doc_id]
+    def _marks(self, collection: str, doc_id: str) -> frozenset[str]:
+        """Every four-digit year (1900–2099) and every figure / table label (as the terms of
+        :func:`specific_terms`: ``figure 7``, ``表 3``) the document writes, read once from its
+        chunks (``document_chunks``) and remembered per ``doc_id``; empty when the store cannot
+        list a document's chunks."""
+        if doc_id in self._doc_marks:
+            return self._doc_marks[doc_id]
         list_chunks = getattr(self.store, "document_chunks", None)
         chunks = list_chunks(collection, doc_id) if callable(list_chunks) else []
-        years = frozenset(
-            m.group() for c in chunks for m in _ANY_YEAR.finditer(_chunk_text(c))
-        )
-        self._doc_years[doc_id] = years
-        if len(self._doc_years) > 256:
-            self._doc_years.popitem(last=False)
-        return years
+        texts = [_chunk_text(c) for c in chunks]
+        marks = {m.group() for t in texts for m in _ANY_YEAR.finditer(t)}
+        marks.update(_written_labels(self.normalize("\n".join(texts))))
+        self._doc_marks[doc_id] = frozenset(marks)
+        if len(self._doc_marks) > 256:
+            self._doc_marks.popitem(last=False)
+        return self._doc_marks[doc_id]
 
     def absent(self, collection: str, doc_id: str, terms: Sequence[str]) -> list[str]:
         """The ``terms`` no chunk of ``doc_id`` holds, in order.
