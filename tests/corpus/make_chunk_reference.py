@@ -75,5 +75,6 @@ def main() -> None:
         "{\n" + f'"about": {json.dumps(about)},\n"reference_from": "{REFERENCE_COMMIT}",\n'
         + '"inputs": {\n' + ",\n".join(rows) + "\n}}\n", encoding="utf-8")
 
+
 if __name__ == "__main__":
     main()
