@@ -19,6 +19,21 @@ least squares on the logs). Usage::
 
     .venv/bin/python benchmarks/scale.py --source ../shared/eval/zh/docs/pdf --multiples 1 3 10 \\
         --work /tmp/lg-scale
+
+**Without re-embedding** (``--from-data DIR --from-collection NAME``): a whole-corpus 10x takes
+hours of embedding on 2 cores, so the ``m``-times collection is built instead from an ingested
+one (``benchmarks/scale_copies.py``: every point of the collection — chunks with their dense and
+keyword vectors and payload, catalogue, page-head and directory records — written ``m`` times
+under new document ids and paths, through the store's own API; each copy's dense vectors
+perturbed by 2 % noise, its text and keyword vectors unchanged). Steps 2–4 as above; step 1 is
+not run (no ingest figure: parse, chunk and embed are not measured at 3x / 10x), its place taken
+by the time to write the copies. ``DIR`` is only read, and must be held by nobody (use a copy of
+the index, ``cp -r``). ``--stages N`` adds ``benchmarks/rag_latency.py --json --limit N`` per
+size (the pipeline's own per-stage wall and CPU figures, one pinned core)::
+
+    cp -r /work/main/data-eval /tmp/P-eval1x
+    .venv/bin/python benchmarks/scale.py --from-data /tmp/P-eval1x --from-collection eval \\
+        --multiples 1 3 10 --work /tmp/P-scale --stages 200
 """
 
 from __future__ import annotations
@@ -32,10 +47,12 @@ import shutil
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from _common import free_port, percentile, wait_healthy
+from scale_copies import replicate
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -101,8 +118,15 @@ def questions(limit: int) -> list[str]:
     return out[:limit]
 
 
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far (``/proc/<pid>/stat``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def serve_figures(data: Path, env: dict[str, str], qs: list[str]) -> dict[str, float]:
-    """RAG p50/p95 (server-side stage times) and the server's peak RSS, over HTTP."""
+    """RAG p50/p95 (server-side stage times), the server's CPU per request (all of it: HTTP,
+    routing, retrieval, answer) and its peak RSS, over HTTP."""
     import httpx
 
     port = free_port()
@@ -115,16 +139,24 @@ def serve_figures(data: Path, env: dict[str, str], qs: list[str]) -> dict[str, f
         if not wait_healthy(base, proc):
             raise SystemExit("loopgate serve did not start")
         lat: list[float] = []
+        errors = 0
+        cpu0 = _cpu_s(proc.pid)
         with httpx.Client(base_url=base, timeout=60) as client:
             for i, q in enumerate(qs):
                 body = {"question": q, "collection": "scale", "mode": "rag", "use_cache": False}
-                route = client.post("/v1/query", json=body).json()["route"]
-                ms = route["latency_ms"]
+                resp = client.post("/v1/query", json=body)
+                if resp.status_code != 200:  # counted and shown, not timed
+                    errors += 1
+                    print(f"HTTP {resp.status_code} on {q!r}: {resp.text[:200]}", file=sys.stderr)
+                    continue
+                ms = resp.json()["route"]["latency_ms"]
                 if i >= 5:  # warm-up
                     lat.append(ms.get("retrieve", 0.0) + ms.get("rag_answer", 0.0))
+        cpu_ms = (_cpu_s(proc.pid) - cpu0) * 1000 / max(1, len(qs))
         hwm = re.search(r"VmHWM:\s+(\d+) kB", Path(f"/proc/{proc.pid}/status").read_text())
         return {"rag_p50_ms": percentile(lat, 0.5), "rag_p95_ms": percentile(lat, 0.95),
-                "serve_rss_mb": int(hwm.group(1)) / 1024 if hwm else float("nan")}
+                "serve_rss_mb": int(hwm.group(1)) / 1024 if hwm else float("nan"),
+                "serve_cpu_ms": cpu_ms, "http_errors": errors}
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -137,13 +169,14 @@ from gateway.settings import get_settings
 s = get_settings(); emb = get_embedder(s); tok = get_tokenizer(); store = open_store(s)
 qs = json.loads(sys.stdin.read())
 vecs = [(emb.embed_query(q), tok.sparse_query(q)) for q in qs]
-lat = []
+lat, cpu = [], []
 for v, sp in vecs:
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     store.dense_search("scale", v, s.rag_prefetch_k)
     store.keyword_search("scale", sp, s.rag_prefetch_k)
     lat.append((time.perf_counter() - t) * 1000)
-print(json.dumps({"lat": lat[5:], "chunks": store.count_chunks("scale")}))
+    cpu.append((time.process_time() - c) * 1000)
+print(json.dumps({"lat": lat[5:], "cpu": cpu[5:], "chunks": store.count_chunks("scale")}))
 store.close()
 """
 
@@ -155,7 +188,30 @@ def search_figures(data: Path, env: dict[str, str], qs: list[str]) -> dict[str, 
                          text=True, check=True).stdout
     res = json.loads(out.strip().splitlines()[-1])
     return {"search_p50_ms": percentile(res["lat"], 0.5),
-            "search_p95_ms": percentile(res["lat"], 0.95), "chunks": res["chunks"]}
+            "search_p95_ms": percentile(res["lat"], 0.95),
+            "search_cpu_p50_ms": percentile(res["cpu"], 0.5), "chunks": res["chunks"]}
+
+
+def stage_figures(data: Path, env: dict[str, str], limit: int) -> dict[str, Any]:
+    """``benchmarks/rag_latency.py --json`` on the ``scale`` collection of ``data``: per-stage
+    wall and CPU p50 / p95 of the first ``limit`` dev questions, one pinned core."""
+    out = subprocess.run([sys.executable, str(Path(__file__).with_name("rag_latency.py")),
+                          "--collection", "scale", "--limit", str(limit), "--json"],
+                         env={**env, "LOOPGATE_DATA_DIR": str(data)}, capture_output=True,
+                         text=True, check=True).stdout
+    res: dict[str, Any] = json.loads(out[out.index("{"):])
+    return res
+
+
+def print_stages(rows: list[dict[str, Any]]) -> None:
+    """One table: each stage's p50 / p95 (ms) per size, from :func:`stage_figures`."""
+    names = list(rows[0]["stages"]["stages_ms"])
+    print("| stage | " + " | ".join(f"{r['multiple']}x p50 / p95" for r in rows) + " |")
+    print("|---|" + "---|" * len(rows))
+    for k in names:
+        cells = [r["stages"]["stages_ms"].get(k, {}) for r in rows]
+        print(f"| {k} | " + " | ".join(f"{c.get('p50', math.nan)} / {c.get('p95', math.nan)}"
+                                       for c in cells) + " |")
 
 
 def exponent(xs: list[float], ys: list[float]) -> float:
@@ -178,6 +234,11 @@ def main() -> None:
     ap.add_argument("--work", type=Path, required=True, help="scratch folder (copies, data)")
     ap.add_argument("--questions", type=int, default=100)
     ap.add_argument("--embed-model", default=str(SHARED / "models" / "multilingual-e5-small"))
+    ap.add_argument("--from-data", type=Path, help="build each size from this data directory's "
+                    "collection (benchmarks/scale_copies.py) instead of ingesting --source")
+    ap.add_argument("--from-collection", default="eval")
+    ap.add_argument("--stages", type=int, default=0, metavar="N",
+                    help="also run rag_latency.py on the first N dev questions per size")
     args = ap.parse_args()
     env = {**os.environ, "LOOPGATE_EMBED_MODEL_PATH": args.embed_model}
     env.pop("LOOPGATE_REDIS_URL", None)
@@ -186,31 +247,56 @@ def main() -> None:
     for m in args.multiples:
         folder, data = args.work / f"x{m}" / "docs", args.work / f"x{m}" / "data"
         shutil.rmtree(args.work / f"x{m}", ignore_errors=True)
-        files = build_copies([s.resolve() for s in args.source], folder, m)
-        run = subprocess.run(["/usr/bin/time", "-v", sys.executable, "-c",
-                              "from gateway.cli import main; main()", "ingest", str(folder),
-                              "--collection", "scale", "--json"],
-                             env={**env, "LOOPGATE_DATA_DIR": str(data)}, capture_output=True,
-                             text=True)
-        wall, rss = _time_v(run.stderr)
-        report = json.loads(run.stdout) if run.stdout.strip() else {}
-        row = {"multiple": m, "files": files, "pages": report.get("pages", 0),
-               "ingest_s": wall, "ingest_rss_mb": rss / 1024, "disk_mb": _du(data) / 2**20,
-               **search_figures(data, env, qs), **serve_figures(data, env, qs)}
+        load0 = os.getloadavg()[0]
+        if args.from_data:
+            t0 = time.perf_counter()
+            built = replicate(args.from_data, args.from_collection, data, m)
+            row: dict[str, Any] = {"multiple": m, "files": 0, "pages": 0, "ingest_s": math.nan,
+                                   "ingest_rss_mb": math.nan,
+                                   "copy_s": time.perf_counter() - t0, **built}
+        else:
+            files = build_copies([s.resolve() for s in args.source], folder, m)
+            run = subprocess.run(["/usr/bin/time", "-v", sys.executable, "-c",
+                                  "from gateway.cli import main; main()", "ingest", str(folder),
+                                  "--collection", "scale", "--json"],
+                                 env={**env, "LOOPGATE_DATA_DIR": str(data)},
+                                 capture_output=True, text=True)
+            wall, rss = _time_v(run.stderr)
+            report = json.loads(run.stdout) if run.stdout.strip() else {}
+            row = {"multiple": m, "files": files, "pages": report.get("pages", 0),
+                   "ingest_s": wall, "ingest_rss_mb": rss / 1024}
+        row |= {"disk_mb": _du(data) / 2**20, **search_figures(data, env, qs),
+                **serve_figures(data, env, qs)}
+        if args.stages:
+            row["stages"] = stage_figures(data, env, args.stages)
+        row["load"] = [round(load0, 1), round(os.getloadavg()[0], 1)]
         rows.append(row)
         print(json.dumps(row), flush=True)
     chunks = [r["chunks"] for r in rows]
+    def num(x: float, fmt: str) -> str:
+        return "not run" if math.isnan(x) else format(x, fmt)
+
     print("| × | files | pages | chunks | ingest s | ingest RSS MB | disk MB | serve RSS MB | "
-          "RAG p50 ms | RAG p95 ms | search p50 ms | search p95 ms |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "RAG p50 ms | RAG p95 ms | server CPU ms/query | search p50 ms | search p95 ms | "
+          "search CPU p50 ms | load 1 min |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['multiple']} | {r['files']} | {r['pages']} | {r['chunks']} | "
-              f"{r['ingest_s']:.0f} | {r['ingest_rss_mb']:.0f} | {r['disk_mb']:.0f} | "
-              f"{r['serve_rss_mb']:.0f} | {r['rag_p50_ms']:.1f} | {r['rag_p95_ms']:.1f} | "
-              f"{r['search_p50_ms']:.2f} | {r['search_p95_ms']:.2f} |")
-    keys = ("ingest_s", "disk_mb", "serve_rss_mb", "rag_p50_ms", "rag_p95_ms", "search_p50_ms")
+        print(f"| {r['multiple']} | {r['files'] or '-'} | {r['pages'] or '-'} | {r['chunks']} | "
+              f"{num(r['ingest_s'], '.0f')} | {num(r['ingest_rss_mb'], '.0f')} | "
+              f"{r['disk_mb']:.0f} | {r['serve_rss_mb']:.0f} | {r['rag_p50_ms']:.1f} | "
+              f"{r['rag_p95_ms']:.1f} | {r['serve_cpu_ms']:.1f} | {r['search_p50_ms']:.2f} | "
+              f"{r['search_p95_ms']:.2f} | {r['search_cpu_p50_ms']:.2f} | "
+              f"{r['load'][0]}–{r['load'][1]} |")
+    if args.from_data:
+        print("copies written in " + ", ".join(f"{r['copy_s']:.0f} s" for r in rows)
+              + " (no ingest: parse, chunk and embed not measured)")
+    if args.stages:
+        print_stages(rows)
+    keys = ("ingest_s", "disk_mb", "serve_rss_mb", "rag_p50_ms", "rag_p95_ms", "serve_cpu_ms",
+            "search_p50_ms", "search_p95_ms", "search_cpu_p50_ms")
     print("growth exponent against chunks: " + ", ".join(
-        f"{k} {exponent(chunks, [r[k] for r in rows]):.2f}" for k in keys))
+        f"{k} {exponent(chunks, [r[k] for r in rows]):.2f}" for k in keys
+        if not any(math.isnan(r[k]) for r in rows)))
 
 
 if __name__ == "__main__":
