@@ -2,12 +2,18 @@
 in a worker process, and the process pool that isolates parser crashes (used by
 ``corpus.ingest``).
 
-With an ``embed`` factory the workers also embed: each worker process builds one embedder when it
-starts (``embed()``, e.g. a ``rag.embedder.FastEmbedEmbedder`` with its share of the ONNX
-threads) and returns each document's vectors with its chunks, so parsing one document and
-embedding another run side by side on the machine's cores and the parent only writes. At most
-``2 × workers`` documents are in flight (submitted and not yet taken by the consumer), so memory
-stays flat whatever the number of files.
+Two kinds of worker process (``corpus.ingest`` uses both): *parse workers*
+(:func:`run_prepare` without ``embed``) parse, chunk and compute keyword vectors, and hold no
+model; *embed workers* (:func:`embed_prepared`) each build one embedder when they start
+(``embed()``, e.g. a ``rag.embedder.FastEmbedEmbedder`` with its share of the ONNX threads)
+and embed the parsed documents' chunks in tasks of ``batch`` chunks, so parsing runs beside
+embedding, a long document is embedded by every embed worker at once, and the memory of a
+scanned page's OCR (Tesseract at 300 dpi: about 0.5 GB for a 14 × 18 inch page) and of the
+model (about 0.55 GB: the tokenizer of its 250,000-piece vocabulary and the ONNX session) is
+never held by one process. At most ``2 × workers`` documents are parsed ahead of the consumer,
+and :func:`embed_prepared` holds at most ``max_docs`` parsed documents, so memory stays flat
+whatever the number of files. (:func:`run_prepare` with ``embed`` embeds in the parse workers
+themselves, one whole document per worker.)
 
 Results cross the process boundary as plain picklable tuples: a parser error is returned as
 ``Failure(code, message)``, never raised, because exception objects with required arguments do
@@ -17,6 +23,7 @@ not survive pickling.
 from __future__ import annotations
 
 import multiprocessing
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -28,7 +35,7 @@ from corpus.errors import ParseError
 from corpus.tuning import TUNING
 from corpus.types import Chunk, OutlineEntry, ParsedDocument, PassageEmbedder, SparseVector
 
-__all__ = ["Failure", "ParseFn", "Prepared", "prepare", "run_prepare"]
+__all__ = ["Failure", "ParseFn", "Prepared", "embed_prepared", "prepare", "run_prepare"]
 
 ParseFn = Callable[[Path], ParsedDocument]
 
@@ -146,10 +153,28 @@ def _kill(pool: ProcessPoolExecutor) -> None:
         proc.terminate()
 
 
-def _pool(workers: int, embed: Callable[[], PassageEmbedder] | None = None
-          ) -> ProcessPoolExecutor:
+def _warm_embedder(embed: Callable[[], PassageEmbedder]) -> None:
+    global _EMBEDDER
+    _EMBEDDER = embed()
+    warm = getattr(_EMBEDDER, "warm_up", None)
+    if callable(warm):
+        warm()
+
+
+def _embed_texts(texts: list[str]) -> list[list[float]]:
+    """One embed task: the dense vectors of ``texts`` by this embed worker's embedder."""
+    if _EMBEDDER is None:  # pragma: no cover - the pool initializer always sets it
+        raise RuntimeError("embed worker without an embedder")
+    return _EMBEDDER.embed_passages(texts)
+
+
+def _pool(workers: int, embed: Callable[[], PassageEmbedder] | None = None, *,
+          embed_only: bool = False) -> ProcessPoolExecutor:
     # spawn, not fork: the parent holds engine threads (Qdrant, ONNX) that fork would copy badly
     ctx = multiprocessing.get_context("spawn")
+    if embed_only and embed is not None:
+        return ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                                   initializer=_warm_embedder, initargs=(embed,))
     return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_warm,
                                initargs=(embed,))
 
@@ -231,3 +256,91 @@ def run_prepare(
     finally:
         if solo is not None:
             solo.shutdown(wait=True)
+
+
+def embed_prepared(
+    results: Iterator[tuple[int, Prepared | Failure]],
+    *,
+    workers: int,
+    embed: Callable[[], PassageEmbedder],
+    batch: int = 32,
+    max_docs: int | None = None,
+) -> Iterator[tuple[int, Prepared | Failure]]:
+    """Give the parsed documents of ``results`` (from :func:`run_prepare` without ``embed``)
+    their dense vectors, computed by ``workers`` spawned embed processes, each with its own
+    embedder from ``embed`` (a picklable zero-argument factory).
+
+    Each document's chunks go out in tasks of ``batch`` chunks (a vector does not depend on the
+    task it is in when the embedder embeds each passage alone: ``batch_size`` 1), so every embed
+    worker works on a long document at once. Documents come out in the order ``results`` gave
+    them, each once all its tasks are done; a failure passes through in that order. Parsed
+    documents are pulled from ``results`` (blocking) while fewer than ``2 × workers`` tasks are
+    waiting and fewer than ``max_docs`` (default ``2 × workers``) documents are held, so the
+    embed workers always have work queued when parsing keeps up and memory stays bounded.
+
+    A task that fails or whose worker dies leaves its document's ``dense`` None (the consumer
+    embeds it, and reports the error); a broken pool is replaced for the later documents.
+    """
+    size = max(1, batch)
+    hold = max(1, max_docs if max_docs is not None else 2 * workers)
+    pool = _pool(workers, embed, embed_only=True)
+    held: deque[tuple[int, Prepared | Failure, list[Future[list[list[float]]]]]] = deque()
+    waiting: set[Future[list[list[float]]]] = set()
+    source: Iterator[tuple[int, Prepared | Failure]] | None = iter(results)
+
+    def submit(texts: list[str]) -> Future[list[list[float]]] | None:
+        nonlocal pool
+        for _ in range(2):  # a crash broke the pool: a fresh one, once
+            try:
+                return pool.submit(_embed_texts, texts)
+            except BrokenProcessPool:
+                pool.shutdown(wait=False)
+                pool = _pool(workers, embed, embed_only=True)
+        return None
+
+    def finished(prep: Prepared, futures: list[Future[list[list[float]]]]) -> None:
+        dense: list[list[float]] = []
+        for fut in futures:
+            try:
+                dense.extend(fut.result())
+            except Exception:  # noqa: BLE001 - the consumer embeds again and reports the error
+                prep.dense = None
+                return
+        prep.dense = dense if len(dense) == len(prep.chunks) else None
+
+    try:
+        while held or source is not None:
+            waiting = {f for f in waiting if not f.done()}
+            if held and all(f.done() for f in held[0][2]):
+                i, res, futures = held.popleft()
+                if isinstance(res, Prepared):
+                    finished(res, futures)
+                yield i, res
+                continue
+            if source is not None and len(held) < hold and len(waiting) < 2 * workers:
+                nxt = next(source, None)
+                if nxt is None:
+                    source = None
+                    continue
+                i, res = nxt
+                tasks: list[Future[list[list[float]]]] = []
+                if isinstance(res, Prepared) and res.dense is None:
+                    texts = [c.context_text() for c in res.chunks]
+                    for k in range(0, len(texts), size):
+                        fut = submit(texts[k:k + size])
+                        if fut is None:  # no pool can be started: the consumer embeds
+                            tasks = []
+                            break
+                        tasks.append(fut)
+                        waiting.add(fut)
+                held.append((i, res, tasks))
+                continue
+            done, _ = wait(waiting or held[0][2], return_when=FIRST_COMPLETED)
+            waiting -= done
+    except BaseException:  # Ctrl-C or the consumer stopped: do not wait for queued tasks
+        _kill(pool)
+        close = getattr(source, "close", None)
+        if callable(close):
+            close()
+        raise
+    pool.shutdown(wait=True)

@@ -57,7 +57,7 @@ from corpus._ingest_report import (
     hash_files,
     relative_path,
 )
-from corpus._ingest_worker import Failure, ParseFn, Prepared, run_prepare
+from corpus._ingest_worker import Failure, ParseFn, Prepared, embed_prepared, run_prepare
 from corpus._ingest_write import DocumentWriter, StepFn
 from corpus.catalogue import Catalogue
 from corpus.directory_build import DirectoryBuilder
@@ -84,15 +84,18 @@ class Ingestor:
     :param store: the chunk store.
     :param tokenizer: keyword tokenizer (the worker processes build their own, same settings).
     :param embedder: dense embedder, or ``None`` for a keyword-only collection.
-    :param workers: worker processes that parse, chunk and — when the embedder offers
-        ``worker_factory(threads)`` (``rag.embedder.FastEmbedEmbedder``) — embed, each with its
-        share of ``embedder.threads`` (default: the usable cores; 1 = all in this process, the
-        embedder here). Largest files go first, at most ``2 × workers`` in flight.
+    :param workers: worker processes that parse and chunk (default: the usable cores; 1 = all
+        in this process, the embedder here), and as many that embed when the embedder offers
+        ``worker_factory(threads)`` (``rag.embedder.FastEmbedEmbedder``), each with its share of
+        ``embedder.threads``, in tasks of ``embed_task`` chunks
+        (``corpus._ingest_worker.embed_prepared``). Largest files go first, at most
+        ``2 × workers`` parsed ahead.
     :param parse: parser function (default ``corpus.parsers.parse_file``); must be picklable.
     :param directory: builds each written document's directory entries
         (``corpus.directory_build.DirectoryBuilder``); ``None`` = none stored (the loop then
         builds extractive entries when it first reads a document's directory).
     :param write_batch: chunks embedded and written per batch (module docstring).
+    :param embed_task: chunks per task of an embed worker (at least 1).
     """
 
     def __init__(
@@ -105,8 +108,10 @@ class Ingestor:
         parse: ParseFn | None = None,
         directory: DirectoryBuilder | None = None,
         write_batch: int = 64,
+        embed_task: int = 32,
     ) -> None:
         self.store, self.tokenizer, self.embedder = store, tokenizer, embedder
+        self.embed_task = max(1, embed_task)
         self.write_batch = max(1, write_batch)
         self.directory = directory
         self.catalogue = Catalogue(store)
@@ -206,6 +211,7 @@ class Ingestor:
             pool.sort(key=lambda j: -sizes[j])
         jobs, sizes = [jobs[j] for j in pool + big], [sizes[j] for j in pool + big]
         work[1] = sum(sizes)
+        # parse workers hold no model; embed workers (as many) embed every document's chunks
         factory = getattr(emb, "worker_factory", None) if workers > 1 else None
         embed = factory(max(1, getattr(emb, "threads", 1) // workers)) if factory else None
 
@@ -216,8 +222,10 @@ class Ingestor:
                 step("parsing", jobs[i][1], 0, 0)
 
         def prepared() -> Iterator[tuple[int, Prepared | Failure]]:
-            yield from run_prepare(jobs[:n_pool], workers=workers, parse=self.parse,
-                                   embed=embed, on_start=parsing)
+            parsed = run_prepare(jobs[:n_pool], workers=workers, parse=self.parse,
+                                 on_start=parsing)
+            yield from (embed_prepared(parsed, workers=workers, embed=embed,
+                                       batch=self.embed_task) if embed is not None else parsed)
             for k, res in run_prepare(jobs[n_pool:], workers=1, parse=self.parse,
                                       on_start=lambda k: parsing(n_pool + k)):
                 yield n_pool + k, res

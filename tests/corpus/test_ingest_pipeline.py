@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus._ingest_worker import Prepared, run_prepare
+from corpus._ingest_worker import Prepared, embed_prepared, run_prepare
 from corpus.ingest import Ingestor
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
@@ -121,3 +121,33 @@ def test_a_chunks_vector_does_not_depend_on_its_neighbours(
     off = max(abs(a - b) for got, want in zip(batched, alone, strict=True)
               for a, b in zip(got, want, strict=True))
     assert off > 1e-4
+
+
+def test_embed_workers_give_each_chunk_its_own_vector_in_parse_order(
+    tmp_path: Path, embed_model_path: Path
+) -> None:
+    """Parse workers without a model, then two embed workers with chunk tasks of 3 (a long
+    document spread over both): documents come out in the order parsing gave them, each chunk
+    with exactly the vector this process computes for it alone (same ONNX thread count: the
+    same float operations, so equal, not only within 1e-5)."""
+    from rag.embedder import FastEmbedEmbedder
+
+    docs = _docs(tmp_path / "docs", 6)
+    (docs / "long.md").write_text(
+        "# Terms\n\n" + "\n\n".join(f"## Clause {j}\n\n" + f"第{j}条 设备保修期为{j}年。" * j
+                                     for j in range(1, 16)) + "\n", encoding="utf-8")
+    jobs = [(str(p), p.name) for p in sorted(docs.glob("*.md"))]
+    here = FastEmbedEmbedder(model_path=embed_model_path, threads=1, max_length=128)
+    parsed = list(run_prepare(jobs, workers=2))
+    assert all(isinstance(r, Prepared) and r.dense is None for _, r in parsed)
+    out = list(embed_prepared(iter(parsed), workers=2, embed=here.worker_factory(1), batch=3,
+                              max_docs=2))
+    assert [i for i, _ in out] == [i for i, _ in parsed]
+    n = 0
+    for _, prep in out:
+        assert isinstance(prep, Prepared) and prep.dense is not None
+        assert len(prep.dense) == len(prep.chunks)
+        for chunk, got in zip(prep.chunks, prep.dense, strict=True):
+            assert got == here.embed_passages([chunk.context_text()])[0]
+            n += 1
+    assert n >= 20
