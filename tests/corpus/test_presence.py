@@ -37,6 +37,22 @@ def test_absent_terms_match_whole_numbers_and_codes() -> None:
     assert absent_terms(["2001"], ["revenue 12001 and 20011"]) == ["2001"]
 
 
+def test_a_numbered_figure_or_table_is_a_specific_term() -> None:
+    # "What is the title of the Figure 7?" asked of a paper with six figures (mmlongbench:128)
+    q = "what is the title of the of the figure 7?"
+    assert specific_terms(TOK.key_terms(q), q) == ("figure 7",)
+    q = "in table 2, which model scores best in 2021?"
+    assert specific_terms(TOK.key_terms(q), q) == ("2021", "table 2")
+    assert specific_terms([], "如图3所示，表1中的电压是多少？") == ("图 3", "表 1")
+    # a count after the number, a thousands separator, a 0: no label
+    assert specific_terms([], "代表3种类型的表2,000行 figure 0") == ()
+    # how documents write them: abbreviated, upper case (normalised), Roman, numbered within
+    text = "see fig. 7, table iii and figure 12.2; 如图 3 所示"
+    assert absent_terms(["figure 7", "table 3", "figure 12", "图 3"], [text]) == []
+    assert absent_terms(["figure 1", "table 33", "图 30"], [text]) == [
+        "figure 1", "table 33", "图 30"]
+
+
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> QdrantChunkStore:
     docs = write_texts(tmp_path_factory.mktemp("docs"), {
