@@ -33,6 +33,7 @@ from loop.policies.offline_rank import (
     Similarity,
     answer_call,
     coverage_floor,
+    dense_settled,
     lexical_evidence,
     ranked_evidence,
     similarities,
@@ -190,11 +191,14 @@ class OfflinePolicy:
 
     async def _final_answer(self, state: LoopState) -> ToolCall:
         """The answer call: evidence ranked by key terms once, then (with an embedder, in a
-        worker thread) re-ranked with the dense similarity; an embedder failure leaves the
-        key-term ranking (``dense_error`` says why)."""
+        worker thread) re-ranked with the dense similarity unless the key terms settle the
+        answer whatever it is (:func:`~loop.policies.offline_rank.dense_settled`: nothing
+        embedded); an embedder failure leaves the key-term ranking (``dense_error`` says
+        why)."""
         lexical = lexical_evidence(state, self.tuning)
         sims: Similarity = {}
-        if self.embedder is not None:
+        if self.embedder is not None and not dense_settled(self.tuning, self._floor(state),
+                                                           lexical):
             try:
                 sims = await asyncio.to_thread(self.similarities, state, lexical)
             except Exception as exc:  # noqa: BLE001 - dense ranking is optional: key terms only
