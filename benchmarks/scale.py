@@ -51,7 +51,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import free_port, percentile, wait_healthy
+from _common import free_port, percentile, stop_process, wait_healthy
 from scale_copies import replicate
 
 REPO = Path(__file__).resolve().parents[1]
@@ -130,14 +130,15 @@ def serve_figures(data: Path, env: dict[str, str], qs: list[str]) -> dict[str, f
     import httpx
 
     port = free_port()
+    log = data.parent / "serve.log"
     proc = subprocess.Popen([sys.executable, "-c", "from gateway.cli import main; main()",
                              "serve", "--port", str(port), "--log-level", "warning"],
                             env={**env, "LOOPGATE_DATA_DIR": str(data)},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=log.open("w"))
     base = f"http://127.0.0.1:{port}"
     try:
-        if not wait_healthy(base, proc):
-            raise SystemExit("loopgate serve did not start")
+        if not wait_healthy(base, proc, timeout_s=900):  # a loaded 2-core machine: minutes
+            raise SystemExit(f"loopgate serve did not start (log: {log})")
         lat: list[float] = []
         errors = 0
         cpu0 = _cpu_s(proc.pid)
@@ -158,8 +159,7 @@ def serve_figures(data: Path, env: dict[str, str], qs: list[str]) -> dict[str, f
                 "serve_rss_mb": int(hwm.group(1)) / 1024 if hwm else float("nan"),
                 "serve_cpu_ms": cpu_ms, "http_errors": errors}
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        stop_process(proc)
 
 
 _SEARCH_CHILD = r"""
