@@ -82,7 +82,9 @@ def test_parts_embed_their_own_passages_at_the_same_time(embed_model_path) -> No
     out: dict[str, list[list[float]]] = {}
     first = threading.Thread(target=lambda: out.setdefault("a", shared.embed_passages(a)))
     first.start()
-    while len(gate.calls) < 1:  # the first call is inside the model, its passages pending
+    for _ in range(2000):  # the first call is inside the model, its passages pending
+        if gate.calls:
+            break
         threading.Event().wait(0.01)
     out["b"] = shared.embed_passages([a[1], *b])  # a[1]: the first call's, waited for
     first.join()
@@ -122,8 +124,11 @@ def test_an_embedding_error_reaches_the_waiting_parts_and_caches_nothing(
     entered.wait(20)
     second = threading.Thread(target=ask)  # waits for the first call's vector
     second.start()
-    while not shared.hits:
+    for _ in range(2000):  # the second call is waiting for the first's vector
+        if shared.hits:
+            break
         threading.Event().wait(0.01)
+    assert shared.hits == 1
     release.set()
     first.join()
     second.join()
