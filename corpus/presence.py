@@ -21,6 +21,7 @@ content hash, so the answer never goes stale).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
@@ -28,8 +29,8 @@ from typing import Protocol
 from corpus.term_match import holds_term, is_code, is_period
 from corpus.types import Chunk, SearchFilter, SearchHit, SparseVector
 
-__all__ = ["DocumentTermProbe", "KnownTerms", "TermSearch", "absent_terms", "specific_terms",
-           "unit_lacks"]
+__all__ = ["DocumentTermProbe", "KnownTerms", "TermSearch", "absent_terms", "named_acronyms",
+           "specific_terms", "subject_acronyms", "unit_lacks"]
 
 _DIGIT = re.compile(r"\d")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -102,6 +103,62 @@ def specific_terms(key_terms: Iterable[str], question: str | None = None) -> tup
     if question is not None:
         out.extend(_labels(question))
     return tuple(dict.fromkeys(out))
+
+
+# an acronym as a question writes it: 3-8 capitals, a whole word ("HAQ", "LIWC", "HOVER")
+_ACRONYM = re.compile(r"(?<![\w&'.-])[A-Z]{3,8}(?![\w&-])")
+_CAPS_WORD = re.compile(r"[A-Z][A-Z&'.-]*")
+# currencies a question asks its answer in ("in USD millions"): a unit, not a subject
+_CURRENCIES = frozenset({"USD", "EUR", "GBP", "JPY", "CNY", "RMB", "CAD", "AUD", "CHF", "HKD",
+                         "INR", "KRW", "SGD", "TWD"})
+_ROMAN_CAPS = re.compile(r"^[IVXLC]+$")
+
+
+def named_acronyms(question: str) -> tuple[str, ...]:
+    """The acronyms ``question`` names as its subject, lower-cased, in question order: a
+    whole word of 3–8 capitals (``HAQ``, ``LIWC``, ``HOVER``) that the document answering
+    must write (checked like :func:`specific_terms`; a substring match: ``liwc`` in
+    ``liwc-22``).
+
+    Not an acronym here: a run of capitalised words (an all-caps question "WHAT IS THE LAST
+    YEAR…", a name written in capitals "INF SERCRL LLP": the document may write it otherwise),
+    a currency the answer is asked in (``USD``), a Roman numeral, and an acronym the question
+    defines — "(DPO)", "DPO is defined as", "DPO =", "define DPO" — whose long form is what the
+    document writes. Expansions a caller knows (``PPNE`` → "property, plant and equipment")
+    are for the caller to drop.
+    """
+    text = unicodedata.normalize("NFKC", question)
+    words = text.split()
+    out: list[str] = []
+    for m in _ACRONYM.finditer(text):
+        acr = m.group()
+        if acr in _CURRENCIES or _ROMAN_CAPS.match(acr):
+            continue
+        before, after = text[: m.start()].split(), text[m.end():].split()
+        near = [w.strip("?,.;:!()\"'") for w in (before[-1:] + after[:1])]
+        if any(len(w) > 1 and _CAPS_WORD.fullmatch(w) for w in near):
+            continue  # a run of capitals
+        defined = re.search(
+            rf"\(\s*{acr}\s*\)|\b{acr}\s+(?:is|are)\s+defined|\b{acr}\s*[=:]|"
+            rf"\bdefine[sd]?\s+(?:\w+\s+){{0,2}}{acr}\b|\b{acr}\s+stands\s+for", text, re.I)
+        if defined is None:
+            out.append(acr.lower())
+    return tuple(dict.fromkeys(out)) if words else ()
+
+
+def subject_acronyms(question: str, key_terms: Callable[[str], Sequence[str]],
+                     phrases: Callable[[str], Sequence[str]] | None = None) -> list[str]:
+    """The acronyms ``question`` names (:func:`named_acronyms`) that its answer's document
+    must write: not a stopword (``key_terms("NOT")`` is empty), and not one the field
+    vocabulary expands (``phrases("PPNE")`` → "property, plant and equipment": a filing
+    writes the long form).
+
+    :param key_terms: text → its key terms (``Tokenizer.key_terms``).
+    :param phrases: text → its expansion phrases (``rag.expand.QueryExpander.phrases``);
+        ``None``: none known.
+    """
+    return [a for a in named_acronyms(question)
+            if key_terms(a) and not (phrases is not None and phrases(a))]
 
 
 def _labels(question: str) -> list[str]:

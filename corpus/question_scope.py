@@ -40,8 +40,8 @@ from corpus.types import Citation
 T = TypeVar("T")
 
 __all__ = ["MAX_PAGE", "MAX_PAGE_SPAN", "VisualAsk", "asked_dimension", "asked_pages",
-           "asks_content", "content_misses", "on_asked_page", "page_misses", "states_dimension",
-           "visual_ask", "visual_supported"]
+           "asks_content", "content_misses", "count_unit", "on_asked_page", "page_misses",
+           "states_dimension", "visual_ask", "visual_supported"]
 
 # English number words, cardinal and ordinal ("fourteen", "twenty-first", "one hundred and
 # five", "thirteenth"): only such a run is handed to number-parser, whole — a word that is no
@@ -286,6 +286,15 @@ def content_misses(question: str, text: str, unit: str | None = None) -> list[st
     if kind is not None and not states_kind(kind, text if unit is None else unit):
         out.append("no_value_in:" + kind)
     return out
+
+
+def count_unit(quote: str, headings: Sequence[str]) -> str | None:
+    """The text a kind of count is looked for in (:func:`content_misses`'s ``unit``): the
+    quote, or ``None`` (the whole chunk) when the quote is one of the chunk's ``headings``
+    (its title or a section path entry: a quoted heading "4 提交时限" answers by the section
+    under it)."""
+    q = " ".join(quote.split())
+    return None if q and any(q == " ".join(h.split()) for h in headings) else quote
 
 
 def asks_content(question: str) -> bool:

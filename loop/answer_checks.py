@@ -4,7 +4,8 @@
 0. :meth:`AnswerChecks.scope` – the answer must be quoted from the page the question names and
    state the colour or physical quantity it asks (``corpus.question_scope``), else "not found";
 1. :meth:`AnswerChecks.presence` – the cited document must hold the question's specific terms
-   (codes, years: ``corpus.presence``), else "not found";
+   (codes, years, figure labels) and the acronyms it names (``corpus.presence``), else "not
+   found";
 2. :meth:`AnswerChecks.support` – the answer-support features of the first citation and, with a
    support model, their probability (``corpus.answer_support``): below the model's threshold,
    "not found";
@@ -28,8 +29,9 @@ from corpus.answer_support import SupportModel, support_features
 from corpus.citations import display_quote
 from corpus.derived import adjacent_runs, computable, looks_up, statement_figure
 from corpus.document_vocabulary import DocumentVocabulary
-from corpus.presence import DocumentTermProbe, specific_terms, unit_lacks
-from corpus.question_scope import asks_content, content_misses, page_misses
+from corpus.presence import DocumentTermProbe, specific_terms, subject_acronyms, unit_lacks
+from corpus.quantity_kind import asked_kind
+from corpus.question_scope import asks_content, content_misses, count_unit, page_misses
 from corpus.types import ChunkStore, Citation
 from loop.citations import make_citation, supported_answer
 from loop.results import LoopResult
@@ -101,25 +103,46 @@ class AnswerChecks:
     async def scope(self, question: str, collection: str, res: LoopResult) -> LoopResult:
         """``res`` with only its citations on the page the question names (an offline or
         evidence answer; an LLM-written one keeps its footnotes), or turned into "not found"
-        when none is on it, or the first does not state the colour or physical quantity the
-        question asks (typography and picture counts: never); ``out_of_scope`` says why. The
-        colour or value is looked for in the cited chunk too (read under the tool timeout; a
-        failed read keeps the answer)."""
+        when none is on it, or the first does not state the colour, physical quantity or kind
+        of count the question asks (typography and picture counts: never); ``out_of_scope``
+        says why. The colour or value is looked for in the cited chunk too, a kind of count in
+        the quote (in the chunk when the quote is its heading: ``count_unit``), and for a kind
+        of count an offline or evidence answer is answered by its first cited unit stating it
+        (moved first). Chunks are read under the tool timeout; a failed read keeps the
+        answer."""
         if not res.found or not res.citations or res.fallback:
             return res
         on_page, why = page_misses(question, res.citations, lambda c: c)
         if on_page and (res.brain == "offline" or res.evidence_answer):
             res.citations = on_page  # answer_alone makes the first one the answer
         if not why and asks_content(question):
-            first = res.citations[0]
+            # a number of days or a multiple is written in the sentence that answers: an
+            # offline or evidence answer whose first unit lacks it is answered by the first
+            # cited unit stating it (answer_alone). A physical unit (mA) or a colour is written
+            # in every row of a spec table: the first unit stands or falls alone.
+            rotate = asked_kind(question) is not None and (
+                res.brain == "offline" or res.evidence_answer)
+            cits = list(res.citations) if rotate else res.citations[:1]
             try:
-                chunks = await asyncio.wait_for(
-                    asyncio.to_thread(self.store.get_chunks, collection, [first.chunk_id]),
-                    self.timeout_s or None)
+                got = await asyncio.wait_for(asyncio.to_thread(
+                    self.store.get_chunks, collection,
+                    list(dict.fromkeys(c.chunk_id for c in cits))), self.timeout_s or None)
             except Exception:  # noqa: BLE001 - a failed read keeps the answer
                 return res
-            why += content_misses(question, first.quote + "\n" + (chunks[0].text if chunks else ""),
-                                  first.quote)
+            chunks = {c.chunk_id: c for c in got}
+            first_misses: list[str] | None = None
+            for i, cit in enumerate(cits):
+                chunk = chunks.get(cit.chunk_id)
+                heads = (chunk.title, *chunk.section_path) if chunk else ()
+                misses = content_misses(question, cit.quote + "\n" + (chunk.text if chunk else ""),
+                                        count_unit(cit.quote, heads))
+                if not misses:
+                    if i:
+                        res.citations = [cits[i], *cits[:i], *cits[i + 1:]]
+                    break
+                first_misses = misses if first_misses is None else first_misses
+            else:
+                why += first_misses or []
         if why:
             res.answer, res.found, res.citations = NOT_FOUND, False, []
             res.out_of_scope = why
@@ -128,7 +151,9 @@ class AnswerChecks:
     async def presence(self, question: str, collection: str,
                               res: LoopResult) -> LoopResult:
         """``res`` turned into "not found" when the document its answer cites lacks one of the
-        question's specific terms (codes, years: ``corpus.presence``); the check runs
+        question's specific terms (codes, years: ``corpus.presence``); an offline or evidence
+        answer is answered by its first cited unit whose document holds them all (moved first),
+        and is "not found" only when none does (the RAG path's rule); the check runs
         under the tool timeout and keeps the answer when it fails or the key-term extractor
         has no index form (``sparse_query``)."""
         tok = self.key_terms
@@ -138,28 +163,41 @@ class AnswerChecks:
             return res
         if sparse is None or normalize is None or not hasattr(self.store, "keyword_search"):
             return res
-        terms = specific_terms(tok.key_terms(question), normalize(question))
+        terms = list(dict.fromkeys([*specific_terms(tok.key_terms(question), normalize(question)),
+                                    *subject_acronyms(question, tok.key_terms, self.phrases)]))
         if not terms:
             return res
-        first = res.citations[0]
+        # an offline (or evidence) answer may be any of its cited units, as on the RAG path
+        # (rag.answerability.present_evidence); an LLM-written answer is its first citation's
+        own = res.brain == "offline" or res.evidence_answer
+        cits = list(res.citations) if own else res.citations[:1]
 
         if self._probe is None:  # one per agent: it remembers (doc_id, term) answers
             self._probe = DocumentTermProbe(self.store, sparse, normalize)
         probe = self._probe
 
-        def absent_in_document() -> list[str]:
-            chunks = self.store.get_chunks(collection, [first.chunk_id])
-            return unit_lacks(terms, first.quote, chunks[0] if chunks else None, first.doc_id,
-                              partial(probe.absent, collection), normalize)
+        def absent_in_document() -> tuple[int, list[str]]:
+            chunks = {c.chunk_id: c for c in self.store.get_chunks(
+                collection, list(dict.fromkeys(c.chunk_id for c in cits)))}
+            first_absent: list[str] | None = None
+            for i, cit in enumerate(cits):
+                absent = unit_lacks(terms, cit.quote, chunks.get(cit.chunk_id), cit.doc_id,
+                                    partial(probe.absent, collection), normalize)
+                if not absent:
+                    return i, []
+                first_absent = absent if first_absent is None else first_absent
+            return 0, first_absent or []
 
         try:
-            absent = await asyncio.wait_for(asyncio.to_thread(absent_in_document),
-                                            self.timeout_s or None)
+            at, absent = await asyncio.wait_for(asyncio.to_thread(absent_in_document),
+                                                self.timeout_s or None)
         except Exception:  # noqa: BLE001 - a failed check keeps the answer
             return res
         if absent:
             res.answer, res.found, res.citations = NOT_FOUND, False, []
             res.absent_terms = list(absent)
+        elif at:  # the first unit whose document holds the terms answers (answer_alone)
+            res.citations = [res.citations[at], *res.citations[:at], *res.citations[at + 1:]]
         return res
 
     async def support(self, question: str, collection: str,

@@ -23,7 +23,7 @@ from typing import Any
 from corpus.answer_support import SupportModel, support_features
 from corpus.document_vocabulary import DocumentVocabulary
 from corpus.presence import specific_terms, unit_lacks
-from corpus.question_scope import asks_content, content_misses, page_misses
+from corpus.question_scope import asks_content, content_misses, count_unit, page_misses
 from corpus.term_match import code_terms, holds_term, is_period
 from corpus.types import Chunk
 from rag.types import Evidence, Retrieval
@@ -97,8 +97,9 @@ def scoped_evidence(
     if kept and asks_content(question):
         by_id = {c.chunk_id: c for c in chunks}
         best = by_id.get(kept[0].citation.chunk_id)
+        heads = (best.title, *best.section_path) if best else ()
         misses = content_misses(question, kept[0].text + "\n" + (best.text if best else ""),
-                                kept[0].text)
+                                count_unit(kept[0].text, heads))
         if misses:
             kept, flags = [], [*flags, *misses]
     return kept, flags
@@ -110,6 +111,7 @@ def present_evidence(
     key_terms: Sequence[str],
     question: str | None,
     absent: Callable[[str, list[str]], list[str]],
+    acronyms: Sequence[str] = (),
 ) -> tuple[list[Evidence], list[str]]:
     """The document-level answerability check (``corpus.presence``): the first evidence unit
     whose document holds every specific term of the question (codes, years) becomes the
@@ -122,11 +124,13 @@ def present_evidence(
         (``Tokenizer.normalize``), see ``corpus.presence.specific_terms``.
     :param absent: ``(doc_id, terms) -> the terms that document lacks``
         (``DocumentTermProbe.absent`` bound to the collection); blocking, may raise.
+    :param acronyms: acronyms the question names (``corpus.presence.subject_acronyms``),
+        checked like the specific terms.
     :returns: ``(evidence, [])`` with the answering unit first, or ``(evidence, missing)``
         unchanged when no unit's document holds them all (``missing``: the best unit's absent
         terms; the answer is then "not found").
     """
-    terms = list(specific_terms(key_terms, question))
+    terms = list(dict.fromkeys([*specific_terms(key_terms, question), *acronyms]))
     if not evidence or not terms:
         return list(evidence), []
     by_id = {c.chunk_id: c for c in chunks}

@@ -11,7 +11,8 @@ From a :class:`~rag.types.Retrieval` to an answer, in this order:
    found when the question has key terms and none occurs in the retrieved text (``coverage``
    ≤ 0; only when the caller passes the coverage feature);
 4. the document-level check (``corpus.presence``): the answer's document must hold the
-   question's specific terms (``absent_in_document:<terms>``; a failed check keeps the answer);
+   question's specific terms and the acronyms it names (``subject_acronyms``)
+   (``absent_in_document:<terms>``; a failed check keeps the answer);
 5. the answer-support decision (``corpus.answer_support``): below the model's threshold, not
    found (``unsupported:<p>``);
 6. a figure the question asks for (``rag.compose``): the computed figure or the statement row
@@ -36,7 +37,7 @@ from typing import Any
 
 from corpus.answer_support import SupportModel
 from corpus.document_vocabulary import DocumentVocabulary
-from corpus.presence import DocumentTermProbe
+from corpus.presence import DocumentTermProbe, subject_acronyms
 from corpus.question_scope import asked_pages
 from corpus.types import Chunk, ChunkStore, Citation
 from rag.answerability import (
@@ -140,7 +141,9 @@ class AnswerDecider:
         if found and self.presence is not None:
             check = partial(present_evidence, evidence, r.chunks, r.key_terms,
                             self.tokenizer.normalize(r.question),
-                            partial(self.presence.absent, r.collection))
+                            partial(self.presence.absent, r.collection),
+                            subject_acronyms(r.question, self.tokenizer.key_terms,
+                                             self.phrases))
             (got,) = yield [Step("presence", check, timeout_s)]
             if got.ok:
                 evidence, absent = got.value

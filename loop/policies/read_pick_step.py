@@ -9,7 +9,7 @@ overturns that).
 
 from __future__ import annotations
 
-from corpus.question_scope import content_misses
+from corpus.question_scope import content_misses, count_unit
 from loop.citations import check_citations
 from loop.controller import LoopState
 from loop.policies.offline import OfflinePolicy
@@ -43,8 +43,9 @@ def offline_misses(state: LoopState, base: LoopResult) -> list[str]:
         return []
     first = base.citations[0]
     chunk = state.ctx.read.get(first.chunk_id)
+    heads = (chunk.title, *chunk.section_path) if chunk else ()
     return content_misses(state.question, first.quote + "\n" + (chunk.text if chunk else ""),
-                          first.quote)
+                          count_unit(first.quote, heads))
 
 
 class PickStep(ReadCalls):

@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from corpus.ingest import Ingestor
-from corpus.presence import DocumentTermProbe, absent_terms, specific_terms
+from corpus.presence import (
+    DocumentTermProbe,
+    absent_terms,
+    named_acronyms,
+    specific_terms,
+    subject_acronyms,
+)
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
 from tests._support.files import write_texts
@@ -51,6 +57,32 @@ def test_a_numbered_figure_or_table_is_a_specific_term() -> None:
     assert absent_terms(["figure 7", "table 3", "figure 12", "图 3"], [text]) == []
     assert absent_terms(["figure 1", "table 33", "图 30"], [text]) == [
         "figure 1", "table 33", "图 30"]
+
+
+def test_named_acronyms_are_the_capitalised_subjects() -> None:
+    # the shapes of MMLongBench-Doc dev questions: acronyms their documents never write
+    assert named_acronyms("How many people are there in total in the HAQ Executive "
+                          "Leadership?") == ("haq",)
+    assert named_acronyms("For the dataset that uses HOVER as the symbolic solver, how many "
+                          "examples are used?") == ("hover",)
+    # a run of capitals (a name written in capitals, an all-caps question), a currency,
+    # an acronym the question defines, a Roman numeral: none
+    assert named_acronyms("What is INF SERCRL LLP FAX No on page fourteen?") == ()
+    assert named_acronyms("WHAT IS THE LAST YEAR PRESENT IN THE TABULUAR COLUMN?") == ()
+    assert named_acronyms("What is the FY2016 COGS for Microsoft? State it in USD millions.") == (
+        "cogs",)
+    assert named_acronyms("What is Amazon's FY2017 days payable outstanding (DPO)? DPO is "
+                          "defined as: 365 * payables / COGS") == ("cogs",)
+    assert named_acronyms("What does Chapter III say?") == ()
+
+
+def test_subject_acronyms_drop_stopwords_and_known_expansions() -> None:
+    def phrases(text: str) -> list[str]:
+        return ["property, plant and equipment"] if text == "ppne" else []
+
+    q = "What is NOT in the FY2018 net PPNE of the HAQ?"
+    assert subject_acronyms(q, TOK.key_terms, phrases) == ["haq"]
+    assert subject_acronyms(q, TOK.key_terms) == ["ppne", "haq"]
 
 
 @pytest.fixture(scope="module")

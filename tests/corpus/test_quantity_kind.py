@@ -61,3 +61,17 @@ def test_content_misses_flags_the_kind_asked() -> None:
     assert content_misses(m, "绩效工资按月考核发放。") == ["no_value_in:multiple"]
     assert content_misses(m, "工作日加班按基本工资的150%计发") == []
     assert not asks_content("How many times can a beverage be brewed?")
+
+
+def test_a_count_is_looked_for_under_a_quoted_heading() -> None:
+    from corpus.question_scope import count_unit
+
+    heads = ("员工手册", "4 提交时限")
+    # a quoted heading answers by its section: the chunk is searched
+    assert count_unit("4 提交时限", heads) is None
+    # a quoted sentence answers by itself
+    line = "出差结束后应在三十日内提交报销申请"
+    assert count_unit(line, heads) == line
+    q = "差旅报销申请的提交时限是几天？"
+    chunk = "4 提交时限\n出差结束后应在三十日内提交报销申请，逾期不予受理。"
+    assert content_misses(q, "4 提交时限\n" + chunk, count_unit("4 提交时限", heads)) == []
