@@ -65,7 +65,9 @@ def test_loopgate_serve_prints_one_json_line_per_request(tmp_path: Path) -> None
     proc = subprocess.Popen([*LOOPGATE, "serve", "--port", str(port), "--log-level", "warning"],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        assert wait_healthy(f"http://127.0.0.1:{port}", proc, timeout_s=60), proc.communicate()
+        if not wait_healthy(f"http://127.0.0.1:{port}", proc, timeout_s=60):
+            proc.terminate()  # its output ends only when it does: read it after
+            raise AssertionError(proc.communicate(timeout=30))
         r = httpx.post(f"http://127.0.0.1:{port}/v1/query", json={"question": "anything?"},
                        timeout=30)
         assert r.status_code == 200

@@ -37,6 +37,7 @@ def server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
     base = f"http://127.0.0.1:{port}"
     try:
         if not wait_healthy(base, proc, timeout_s=60):
+            stop_process(proc)  # its output ends only when it does: read it after
             raise RuntimeError("loopgate serve did not start: "
                                f"{proc.stdout.read() if proc.stdout else ''}")
         yield base, env
