@@ -101,7 +101,7 @@ def ingest_command(
         bool, typer.Option("--no-embed", help="Keyword-only: do not compute dense vectors.")
     ] = False,
     workers: Annotated[
-        int | None, typer.Option(min=1, max=16, help="Worker processes that parse and embed "
+        int | None, typer.Option(min=1, max=16, help="Parse processes, and as many that embed "
                                  "(default: the usable cores).")
     ] = None,
 ) -> None:
