@@ -151,9 +151,8 @@ class AnswerChecks:
     async def presence(self, question: str, collection: str,
                               res: LoopResult) -> LoopResult:
         """``res`` turned into "not found" when the document its answer cites lacks one of the
-        question's specific terms (codes, years: ``corpus.presence``); an offline or evidence
-        answer is answered by its first cited unit whose document holds them all (moved first),
-        and is "not found" only when none does (the RAG path's rule); the check runs
+        question's specific terms (codes, years, figure labels) or an acronym it names
+        (``corpus.presence``); the check runs
         under the tool timeout and keeps the answer when it fails or the key-term extractor
         has no index form (``sparse_query``)."""
         tok = self.key_terms
@@ -167,37 +166,25 @@ class AnswerChecks:
                                     *subject_acronyms(question, tok.key_terms, self.phrases)]))
         if not terms:
             return res
-        # an offline (or evidence) answer may be any of its cited units, as on the RAG path
-        # (rag.answerability.present_evidence); an LLM-written answer is its first citation's
-        own = res.brain == "offline" or res.evidence_answer
-        cits = list(res.citations) if own else res.citations[:1]
+        first = res.citations[0]
 
         if self._probe is None:  # one per agent: it remembers (doc_id, term) answers
             self._probe = DocumentTermProbe(self.store, sparse, normalize)
         probe = self._probe
 
-        def absent_in_document() -> tuple[int, list[str]]:
-            chunks = {c.chunk_id: c for c in self.store.get_chunks(
-                collection, list(dict.fromkeys(c.chunk_id for c in cits)))}
-            first_absent: list[str] | None = None
-            for i, cit in enumerate(cits):
-                absent = unit_lacks(terms, cit.quote, chunks.get(cit.chunk_id), cit.doc_id,
-                                    partial(probe.absent, collection), normalize)
-                if not absent:
-                    return i, []
-                first_absent = absent if first_absent is None else first_absent
-            return 0, first_absent or []
+        def absent_in_document() -> list[str]:
+            chunks = self.store.get_chunks(collection, [first.chunk_id])
+            return unit_lacks(terms, first.quote, chunks[0] if chunks else None, first.doc_id,
+                              partial(probe.absent, collection), normalize)
 
         try:
-            at, absent = await asyncio.wait_for(asyncio.to_thread(absent_in_document),
-                                                self.timeout_s or None)
+            absent = await asyncio.wait_for(asyncio.to_thread(absent_in_document),
+                                            self.timeout_s or None)
         except Exception:  # noqa: BLE001 - a failed check keeps the answer
             return res
         if absent:
             res.answer, res.found, res.citations = NOT_FOUND, False, []
             res.absent_terms = list(absent)
-        elif at:  # the first unit whose document holds the terms answers (answer_alone)
-            res.citations = [res.citations[at], *res.citations[:at], *res.citations[at + 1:]]
         return res
 
     async def support(self, question: str, collection: str,
