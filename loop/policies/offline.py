@@ -8,7 +8,10 @@ candidates (ranked by key-term coverage, then search rank; a section the directo
 read when it covers the key terms better than the candidates left, a tie going to them) →
 ``next_chunk`` when the best evidence is a table or a section that runs on, or a chunk read ends
 with the caption of a table the chunker put in the next chunk → ``answer`` with the best
-sentence / table row by key-term coverage (verified citation), or ``found=false``.
+sentence / table row by key-term coverage (verified citation), or ``found=false`` — unless
+the unit ranked first lies in one of the RAG path's candidates the loop started from and covers
+the floor lowered by ``strong_margin`` (``offline_rank.seed_evidence``: the loop does not end
+with weaker evidence than the candidates it was given).
 ``fallback_to_rag`` when no key term matches any chunk.
 """
 
@@ -36,6 +39,7 @@ from loop.policies.offline_rank import (
     dense_settled,
     lexical_evidence,
     ranked_evidence,
+    seed_evidence,
     similarities,
 )
 from loop.types import ToolCall, ToolResult, UnitEmbedder
@@ -101,6 +105,7 @@ class OfflinePolicy:
         self.last: tuple[ToolCall, ToolResult] | None = None
         self.planned: dict[str, Chunk] = {}  # chunks the directory scan picked (jump targets)
         self.seeds: list[str] = []
+        self.candidates: frozenset[str] = frozenset()  # the RAG path's candidates (chunk ids)
 
     def observe(self, call: ToolCall, result: ToolResult) -> None:
         """Remember the last result (the policy reads its state from ``LoopState.ctx``) and
@@ -194,7 +199,8 @@ class OfflinePolicy:
         worker thread) re-ranked with the dense similarity unless the key terms settle the
         answer whatever it is (:func:`~loop.policies.offline_rank.dense_settled`: nothing
         embedded); an embedder failure leaves the key-term ranking (``dense_error`` says
-        why)."""
+        why). When that says not found, :func:`~loop.policies.offline_rank.seed_evidence`
+        may still answer from the RAG candidates (:attr:`candidates`)."""
         lexical = lexical_evidence(state, self.tuning)
         sims: Similarity = {}
         if self.embedder is not None and not dense_settled(self.tuning, self._floor(state),
@@ -203,8 +209,11 @@ class OfflinePolicy:
                 sims = await asyncio.to_thread(self.similarities, state, lexical)
             except Exception as exc:  # noqa: BLE001 - dense ranking is optional: key terms only
                 self.dense_error = f"{type(exc).__name__}: {exc}"[:200]
-        return answer_call(self.ranked_evidence(state, sims, lexical), self.tuning,
-                           self._floor(state))
+        floor = self._floor(state)
+        ev = self.ranked_evidence(state, sims, lexical)
+        if not ev:  # not found: unless the RAG candidates and the ranking agree (seed_evidence)
+            ev, floor = seed_evidence(self.tuning, floor, lexical, self.candidates)
+        return answer_call(ev, self.tuning, floor)
 
     async def final_answer(self, state: LoopState) -> ToolCall:
         """The ``answer`` call over the chunks read so far (as on the answer turn)."""
@@ -226,6 +235,7 @@ class OfflinePolicy:
         turns_left = ctx.config.max_loops - state.turn  # after this one
         if not self.searches:
             # the RAG candidates (shown first, best first): the first reads when seed_first
+            self.candidates = frozenset(ctx.seen)
             self.seeds = [cid for cid in ctx.seen if m.matched(ctx.seen[cid].context_text())]
             searches = self._first_searches(state)
             self.searches.extend(searches)

@@ -7,6 +7,8 @@ built from it (:class:`loop.policies.offline.OfflinePolicy` drives these). Pure 
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from corpus.citations import display_quote
 from corpus.evidence import rank_prior
 from corpus.tuning import TUNING, OfflineTuning
@@ -22,7 +24,7 @@ from loop.evidence import (
 from loop.types import NOT_FOUND, ToolCall, UnitEmbedder
 
 __all__ = ["answer_call", "coverage_floor", "dense_settled", "lexical_evidence",
-           "passage_text", "ranked_evidence", "similarities"]
+           "passage_text", "ranked_evidence", "seed_evidence", "similarities"]
 
 Similarity = dict[tuple[str, str], float]
 
@@ -86,6 +88,28 @@ def ranked_evidence(tuning: OfflineTuning, floor: float,
                          and max(e.coverage for e in ev) < floor + tuning.strong_margin):
         return []  # the best-ranked unit is weak and nothing else is clearly strong
     return [e for e in ev if e.coverage >= floor]  # below the floor a unit is no evidence
+
+
+def seed_evidence(tuning: OfflineTuning, floor: float, lexical: list[Evidence],
+                  seeds: Collection[str]) -> tuple[list[Evidence], float]:
+    """The evidence the loop answers with when :func:`ranked_evidence` says not found but the
+    RAG candidates it started from hold the answer: ``(units, floor used)``, ``([], floor)``
+    for none.
+
+    When the unit ranked first by key terms and the rank prior (``lexical[0]``) lies in a
+    chunk of ``seeds`` (the RAG path's candidates, by chunk id) — the retrieval, which weighs
+    the whole question with the corpus IDF and the dense similarity, and the loop's own
+    ranking point at the same passage — the passage is kept at a floor lowered by
+    ``strong_margin``: a long question (a dozen key terms, many of them words of the request
+    itself: "use", "metric", "company", "explain") leaves the right statement row or handbook
+    line under ``floor`` while the RAG path answers with it. The units kept are those of the
+    seed chunks covering ``floor - strong_margin``, in ``lexical`` order; the unit ranked first
+    must be one of them (otherwise the loop has no better place than one RAG did not pick, and
+    not found stands). Pure."""
+    relaxed = max(0.0, floor - tuning.strong_margin)
+    if not lexical or lexical[0].chunk.chunk_id not in seeds or lexical[0].coverage < relaxed:
+        return [], floor
+    return [e for e in lexical if e.chunk.chunk_id in seeds and e.coverage >= relaxed], relaxed
 
 
 def dense_settled(tuning: OfflineTuning, floor: float, lexical: list[Evidence],
