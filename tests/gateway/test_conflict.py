@@ -7,8 +7,15 @@ from __future__ import annotations
 import pytest
 from _apphelp import ask, make_settings, running, upload
 
-from corpus.types import Chunk
+from corpus.types import Chunk, SearchHit
 from gateway.routing.statements import doc_date
+from tests._support.chunks import make_chunk
+
+
+def hit(doc: str, text: str) -> SearchHit:
+    """A search hit on the one chunk of document ``doc`` (``<doc>.md``, page 1) holding ``text``."""
+    return SearchHit(make_chunk(doc, 0, text, chunk_id=f"{doc}-0", path=f"{doc}.md"), 1.0)
+
 
 pytestmark = pytest.mark.integration
 
@@ -79,15 +86,8 @@ def test_other_products_and_injection_lines_are_never_a_rival() -> None:
     """Issue 20 (the injection corpus failed on it): FX-1001 and FX-1005 are two pumps, not a
     conflict, and a code's digits are not a value; a line that speaks to a model is never
     quoted as the rival value."""
-    from corpus.types import SearchHit
     from gateway.routing.conflict import find_rival
     from gateway.routing.statements import statements
-
-    def hit(doc: str, text: str) -> SearchHit:
-        c = Chunk(chunk_id=f"{doc}-0", doc_id=doc, path=f"{doc}.md", title=doc,
-                  section_path=(), page_start=1, page_end=1, line_start=1, line_end=1,
-                  char_start=0, char_end=len(text), text=text)
-        return SearchHit(c, 1.0)
 
     q = "What is the rated pressure of the FX-1001 pump?"
     mine = hit("a", "The rated pressure of the FX-1001 pump is 12.5 bar.")
@@ -107,15 +107,8 @@ def test_a_section_or_version_number_is_never_a_value() -> None:
     conversion raised in find_rival: POST /v1/query answered 500 (zh PDFs copied 3 times,
     benchmarks/scale.py). It is skipped like a date or a code; the value after it is taken."""
     from corpus.citations import make_citation
-    from corpus.types import SearchHit
     from gateway.routing.conflict import find_rival
     from gateway.routing.statements import statements
-
-    def hit(doc: str, text: str) -> SearchHit:
-        c = Chunk(chunk_id=f"{doc}-0", doc_id=doc, path=f"{doc}.md", title=doc,
-                  section_path=(), page_start=1, page_end=1, line_start=1, line_end=1,
-                  char_start=0, char_end=len(text), text=text)
-        return SearchHit(c, 1.0)
 
     q = "How long does the insulation test of clause 6.2.4 take?"
     mine = hit("a", "The insulation test of clause 6.2.4 takes 30 minutes.")
