@@ -53,6 +53,26 @@ _ROMAN = ("", "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi",
           "xiv", "xv", "xvi", "xvii", "xviii", "xix", "xx")
 _LABEL_WRITTEN = {"figure": r"\b(?:figure|fig\.?)", "table": r"\b(?:table|tab\.)",
                   "图": "[图圖]", "表": "表"}
+# a month and year the question dates its fact by: "as of March 31, 2017", "revised on May
+# 2018", "Oct. 24, 2016", "31st March, 2007" (English month names, full or abbreviated)
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+           "september", "october", "november", "december")
+_MONTH_WORD = (r"(?:january|february|march|april|may|june|july|august|september|october"
+               r"|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)")
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+_DATE_ASKED = re.compile(
+    rf"\b(?P<mon>{_MONTH_WORD})\b\.?\s*(?:(?P<day>{_DAY})\s*,?\s*)?,?\s+(?P<y>(?:19|20)\d\d)(?!\d)"
+    rf"|\b{_DAY}\s+(?:of\s+)?(?P<mon2>{_MONTH_WORD})\b\.?\s*,?\s*(?P<y2>(?:19|20)\d\d)(?!\d)",
+    re.I)
+# how a document writes a month and year: a month name, a day, the year, whatever spaces,
+# commas, dots and table rules stand between ("March 31,\n \n2017", "31st March, 2007",
+# "| December 31, | 2018"), or in digits (03/31/2017, 31.03.2017, 2017-03-31)
+_SEP = r"[^\w]{0,12}"
+_DATE_WRITTEN = re.compile(
+    rf"\b(?P<mon>{_MONTH_WORD})\b{_SEP}(?:{_DAY}{_SEP})?(?P<y>(?:19|20)\d\d)(?!\d)"
+    r"|(?<![\d.])(?P<a>\d{1,2})[./-](?P<b>\d{1,2})[./-](?P<y2>(?:19|20)\d\d)(?!\d)"
+    r"|(?<!\d)(?P<y3>(?:19|20)\d\d)[./-](?P<m3>\d{1,2})(?![\d])", re.I)
+_DATE_TERM = re.compile(r"^(" + "|".join(_MONTHS) + r") ((?:19|20)\d\d)$")
 
 
 def specific_terms(key_terms: Iterable[str], question: str | None = None) -> tuple[str, ...]:
@@ -101,6 +121,7 @@ def specific_terms(key_terms: Iterable[str], question: str | None = None) -> tup
         if question is None or _holds(term, question):
             out.append(term)
     if question is not None:
+        out.extend(_dates(question))
         out.extend(_labels(question))
     return tuple(dict.fromkeys(out))
 
@@ -173,12 +194,55 @@ def _labels(question: str) -> list[str]:
     return [t for t in out if not t.endswith(" 0")]
 
 
+def _month(word: str) -> str:
+    """The full month name of a month word (``sept.`` → ``september``)."""
+    return _MONTHS[[m[:3] for m in _MONTHS].index(word.lower()[:3])]
+
+
+# "may" is a month where a date preposition or a day stands by it, not the verb ("which
+# companies may 2019 rules affect")
+_MAY_DATE = re.compile(r"(?:\b(?:on|in|of|since|by|from|until|till|to|before|after|through|"
+                       r"during|dated|ended|ending|end|early|late|mid|as\s+at)\s+)$", re.I)
+
+
+def _dates(question: str) -> list[str]:
+    """The month-and-year terms ``question`` dates its fact by (``as of March 31, 2017`` →
+    ``march 2017``; ``revised on May 2018`` → ``may 2018``; ``July 18-September 30, 2013`` →
+    ``september 2013``)."""
+    out = []
+    for m in _DATE_ASKED.finditer(question):
+        mon, year = m.group("mon") or m.group("mon2"), m.group("y") or m.group("y2")
+        if (m.group("mon") and mon.lower() == "may" and not m.group("day")
+                and not _MAY_DATE.search(question[: m.start()])):
+            continue
+        out.append(f"{_month(mon)} {year}")
+    return out
+
+
+def _written_dates(text: str) -> set[str]:
+    """The month-and-year terms (``march 2017``) a ``text`` writes, in words or digits (a
+    digit date whose month and day could be either way round gives both)."""
+    out = set()
+    for m in _DATE_WRITTEN.finditer(text):
+        if m.group("mon"):
+            out.add(f"{_month(m.group('mon'))} {m.group('y')}")
+        elif m.group("y2"):
+            for n in {int(m.group("a")), int(m.group("b"))}:
+                if 1 <= n <= 12:
+                    out.add(f"{_MONTHS[n - 1]} {m.group('y2')}")
+        elif 1 <= int(m.group("m3")) <= 12:
+            out.add(f"{_MONTHS[int(m.group('m3')) - 1]} {m.group('y3')}")
+    return out
+
+
 def _holds(term: str, text: str) -> bool:
     """``holds_term``, except that a year may follow a date's dot or comma (``31.03.2001``,
     ``March 31,2003``) where a number may not (``1.2001`` is another number for
     ``holds_term``)."""
     if _YEAR.fullmatch(term):
         return re.search(rf"(?<!\d){term}(?!\d)", text) is not None
+    if _DATE_TERM.match(term):
+        return term.split()[1] in text and term in _written_dates(text)
     label = _LABEL_TERM.match(term)
     if label:
         kind, n = label.group(1), int(label.group(2))
@@ -339,7 +403,8 @@ class DocumentTermProbe:
                 collection, query, self.top_k, SearchFilter(doc_ids=(doc_id,))
             )
             found = any(_holds(term, self.normalize(_chunk_text(h.chunk))) for h in hits)
-            if not found and (_YEAR.fullmatch(term) or _LABEL_TERM.match(term)):
+            if not found and (_YEAR.fullmatch(term) or _LABEL_TERM.match(term)
+                              or _DATE_TERM.match(term)):
                 # a year inside one index token ("31.03.2001", "fy2001") is no BM25 term; a
                 # label's number is in too many chunks for the top hits to hold the caption
                 found = term in self._marks(collection, doc_id)
@@ -358,7 +423,9 @@ class DocumentTermProbe:
         chunks = list_chunks(collection, doc_id) if callable(list_chunks) else []
         texts = [_chunk_text(c) for c in chunks]
         marks = {m.group() for t in texts for m in _ANY_YEAR.finditer(t)}
-        marks.update(_written_labels(self.normalize("\n".join(texts))))
+        whole = self.normalize("\n".join(texts))
+        marks.update(_written_labels(whole))
+        marks.update(_written_dates(whole))
         self._doc_marks[doc_id] = frozenset(marks)
         if len(self._doc_marks) > 256:
             self._doc_marks.popitem(last=False)

@@ -210,3 +210,62 @@ def _doc_id_in(store: QdrantChunkStore, collection: str, name: str) -> str:
     entry = Catalogue(store).find(collection, name)
     assert entry is not None
     return entry.info.doc_id
+
+
+def test_a_month_and_year_the_question_dates_by_is_a_specific_term() -> None:
+    # a fact dated by month and year: the year alone is in the document, the date is not
+    # (mmlongbench:384 'revised on May 2018' of a plan 'Revised May 2016' with 2018 targets)
+    def terms(q: str) -> tuple[str, ...]:
+        n = TOK.normalize(q)
+        return specific_terms(TOK.key_terms(q), n)
+
+    assert terms("Who produced the document that was revised on May 2018?") == (
+        "2018", "may 2018")
+    assert terms("Who was interviewed by the agents on Oct. 24, 2016?") == ("2016", "october 2016")
+    assert terms("What share was held as of March 31, 2017?") == ("2017", "march 2017")
+    assert terms("the Internet Project July 18-September 30, 2013 tracking survey") == (
+        "2013", "september 2013")
+    assert terms("What was proposed as at 31st March, 2007?") == ("2007", "march 2007")
+    # "may" the verb is no month
+    assert terms("Which companies may 2019 rules affect?") == ("2019",)
+    assert terms("What changed in May 2020?") == ("2020", "may 2020")
+
+
+def test_a_document_writes_a_month_and_year_in_many_ways() -> None:
+    text = TOK.normalize(
+        "Three months ended March 31,\n \n2017 | December 31, | 2018 | as at 31st March, 2007 "
+        "dated 08/30/2023, 31.01.2001 and 2019-06-30; Sept. 2015")
+    asked = ["march 2017", "december 2018", "march 2007", "august 2023", "january 2001",
+             "june 2019", "september 2015"]
+    assert absent_terms(asked, [text]) == []
+    assert absent_terms(["may 2017", "march 2018", "october 2016"], [text]) == [
+        "may 2017", "march 2018", "october 2016"]
+
+
+def test_probe_finds_a_date_the_document_lacks(tmp_path: Path) -> None:
+    docs = write_texts(tmp_path / "docs", {
+        "plan.md": "# Agency Strategic Plan 2016-2018\n\nRevised May 2016\n\n"
+                   "## Goals\n\nBy December 31, 2018, increase the number of licensed "
+                   "facilities inspected each year.\n\nProduced by the Division of Planning.\n"})
+    st = QdrantChunkStore.embedded(tmp_path / "qdrant")
+    Ingestor(st, TOK, None, workers=1).ingest_paths([docs], "d", root=docs)
+    probe = DocumentTermProbe(st, TOK.sparse_query, TOK.normalize)
+    doc = _doc_id_in(st, "d", "plan.md")
+    assert probe.absent("d", doc, ["may 2016", "december 2018", "may 2018"]) == ["may 2018"]
+
+    from rag.pipeline import RagPipeline
+    from rag.retriever import HybridRetriever
+
+    rag = RagPipeline(HybridRetriever(st, TOK, None), answer_floor=0.0)
+    ok = rag.run("Which goal was set in the plan revised in May 2016?", "d")
+    assert ok.found
+    ans = rag.run("Which goal was set in the plan revised in May 2018?", "d")
+    assert not ans.found and "may 2018" in ans.missing
+    assert ans.related  # the closest passages are still shown
+
+    from loop.agent import LoopAgent
+    from loop.tools import StoreKeywordSearch
+
+    agent = LoopAgent(st, StoreKeywordSearch(st, TOK.sparse_query), key_terms=TOK)
+    looped = agent.run("Which goal was set in the plan revised in May 2018?", "d")
+    assert not looped.found and looped.absent_terms == ["may 2018"]
