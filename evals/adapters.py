@@ -4,12 +4,16 @@
   calibrated confidence, extractive answer); candidates = the retrieval's top-k items.
 - ``loop`` → :class:`LoopAgentAnswerer`: ``loop.agent.LoopAgent`` seeded with the RAG
   retrieval's hits (as the router seeds it); offline reading policy when no LLM is configured;
-  candidates = the chunks the agent read, in reading order, then the unread seeds.
+  candidates = the chunks the agent read, in reading order, then the unread seeds. Given the
+  router, it reads every question as the router does (``Router.read_as``: a follow-up rewritten
+  from the session memory, exclusion clauses left out, a relative period dated), and asks a
+  follow-up's earlier turns through the router in loop mode in one session.
 - ``auto`` → :class:`RouterAnswerer`: ``gateway.routing.router.Router`` (mode ``auto``; answer cache
   bypassed); candidates = the route record's candidate chunk ids resolved in the store.
 
 Follow-ups: the retrieval query is built from the history as the router builds it
-(``gateway.routing.rules.retrieval_query``). Blocking calls run in worker threads.
+(``gateway.routing.rules.retrieval_query``; the loop answerer with a router: from the session
+memory). Blocking calls run in worker threads.
 """
 
 from __future__ import annotations
@@ -125,6 +129,10 @@ class LoopAgentAnswerer:
     :param fallback: a ``RagPipeline`` that answers broadly (``top_k=broad_top_k``) when the
         agent hands the question back (``fallback_to_rag``), as the router does; ``None`` keeps
         the agent's own answer.
+    :param router: the gateway's ``Router`` over the same agent: every question is read as it
+        reads it (``Router.read_as``) and a follow-up's earlier turns are asked through it
+        (mode ``loop``) in one session (:meth:`converse`); ``None``: the question as written,
+        a follow-up with its earlier turn as ``history``.
     """
 
     mode = "loop"
@@ -138,9 +146,54 @@ class LoopAgentAnswerer:
         offline: bool = False,
         fallback: Any | None = None,
         broad_top_k: int = 12,
+        router: Any | None = None,
     ) -> None:
         self.agent, self.retriever, self.store, self.offline = agent, retriever, store, offline
-        self.fallback, self.broad_top_k = fallback, broad_top_k
+        self.fallback, self.broad_top_k, self.router = fallback, broad_top_k, router
+
+    async def converse(
+        self, question: Question, collection: str, *, turns: Sequence[str],
+        current_date: str | None,
+    ) -> AnswerRecord:
+        """Ask the earlier ``turns`` through the router (mode ``loop``) in one fresh session, then
+        the question read from that session's memory (:meth:`answer`); the session is forgotten
+        afterwards. Without a router (or its session memory): the turns as ``history``."""
+        conv = getattr(self.router, "conversation", None)
+        if self.router is None or conv is None:
+            return await self.answer(question, collection, current_date=current_date,
+                                     history=[{"role": "user", "content": t} for t in turns])
+        sid = f"eval-{uuid.uuid4().hex}"
+        try:
+            for turn in turns:
+                await self.router.ask(QueryInput(turn, collection, "loop", use_cache=False,
+                                                 current_date=current_date, session_id=sid,
+                                                 caller="eval"))
+            return await self.answer(question, collection, history=[],
+                                     current_date=current_date, session_id=sid)
+        finally:
+            try:
+                await conv.store.delete("eval", sid)
+            except Exception:  # noqa: BLE001 - expires at its TTL anyway
+                pass
+
+    async def _read_as(self, question: Question, collection: str,
+                       history: list[dict[str, str]], current_date: str | None,
+                       session_id: str | None) -> tuple[QueryInput, str, dict[str, Any]]:
+        """The question the agent reads, the retrieval text of its seeds and the route record's
+        rewrite fields: the router's reading (``Router.read_as``), else the question as written
+        with the history's previous turn before it for retrieval."""
+        if self.router is None:
+            q = QueryInput(question.question, collection, "loop", history=tuple(history),
+                           use_cache=False, current_date=current_date)
+            return q, _query(question, history), {}
+        read = await self.router.read_as(QueryInput(
+            question.question, collection, "loop", history=tuple(history), use_cache=False,
+            current_date=current_date, session_id=session_id,
+            caller="eval" if session_id else ""))
+        route = read.record.to_dict()
+        shown = {k: route[k] for k in ("rewritten_question", "rewrite", "session",
+                                       "cross_language") if route.get(k) is not None}
+        return read.query, read.retrieval_query, shown
 
     async def answer(
         self,
@@ -149,23 +202,30 @@ class LoopAgentAnswerer:
         *,
         history: list[dict[str, str]],
         current_date: str | None,
+        session_id: str | None = None,
     ) -> AnswerRecord:
-        """Seed, read, answer; the record carries the loop's steps as its route record."""
-        query = _query(question, history)
+        """Read the question as the router does, seed, read, answer; the record carries the
+        loop's steps as its route record (with ``rewritten_question`` when it was rewritten)."""
         t0 = time.perf_counter()
+        q, query, shown = await self._read_as(question, collection, history, current_date,
+                                              session_id)
         seeds: list[SearchHit] = []
         confidence = None
-        flt: SearchFilter | None = None
+        # the session's focus document (a follow-up stepping along its list), as the router
+        scope = q.filters if q.filters is not None and not q.filters.is_empty() else None
+        flt: SearchFilter | None = scope
         if self.retriever is not None:
-            r = await asyncio.to_thread(self.retriever.run, query, collection)
+            r = await asyncio.to_thread(self.retriever.run, query, collection, flt=scope)
             seeds = [SearchHit(c, it.score) for it in r.items for c in it.chunks]
             confidence = float(r.confidence.value)
-            flt = r.resolved_filter  # as the router does: the loop reads inside them
+            # as the router does: that filter, else the loop reads inside the documents the
+            # retrieval resolved the question to
+            flt = scope or r.resolved_filter
         res = await self.agent.run_async(
-            question.question,
+            q.question,
             collection,
             candidates=seeds,
-            history=history,
+            history=list(q.history),
             current_date=current_date,
             offline=self.offline,
             flt=flt,
@@ -175,7 +235,7 @@ class LoopAgentAnswerer:
         citations = [citation_location(c) for c in (*res.citations, *res.related)]
         if fallback and self.fallback is not None:
             broad = await asyncio.to_thread(
-                self.fallback.run, query, collection, top_k=self.broad_top_k
+                self.fallback.run, query, collection, top_k=self.broad_top_k, flt=scope
             )
             answer, found = broad.answer, broad.found
             citations = [citation_location(c) for c in broad.citations]
@@ -201,6 +261,7 @@ class LoopAgentAnswerer:
                 "final_path": "loop",
                 "retrieval_query": query,
                 "seed_confidence": confidence,
+                **shown,
                 **res.to_dict(),
             },
         )

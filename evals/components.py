@@ -6,8 +6,9 @@ cache and route log), so the evaluation measures what the server runs:
 
 - ``rag``  → ``rag.pipeline.RagPipeline`` over the gateway's retriever (extractive answer);
 - ``loop`` → the gateway's ``LoopAgent`` seeded with the retriever's hits (offline reading
-  policy when no LLM is configured, or with ``offline=True``); a ``fallback_to_rag`` is
-  answered by the pipeline with ``rag_broad_top_k``, as the router does;
+  policy when no LLM is configured, or with ``offline=True``), every question read as the
+  router reads it (``Router.read_as``: follow-ups rewritten from the session memory); a
+  ``fallback_to_rag`` is answered by the pipeline with ``rag_broad_top_k``, as the router does;
 - ``auto`` → the gateway's ``Router`` (answer cache bypassed per request).
 
 Usage example::
@@ -81,6 +82,7 @@ def build_answerer(mode: str, settings: Settings, *, offline: bool = False) -> B
                 offline=offline,
                 fallback=pipeline,
                 broad_top_k=settings.rag_broad_top_k,
+                router=c.router,
             ),
             c,
         )

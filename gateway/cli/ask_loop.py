@@ -2,8 +2,10 @@
 
 :func:`ask_loop` builds the gateway components from settings (chunk store, hybrid retriever as
 the ``search`` tool, LLM client when ``LOOPGATE_LLM_BASE_URL`` is set, else the offline
-policy), runs one :class:`loop.agent.LoopAgent` question with ``asyncio.run`` and prints the
-answer, the verified citations, the step trace, tokens and time (or all of it as JSON).
+policy), reads the question as the router reads it (``gateway.routing.Router.read_as``), runs
+one :class:`loop.agent.LoopAgent` question with ``asyncio.run`` and prints the question as read
+(when rewritten), the answer, the verified citations, the step trace, tokens and time (or all
+of it as JSON).
 ``gateway.cli.ask`` (engineer C) dispatches ``--mode loop`` here.
 """
 
@@ -60,7 +62,12 @@ def ask_loop(question: str, collection: str, *, settings: Settings | None = None
              path_prefix: str = "") -> int:
     """Run one LoopAgent question and print the report; returns the exit code (0 answered or
     explicit not-found, 1 when the store is unavailable, the collection does not exist or
-    ``documents`` / ``path_prefix`` (every search restricted to them) match no document)."""
+    ``documents`` / ``path_prefix`` (every search restricted to them) match no document).
+
+    The agent reads the question as the router reads it (``Router.read_as``: a follow-up of
+    ``history`` rewritten into a standalone question, exclusion clauses left out,
+    cross-language key terms), printed first as ``read as: …`` (JSON: ``rewritten_question``)
+    when it differs from the question asked."""
     from gateway.settings import get_settings
     from gateway.wiring import build_components, describe_budgets
 
@@ -76,8 +83,8 @@ def ask_loop(question: str, collection: str, *, settings: Settings | None = None
         asyncio.run(c.aclose())
         return 1
     from corpus.errors import StoreError
+    from gateway.routing import QueryInput
     from gateway.wiring import open_collection
-
     from rag.errors import RetrievalError
     from rag.retriever import resolve_filter
 
@@ -93,19 +100,32 @@ def ask_loop(question: str, collection: str, *, settings: Settings | None = None
         asyncio.run(c.aclose())
         return 1
 
-    agent = c.agent
+    agent, router = c.agent, c.router
 
-    async def go() -> Any:
+    async def go() -> tuple[Any, str | None]:
         try:
-            return await agent.run_async(question, collection, history=history or [],
-                                         current_date=current_date, offline=offline,
-                                         flt=flt)
+            # the question as the router reads it: a follow-up of ``history`` rewritten into a
+            # standalone question, exclusion clauses left out, cross-language key terms
+            q = QueryInput(question, collection, "loop", filters=flt,
+                           history=tuple(history or ()), current_date=current_date)
+            read = await router.read_as(q) if router is not None else None
+            asked = read.query if read is not None else q
+            res = await agent.run_async(asked.question, collection, history=list(asked.history),
+                                        current_date=current_date, offline=offline,
+                                        flt=asked.filters)
+            return res, read.rewritten_question if read is not None else None
         finally:
             await c.aclose()
 
-    res = asyncio.run(go())
+    res, rewritten = asyncio.run(go())
     if as_json:
-        print(json.dumps(res.to_dict(), ensure_ascii=False, indent=2))
+        body = res.to_dict()
+        if rewritten:
+            body["rewritten_question"] = rewritten
+        print(json.dumps(body, ensure_ascii=False, indent=2))
     else:
+        if rewritten:
+            Console(emoji=False).print(f"read as: {rewritten}", markup=False,
+                                       style="dim italic")
         print_loop_result(res)
     return 0

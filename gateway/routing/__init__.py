@@ -34,7 +34,7 @@ from gateway.routing.fit import (
 )
 from gateway.routing.plan import merge_parts
 from gateway.routing.record import RouteRecord, ToolCallRecord
-from gateway.routing.router import Router
+from gateway.routing.router import ReadAs, Router
 from gateway.routing.rules import (
     Decision,
     Mode,
@@ -44,6 +44,7 @@ from gateway.routing.rules import (
     decide,
     detect_signals,
     retrieval_query,
+    search_query,
 )
 from gateway.routing.trace import RouteTrace
 from gateway.routing.types import *  # noqa: F403  (its __all__, re-exported below)
@@ -53,6 +54,7 @@ __all__ = [
     "Decision",
     "Mode",
     "Plan",
+    "ReadAs",
     "RouteRecord",
     "RouteTrace",
     "Router",
@@ -70,5 +72,6 @@ __all__ = [
     "load_routing_model",
     "merge_parts",
     "retrieval_query",
+    "search_query",
 ]
 __all__ += _types.__all__

@@ -37,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from corpus.errors import StoreError
 from corpus.types import Chunk
@@ -46,7 +47,7 @@ from gateway.routing.escalation import EscalationStages
 from gateway.routing.fit import load_routing_model
 from gateway.routing.focus import apply_focus
 from gateway.routing.plan import PlanStages
-from gateway.routing.rules import RuleConfig, dated_query, retrieval_query
+from gateway.routing.rules import RuleConfig, search_query
 from gateway.routing.stages import Ctx, DeadlineExceeded, degraded_result
 from gateway.routing.trace import RouteTrace
 from gateway.routing.types import (
@@ -65,7 +66,31 @@ from gateway.routing.types import (
 from gateway.settings import Settings
 from loop.llm_breaker import llm_deadline
 
-__all__ = ["Router"]
+__all__ = ["ReadAs", "Router"]
+
+
+@dataclass(frozen=True, slots=True)
+class ReadAs:
+    """A question as the router reads it before picking a path (:meth:`Router.read_as`).
+
+    :ivar query: the question routed: a follow-up rewritten into a standalone question (its
+        ``history`` then empty), exclusion clauses left out, cross-language key terms appended;
+        ``filters`` the caller's, else the session's focus document when the rewrite stepped
+        along a list of the previous answer's document, else none.
+    :ivar retrieval_query: the text retrieval searches for it (follow-up with its previous turn
+        when no memory rewrote it, a relative period with its year).
+    :ivar record: the route record so far: ``rewritten_question`` (``None`` when read as
+        asked), ``rewrite``, ``session``, ``cross_language``, flags.
+    """
+
+    query: QueryInput
+    retrieval_query: str
+    record: RouteTrace
+
+    @property
+    def rewritten_question(self) -> str | None:
+        """The question shown as ``read as: …``, or ``None`` when it was read as asked."""
+        return self.record.rewritten_question
 
 
 class Router(PlanStages, CacheStages, EscalationStages):
@@ -131,7 +156,7 @@ class Router(PlanStages, CacheStages, EscalationStages):
                 if turn is not None and turn.reuse is not None:
                     result = turn.reuse  # a fact card of this session answers, nothing re-read
                 else:
-                    routed = apply_focus(turn.query if turn is not None else q, ctx.record)
+                    routed = self._routed(turn, q, ctx.record)
                     plan = self._plan_for(routed, ctx.record)
                     result = await (self._run_plan(ctx, routed, plan) if plan is not None
                                     else self._route(ctx, routed))
@@ -143,6 +168,35 @@ class Router(PlanStages, CacheStages, EscalationStages):
         trace.close({**ctx.timings, "total": total}, found=bool(result.found), cached=result.cached)
         await self._finish(ctx, turn, result)
         return result
+
+    async def read_as(self, q: QueryInput) -> ReadAs:
+        """``q`` as :meth:`ask` reads it before it picks a path, without answering: the
+        conversation stage (session memory of ``q.session_id`` or ``q.history``: a follow-up
+        rewritten into a standalone question, the session's focus document as the filter,
+        cross-language key terms) and the focus rule (exclusion clauses left out), then the
+        retrieval text (:func:`gateway.routing.rules.search_query`). Nothing is saved in the
+        session. For callers that run one path themselves and must read the question as the
+        router does (``loopgate ask --mode loop``, ``loopgate eval -m loop``).
+
+        Never raises for a slow or failing session store (the question is then read as asked,
+        like :meth:`ask` does)."""
+        trace = RouteTrace.start(q.question, q.collection, q.mode)
+        ctx = Ctx(time.monotonic() + self.settings.request_deadline_s, trace, None)
+        turn = None
+        with llm_deadline(ctx.deadline - self.settings.llm_deadline_reserve_s):
+            try:
+                turn = await self._converse(ctx, q)
+            except DeadlineExceeded:
+                pass
+        routed = self._routed(turn, q, trace)
+        return ReadAs(routed, search_query(routed.question, routed.history, routed.current_date),
+                      trace)
+
+    @staticmethod
+    def _routed(turn: ConversationTurn | None, q: QueryInput, record: RouteTrace) -> QueryInput:
+        """The question every path reads: the conversation stage's (rewritten) question, else
+        ``q``, without its exclusion clauses (``gateway.routing.focus``)."""
+        return apply_focus(turn.query if turn is not None else q, record)
 
     async def _converse(self, ctx: Ctx, q: QueryInput) -> ConversationTurn | None:
         """Stage ``conversation``: session memory and query rewriting (``None``: nothing to do);
@@ -193,7 +247,7 @@ class Router(PlanStages, CacheStages, EscalationStages):
             hit = await self._cache_lookup(ctx, q, version)
             if hit is not None:
                 return hit
-        query = dated_query(retrieval_query(q.question, q.history), q.current_date)
+        query = search_query(q.question, q.history, q.current_date)
         ctx.record.querying(query)
         rag_res = await self._retrieve(ctx, q, query, self.settings.rag_top_k, "retrieve")
         decision = await self._decide(ctx, q, rag_res)

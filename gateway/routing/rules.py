@@ -10,7 +10,8 @@
 - :func:`retrieval_query` resolves a follow-up question with the conversation history before
   retrieval (the previous user turn is prepended when the question leans on it);
   :func:`dated_query` gives a question about a period relative to today ("the current fiscal
-  quarter", 上个月) the year of ``current_date`` to retrieve with.
+  quarter", 上个月) the year of ``current_date`` to retrieve with; :func:`search_query` is the
+  two together, the text every path's retrieval searches for one routed question.
 
 The patterns are heuristics written for LoopGate (English and Chinese); every rule can be
 switched off by a setting (``escalate_on_reference`` …) and the threshold is
@@ -35,6 +36,7 @@ __all__ = [
     "detect_signals",
     "dated_query",
     "retrieval_query",
+    "search_query",
 ]
 
 Mode = Literal["auto", "rag", "loop"]
@@ -197,6 +199,16 @@ def retrieval_query(question: str, history: Sequence[dict[str, str]] | None) -> 
     if is_followup(question):
         return f"{prev[-1]} {question}"
     return question
+
+
+def search_query(question: str, history: Sequence[dict[str, str]] | None,
+                 current_date: str | None) -> str:
+    """The text retrieval searches for a routed question: :func:`retrieval_query` (a follow-up
+    with the previous user turn of ``history`` before it), then :func:`dated_query` (a period
+    relative to today with the year of ``current_date``, ``YYYY-MM-DD`` or ``None``). The RAG
+    path's retrieval and the LoopAgent's seeds and first search all use it; the answer reads
+    ``question`` itself."""
+    return dated_query(retrieval_query(question, history), current_date)
 
 
 _RELATIVE_PERIOD = re.compile(
