@@ -2,7 +2,8 @@
 
 :func:`ask_loop` builds the gateway components from settings (chunk store, hybrid retriever as
 the ``search`` tool, LLM client when ``LOOPGATE_LLM_BASE_URL`` is set, else the offline
-policy), reads the question as the router reads it (``gateway.routing.Router.read_as``), runs
+policy), reads the question as the router reads it (``gateway.routing.Router.read_as``), seeds
+the agent with the RAG retrieval's candidates as the router does, runs
 one :class:`loop.agent.LoopAgent` question with ``asyncio.run`` and prints the question as read
 (when rewritten), the answer, the verified citations, the step trace, tokens and time (or all
 of it as JSON).
@@ -67,7 +68,11 @@ def ask_loop(question: str, collection: str, *, settings: Settings | None = None
     The agent reads the question as the router reads it (``Router.read_as``: a follow-up of
     ``history`` rewritten into a standalone question, exclusion clauses left out,
     cross-language key terms), printed first as ``read as: …`` (JSON: ``rewritten_question``)
-    when it differs from the question asked."""
+    when it differs from the question asked, and is seeded as the router seeds it: the RAG
+    retrieval's candidates for the question's retrieval text (top ``rag_top_k``), every search
+    inside the documents that retrieval resolved the question to unless ``documents`` /
+    ``path_prefix`` restrict it (JSON: ``retrieval_query``, ``candidates`` as chunk ids,
+    ``resolution`` as document paths)."""
     from gateway.settings import get_settings
     from gateway.wiring import build_components, describe_budgets
 
@@ -101,8 +106,9 @@ def ask_loop(question: str, collection: str, *, settings: Settings | None = None
         return 1
 
     agent, router = c.agent, c.router
+    top_k = s.rag_top_k
 
-    async def go() -> tuple[Any, str | None]:
+    async def go() -> tuple[Any, dict[str, Any]]:
         try:
             # the question as the router reads it: a follow-up of ``history`` rewritten into a
             # standalone question, exclusion clauses left out, cross-language key terms
@@ -110,21 +116,35 @@ def ask_loop(question: str, collection: str, *, settings: Settings | None = None
                            history=tuple(history or ()), current_date=current_date)
             read = await router.read_as(q) if router is not None else None
             asked = read.query if read is not None else q
-            res = await agent.run_async(asked.question, collection, history=list(asked.history),
-                                        current_date=current_date, offline=offline,
-                                        flt=asked.filters)
-            return res, read.rewritten_question if read is not None else None
+            scope = asked.filters if asked.filters and not asked.filters.is_empty() else None
+            shown: dict[str, Any] = {}
+            if read is not None and read.rewritten_question:
+                shown["rewritten_question"] = read.rewritten_question
+            seeds: list[Any] = []
+            rag = router.rag if router is not None else None
+            if rag is not None and read is not None:
+                # seeded as the router seeds it: the RAG retrieval's candidates, and its
+                # searches inside the documents that retrieval resolved the question to
+                got = await rag.retrieve(collection, read.retrieval_query, top_k=top_k, flt=scope)
+                seeds = list(got.hits)
+                scope = scope or got.resolved
+                shown["retrieval_query"] = read.retrieval_query
+                shown["candidates"] = [h.chunk.chunk_id for h in seeds]
+                res_paths = getattr(getattr(got.raw, "resolution", None), "paths", None)
+                if got.resolved is not None and res_paths:
+                    shown["resolution"] = list(res_paths)
+            res = await agent.run_async(asked.question, collection, candidates=seeds,
+                                        history=list(asked.history), current_date=current_date,
+                                        offline=offline, flt=scope)
+            return res, shown
         finally:
             await c.aclose()
 
-    res, rewritten = asyncio.run(go())
+    res, shown = asyncio.run(go())
     if as_json:
-        body = res.to_dict()
-        if rewritten:
-            body["rewritten_question"] = rewritten
-        print(json.dumps(body, ensure_ascii=False, indent=2))
+        print(json.dumps({**res.to_dict(), **shown}, ensure_ascii=False, indent=2))
     else:
-        if rewritten:
+        if rewritten := shown.get("rewritten_question"):
             Console(emoji=False).print(f"read as: {rewritten}", markup=False,
                                        style="dim italic")
         print_loop_result(res)

@@ -153,7 +153,8 @@ def test_ask_mode_loop_reads_the_focused_question(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``loopgate ask --mode loop`` runs the agent itself: it reads the question as the router
-    would (here without the exclusion clause) and shows it as ``rewritten_question``."""
+    would (here without the exclusion clause), shows it as ``rewritten_question`` and seeds the
+    agent with the RAG retrieval's candidates for it, as the router does."""
     from gateway.settings import Settings
 
     docs = tmp_path / "docs"
@@ -176,6 +177,9 @@ def test_ask_mode_loop_reads_the_focused_question(
     searches = [str(s["arguments"]["query"]) for s in data["steps"] if s["tool"] == "search"]
     assert searches[0] == STANDALONE, searches
     assert data["found"] and "loc_" in data["citations"][0]["quote"]
+    # seeded as the router seeds it: the RAG retrieval of the question as read
+    assert data["retrieval_query"] == STANDALONE
+    assert data["citations"][0]["chunk_id"] in data["candidates"]
     plain = CliRunner().invoke(cli_app, ["ask", asked, "--collection", "docs", "--mode", "loop"])
     assert plain.exit_code == 0, plain.output
     assert f"read as: {STANDALONE}" in " ".join(plain.output.split())
