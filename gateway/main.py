@@ -19,12 +19,22 @@ from gateway.api import ROUTERS, AccessLog, AdminGuard, BodySizeLimit, StaticGZi
 from gateway.api.error_handlers import install_error_handlers
 from gateway.api.query_fast import QueryFastPath
 from gateway.api.responses import OrjsonResponse
+from gateway.conversation import cedict
 from gateway.settings import Settings, get_settings
 from gateway.wiring import build_components
 
 __all__ = ["create_app"]
 
 log = logging.getLogger("loopgate.gateway")
+
+
+async def _freeze_after_warm_up() -> None:
+    """Move what the start-up's background warm-up built (the CC-CEDICT index) out of the
+    collector's generations too, once it is built (nothing when no build was started)."""
+    if await asyncio.to_thread(cedict.wait_built, 600.0):
+        gc.collect()
+        gc.freeze()
+
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The LoopGate HTTP app for ``settings`` (default: :func:`get_settings`)."""
@@ -41,9 +51,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # the middle of a request (``gc.freeze``, Python docs; was the p99 of cache hits).
         gc.collect()
         gc.freeze()
+        # the CC-CEDICT index is built in a thread after this (~1 s, 190,000 objects): freeze
+        # again once it is there, or every full collection walks it (37-60 ms of CPU measured
+        # in one hit's reply, the 1-connection p99 of issue 19)
+        refreeze = (asyncio.create_task(_freeze_after_warm_up()) if not cedict.is_ready()
+                    else None)
         try:
             yield
         finally:
+            if refreeze is not None:
+                refreeze.cancel()
             gc.unfreeze()  # collectable again once the app is gone (tests build many apps)
             await components.aclose()
 

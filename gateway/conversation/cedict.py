@@ -32,6 +32,7 @@ _PAREN = re.compile(r"\([^)]*\)")
 _INDEX: tuple[dict[str, list[str]], dict[str, list[str]]] | None = None
 _LOCK = threading.Lock()
 _READY = threading.Event()
+_STARTED = threading.Event()  # a build was started (warm_up_in_background)
 
 
 def is_ready() -> bool:
@@ -51,7 +52,16 @@ def wait_ready(wait_s: float) -> bool:
 def warm_up_in_background() -> None:
     """Build :func:`cedict_index` in a daemon thread (a gateway calls this at start-up)."""
     if not _READY.is_set() and not _LOCK.locked():
+        _STARTED.set()
         threading.Thread(target=finish_warm_up, name="cedict-index", daemon=True).start()
+
+
+def wait_built(wait_s: float) -> bool:
+    """Whether the index is built within ``wait_s`` seconds; ``False`` at once when no build
+    was started (unlike :func:`wait_ready`, never starts one). Blocking."""
+    if _READY.is_set():
+        return True
+    return _STARTED.is_set() and _READY.wait(wait_s)
 
 
 def finish_warm_up() -> None:

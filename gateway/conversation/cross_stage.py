@@ -40,6 +40,12 @@ class CrossLanguageStage:
         self.llm_key_terms = llm_key_terms
         self.llm_timeout_s = llm_timeout_s
 
+    def idle_for(self, question: str, collection: str) -> bool:
+        """True when :meth:`apply` would return its rewrite unchanged without I/O (the stage
+        is off, or the collection holds no document in the other script)."""
+        cl = self.cross_language
+        return cl is None or cl.known_absent(question, collection)
+
     async def apply(self, rw: Rewrite, collection: str, record: RouteTrace) -> Rewrite:
         """``rw`` with the question's key terms in the documents' language appended."""
         if self.cross_language is None:

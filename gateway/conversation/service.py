@@ -104,6 +104,15 @@ class ConversationService:
             return 0.0
         return self.llm_timeout_s or 0.0
 
+    def idle_for(self, q: QueryInput) -> bool:
+        """True when :meth:`begin` would return ``None`` and record nothing, known without
+        I/O: no session, no history and no cross-language terms to add (no cross-language
+        stage, or the collection holds no document in the other script). The router then skips
+        the stage and its timer (every near-cache hit of such a question)."""
+        if getattr(q, "session_id", None) or q.history:
+            return False
+        return self._cross_stage.idle_for(q.question, q.collection)
+
     async def begin(self, q: QueryInput, record: RouteTrace) -> TurnContext | None:
         """Load the memory of ``q.session_id`` (scope ``q.caller``) and rewrite ``q.question``
         (follow-ups from the memory or history; cross-language key terms); ``None`` when

@@ -10,7 +10,14 @@
   a crash loses at most the records of the last ``flush_s``.
 - :class:`MemoryRouteLog` is the ring buffer alone (no Redis configured).
 - :class:`RouteRecorder` is the router's ``RouteSink``: it turns the router's record dict into a
-  :class:`RouteRecord`, updates the Prometheus metrics and appends it to the log.
+  :class:`RouteRecord`, updates the Prometheus metrics and appends it to the log. The router hands
+  it each record with :meth:`RouteRecorder.record_later`: the request only queues the record, and
+  the event loop's next turn — after the reply was written to the socket — converts, observes and
+  appends the queued records together, so none of that is on the reply's critical path (it was
+  about a third of a near-cache hit's CPU in the app). Every read of the log
+  (:meth:`RouteLog.recent`, :meth:`RouteLog.get`) and of the metrics
+  (:meth:`gateway.observe.GatewayMetrics.settle`) first records what is queued, so a reader never
+  misses a request that has been answered.
 
 Queries: :class:`gateway.observe.route_query.RouteQuery`.
 """
@@ -20,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
+from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
@@ -60,22 +68,38 @@ class RouteLog:
             raise ValueError("max_records must be >= 1")
         self.max_records = max_records
         self._ring: deque[RouteRecord] = deque(maxlen=max_records)
+        self._before_read: list[Callable[[], object]] = []
 
     @property
     def available(self) -> bool:
         """False while the shared store is unreachable (records kept locally meanwhile)."""
         return True
 
-    async def append(self, record: RouteRecord) -> None:
-        """Add one record (oldest dropped beyond ``max_records``)."""
+    def on_read(self, hook: Callable[[], object]) -> None:
+        """Call ``hook`` before every read (:class:`RouteRecorder` records its queue)."""
+        self._before_read.append(hook)
+
+    def settle(self) -> None:
+        """Run the :meth:`on_read` hooks: records queued elsewhere reach this log."""
+        for hook in self._before_read:
+            hook()
+
+    def append_nowait(self, record: RouteRecord) -> None:
+        """Add one record (oldest dropped beyond ``max_records``); no I/O, never waits."""
         self._ring.append(record)
+
+    async def append(self, record: RouteRecord) -> None:
+        """Add one record (:meth:`append_nowait`)."""
+        self.append_nowait(record)
 
     async def recent(self, query: RouteQuery | None = None) -> list[RouteRecord]:
         """Matching records, newest first, at most ``query.limit``."""
+        self.settle()
         return select(reversed(self._ring), query or RouteQuery())
 
     async def get(self, trace_id: str) -> RouteRecord | None:
         """The record with ``trace_id`` among the kept ones, or None."""
+        self.settle()
         return next((r for r in reversed(self._ring) if r.trace_id == trace_id), None)
 
     async def aclose(self) -> None:
@@ -121,8 +145,9 @@ class RedisRouteLog(RouteLog):
         """False while the breaker is open."""
         return self.breaker.state != "open"
 
-    async def append(self, record: RouteRecord) -> None:
-        """Queue ``record`` for the next pipelined ``XADD`` batch (sent within ``flush_s``)."""
+    def append_nowait(self, record: RouteRecord) -> None:
+        """Queue ``record`` for the next pipelined ``XADD`` batch (sent within ``flush_s``;
+        needs a running event loop)."""
         self._pending.append(record)
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.create_task(self._flush_soon())
@@ -151,7 +176,7 @@ class RedisRouteLog(RouteLog):
             if exc.__cause__ is not None:  # a real failure, not the open breaker: say it once
                 log.warning("route log kept locally until Redis answers: %s", exc)
             for record in batch:
-                await super().append(record)
+                super().append_nowait(record)
             return 0
         return len(batch)
 
@@ -159,6 +184,7 @@ class RedisRouteLog(RouteLog):
         """``XREVRANGE`` pages (newest first) filtered by ``query``; the local buffer while
         Redis is down. Queued records are sent first."""
         query = query or RouteQuery()
+        self.settle()
         await self.flush()
         try:
             return await call_redis(self.breaker, "route_log", lambda: self._scan(query))
@@ -203,12 +229,19 @@ class RedisRouteLog(RouteLog):
         """Send queued records, then close the client's connection pool."""
         if self._flusher is not None and not self._flusher.done():
             self._flusher.cancel()
+        self.settle()
         await self.flush()
         await self.client.aclose()
 
 
 class RouteRecorder:
     """The router's ``RouteSink``: metrics first (never fails), then the route log.
+
+    Usage example::
+
+        recorder = RouteRecorder(MemoryRouteLog(100), GatewayMetrics())
+        recorder.record_later(route)       # in a request: queued, recorded after the reply
+        await recorder.record(route)       # now (queued records first, in order)
 
     :param route_log: where records go.
     :param metrics: Prometheus metrics updated from each record, or None.
@@ -217,19 +250,56 @@ class RouteRecorder:
     def __init__(self, route_log: RouteLog, metrics: GatewayMetrics | None = None) -> None:
         self.route_log = route_log
         self.metrics = metrics
+        self._pending: list[tuple[dict[str, Any] | RouteRecord, str]] = []
+        route_log.on_read(self.drain)
+        if metrics is not None:
+            metrics.on_render(self.drain)
+
+    @property
+    def queued(self) -> int:
+        """Records handed to :meth:`record_later` and not recorded yet."""
+        return len(self._pending)
+
+    def record_later(self, record: dict[str, Any] | RouteRecord) -> None:
+        """Queue ``record`` (with the request's :data:`CALLER`); the event loop records the
+        queue on its next turn (:meth:`drain`), after the current request's reply was written.
+        Never raises, never waits. Without a running loop the record is recorded at once."""
+        self._pending.append((record, CALLER.get()))
+        if len(self._pending) > 1:
+            return  # a drain is scheduled already
+        try:
+            asyncio.get_running_loop().call_soon(self.drain)
+        except RuntimeError:  # no event loop (a synchronous caller)
+            self.drain()
+
+    def drain(self) -> int:
+        """Record every queued record (metrics, then the log), in order; returns how many.
+        Never raises (a record that fails is logged and skipped)."""
+        batch, self._pending = self._pending, []
+        for record, caller in batch:
+            try:
+                self._record_now(record, caller)
+            except Exception:  # noqa: BLE001 - recording must never fail the loop or a reader
+                log.exception("route record could not be recorded")
+        return len(batch)
 
     async def record(self, record: dict[str, Any] | RouteRecord) -> RouteRecord:
-        """Convert, observe and append one record; returns the typed record. Never raises for
-        a slow or unreachable log (the record is then kept in the local ring buffer)."""
+        """Convert, observe and append one record now (queued records first); returns the
+        typed record. Never raises for a slow or unreachable log (the record is then kept in
+        the local ring buffer)."""
+        self.drain()
+        return self._record_now(record, CALLER.get())
+
+    def _record_now(self, record: dict[str, Any] | RouteRecord, caller: str) -> RouteRecord:
         rec = record if isinstance(record, RouteRecord) else RouteRecord.from_dict(record)
-        if (caller := CALLER.get()) and "caller" not in rec.extra:
+        if caller and "caller" not in rec.extra:
             rec.extra["caller"] = caller
         if self.metrics is not None:
             try:
                 self.metrics.observe(rec)
             except Exception:  # noqa: BLE001 - metrics must never fail a request
                 log.exception("metrics update failed for trace %s", rec.trace_id)
-        await self.route_log.append(rec)
+        self.route_log.append_nowait(rec)
         return rec
 
 

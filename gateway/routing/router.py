@@ -206,6 +206,9 @@ class Router(PlanStages, CacheStages, EscalationStages):
         dictionary still loading at a cold start) never eats the whole request."""
         if (conv := self.conversation) is None:
             return None
+        idle = getattr(conv, "idle_for", None)
+        if idle is not None and idle(q):
+            return None  # nothing to do, known without I/O (no session, no history, ...)
         keep = max(self.settings.llm_deadline_reserve_s, 0.5)
         # an LLM rewrite / key-term call adds its own timeout (conversation_llm_timeout_s)
         limit = min(self.settings.timeout_retrieve_s + getattr(conv, "llm_budget_s", 0.0),
@@ -227,7 +230,10 @@ class Router(PlanStages, CacheStages, EscalationStages):
                 trace.error(f"session save: {type(exc).__name__}: {exc}")
         trace.assess(bool(result.found), result.citations, result.parts)
         result.route = trace.to_dict()
-        if self.sink is not None:
+        later = getattr(self.sink, "record_later", None)
+        if later is not None:  # recorded after the reply is written (RouteRecorder)
+            later(result.route)
+        elif self.sink is not None:
             try:
                 async with asyncio.timeout(self.settings.timeout_cache_s):
                     await self.sink.record(result.route)

@@ -221,7 +221,9 @@ class AnswerCache(Protocol):
 
 
 class RouteSink(Protocol):
-    """Receives each finished route record (route log and metrics)."""
+    """Receives each finished route record (route log and metrics). A sink that also has a
+    synchronous ``record_later(record)`` (:class:`gateway.observe.RouteRecorder`) is handed the
+    record that way: queued, recorded after the reply."""
 
     async def record(self, record: dict[str, Any]) -> Any:
         """Append ``record`` (the result is ignored); must not raise for a full or slow log."""
@@ -244,7 +246,9 @@ class ConversationStage(Protocol):
     """Session memory and follow-up rewriting around one routed question."""
 
     async def begin(self, q: QueryInput, record: RouteTrace) -> Any:
-        """The turn (a :class:`ConversationTurn`) or ``None`` when ``q`` has no session."""
+        """The turn (a :class:`ConversationTurn`) or ``None`` when ``q`` has no session. A
+        stage may also have ``idle_for(q) -> bool``: True when ``begin`` would return ``None``
+        and record nothing, known without I/O (the router then does not run the stage)."""
 
     async def finish(self, turn: Any, result: QueryResult, record: RouteTrace) -> None:
         """Record the answered turn in the session's memory."""

@@ -16,5 +16,8 @@ router = APIRouter(tags=["metrics"])
 @router.get("/metrics", include_in_schema=False)
 async def metrics(components: ComponentsDep) -> Response:
     """Prometheus metrics (requests by path, escalations, cache hits, timeouts, latencies …)."""
+    settle = getattr(components.metrics, "settle", None)
+    if settle is not None:  # route records queued by requests answered just now
+        settle()
     registry = getattr(components.metrics, "registry", None) or REGISTRY
     return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
