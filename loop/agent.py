@@ -170,7 +170,8 @@ class LoopAgent:
         res = await self.checks.presence(question, collection, res)
         res = answer_alone(await self.checks.support(question, collection, res))
         return await self.checks.compute(question, collection, res,
-                                   confined=flt is not None and bool(flt.doc_ids))
+                                         confined=flt is not None and bool(flt.doc_ids),
+                                         seeds=[h.chunk.chunk_id for h in candidates])
 
     async def _run(
         self, question: str, collection: str, *, candidates: Sequence[SearchHit],

@@ -233,7 +233,7 @@ class AnswerChecks:
         return res
 
     async def compute(self, question: str, collection: str, res: LoopResult,
-                       confined: bool = False) -> LoopResult:
+                       confined: bool = False, seeds: Sequence[str] = ()) -> LoopResult:
         """An offline (evidence, or line-reading protocol: :func:`quotes_lines`) answer to a
         question asking for a change or a defined ratio
         becomes the figure computed from the statement rows of the chunks read
@@ -246,7 +246,11 @@ class AnswerChecks:
         (:func:`corpus.derived.looked_up_answer`), and so is a found one when the reads were
         confined. A row's period header may be read in the chunks above it, and a formula's line
         item not read is searched in its document (``chunks_above``, ``document_search``).
-        Runs under the tool timeout; any failure keeps ``res``."""
+        ``seeds``: the chunk ids of the RAG candidates the loop started from — their rows are
+        read beside the chunks read, as the RAG path's figure step reads them (``rag.compose``):
+        the deep read must not miss the statement row or computed figure the RAG answer held
+        because its own reads went elsewhere (when ``confined``, only the seeds inside the
+        documents read). Runs under the tool timeout; any failure keeps ``res``."""
         tok = self.key_terms
         normalize = getattr(tok, "normalize", None)
         computing = computable(question)
@@ -259,7 +263,13 @@ class AnswerChecks:
             return res
 
         def compute() -> tuple[str, list[Citation]] | None:
-            chunks = self.store.get_chunks(collection, list(dict.fromkeys(res.read_chunk_ids)))
+            read = self.store.get_chunks(collection, list(dict.fromkeys(res.read_chunk_ids)))
+            ids = {c.chunk_id for c in read}
+            more = [cid for cid in dict.fromkeys(seeds) if cid not in ids]
+            extra = self.store.get_chunks(collection, more) if more else []
+            if confined:  # the seeds inside the documents the reads were confined to
+                extra = [c for c in extra if c.doc_id in {r.doc_id for r in read}]
+            chunks = [*read, *extra]
             runs = adjacent_runs(chunks)
             # rows whose period header sits in chunks not read: the chunks above them; a
             # formula's line item not read: searched in the document it reads (corpus.derived)
