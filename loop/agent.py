@@ -36,7 +36,7 @@ from loop.results import LoopResult, StepEvent
 from loop.tools import ToolContext
 from loop.types import DocumentDirectory, KeyTermExtractor, SearchBackend, UnitEmbedder
 
-__all__ = ["LoopAgent", "SimpleKeyTerms"]
+__all__ = ["LoopAgent", "SimpleKeyTerms", "terms_source"]
 
 _STOP = {"the", "a", "an", "of", "in", "on", "is", "are", "what", "which", "how", "who", "when",
          "does", "do", "to", "for", "and", "or", "was", "were", "by", "with", "it", "this",
@@ -56,6 +56,15 @@ class SimpleKeyTerms:
             else:
                 out.append(w)
         return [t for t in dict.fromkeys(out) if t not in _STOP]
+
+
+def terms_source(question: str, history: Sequence[dict[str, Any]]) -> str:
+    """The text the agent takes its key terms from when ``question`` has none of its own (an
+    elliptic follow-up: "Why?"): the question, then the latest user turn of ``history``. Before,
+    the last two of ``[question, *user turns]`` were kept, which dropped the question itself
+    once there were two earlier user turns."""
+    turns = [str(h.get("content", "")) for h in history if h.get("role") == "user"]
+    return " ".join([question, *turns[-1:]])
 
 
 def _default_terms() -> KeyTermExtractor:
@@ -182,9 +191,8 @@ class LoopAgent:
         for h in candidates:
             ctx.seen.setdefault(h.chunk.chunk_id, h.chunk)
             ctx.hits[h.chunk.chunk_id] = h.score
-        terms_src = " ".join([question, *(str(h.get("content", "")) for h in history
-                                          if h.get("role") == "user")][-2:])
-        terms = self.key_terms.key_terms(question) or self.key_terms.key_terms(terms_src)
+        terms = (self.key_terms.key_terms(question)
+                 or self.key_terms.key_terms(terms_source(question, history)))
         state = LoopState(question, ctx, TermMatcher(terms, self.key_terms))
         if self.client is None or offline:
             return await self._offline(state, on_event)
