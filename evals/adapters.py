@@ -1,7 +1,12 @@
 """Answerers for the three evaluation modes, over the real product components.
 
 - ``rag``  → :class:`RagPipelineAnswerer`: ``rag.pipeline.RagPipeline`` (hybrid retrieval,
-  calibrated confidence, extractive answer); candidates = the retrieval's top-k items.
+  calibrated confidence, extractive answer); candidates = the retrieval's top-k items. Given the
+  router, it reads every question as the gateway's rag mode does (``/v1/query`` with mode
+  ``rag`` goes through ``Router.ask``, which reads it with ``Router.read_as``: a follow-up
+  rewritten from the session memory, exclusion clauses left out, a relative period dated,
+  cross-language terms, the session's focus document as the filter), and asks a follow-up's
+  earlier turns through the router in mode ``rag`` in one session.
 - ``loop`` → :class:`LoopAgentAnswerer`: ``loop.agent.LoopAgent`` seeded with the RAG
   retrieval's hits (as the router seeds it); offline reading policy when no LLM is configured;
   candidates = the chunks the agent read, in reading order, then the unread seeds. Given the
@@ -11,9 +16,10 @@
 - ``auto`` → :class:`RouterAnswerer`: ``gateway.routing.router.Router`` (mode ``auto``; answer cache
   bypassed); candidates = the route record's candidate chunk ids resolved in the store.
 
-Follow-ups: the retrieval query is built from the history as the router builds it
-(``gateway.routing.rules.retrieval_query``; the loop answerer with a router: from the session
-memory). Blocking calls run in worker threads.
+Follow-ups: the rag and loop answerers given the router read them from the session memory (or
+the history) as the router does; without one, the retrieval query is built from the history as
+the router builds it (``gateway.routing.rules.retrieval_query``). Blocking calls run in worker
+threads.
 """
 
 from __future__ import annotations
@@ -63,17 +69,89 @@ def _query(question: Question, history: list[dict[str, str]]) -> str:
     return str(retrieval_query(question.question, tuple(history)))
 
 
-class RagPipelineAnswerer:
+class _RouterReading:
+    """What the rag and loop answerers share when given the gateway's router: a follow-up's
+    earlier turns asked through it (in the answerer's ``mode``) in one fresh session, and every
+    question read as it reads it (``Router.read_as``) before the answerer runs its own path."""
+
+    mode: Literal["rag", "loop"]
+    router: Any | None
+
+    async def answer(
+        self, question: Question, collection: str, *, history: list[dict[str, str]],
+        current_date: str | None, session_id: str | None = None,
+    ) -> AnswerRecord:  # pragma: no cover - the answerers define it
+        raise NotImplementedError
+
+    async def converse(
+        self, question: Question, collection: str, *, turns: Sequence[str],
+        current_date: str | None,
+    ) -> AnswerRecord:
+        """Ask the earlier ``turns`` through the router (in this answerer's mode) in one fresh
+        session, then the question read from that session's memory (``answer``); the session is
+        forgotten afterwards. Without a router (or its session memory): the turns as
+        ``history``."""
+        conv = getattr(self.router, "conversation", None)
+        if self.router is None or conv is None:
+            return await self.answer(question, collection, current_date=current_date,
+                                     history=[{"role": "user", "content": t} for t in turns])
+        sid = f"eval-{uuid.uuid4().hex}"
+        try:
+            for turn in turns:
+                await self.router.ask(QueryInput(turn, collection, self.mode, use_cache=False,
+                                                 current_date=current_date, session_id=sid,
+                                                 caller="eval"))
+            return await self.answer(question, collection, history=[],
+                                     current_date=current_date, session_id=sid)
+        finally:
+            try:
+                await conv.store.delete("eval", sid)
+            except Exception:  # noqa: BLE001 - expires at its TTL anyway
+                pass
+
+    async def _read_as(self, question: Question, collection: str,
+                       history: list[dict[str, str]], current_date: str | None,
+                       session_id: str | None) -> tuple[QueryInput, str, dict[str, Any]]:
+        """The question the path reads, its retrieval text and the route record's rewrite
+        fields: the router's reading (``Router.read_as``), else the question as written with
+        the history's previous turn before it for retrieval."""
+        if self.router is None:
+            q = QueryInput(question.question, collection, self.mode, history=tuple(history),
+                           use_cache=False, current_date=current_date)
+            return q, _query(question, history), {}
+        read = await self.router.read_as(QueryInput(
+            question.question, collection, self.mode, history=tuple(history), use_cache=False,
+            current_date=current_date, session_id=session_id,
+            caller="eval" if session_id else ""))
+        route = read.record.to_dict()
+        shown = {k: route[k] for k in ("rewritten_question", "rewrite", "session",
+                                       "cross_language") if route.get(k) is not None}
+        return read.query, read.retrieval_query, shown
+
+
+def _scope(q: QueryInput) -> SearchFilter | None:
+    """The filter the router searches ``q`` with: the caller's, else the session's focus
+    document (a follow-up stepping along its list), else none."""
+    return q.filters if q.filters is not None and not q.filters.is_empty() else None
+
+
+class RagPipelineAnswerer(_RouterReading):
     """``mode=rag``: the RAG fast path alone.
 
     :param pipeline: a warmed-up ``rag.pipeline.RagPipeline``.
     :param top_k: retrieval top-k (``None`` = the pipeline's configuration).
+    :param router: the gateway's ``Router``: every question is read as its rag mode reads it
+        (``Router.read_as``; the pipeline retrieves and answers the retrieval text, inside the
+        session's focus document) and a follow-up's earlier turns are asked through it (mode
+        ``rag``) in one session (:meth:`converse`); ``None``: the question as written, a
+        follow-up with its earlier turn as ``history``.
     """
 
-    mode = "rag"
+    mode: Literal["rag", "loop"] = "rag"
 
-    def __init__(self, pipeline: Any, *, top_k: int | None = None) -> None:
-        self.pipeline, self.top_k = pipeline, top_k
+    def __init__(self, pipeline: Any, *, top_k: int | None = None,
+                 router: Any | None = None) -> None:
+        self.pipeline, self.top_k, self.router = pipeline, top_k, router
 
     async def answer(
         self,
@@ -82,11 +160,15 @@ class RagPipelineAnswerer:
         *,
         history: list[dict[str, str]],
         current_date: str | None,
+        session_id: str | None = None,
     ) -> AnswerRecord:
-        """Answer from the top-k retrieval extractively (no LLM)."""
-        query = _query(question, history)
+        """Read the question as the router does, then answer from the top-k retrieval
+        extractively (no LLM)."""
         t0 = time.perf_counter()
-        ans = await asyncio.to_thread(self.pipeline.run, query, collection, top_k=self.top_k)
+        q, query, shown = await self._read_as(question, collection, history, current_date,
+                                              session_id)
+        ans = await asyncio.to_thread(self.pipeline.run, query, collection, top_k=self.top_k,
+                                      flt=_scope(q))
         ms = (time.perf_counter() - t0) * 1000.0
         r = ans.retrieval
         return AnswerRecord(
@@ -102,6 +184,7 @@ class RagPipelineAnswerer:
             route_record={
                 "final_path": "rag",
                 "retrieval_query": query,
+                **shown,
                 "mode": r.mode,
                 "confidence": ans.confidence,
                 "features": r.confidence.features.to_dict(),
@@ -119,7 +202,7 @@ class RagPipelineAnswerer:
         )
 
 
-class LoopAgentAnswerer:
+class LoopAgentAnswerer(_RouterReading):
     """``mode=loop``: the LoopAgent alone, seeded with the RAG retrieval's hits.
 
     :param agent: a ``loop.agent.LoopAgent``.
@@ -135,7 +218,7 @@ class LoopAgentAnswerer:
         a follow-up with its earlier turn as ``history``.
     """
 
-    mode = "loop"
+    mode: Literal["rag", "loop"] = "loop"
 
     def __init__(
         self,
@@ -150,50 +233,6 @@ class LoopAgentAnswerer:
     ) -> None:
         self.agent, self.retriever, self.store, self.offline = agent, retriever, store, offline
         self.fallback, self.broad_top_k, self.router = fallback, broad_top_k, router
-
-    async def converse(
-        self, question: Question, collection: str, *, turns: Sequence[str],
-        current_date: str | None,
-    ) -> AnswerRecord:
-        """Ask the earlier ``turns`` through the router (mode ``loop``) in one fresh session, then
-        the question read from that session's memory (:meth:`answer`); the session is forgotten
-        afterwards. Without a router (or its session memory): the turns as ``history``."""
-        conv = getattr(self.router, "conversation", None)
-        if self.router is None or conv is None:
-            return await self.answer(question, collection, current_date=current_date,
-                                     history=[{"role": "user", "content": t} for t in turns])
-        sid = f"eval-{uuid.uuid4().hex}"
-        try:
-            for turn in turns:
-                await self.router.ask(QueryInput(turn, collection, "loop", use_cache=False,
-                                                 current_date=current_date, session_id=sid,
-                                                 caller="eval"))
-            return await self.answer(question, collection, history=[],
-                                     current_date=current_date, session_id=sid)
-        finally:
-            try:
-                await conv.store.delete("eval", sid)
-            except Exception:  # noqa: BLE001 - expires at its TTL anyway
-                pass
-
-    async def _read_as(self, question: Question, collection: str,
-                       history: list[dict[str, str]], current_date: str | None,
-                       session_id: str | None) -> tuple[QueryInput, str, dict[str, Any]]:
-        """The question the agent reads, the retrieval text of its seeds and the route record's
-        rewrite fields: the router's reading (``Router.read_as``), else the question as written
-        with the history's previous turn before it for retrieval."""
-        if self.router is None:
-            q = QueryInput(question.question, collection, "loop", history=tuple(history),
-                           use_cache=False, current_date=current_date)
-            return q, _query(question, history), {}
-        read = await self.router.read_as(QueryInput(
-            question.question, collection, "loop", history=tuple(history), use_cache=False,
-            current_date=current_date, session_id=session_id,
-            caller="eval" if session_id else ""))
-        route = read.record.to_dict()
-        shown = {k: route[k] for k in ("rewritten_question", "rewrite", "session",
-                                       "cross_language") if route.get(k) is not None}
-        return read.query, read.retrieval_query, shown
 
     async def answer(
         self,
@@ -212,7 +251,7 @@ class LoopAgentAnswerer:
         seeds: list[SearchHit] = []
         confidence = None
         # the session's focus document (a follow-up stepping along its list), as the router
-        scope = q.filters if q.filters is not None and not q.filters.is_empty() else None
+        scope = _scope(q)
         flt: SearchFilter | None = scope
         if self.retriever is not None:
             r = await asyncio.to_thread(self.retriever.run, query, collection, flt=scope)

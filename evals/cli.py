@@ -157,7 +157,7 @@ def eval_command(
     context: Annotated[
         str, typer.Option("--context", help="How a question's `context` (earlier turn) is "
                           "asked: conversation (earlier turn first, one session, through the "
-                          "session memory; --mode auto or loop), history (sent as history) or "
+                          "session memory), history (sent as history) or "
                           "none.")
     ] = "conversation",
     no_context: Annotated[

@@ -4,7 +4,9 @@ The components are the gateway's own (``gateway.wiring.components.build_componen
 tokenizer, embedder, hybrid retriever, LoopAgent with the catalogue directory, router with
 cache and route log), so the evaluation measures what the server runs:
 
-- ``rag``  → ``rag.pipeline.RagPipeline`` over the gateway's retriever (extractive answer);
+- ``rag``  → ``rag.pipeline.RagPipeline`` over the gateway's retriever (extractive answer),
+  every question read as the gateway's rag mode reads it (``Router.read_as``: follow-ups
+  rewritten from the session memory, exclusion clauses left out, relative periods dated);
 - ``loop`` → the gateway's ``LoopAgent`` seeded with the retriever's hits (offline reading
   policy when no LLM is configured, or with ``offline=True``), every question read as the
   router reads it (``Router.read_as``: follow-ups rewritten from the session memory); a
@@ -72,7 +74,7 @@ def build_answerer(mode: str, settings: Settings, *, offline: bool = False) -> B
         finish_warm_up()
     pipeline = RagPipeline(c.retriever, answer_floor=settings.rag_answer_floor)
     if mode == "rag":
-        return BuiltAnswerer(RagPipelineAnswerer(pipeline), c)
+        return BuiltAnswerer(RagPipelineAnswerer(pipeline, router=c.router), c)
     if mode == "loop":
         return BuiltAnswerer(
             LoopAgentAnswerer(

@@ -4,8 +4,9 @@ score it, and write ``results.jsonl``, ``summary.json`` and ``report.html``.
 Questions run as asyncio tasks, at most ``concurrency`` at a time, in this process (embedded
 Qdrant is single-process). Follow-ups (a ``context`` field) are asked, by ``context_mode``:
 ``conversation`` (default) — its earlier turn first, then the question, in one session through
-the session memory (answerers with a ``converse`` method: the router, and the LoopAgent given
-the router; others fall back to ``history``); ``history`` — the earlier turn sent as history;
+the session memory (answerers with a ``converse`` method: the router, and the RAG pipeline and
+the LoopAgent given the router; without one, ``history``); ``history`` — the earlier turn sent
+as history;
 ``none`` — the question alone.
 ``assumes_current_date:`` tags pass their date. An answerer exception never stops
 the run: the question is recorded with ``error`` set, route ``error``, and scored as missed.
