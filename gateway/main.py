@@ -32,7 +32,7 @@ async def _freeze_after_warm_up() -> None:
     """Move what the start-up's background warm-up built (the CC-CEDICT index) out of the
     collector's generations too, once it is built (nothing when no build was started)."""
     if await asyncio.to_thread(cedict.wait_built, 600.0):
-        gc.collect()
+        gc.collect(1)  # the young garbage only: a full collection is the stall this avoids
         gc.freeze()
 
 

@@ -3,6 +3,14 @@ the other gets key terms in the documents' language appended — the LLM's trans
 is configured (``gateway.conversation.llm.LLMConversation.key_terms``), else the dictionary's and
 the collection's terms (:class:`gateway.conversation.crosslang.CrossLanguage`).
 
+Without an LLM, the dictionary's answer for a question (terms or none) is kept per collection
+while the collection's corpus version is the one known without I/O and for at most the
+dictionary's own ``cache_s`` (its language counts and document names live that long): a question
+asked again — every cache hit in a collection with documents in both languages — gets the same
+terms without the worker thread and the dictionary walk (about 0.25 ms of a hit's 0.4 ms CPU on a
+Chinese + English collection), and nothing at all to do when there were none
+(:meth:`CrossLanguageStage.idle_for`).
+
 Used by :class:`gateway.conversation.service.ConversationService` for every request. Route record
 fields written here: ``cross_language`` (terms, units, coverage, a document named by file name),
 ``cross_language_llm`` (translation, terms, tokens); flags ``crosslang_llm_skipped``,
@@ -12,9 +20,12 @@ fields written here: ``cross_language`` (terms, units, coverage, a document name
 from __future__ import annotations
 
 import asyncio
+import time
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from gateway.conversation import cedict
 from gateway.conversation.crosslang import CrossLanguage
 from gateway.conversation.crosslang_choice import CrossTerms
 from gateway.conversation.rewrite import Rewrite
@@ -31,20 +42,63 @@ class CrossLanguageStage:
         translation), or ``None`` (no LLM).
     :param llm_timeout_s: seconds the LLM call may take (then the dictionary's terms stand,
         flagged ``crosslang_llm_failed``); ``None``: the client's own timeout only.
+    :param cached_version: ``collection -> corpus version`` when known without I/O, else
+        ``None``; without it (or with an LLM) nothing is kept (module docstring).
+    :param memo_entries: questions kept (least recently used dropped first).
     """
 
     def __init__(self, cross_language: CrossLanguage | None,
                  llm_key_terms: Callable[..., Any] | None = None,
-                 llm_timeout_s: float | None = None) -> None:
+                 llm_timeout_s: float | None = None, *,
+                 cached_version: Callable[[str], str | None] | None = None,
+                 memo_entries: int = 4096) -> None:
         self.cross_language = cross_language
         self.llm_key_terms = llm_key_terms
         self.llm_timeout_s = llm_timeout_s
+        self.cached_version = cached_version if llm_key_terms is None else None
+        self.memo_entries = memo_entries
+        # (question, collection) -> (corpus version, kept until (monotonic), the terms or None)
+        self._memo: OrderedDict[tuple[str, str], tuple[str, float, CrossTerms | None]] = \
+            OrderedDict()
 
     def idle_for(self, question: str, collection: str) -> bool:
         """True when :meth:`apply` would return its rewrite unchanged without I/O (the stage
-        is off, or the collection holds no document in the other script)."""
+        is off, the collection holds no document in the other script, or the question got no
+        terms at this corpus version)."""
         cl = self.cross_language
-        return cl is None or cl.known_absent(question, collection)
+        if cl is None or cl.known_absent(question, collection):
+            return True
+        kept = self._kept(question, collection)
+        return kept is not None and kept[0] is None
+
+    def _kept(self, question: str, collection: str) -> tuple[CrossTerms | None] | None:
+        """``(terms or None,)`` kept for ``question`` at the current corpus version, or
+        ``None`` when nothing valid is kept."""
+        if self.cached_version is None:
+            return None
+        key = (question, collection)
+        item = self._memo.get(key)
+        if item is None:
+            return None
+        version, until, found = item
+        if until < time.monotonic() or version != self.cached_version(collection):
+            del self._memo[key]
+            return None
+        self._memo.move_to_end(key)
+        return (found,)
+
+    def _keep(self, question: str, collection: str, version: str | None,
+              found: CrossTerms | None) -> None:
+        """Keep the dictionary's answer when it cannot have depended on time: the corpus
+        version was known before it was computed and is unchanged, the index was ready."""
+        cl = self.cross_language
+        if (version is None or cl is None or not cedict.is_ready() or self.cached_version is None
+                or self.cached_version(collection) != version):
+            return
+        self._memo[(question, collection)] = (version, time.monotonic() + cl.cache_s, found)
+        self._memo.move_to_end((question, collection))
+        while len(self._memo) > self.memo_entries:
+            self._memo.popitem(last=False)
 
     async def apply(self, rw: Rewrite, collection: str, record: RouteTrace) -> Rewrite:
         """``rw`` with the question's key terms in the documents' language appended."""
@@ -52,14 +106,21 @@ class CrossLanguageStage:
             return rw
         if self.cross_language.known_absent(rw.question, collection):
             return rw  # no document in the other script: no thread hop (every cache hit)
-        try:
-            found = await self._llm_terms(rw.question, collection, record)
-            if found is None:
-                found = await asyncio.to_thread(self.cross_language.terms_for, rw.question,
-                                                collection)
-        except Exception as exc:  # noqa: BLE001 - the question goes as it is
-            record.error(f"cross_language: {type(exc).__name__}: {exc}")
-            return rw
+        kept = self._kept(rw.question, collection)
+        if kept is not None:
+            found = kept[0]  # asked before at this corpus version: no thread hop
+        else:
+            version = (self.cached_version(collection) if self.cached_version is not None
+                       else None)
+            try:
+                found = await self._llm_terms(rw.question, collection, record)
+                if found is None:
+                    found = await asyncio.to_thread(self.cross_language.terms_for, rw.question,
+                                                    collection)
+                    self._keep(rw.question, collection, version, found)
+            except Exception as exc:  # noqa: BLE001 - the question goes as it is
+                record.error(f"cross_language: {type(exc).__name__}: {exc}")
+                return rw
         if found is None:
             return rw
         named = found.document

@@ -74,6 +74,9 @@ class ConversationService:
     :param llm_timeout_s: seconds one conversation LLM call (follow-up rewrite, key terms) may
         take; then the rules' rewrite / the dictionary's terms stand, flagged. ``None``: only
         the client's own timeout and the request deadline.
+    :param cached_version: ``collection -> version`` when known without I/O, else ``None``:
+        the dictionary's key terms of a question are kept at that version
+        (:class:`gateway.conversation.cross_stage.CrossLanguageStage`); ``None``: not kept.
     """
 
     def __init__(self, store: SessionStore, limits: MemoryLimits | None = None, *,
@@ -83,7 +86,8 @@ class ConversationService:
                  llm_summariser: Callable[..., Any] | None = None,
                  corpus_version: Callable[[str], str] | None = None,
                  llm_key_terms: Callable[..., Any] | None = None,
-                 llm_timeout_s: float | None = None) -> None:
+                 llm_timeout_s: float | None = None,
+                 cached_version: Callable[[str], str | None] | None = None) -> None:
         self.store = store
         self.llm_timeout_s = llm_timeout_s
         self.llm_key_terms = llm_key_terms
@@ -91,7 +95,8 @@ class ConversationService:
         self.llm_summariser = llm_summariser
         self._tasks: set[asyncio.Task[None]] = set()
         self.cross_language = cross_language
-        self._cross_stage = CrossLanguageStage(cross_language, llm_key_terms, llm_timeout_s)
+        self._cross_stage = CrossLanguageStage(cross_language, llm_key_terms, llm_timeout_s,
+                                               cached_version=cached_version)
         self.limits = limits or MemoryLimits()
         self.read_chunks = read_chunks
         self.llm_rewriter = llm_rewriter

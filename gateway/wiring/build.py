@@ -250,4 +250,5 @@ def build_conversation(c: Components) -> ConversationService:
     return ConversationService(store, limits, read_chunks=read, llm_rewriter=llm_rewriter,
                                cross_language=cross, llm_summariser=llm_summariser,
                                corpus_version=c.corpus_version, llm_key_terms=llm_key_terms,
-                               llm_timeout_s=s.conversation_llm_timeout_s)
+                               llm_timeout_s=s.conversation_llm_timeout_s,
+                               cached_version=c.cached_version)
