@@ -187,6 +187,8 @@ class RagPipelineAnswerer(_RouterReading):
                 **shown,
                 "mode": r.mode,
                 "confidence": ans.confidence,
+                # what the router's fitted rule reads at run time (RagResult.confidence)
+                "retrieval_confidence": float(r.confidence.value) if r.items else None,
                 "features": r.confidence.features.to_dict(),
                 "support": dict(ans.support),
                 "support_p": ans.support_p,

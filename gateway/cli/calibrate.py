@@ -70,7 +70,10 @@ def router_records(rag_path: Path, loop_path: Path) -> list[dict[str, Any]]:
     LoopAgent's right "not found" like a right citation (fitted on evidence hit alone, a refit
     at 31a59cf escalated less and refused 27.9 -> 18.6 % of the unanswerable dev questions).
     Questions with neither (``answer_needs_image``) are left out, and so are rows without a
-    ``score`` object or whose confidence and features are not finite numbers.
+    ``score`` object or whose confidence and features are not finite numbers. The
+    ``confidence`` feature is the retrieval confidence (``route_record.retrieval_confidence``),
+    the value ``gateway.routing.fit.fitted_decision`` reads at run time; a run recorded before
+    that field existed falls back to the answer's confidence (the support probability).
 
     :raises typer.BadParameter: unreadable file or a line that is not JSON.
     """
@@ -95,7 +98,10 @@ def router_records(rag_path: Path, loop_path: Path) -> list[dict[str, Any]]:
         signals = [s.kind for s in detect_signals(question)]
         try:
             feats = decision_features(
-                rec.get("confidence"), route.get("features") or find_features(r), question,
+                # the retrieval confidence the router reads at run time; older runs
+                # recorded only the answer's confidence (the support probability)
+                route.get("retrieval_confidence", rec.get("confidence")),
+                route.get("features") or find_features(r), question,
                 signals, str(cands[0]["path"]) if cands else "",
                 resolved=bool(route.get("resolution")),
             )

@@ -117,3 +117,26 @@ def test_rag_reads_a_question_without_its_exclusion_clause(data: Path) -> None:
     assert route["rewrite"]["rules"] == ["focus:lead_clause"]
     assert route["retrieval_query"] == STANDALONE
     assert rec.found and "loc_" in (rec.citations[0].quote or "")
+
+
+def test_rag_records_the_retrieval_confidence_the_router_reads(data: Path) -> None:
+    """``loopgate calibrate --router`` fits the escalation rule on a rag run's records; its
+    ``confidence`` feature must be what the router scores at run time (the retrieval's
+    calibrated confidence, ``RagResult.confidence``), not the answer's support probability
+    the record's ``confidence`` holds. Same question, eval rag record vs the router's own
+    route record."""
+    q = Question(id="t:c", question=STANDALONE, answer="loc_", source_dataset="t", lang="en")
+    rec = _ask(data, q, "none")
+    assert rec.error is None, rec.error
+    seen = rec.route_record["retrieval_confidence"]
+    built = build_answerer("auto", Settings(data_dir=data, embed_model_path=None))
+
+    async def go() -> Any:
+        try:
+            return await ask_one(built.answerer, q, "t", "none")  # type: ignore[arg-type]
+        finally:
+            await built.aclose()
+
+    routed = asyncio.run(go())
+    assert routed.error is None, routed.error
+    assert seen == pytest.approx(routed.confidence)

@@ -162,3 +162,23 @@ def test_router_records_count_a_right_refusal_as_a_hit(tmp_path: Path) -> None:
     (tmp_path / "loop.jsonl").write_text("\n".join(json.dumps(x) for x in loop), "utf-8")
     rows = router_records(tmp_path / "rag.jsonl", tmp_path / "loop.jsonl")
     assert [(r["rag_hit"], r["loop_hit"]) for r in rows] == [(True, False), (False, True)]
+
+
+def test_router_records_fit_on_the_retrieval_confidence(tmp_path: Path) -> None:
+    """The rule's ``confidence`` feature is the retrieval confidence the router reads at run
+    time (``route_record.retrieval_confidence``); a run recorded before that field existed
+    falls back to the record's confidence (the answer's support probability)."""
+    from gateway.cli.calibrate import router_records
+
+    def row(qid: str, route: dict) -> dict:
+        return {"id": qid, "question": "Which icon colour?", "lang": "en",
+                "score": {"evidence_hit": qid == "new"},
+                "record": {"confidence": 0.4, "candidates": [{"path": "a.pdf"}],
+                           "route_record": route}}
+
+    rag = [row("new", {"retrieval_confidence": 0.9}), row("old", {})]
+    loop = [row("new", {}), row("old", {})]
+    (tmp_path / "rag.jsonl").write_text("\n".join(json.dumps(x) for x in rag), "utf-8")
+    (tmp_path / "loop.jsonl").write_text("\n".join(json.dumps(x) for x in loop), "utf-8")
+    rows = router_records(tmp_path / "rag.jsonl", tmp_path / "loop.jsonl")
+    assert [r["features"]["confidence"] for r in rows] == [0.9, 0.4]
