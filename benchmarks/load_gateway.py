@@ -11,13 +11,20 @@ Phases (each bounded, the script stops by itself):
 
 The load generator runs in a separate process: ``wrk`` (Debian package) when on PATH, with one
 thread and a Lua script; else an asyncio + httpx generator in a child process, bounded by a
-request count. The server gets its own data directory: a copy of the evaluation index
-(``--index``, e.g. ``/work/data/eval-index`` once ``READY`` exists; never opened in place) or,
-without one, the small documents of case 12 ingested through the API.
+request count. ``--connections 1 8`` runs each phase once per connection count on the same
+server. Each phase also prints the server's own time per request (``ms`` of its access-log
+lines: request start to last byte, inside the server), so a tail that the load generator sees
+and the server does not is the machine's scheduling, not the gateway. The server gets its own
+data directory: a copy of the evaluation index (``--index``, e.g. ``/work/data/eval-index`` once
+``READY`` exists; never opened in place) or, without one, the small documents of case 12
+ingested through the API; ``--mixed`` adds one English document to them, so the collection
+holds both scripts and every request runs the cross-language stage (a cache hit too).
 
 Usage::
 
     .venv/bin/python benchmarks/load_gateway.py --seconds 10 --connections 16
+    .venv/bin/python benchmarks/load_gateway.py --skip-rag --seconds 15 --connections 1 8 \
+        --redis redis://127.0.0.1:6379/15 --mixed
     .venv/bin/python benchmarks/load_gateway.py --index /work/data/eval-index --collection eval \\
         --embed-model ../shared/models/multilingual-e5-small --redis redis://127.0.0.1:6379/15
 """
@@ -59,8 +66,9 @@ end
 
 
 def start_server(data_dir: Path, collection: str, embed_model: str | None,
-                 redis: str | None) -> tuple[subprocess.Popen[str], str]:
-    """``loopgate serve`` on a free loopback port; returns the process and its base URL."""
+                 redis: str | None) -> tuple[subprocess.Popen[str], str, Path]:
+    """``loopgate serve`` on a free loopback port; returns the process, its base URL and the
+    file holding its output (the access log's JSON lines among it)."""
     port = free_port()
     env = {**os.environ, "LOOPGATE_DATA_DIR": str(data_dir),
            "LOOPGATE_DEFAULT_COLLECTION": collection}
@@ -79,16 +87,24 @@ def start_server(data_dir: Path, collection: str, embed_model: str | None,
     )
     base = f"http://127.0.0.1:{port}"
     if wait_healthy(base, proc):
-        return proc, base
+        return proc, base, Path(log.name)
     proc.kill()
     log.seek(0)
     raise SystemExit(f"server did not start: {log.read()[-4000:]}")
 
 
-def ingest_case12(base: str) -> None:
-    """Upload case 12's v1 documents and wait for the ingest job."""
+#: the English document ``--mixed`` adds to case 12's Chinese ones
+MIXED_DOC = ("shipping-en.md", b"# Shipping policy\n\nStandard shipping takes three to five "
+             b"business days.\n\n# Returns\n\nReturns are accepted within seven days.\n")
+
+
+def ingest_case12(base: str, mixed: bool = False) -> None:
+    """Upload case 12's v1 documents (``mixed``: and :data:`MIXED_DOC`) and wait for the
+    ingest job."""
     folder = SHARED / "cases" / "12-stale-index-and-cache" / "v1"
     files = [("files", (p.name, p.read_bytes(), "text/markdown")) for p in sorted(folder.iterdir())]
+    if mixed:
+        files.append(("files", (MIXED_DOC[0], MIXED_DOC[1], "text/markdown")))
     job = httpx.post(f"{base}/v1/documents", files=files, timeout=120).json()
     for _ in range(600):
         job = httpx.get(f"{base}/v1/documents/jobs/{job['job_id']}", timeout=10).json()
@@ -193,23 +209,48 @@ def wait_idle(pid: int, limit_s: float = 60.0) -> float:
     return time.monotonic() - t0
 
 
+def access_ms(log: Path, skip: int) -> tuple[list[float], int]:
+    """The ``ms`` of the access-log lines in ``log`` after the first ``skip`` of them, and how
+    many lines it holds now."""
+    lines = [ln for ln in log.read_text(encoding="utf-8", errors="replace").splitlines()
+             if ln.startswith('{"ts"')]
+    return [float(json.loads(ln)["ms"]) for ln in lines[skip:]], len(lines)
+
+
 def run_phase(name: str, base: str, bodies: list[dict[str, Any]], args: argparse.Namespace,
-              requests: int, pid: int) -> dict[str, Any]:
+              requests: int, pid: int, connections: int | None = None,
+              log: Path | None = None) -> dict[str, Any]:
     """One load phase with wrk (duration-bounded) or httpx (count-bounded); also the server's
-    CPU time per request (how many requests one fully available core would serve)."""
+    CPU time per request (how many requests one fully available core would serve) and, from
+    its access log ``log``, its own time per request."""
+    conns = connections or args.connections
+    skip = access_ms(log, 0)[1] if log is not None else 0
     cpu0, t0 = cpu_seconds(pid), time.perf_counter()
     if shutil.which("wrk") and not args.httpx:
-        res = _wrk(base, bodies, args.seconds, args.connections)
+        res = _wrk(base, bodies, args.seconds, conns)
     else:
-        res = _httpx(base, bodies, requests, args.connections)
+        res = _httpx(base, bodies, requests, conns)
     cpu, wall = cpu_seconds(pid) - cpu0, time.perf_counter() - t0
     p = {k: (round(v, 2) if isinstance(v, float) else v) for k, v in res.items() if k != "raw"}
+    p["connections"] = conns
+    p["load_avg"] = round(os.getloadavg()[0], 1)
     p["server_cpu_us_per_req"] = round(cpu / max(p["requests"], 1) * 1e6, 1)
     p["server_cpu_share"] = round(cpu / wall, 2)
-    print(f"{name:<10} {p['tool']:<5} requests {p['requests']:>7}  {p['rps']:>8.1f} req/s  "
-          f"p50 {p['p50_ms']} ms  p90 {p['p90_ms']} ms  p99 {p['p99_ms']} ms  errors {p['errors']}"
-          f"  | server CPU {p['server_cpu_us_per_req']} us/req, used {p['server_cpu_share']} "
-          f"core(s) → {1e6 / max(p['server_cpu_us_per_req'], 1):.0f} req/s per free core")
+    inside = ""
+    if log is not None:
+        time.sleep(0.5)  # the last lines reach the file
+        ms = sorted(access_ms(log, skip)[0])
+        if len(ms) >= 100:
+            q = statistics.quantiles(ms, n=100)
+            p["server_p50_ms"], p["server_p99_ms"] = round(q[49], 3), round(q[98], 3)
+            inside = f"  | in the server p50 {p['server_p50_ms']} ms p99 {p['server_p99_ms']} ms"
+    print(f"{name:<10} c{conns:<3} {p['tool']:<5} requests {p['requests']:>7}  {p['rps']:>8.1f} "
+          f"req/s  p50 {p['p50_ms']} ms  p90 {p['p90_ms']} ms  p99 {p['p99_ms']} ms  errors "
+          f"{p['errors']}{inside}  | server CPU {p['server_cpu_us_per_req']} us/req, used "
+          f"{p['server_cpu_share']} core(s) → {1e6 / max(p['server_cpu_us_per_req'], 1):.0f} "
+          f"req/s per free core  | load {p['load_avg']}", flush=True)
+    if args.json:
+        print("RESULT " + json.dumps({"phase": name, **p}), flush=True)
     return p
 
 
@@ -222,7 +263,11 @@ def main() -> None:
     ap.add_argument("--seconds", type=int, default=10, help="duration of each wrk phase")
     ap.add_argument("--requests", type=int, default=5000, help="cache-hit requests (httpx)")
     ap.add_argument("--rag-requests", type=int, default=300, help="RAG-path requests (httpx)")
-    ap.add_argument("--connections", type=int, default=16)
+    ap.add_argument("--connections", type=int, nargs="+", default=[16],
+                    help="connections (several: each phase once per count)")
+    ap.add_argument("--mixed", action="store_true",
+                    help="without --index: add an English document to case 12's Chinese ones")
+    ap.add_argument("--json", action="store_true", help="also one RESULT {json} line per phase")
     ap.add_argument("--questions", type=int, default=200, help="distinct RAG-path questions")
     ap.add_argument("--httpx", action="store_true", help="use the httpx generator even with wrk")
     ap.add_argument("--datasets", nargs="*", help="only questions of these source datasets")
@@ -233,10 +278,10 @@ def main() -> None:
         data = Path(tmp) / "data"
         if args.index:
             shutil.copytree(args.index, data, symlinks=True)
-        proc, base = start_server(data, args.collection, model, args.redis or None)
+        proc, base, log = start_server(data, args.collection, model, args.redis or None)
         try:
             if not args.index:
-                ingest_case12(base)
+                ingest_case12(base, args.mixed)
             print(f"server {base}  collection {args.collection!r}  model "
                   f"{'e5-small' if model else 'none (keyword-only)'}  cache "
                   f"{'redis' if args.redis else 'in-process'}  cores {os.cpu_count()}  "
@@ -249,7 +294,11 @@ def main() -> None:
             print(f"cache-hit question: {hit['question'][:60]!r} (first path "
                   f"{first['route']['final_path']}); server idle after "
                   f"{wait_idle(proc.pid):.1f} s")
-            run_phase("cache-hit", base, [hit], args, args.requests, proc.pid)
+            import gateway  # the code the server runs (PYTHONPATH is passed on)
+
+            print(f"gateway {gateway.__file__}")
+            for conns in args.connections:
+                run_phase("cache-hit", base, [hit], args, args.requests, proc.pid, conns, log)
             if not args.skip_rag:
                 qs = (eval_questions(args.questions, args.datasets) if args.index
                       else eval_questions(0))
@@ -257,7 +306,9 @@ def main() -> None:
                            "use_cache": False} for q in qs]
                 for b in bodies[:3]:
                     httpx.post(f"{base}/v1/query", json=b, timeout=120)
-                run_phase("rag-path", base, bodies, args, args.rag_requests, proc.pid)
+                for conns in args.connections:
+                    run_phase("rag-path", base, bodies, args, args.rag_requests, proc.pid, conns,
+                              log)
         finally:
             stop_process(proc)
 
