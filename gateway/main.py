@@ -30,8 +30,11 @@ log = logging.getLogger("loopgate.gateway")
 
 async def _freeze_after_warm_up() -> None:
     """Move what the start-up's background warm-up built (the CC-CEDICT index) out of the
-    collector's generations too, once it is built (nothing when no build was started)."""
-    if await asyncio.to_thread(cedict.wait_built, 600.0):
+    collector's generations too, once it is built (nothing when no build runs or it failed).
+    Polls (no worker thread that a shutdown would have to wait for)."""
+    while cedict.is_building():  # noqa: ASYNC110 - a plain thread builds it; no Event to await
+        await asyncio.sleep(0.5)
+    if cedict.is_ready():
         gc.collect(1)  # the young garbage only: a full collection is the stall this avoids
         gc.freeze()
 
@@ -54,7 +57,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # the CC-CEDICT index is built in a thread after this (~1 s, 190,000 objects): freeze
         # again once it is there, or every full collection walks it (37-60 ms of CPU measured
         # in one hit's reply, the 1-connection p99 of issue 19)
-        refreeze = (asyncio.create_task(_freeze_after_warm_up()) if not cedict.is_ready()
+        refreeze = (asyncio.create_task(_freeze_after_warm_up()) if cedict.is_building()
                     else None)
         try:
             yield

