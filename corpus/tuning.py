@@ -207,6 +207,14 @@ class PickTuning(_Frozen):
     max_candidates: int = Field(5, ge=1, description=(
         "Lines shown to the model. Source: 79dcd5e; the offline ranking's top 5 held the "
         "gold page for 26 of 30 answerable zh-PDF questions (top 3: 25, top 8: 27)."))
+    more_candidates: int = Field(8, ge=0, description=(
+        "Lines of a second pick round (after the offline answer's line, shown again) when the "
+        "model's first reply names no line holding its value: the next units of the offline "
+        "ranking with its dense re-rank, none shown before; 0 = no second round. Source: "
+        "issue 14, zh-PDF dev (e5 + BM25 collection of the 8 PDFs): of the answerable "
+        "questions whose gold line was not among the first 5, the ranking held it at places "
+        "6-15 for 2 (zhpdf:26 10th, zhpdf:41 15th); 8 lines keep a round near 500 prompt "
+        "tokens."))
     max_value_chars: int = Field(30, ge=1, description=(
         "A copied value at most this long. Source: 0112e1e (zh-PDF run 2: 2 of 34 longer "
         "replies came back cut by max_tokens)."))

@@ -102,6 +102,7 @@ class OfflinePolicy:
         self.caption_paged = False
         self.embedder = embedder
         self.dense_error = ""  # why the embedder failed (the answer then ranks by key terms)
+        self.similarity: Similarity = {}  # the last answer turn's dense similarities (or {})
         self.last: tuple[ToolCall, ToolResult] | None = None
         self.planned: dict[str, Chunk] = {}  # chunks the directory scan picked (jump targets)
         self.seeds: list[str] = []
@@ -209,6 +210,7 @@ class OfflinePolicy:
                 sims = await asyncio.to_thread(self.similarities, state, lexical)
             except Exception as exc:  # noqa: BLE001 - dense ranking is optional: key terms only
                 self.dense_error = f"{type(exc).__name__}: {exc}"[:200]
+        self.similarity = sims
         floor = self._floor(state)
         ev = self.ranked_evidence(state, sims, lexical)
         if not ev:  # not found: unless the RAG candidates and the ranking agree (seed_evidence)

@@ -109,20 +109,26 @@ def names_other_article(question: str, unit: str) -> bool:
     return bool(asked) and bool(named) and not asked & named
 
 
+
+
 def pick_candidates(ranked: Sequence[Evidence], limit: int = TUNING.pick.max_candidates,
-                    lead: Sequence[tuple[str, str]] = (), question: str = "") -> list[Candidate]:
+                    lead: Sequence[tuple[str, str]] = (), question: str = "",
+                    shown: Sequence[Candidate] = ()) -> list[Candidate]:
     """The first ``limit`` distinct units of ``ranked`` (the offline ranking, best first) as
     candidates, the units named by ``lead`` (``(chunk_id, quote)``: the offline answer's
     citations, whose order the dense re-ranking may have changed) first; a label unit gets the
     unit after it in its chunk (when there is one). After the first, a unit that
-    :func:`names_other_article` of ``question`` is left out."""
+    :func:`names_other_article` of ``question`` is left out, and so is one of ``shown`` (the
+    candidates of a first round: a second round shows new lines after the offline answer's)."""
     first = [e for cid, quote in lead for e in ranked
              if e.chunk.chunk_id == cid and e.text == quote]
     out: list[Candidate] = []
     seen: set[str] = set()
+    before = {" ".join(c.evidence.text.split()) for c in shown}
     for e in [*first, *ranked]:
         key = " ".join(e.text.split())
-        if key in seen or (out and names_other_article(question, e.text)):
+        if key in seen or (out and (names_other_article(question, e.text)
+                                    or key in before)):
             continue
         seen.add(key)
         units: tuple[str, ...] = (e.text,)
@@ -181,15 +187,55 @@ def _tight(text: str) -> str:
     return _AROUND_MARK.sub(r"\1", _spaced(text))
 
 
+_CN_DIGITS = {**dict.fromkeys("零〇", 0), **{c: i for i, c in enumerate("一二三四五六七八九", 1)},
+              **{c: i for i, c in enumerate("壹贰叁肆伍陆柒捌玖", 1)}, "两": 2, "貳": 2, "參": 3,
+              "陸": 6}
+_CN_TENS = {"十": 10, "拾": 10, "百": 100, "佰": 100, "千": 1000, "仟": 1000}
+_CN_RUN = re.compile(f"[{''.join(_CN_DIGITS)}{''.join(_CN_TENS)}]+")
+_CN_UPPER = frozenset("壹贰貳叁參肆伍陆陸柒捌玖拾佰仟")
+
+
+def _cn_run_value(run: str) -> int:
+    """A run of Chinese numerals below 10,000 as its value (``贰佰伍拾`` 250, ``二〇二三``
+    2023, ``十二`` 12)."""
+    if not any(ch in _CN_TENS for ch in run):
+        return int("".join(str(_CN_DIGITS[ch]) for ch in run))
+    total = digit = 0
+    for ch in run:
+        if ch in _CN_TENS:
+            total += (digit or 1) * _CN_TENS[ch]
+            digit = 0
+        else:
+            digit = _CN_DIGITS[ch]
+    return total + digit
+
+
+def _arabic(text: str) -> str:
+    """``text`` with its Chinese numeral runs as Arabic figures (万 / 亿 stay as the unit they
+    are written as: ``贰佰伍拾 万元`` reads ``250 万元``): a run in the capital forms contracts
+    and invoices write amounts in (大写: 壹 贰 … 拾 佰 仟), or of two characters or more; a
+    lone ``一`` / ``十`` is a word (一致, 十分) and stays."""
+    def sub(m: re.Match[str]) -> str:
+        run = m[0]
+        return str(_cn_run_value(run)) if len(run) > 1 or run in _CN_UPPER else run
+    return _CN_RUN.sub(sub, text)
+
+
 def _holds(value: str, text: str) -> bool:
     """``value`` is in ``text`` (NFKC, case-folded; with spaces collapsed, without spaces
     around punctuation, or both without spaces: ``15 m`` / ``15m``), not inside a longer run
     of Latin letters or digits (``3`` is not in ``13``, ``no`` not in ``notice``). The
     space-free form alone joins a figure to the word before it: a PDF's ``Sheyang rice 2019 -
-    07 -11 发布`` held the copied ``2019-07-11`` only as ``rice2019-07-11`` (zh-PDF dev)."""
-    return bool(value) and (_bounded(_spaced(value), _spaced(text))
-                            or _bounded(_tight(value), _tight(text))
-                            or _bounded(_flat(value), _flat(text)))
+    07 -11 发布`` held the copied ``2019-07-11`` only as ``rice2019-07-11`` (zh-PDF dev). An
+    amount a line writes in Chinese numerals is held as its figure (:func:`_arabic`: the model
+    copied ``250万元`` from ``贰佰伍拾 万元``, zh-PDF dev zhpdf:26)."""
+    if not value:
+        return False
+    if (_bounded(_spaced(value), _spaced(text)) or _bounded(_tight(value), _tight(text))
+            or _bounded(_flat(value), _flat(text))):
+        return True
+    digits = _arabic(text)
+    return digits != text and _bounded(_flat(_arabic(value)), _flat(digits))
 
 
 _HEAD_NUMBER = re.compile(r"^\s*(\d+(?:\.\d+)+)\s+(?=[^\W\d])")

@@ -10,6 +10,7 @@ overturns that).
 from __future__ import annotations
 
 from corpus.question_scope import content_misses, count_unit
+from corpus.tuning import TUNING
 from loop.citations import check_citations
 from loop.controller import LoopState
 from loop.policies.offline import OfflinePolicy
@@ -54,22 +55,47 @@ class PickStep(ReadCalls):
 
     pick_tokens: int
 
-    async def _choose(self, nav: Navigator, head: str, cands: list[Candidate]) -> int:
+    async def _choose(self, nav: Navigator, head: str, cands: list[Candidate],
+                      where: str = "pick") -> int | None:
         """The model's choice among ``cands`` (1-based; ``0`` = none; the copied value decides,
-        :func:`~loop.policies.read_pick.resolve_pick`), one call and one re-ask; ``0`` when
+        :func:`~loop.policies.read_pick.resolve_pick`), one call and one re-ask; ``None`` when
         both replies are unusable. :raises ReadStop: deadline, token budget, fault."""
         msgs = [{"role": "system", "content": PICK_SYSTEM},
                 {"role": "user", "content": pick_prompt(head, cands)}]
         got = await self._ask(nav, msgs, pick_schema(len(cands)), self.pick_tokens,
-                              lambda text: parse_pick(text, len(cands)), _PICK_REASK, "pick")
+                              lambda text: parse_pick(text, len(cands)), _PICK_REASK, where)
         if got is None:
-            return 0
+            return None
         (line, value), attempt, ms, tokens = got
         k = resolve_pick(cands, line, value)
         await nav.emit(kind="llm", elapsed_ms=ms, tokens=tokens,
-                       note=(f"pick: value {value!r} line {line} -> {k} of {len(cands)}"
+                       note=(f"{where}: value {value!r} line {line} -> {k} of {len(cands)}"
                              + (" (re-asked)" if attempt else ""))[:300])
         return k
+
+    async def _rounds(self, nav: Navigator, head: str, offline: OfflinePolicy,
+                      cands: list[Candidate], lead: list[tuple[str, str]]
+                      ) -> tuple[int, list[Candidate], int]:
+        """The pick over ``cands``, then, when the model's usable reply named no line holding
+        its value (none, an invented value, a yes/no), one more round over the offline
+        answer's line and the next ``TUNING.pick.more_candidates`` lines of the offline
+        ranking with its dense re-rank (:attr:`OfflinePolicy.similarity`) not shown yet: the
+        gold line of a question is often just below the first five (zh-PDF dev: 10th, 15th).
+        Returns the choice (``0`` = none), the candidates it indexes and the round (1, 2).
+        :raises ReadStop: deadline, token budget, fault."""
+        k = await self._choose(nav, head, cands)
+        more = TUNING.pick.more_candidates
+        if k != 0 or not more:
+            return k or 0, cands, 1
+        state = nav.state
+        again = pick_candidates(offline.ranked_evidence(state, offline.similarity),
+                                limit=more + 1, lead=lead, question=state.question,
+                                shown=cands)
+        if len(again) < 2 or (again[0].chunk_id, again[0].units) != (cands[0].chunk_id,
+                                                                    cands[0].units):
+            return 0, cands, 1  # no new line, or the offline answer is not first
+        state.turn += 1
+        return await self._choose(nav, head, again, "pick round 2") or 0, again, 2
 
     async def _pick(self, nav: Navigator, head: str, offline: OfflinePolicy,
                     base: LoopResult) -> LoopResult:
@@ -81,15 +107,15 @@ class PickStep(ReadCalls):
             return self._result(state, base, "answer", "offline answer: its line does not "
                                 f"state what the question asks ({', '.join(misses)}): no pick",
                                 offline.dense_error)
-        cands = pick_candidates(offline.ranked_evidence(state),
-                                lead=[(c.chunk_id, c.quote) for c in base.citations],
+        lead = [(c.chunk_id, c.quote) for c in base.citations]
+        cands = pick_candidates(offline.ranked_evidence(state), lead=lead,
                                 question=state.question)
         if len(cands) < 2:
             return self._result(state, base, "answer", "offline answer: one candidate line",
                                 offline.dense_error)
         state.turn += 1
         try:
-            k = await self._choose(nav, head, cands)
+            k, cands, round_ = await self._rounds(nav, head, offline, cands, lead)
         except ReadStop as stop:
             why = f"offline answer: {stop.reason}" + (f" ({stop})" if str(stop) else "")
             await nav.emit(kind="stop", status=stop.reason, note=why[:300])
@@ -101,7 +127,8 @@ class PickStep(ReadCalls):
             why = "offline answer: the llm picked none of the offline lines"
             await nav.emit(kind="stop", status="answer", note=why)
             return self._result(state, base, "answer", why, offline.dense_error)
-        why = f"llm picked line {k} of {len(cands)} (offline rank {got.rank + 1})"
+        why = (f"llm picked line {k} of {len(cands)} (offline rank {got.rank + 1})" if round_ == 1
+               else f"llm picked line {k} of {len(cands)} in round 2")
         await nav.emit(kind="stop", status="answer", note=why)
         res = self._result(state, None, "answer", why, offline.dense_error,
                            (got.text(), list(chk.verified)))

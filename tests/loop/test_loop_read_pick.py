@@ -9,10 +9,11 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import run_agent, scripted_llm
+from conftest import run_agent, scripted_llm, text_kb
 from scripted_server import ScriptedChatServer
 from test_loop_scripted import assert_all_verified
 
@@ -86,7 +87,11 @@ def test_the_copied_value_decides_the_line() -> None:
     ("3.0 V~3.6 V", "2.7 V ~ 3.6 V", False),
     # a heading's section number is no value; the same figure later in the line is
     ("3.2", "3.2 Dataset Construction Dataset Amazon-beauty", False),
-    ("3.2", "3.2 Memory 3.2 GB of cache", True), ("0.1%", "2.1.10 基本精度 0.1%", True)])
+    ("3.2", "3.2 Memory 3.2 GB of cache", True), ("0.1%", "2.1.10 基本精度 0.1%", True),
+    # an amount written in Chinese capital numerals holds its figure (万 stays a unit)
+    ("250万元", "本项目研究开发经费和报酬（大写） 贰佰伍拾 万元，其中", True),
+    ("25万元", "报酬（大写） 贰佰伍拾 万元", False), ("190元", "经费 壹佰玖拾 元", True),
+    ("34", "不履行第三十四条", True), ("1", "经协商一致", False), ("2", "十二个月", False)])
 def test_a_value_is_held_as_a_whole_not_inside_a_longer_word_or_number(
         value: str, text: str, held: bool) -> None:
     c = _chunk(text)
@@ -210,3 +215,73 @@ def test_no_pick_overturns_an_offline_line_that_states_no_value_of_the_asked_uni
     assert offline_misses(state, base(amps)) == []  # type: ignore[arg-type]
     assert offline_misses(SimpleNamespace(question="RTC 存储器多大？", ctx=state.ctx),  # type: ignore[arg-type]
                           base(memo)) == []
+
+
+def _copy_line(n: int) -> Any:
+    """A reply that copies line ``n`` of the prompt (its first 30 characters) as the value."""
+    def reply(body: dict[str, Any]) -> dict[str, Any]:
+        shown = body["messages"][1]["content"].split(f"\n{n}| ", 1)[1].split("\n", 1)[0]
+        return _pick(n, shown.split(") ", 1)[1].rstrip("…")[:30])
+    return reply
+
+
+def _lines(req: dict[str, Any]) -> list[str]:
+    user = req["messages"][1]["content"]
+    return [ln.split("| ", 1)[1] for ln in user.split("\nLines:\n", 1)[1].split("\n\n")[0]
+            .splitlines()]
+
+
+FEE = "研究开发经费和报酬总额是多少？"
+
+
+@pytest.fixture(scope="module")
+def contract(tmp_path_factory: pytest.TempPathFactory, tokenizer: Any) -> Iterator[Any]:
+    """A contract of a dozen lines on 研究开发经费, the amount in capital numerals."""
+    lines = [f"{k}. 研究开发经费的第{k}项约定：{what}。" for k, what in enumerate(
+        ["由甲方支付", "按进度拨付", "专款专用", "不得挪用", "由乙方管理", "按月结算",
+         "可以审计", "结余归甲方", "报酬另计", "包含税费", "分三期付", "开具发票"], 1)]
+    lines.insert(9, "本项目研究开发经费和报酬（大写） 贰佰伍拾 万元，其中经费 壹佰玖拾 元。")
+    yield from text_kb(tmp_path_factory, tokenizer, "contract",
+                       {"contract.md": "# 技术开发合同\n\n" + "\n\n".join(lines) + "\n"})
+
+
+def test_a_second_round_shows_new_lines_when_the_model_names_none(contract: Any) -> None:
+    """No line of the first five holds the model's value: one more round over the offline
+    answer's line and the next lines of the offline ranking (none shown before); a line the
+    model picks there is the answer, verified, the offline citations related. The model's
+    ``250万元`` is held by ``贰佰伍拾 万元``."""
+    offline = _offline(contract, FEE)
+    with ScriptedChatServer([_pick(3, "1000000"), _pick(4, "250万元")]) as srv:
+        res = _run(contract, srv, FEE)
+    first, second = srv.requests
+    one, two = _lines(first), _lines(second)
+    assert len(one) == 5 and len(two) >= 2
+    assert two[0] == one[0] and not set(two[1:]) & set(one)  # the offline line, then new ones
+    assert second["messages"][0]["content"] == PICK_SYSTEM
+    assert res.brain == "llm:scripted:pick" and res.llm_calls == 2, res.guard
+    assert "round 2" in res.guard and res.citations
+    assert "贰佰伍拾" in res.answer and "贰佰伍拾" not in " ".join(one)
+    assert res.citations[0] != offline.citations[0]
+    assert offline.citations[0] in [*res.citations, *res.related]  # never lost
+    assert_all_verified(res, contract)
+
+
+def test_no_second_round_after_an_unusable_reply_or_a_pick(contract: Any) -> None:
+    with ScriptedChatServer([{"content": "no idea"}, {"content": "none"}, _pick(0)]) as srv:
+        res = _run(contract, srv, FEE)
+    assert len(srv.requests) == 2 and res.brain == "offline"  # the re-ask, then offline
+    with ScriptedChatServer([_copy_line(2), _pick(0)]) as srv:
+        res = _run(contract, srv, FEE)
+    assert len(srv.requests) == 1 and "round 2" not in res.guard
+
+
+def test_no_second_round_when_it_is_turned_off(contract: Any, monkeypatch: Any) -> None:
+    from corpus.tuning import TUNING
+    from loop.policies import read_pick_step
+
+    off = TUNING.model_copy(update={"pick": TUNING.pick.model_copy(
+        update={"more_candidates": 0})})
+    monkeypatch.setattr(read_pick_step, "TUNING", off)
+    with ScriptedChatServer([_pick(0), _copy_line(2)]) as srv:
+        res = _run(contract, srv, FEE)
+    assert len(srv.requests) == 1 and res.brain == "offline"
