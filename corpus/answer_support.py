@@ -127,7 +127,7 @@ def support_features(
     ctx = norm(" ".join(context))
     chunk = norm(chunk_text) if chunk_text else u
     nq = norm(question)
-    specific = list(specific_terms(terms, nq))
+    specific = list(specific_terms(terms, nq, dates=False))
     named = [t for t in dict.fromkeys(name_terms) if t]
 
     def toks(text: str) -> frozenset[str]:

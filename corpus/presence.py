@@ -4,9 +4,10 @@ Retrieval always returns *something*: asked for "the share as of March 31, 2017"
 2022" or the class of ``V3Det`` in a document that has none of them, both paths used to quote
 the nearest look-alike passage as "found". The answerability check here is separate from
 retrieval rank: the question's **specific terms** (:func:`specific_terms`: codes, years,
-the periods' years, ``FY2018`` → ``2018``) must occur somewhere in the document the answer
-quotes. A specific term the whole document lacks means the document does not answer this
-question: the path says "not found" and names the absent terms.
+the periods' years, ``FY2018`` → ``2018``, dates, figure / table labels, dotted identifiers)
+must occur somewhere in the document the answer quotes. A specific term the whole document
+lacks means the document does not answer this question: the path says "not found" and names
+the absent terms.
 
 Only the document is asked, not the answer sentence: a table's year or unit often sits in its
 header pages away from the row that answers, and a paraphrased question rarely repeats the
@@ -53,30 +54,49 @@ _ROMAN = ("", "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi",
           "xiv", "xv", "xvi", "xvii", "xviii", "xix", "xx")
 _LABEL_WRITTEN = {"figure": r"\b(?:figure|fig\.?)", "table": r"\b(?:table|tab\.)",
                   "图": "[图圖]", "表": "表"}
-# a month and year the question dates its fact by: "as of March 31, 2017", "revised on May
-# 2018", "Oct. 24, 2016", "31st March, 2007" (English month names, full or abbreviated)
+# a date the question pins its fact to: "as of March 31, 2017", "revised on May 2018",
+# "Oct. 24, 2016", "31st March, 2007" (English month names, full or abbreviated)
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
            "september", "october", "november", "december")
 _MONTH_WORD = (r"(?:january|february|march|april|may|june|july|august|september|october"
                r"|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)")
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+_YR = r"(?:19|20)\d\d(?!\d)"
 _DATE_ASKED = re.compile(
-    rf"\b(?P<mon>{_MONTH_WORD})\b\.?\s*(?:(?P<day>{_DAY})\s*,?\s*)?,?\s+(?P<y>(?:19|20)\d\d)(?!\d)"
-    rf"|\b{_DAY}\s+(?:of\s+)?(?P<mon2>{_MONTH_WORD})\b\.?\s*,?\s*(?P<y2>(?:19|20)\d\d)(?!\d)",
-    re.I)
-# how a document writes a month and year: a month name, a day, the year, whatever spaces,
-# commas, dots and table rules stand between ("March 31,\n \n2017", "31st March, 2007",
-# "| December 31, | 2018"), or in digits (03/31/2017, 31.03.2017, 2017-03-31)
+    rf"\b(?P<mon>{_MONTH_WORD})\b\.?\s*(?:(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s*)?,?\s+"
+    rf"(?P<y>{_YR})"
+    rf"|\b(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon2>{_MONTH_WORD})\b\.?\s*,?\s*"
+    rf"(?P<y2>{_YR})", re.I)
+# how a document writes a date: a month name and the year, whatever spaces, commas, dots and
+# table rules stand between ("May 2016", "March 31,\n \n2017", "May 31, 2019, 2018 and
+# 2017"); a month and a day (or a range of days: "October 24-26, 2016"), the day first or not
+# ("31st March, 2007", "31-Dec-2019"), with every year written in the next _DATE_REACH
+# characters (a table's header row of dates above its row of years: "| December 31, |
+# December 31, |" then "| 2018 | 2017 |"); or in digits (03/31/2017, 31.03.2017, 2017-03-31)
 _SEP = r"[^\w]{0,12}"
+_DATE_REACH = 160
 _DATE_WRITTEN = re.compile(
-    rf"\b(?P<mon>{_MONTH_WORD})\b{_SEP}(?:{_DAY}{_SEP})?(?P<y>(?:19|20)\d\d)(?!\d)"
-    r"|(?<![\d.])(?P<a>\d{1,2})[./-](?P<b>\d{1,2})[./-](?P<y2>(?:19|20)\d\d)(?!\d)"
-    r"|(?<!\d)(?P<y3>(?:19|20)\d\d)[./-](?P<m3>\d{1,2})(?![\d])", re.I)
-_DATE_TERM = re.compile(r"^(" + "|".join(_MONTHS) + r") ((?:19|20)\d\d)$")
+    rf"\b(?P<mon>{_MONTH_WORD})\b\.?(?:{_SEP}(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?!\d)"
+    rf"(?:\s*[-–—]\s*(?P<d_end>\d{{1,2}})(?!\d))?)?"
+    rf"|(?<![\d.])(?P<d0>\d{{1,2}})(?:st|nd|rd|th)?[\s,.-]{{1,3}}(?:of\s+)?(?P<mon0>{_MONTH_WORD})\b"
+    rf"|(?<![\d.])(?P<a>\d{{1,2}})[./-](?P<b>\d{{1,2}})[./-](?P<y2>{_YR})"
+    rf"|(?<!\d)(?P<y3>(?:19|20)\d\d)[./-](?P<m3>\d{{1,2}})(?!\d)(?:[./-](?P<d3>\d{{1,2}})(?!\d))?",
+    re.I)
+# the year (and the years listed after it) right after a month written without a day
+_YEAR_NEXT = re.compile(rf"{_SEP}(?P<y>{_YR})(?P<more>(?:\s*(?:,|and|&|or)\s*{_YR})*)")
+# the term of a date: "march 2017" (month and year), "march 31, 2017" (with the day)
+_DATE_TERM = re.compile(r"^(" + "|".join(_MONTHS) + r")(?: (\d{1,2}),)? ((?:19|20)\d\d)$")
+# a dotted identifier the question names: a label or an API path ("Contact.Meet",
+# "mmdet.models.dense_heads"); parts of two characters or more (no initials "G.W.Bush", no
+# "e.g."), not a web domain or a file name ("GitLab.com", "report.pdf")
+_DOTTED = re.compile(r"(?<![\w.@/])[a-z][a-z0-9_]+(?:\.[a-z_][a-z0-9_]+)+(?![\w@/]|\.\w)")
+_NOT_DOTTED = re.compile(r"\.(?:com|org|net|io|gov|edu|co|uk|cn|de|ai|app|dev|info|biz|us|jp"
+                         r"|md|pdf|txt|html?|docx?|xlsx?|csv|json|ya?ml|py|js|png|jpe?g)$")
 
 
-def specific_terms(key_terms: Iterable[str], question: str | None = None) -> tuple[str, ...]:
-    """The question's terms that pin down *which* fact it asks for: codes and years.
+def specific_terms(key_terms: Iterable[str], question: str | None = None, *,
+                   dates: bool = True) -> tuple[str, ...]:
+    """The question's terms that pin down *which* fact it asks for: codes, years, labels, dates.
 
     - a code starts with a letter and holds a digit next to a letter or a number of two digits
       or more (``fw-301``, ``conll03``, ``v3det``, ``covid-19``); ``top-3`` is words, and
@@ -92,13 +112,25 @@ def specific_terms(key_terms: Iterable[str], question: str | None = None) -> tup
       ``图7``, ``表3``; read from ``question``) gives the term ``figure 7`` / ``table 2`` /
       ``图 7`` / ``表 3``: a document with no Figure 7 does not answer "What is the title of
       Figure 7?". The document may write it ``Fig. 7``, ``FIGURE 7``, ``Table VII`` or
-      ``Figure 7.2`` (:func:`absent_terms`).
+      ``Figure 7.2`` (:func:`absent_terms`);
+    - a date the question pins its fact to, written with an English month name ("as of March
+      31, 2017", "revised on May 2018", "Oct. 24, 2016", "31st March, 2007"; read from
+      ``question``), gives ``march 31, 2017`` (with the day when it has one) or ``may 2018``:
+      the document must write that month, day and year, in words or digits, the day first or
+      the month first, with any spaces, commas and table rules between, a day range
+      ("October 24-26, 2016") or a list of years ("May 31, 2019, 2018 and 2017"). "may" is a
+      month only beside a day or a date preposition ("in May 2020", not "may 2019 rules");
+    - a dotted identifier (``contact.meet``, ``mmdet.models.dense_heads``: parts of two
+      characters or more, not a web domain or a file name) must be written as it stands.
 
     :param key_terms: the question's key terms in the tokenizer's normal form
         (``Tokenizer.key_terms``).
     :param question: the question in the same normal form; when given, a term must occur in it
         as written (a tokenizer reading ``31,2003`` as a thousands-separated number gives no
         term).
+    :param dates: add the dates (``march 31, 2017``, ``may 2018``) and dotted identifiers
+        (``contact.meet``) the question names; ``False``: codes, years and labels only (the
+        answer-support features, fitted before dates were terms).
     :returns: the specific terms, deduplicated, in question order.
     """
     out: list[str] = []
@@ -121,8 +153,11 @@ def specific_terms(key_terms: Iterable[str], question: str | None = None) -> tup
         if question is None or _holds(term, question):
             out.append(term)
     if question is not None:
-        out.extend(_dates(question))
+        if dates:
+            out.extend(_dates(question))
         out.extend(_labels(question))
+        if dates:
+            out.extend(_dotted(question))
     return tuple(dict.fromkeys(out))
 
 
@@ -206,33 +241,62 @@ _MAY_DATE = re.compile(r"(?:\b(?:on|in|of|since|by|from|until|till|to|before|aft
 
 
 def _dates(question: str) -> list[str]:
-    """The month-and-year terms ``question`` dates its fact by (``as of March 31, 2017`` →
-    ``march 2017``; ``revised on May 2018`` → ``may 2018``; ``July 18-September 30, 2013`` →
-    ``september 2013``)."""
+    """The date terms ``question`` pins its fact to: ``as of March 31, 2017`` → ``march 31,
+    2017``; ``revised on May 2018`` → ``may 2018``; ``July 18-September 30, 2013`` →
+    ``september 30, 2013``."""
     out = []
     for m in _DATE_ASKED.finditer(question):
         mon, year = m.group("mon") or m.group("mon2"), m.group("y") or m.group("y2")
-        if (m.group("mon") and mon.lower() == "may" and not m.group("day")
+        day = m.group("day") or m.group("day2")
+        if (m.group("mon") and mon.lower() == "may" and not day
                 and not _MAY_DATE.search(question[: m.start()])):
             continue
-        out.append(f"{_month(mon)} {year}")
+        out.append(_date_term(_month(mon), int(day) if day else 0, year))
     return out
+
+
+def _date_term(month: str, day: int, year: str) -> str:
+    return f"{month} {day}, {year}" if 1 <= day <= 31 else f"{month} {year}"
 
 
 def _written_dates(text: str) -> set[str]:
-    """The month-and-year terms (``march 2017``) a ``text`` writes, in words or digits (a
-    digit date whose month and day could be either way round gives both)."""
-    out = set()
+    """The date terms a ``text`` writes, in words or digits, each with and without its day
+    (``march 31, 2017`` and ``march 2017``; a digit date whose month and day could be either
+    way round gives both)."""
+    out: set[str] = set()
+
+    def add(month: int, days: Iterable[int], years: Iterable[str]) -> None:
+        if 1 <= month <= 12:
+            for y in years:
+                out.add(_date_term(_MONTHS[month - 1], 0, y))
+                out.update(_date_term(_MONTHS[month - 1], d, y) for d in days)
+
     for m in _DATE_WRITTEN.finditer(text):
-        if m.group("mon"):
-            out.add(f"{_month(m.group('mon'))} {m.group('y')}")
+        if m.group("mon0") or (m.group("mon") and m.group("d")):
+            # a month and a day: every year written close after it
+            mon, d = (m.group("mon0"), m.group("d0")) if m.group("mon0") else (
+                m.group("mon"), m.group("d"))
+            first = int(d)
+            days = range(first, max(first, int(m.group("d_end") or 0)) + 1)
+            years = _ANY_YEAR.findall(text, m.end(), m.end() + _DATE_REACH)
+            add(_MONTHS.index(_month(mon)) + 1, days, years)
+        elif m.group("mon"):
+            nxt = _YEAR_NEXT.match(text, m.end())
+            if nxt:
+                add(_MONTHS.index(_month(m.group("mon"))) + 1, [],
+                    [nxt.group("y"), *_ANY_YEAR.findall(nxt.group("more"))])
         elif m.group("y2"):
-            for n in {int(m.group("a")), int(m.group("b"))}:
-                if 1 <= n <= 12:
-                    out.add(f"{_MONTHS[n - 1]} {m.group('y2')}")
-        elif 1 <= int(m.group("m3")) <= 12:
-            out.add(f"{_MONTHS[int(m.group('m3')) - 1]} {m.group('y3')}")
+            a, b = int(m.group("a")), int(m.group("b"))
+            add(a, [b], [m.group("y2")])
+            add(b, [a], [m.group("y2")])
+        else:
+            add(int(m.group("m3")), [int(m.group("d3") or 0)], [m.group("y3")])
     return out
+
+
+def _dotted(question: str) -> list[str]:
+    """The dotted identifiers ``question`` (normalised) names (``contact.meet``)."""
+    return [m.group() for m in _DOTTED.finditer(question) if not _NOT_DOTTED.search(m.group())]
 
 
 def _holds(term: str, text: str) -> bool:
@@ -241,8 +305,9 @@ def _holds(term: str, text: str) -> bool:
     ``holds_term``)."""
     if _YEAR.fullmatch(term):
         return re.search(rf"(?<!\d){term}(?!\d)", text) is not None
-    if _DATE_TERM.match(term):
-        return term.split()[1] in text and term in _written_dates(text)
+    date = _DATE_TERM.match(term)
+    if date:
+        return date.group(3) in text and term in _written_dates(text)
     label = _LABEL_TERM.match(term)
     if label:
         kind, n = label.group(1), int(label.group(2))
@@ -404,9 +469,10 @@ class DocumentTermProbe:
             )
             found = any(_holds(term, self.normalize(_chunk_text(h.chunk))) for h in hits)
             if not found and (_YEAR.fullmatch(term) or _LABEL_TERM.match(term)
-                              or _DATE_TERM.match(term)):
+                              or _DATE_TERM.match(term) or _DOTTED.fullmatch(term)):
                 # a year inside one index token ("31.03.2001", "fy2001") is no BM25 term; a
-                # label's number is in too many chunks for the top hits to hold the caption
+                # label's number is in too many chunks for the top hits to hold the caption;
+                # a date or a dotted identifier is several index terms
                 found = term in self._marks(collection, doc_id)
             return found
 
@@ -426,6 +492,7 @@ class DocumentTermProbe:
         whole = self.normalize("\n".join(texts))
         marks.update(_written_labels(whole))
         marks.update(_written_dates(whole))
+        marks.update(m.group() for m in _DOTTED.finditer(whole))
         self._doc_marks[doc_id] = frozenset(marks)
         if len(self._doc_marks) > 256:
             self._doc_marks.popitem(last=False)

@@ -126,12 +126,28 @@ _CLAUSE_END = re.compile(r"\s*(?:[?？!！,，;；:：)）]|\.?\s*$)")
 _STATES_UNIT = {dim: re.compile(r"\d[\s|]*(?:" + units + ")")
                 for dim, (units, _) in _DIMENSIONS.items()}
 
+# a drawn object the question asks about: "the diagram on page 10", "in the picture on page 50",
+# "what types of charts are in the document", "how many strategies are plotted"; not "chart of
+# accounts", "flowchart" of a text, "sub-graph knowledge" or a figure meaning a number
+_FIGURE_ASK = re.compile(
+    r"\b(?:the|this|that|these|those|each|any|which|what|of|in)\s+(?:[a-z][\w'-]*\s+){0,2}?"
+    r"(?:charts?(?!\s+of\s+accounts)|diagrams?|pictures?|photos?|photographs?|illustrations?"
+    r"|infographics?|(?:bar|line|pie|box|scatter)\s+(?:graphs?|plots?))\b"
+    r"|\b(?:are|is|was|were)\s+plotted\b"
+    r"|图片|照片|示意图|图表|插图", re.I)
+# how a text names a drawn object: its caption or a reference to it ("Figure 3", "Fig. 2",
+# "the chart below", "图 3")
+_FIGURE_NAMED = re.compile(
+    r"\b(?:figure|fig\.?|chart|diagram|graph|plot|picture|photo|photograph|image|illustration"
+    r"|infographic|map|exhibit)s?\b|图\s*\d|图表|示意图|图片|照片|插图", re.I)
+
 
 @dataclass(frozen=True, slots=True)
 class VisualAsk:
     """A question asking what only the rendered page shows: ``kind`` is ``colour``,
-    ``typography`` or ``picture``; ``colours`` the colour words the question names (normal
-    form, may be empty: "what colour …")."""
+    ``typography``, ``picture`` (objects counted in a picture) or ``figure`` (a drawn object:
+    a chart, diagram, picture); ``colours`` the colour words the question names (normal form,
+    may be empty: "what colour …")."""
 
     kind: str
     colours: tuple[str, ...] = ()
@@ -221,13 +237,19 @@ def visual_ask(question: str) -> VisualAsk | None:
     zh = tuple(dict.fromkeys(m.group(0) for m in _COLOUR_ZH.finditer(text)))
     if colours or zh or _COLOUR_ASK.search(text):
         return VisualAsk("colour", colours + zh)
+    if _FIGURE_ASK.search(text):
+        return VisualAsk("figure")
     return None
 
 
 def visual_supported(ask: VisualAsk, text: str) -> bool:
     """True when the evidence ``text`` states what ``ask`` asks: for a colour, one of the
-    question's colour words (any colour word when it names none); typography and picture counts
-    never (extracted text does not keep them)."""
+    question's colour words (any colour word when it names none); for a drawn object, a
+    caption or a reference naming one ("Figure 3", "the chart", "图 2": the text layer keeps
+    a drawing's caption, nothing else of it); typography and picture counts never (extracted
+    text does not keep them)."""
+    if ask.kind == "figure":
+        return _FIGURE_NAMED.search(unicodedata.normalize("NFKC", text)) is not None
     if ask.kind != "colour":
         return False
     norm = unicodedata.normalize("NFKC", text)

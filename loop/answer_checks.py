@@ -55,6 +55,13 @@ def checked(res: LoopResult) -> LoopResult:
     return res
 
 
+def _refuse(res: LoopResult) -> None:
+    """``res`` becomes "not found" after a check: the units it cited are the closest passages,
+    shown apart (``related``), never the answer."""
+    res.related = [*res.citations, *(c for c in res.related if c not in res.citations)]
+    res.answer, res.found, res.citations = NOT_FOUND, False, []
+
+
 def answer_alone(res: LoopResult) -> LoopResult:
     """An offline (or evidence) answer is its best unit alone, the other units it cited are
     ``related`` (issue 15 item 6: a reader sees which line answers). LLM-written answers keep
@@ -144,7 +151,7 @@ class AnswerChecks:
             else:
                 why += first_misses or []
         if why:
-            res.answer, res.found, res.citations = NOT_FOUND, False, []
+            _refuse(res)
             res.out_of_scope = why
         return res
 
@@ -183,7 +190,7 @@ class AnswerChecks:
         except Exception:  # noqa: BLE001 - a failed check keeps the answer
             return res
         if absent:
-            res.answer, res.found, res.citations = NOT_FOUND, False, []
+            _refuse(res)
             res.absent_terms = list(absent)
         return res
 
@@ -228,7 +235,7 @@ class AnswerChecks:
             return res
         res.support_p = round(self.support_model.score(res.support), 4)
         if res.support_p < self.support_model.loop_threshold:
-            res.answer, res.found, res.citations = NOT_FOUND, False, []
+            _refuse(res)
             res.unsupported = True
         return res
 

@@ -58,10 +58,11 @@ __all__ = ["AnswerDecider", "AnswerDecision"]
 class AnswerDecision:
     """What the decision gave: ``answer`` (the best unit's text, the figure, or the "not found"
     text), ``found``, the answer's ``citations`` (one unit's, a figure's rows', or none), the
-    ``evidence`` after the checks (best first), ``missing`` (codes or specific terms the answer
-    lacked), the ``flags`` (the caller's first), the best unit's ``support`` features and
-    probability ``support_p`` (``None`` without a model or when not scored), and ``computed``
-    (the answer is a figure of ``rag.compose``)."""
+    ``evidence`` after the checks (best first; when a code, page or content check left none,
+    the closest units before it: shown apart as ``related``, never the answer), ``missing``
+    (codes or specific terms the answer lacked), the ``flags`` (the caller's first), the best
+    unit's ``support`` features and probability ``support_p`` (``None`` without a model or when
+    not scored), and ``computed`` (the answer is a figure of ``rag.compose``)."""
 
     answer: str
     found: bool
@@ -125,6 +126,8 @@ class AnswerDecider:
                                   max_evidence=self.max_evidence * wider,
                                   normalize=self.tokenizer.normalize)
         # every code the question names must be in the answer unit or its context
+        # when a check below leaves no unit, these are still shown, apart: the closest passages
+        closest = evidence[: self.max_evidence]
         evidence, missing = supported_evidence(evidence, r.chunks, r.key_terms)
         if missing and self.flag_missing:
             out.append("not_in_evidence:" + ",".join(missing))
@@ -173,8 +176,8 @@ class AnswerDecider:
         if computed is not None:
             answer, cited = computed[0], tuple(computed[1])
             out.append(computed[2])
-        return AnswerDecision(answer, found, cited, tuple(evidence), tuple(missing), tuple(out),
-                              support, support_p, computed is not None)
+        return AnswerDecision(answer, found, cited, tuple(evidence or closest), tuple(missing),
+                              tuple(out), support, support_p, computed is not None)
 
     def _support(self, r: Retrieval, evidence: list[Evidence], found: bool, out: list[str],
                  timeout_s: float) -> Flow[tuple[dict[str, float], float | None]]:

@@ -210,3 +210,36 @@ def test_a_colour_is_stated_by_the_word_not_by_a_word_it_begins() -> None:
     assert not visual_supported(VisualAsk("colour", ("green",)), "greenhouse gas emissions")
     assert visual_supported(red, "The indicator turns red.")
     assert visual_supported(red, "a reddish glow")
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    # a drawn object asked about (dev: mmlongbench:392, 645, 698, all unanswerable)
+    ("What is the title of the diagram on page 10?", "figure"),
+    ("What types of charts are in the document?", "figure"),
+    ("How many strategies are plotted for training-time generation?", "figure"),
+    ("In the bar graph of sales, which year is highest?", "figure"),
+    ("示意图中第三个模块是什么？", "figure"),
+    # typical answerable phrasings that name no drawing: not asked
+    ("What is the figure for total revenue in FY2019?", None),
+    ("What is the title of Figure 7?", None),
+    ("Which accounts are in the chart of accounts?", None),
+    ("When can a sentence map to a list of sub-graph knowledge?", None),
+    ("What command-line tool from ImageMagick is used to resize images?", None),
+    ("What is the plot size limit in the zoning code?", None),
+    ("What is the company's brand image strategy?", None),
+])
+def test_a_drawn_object_is_asked(question: str, kind: str | None) -> None:
+    ask = visual_ask(question)
+    assert (ask.kind if ask else None) == kind
+
+
+def test_a_drawn_object_is_answerable_only_from_text_naming_one() -> None:
+    # the text layer keeps a drawing's caption, nothing else of it: evidence that names no
+    # figure, chart or diagram is not about the drawing asked
+    q = "What is the title of the diagram on page 10?"
+    names = "Kay Fergason, American Medical Technologists, Florida Chapter. Leslie Dughi"
+    assert content_misses(q, names) == ["asks_visual:figure"]
+    assert content_misses(q, "Figure 3: Organisational structure of the division") == []
+    assert content_misses("What types of charts are in the document?",
+                          "The chart below shows revenue by segment.") == []
+    assert content_misses("示意图中第三个模块是什么？", "图 3 系统框图：电源、主控、射频") == []
