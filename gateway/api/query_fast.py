@@ -4,7 +4,9 @@ A repeated question answered from the in-process near-cache costs the router a f
 microseconds; the framework around it (route matching, FastAPI's request handling and
 dependency solving, four middleware layers wrapping ``receive`` and ``send``) cost about as much
 again (``benchmarks/cache_hit_cpu.py``). :class:`QueryFastPath` sits just inside the access log
-and answers ``POST /v1/query`` itself when the near-cache holds the question as asked — through
+and answers ``POST /v1/query`` itself when the near-cache holds the question as it will be
+looked up (as asked, or with the cross-language key terms the conversation stage already knows
+for it: ``ConversationService.known_question``) — through
 the very same code as the route (:func:`gateway.api.routes.query.parse_query_request`,
 ``to_query_input``, ``Router.ask``, ``result_body``), so the answer, the route record, the
 metrics and the access-log line are the route's. Everything else, and every request that fails
@@ -82,7 +84,11 @@ class QueryFastPath:
             if req.session_id is not None or req.history:
                 return False
             q = await to_query_input(components, await principal_of(request), req)
-            if not q.cacheable() or not near.holds(q.collection, q.mode, q.question):
+            # the key the router will look up: the question with the cross-language terms the
+            # conversation stage adds, when it knows them without I/O (else as asked)
+            known = getattr(components.router.conversation, "known_question", None)
+            key = known(q) if known is not None else q.question
+            if not q.cacheable() or not near.holds(q.collection, q.mode, key):
                 return False
             result = await components.router.ask(q)
         except Exception:  # noqa: BLE001 - the full stack answers it, errors in their shape

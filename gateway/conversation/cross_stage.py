@@ -100,6 +100,18 @@ class CrossLanguageStage:
         while len(self._memo) > self.memo_entries:
             self._memo.popitem(last=False)
 
+    def known_question(self, question: str, collection: str) -> str:
+        """``question`` as :meth:`apply` would return it when that is known without I/O (no
+        terms to add, or terms kept at this corpus version), else ``question`` as asked: the
+        near-cache key a short way through the HTTP stack looks for
+        (``gateway.api.query_fast``)."""
+        if self.idle_for(question, collection):
+            return question
+        kept = self._kept(question, collection)
+        if kept is None or kept[0] is None:
+            return question
+        return _with_terms(question, kept[0])
+
     async def apply(self, rw: Rewrite, collection: str, record: RouteTrace) -> Rewrite:
         """``rw`` with the question's key terms in the documents' language appended."""
         if self.cross_language is None:
@@ -126,8 +138,7 @@ class CrossLanguageStage:
         named = found.document
         record.translated(found.terms, found.units, found.coverage,
                           named[1] if named is not None else None)
-        added = found.phrase or " ".join(found.terms)
-        text = f"{rw.question} ({added})" if added else rw.question
+        text = _with_terms(rw.question, found)
         return Rewrite(rw.original, text, (*rw.rules, "cross_language"),
                        rw.by if rw.by != "none" else "rules",
                        rw.focus_doc or (named[0] if named is not None else None))
@@ -171,3 +182,9 @@ class CrossLanguageStage:
         # the translation (two runs; dictionary only: 56.7 %; the Chinese originals: 90.0 %)
         return CrossTerms(tuple(kept), ("llm",), round(len(kept) / max(1, len(terms)), 3),
                           phrase=getattr(got, "phrase", None) or None)
+
+
+def _with_terms(question: str, found: CrossTerms) -> str:
+    """``question`` with the terms (or the translation) appended, as it is routed."""
+    added = found.phrase or " ".join(found.terms)
+    return f"{question} ({added})" if added else question

@@ -118,6 +118,13 @@ class ConversationService:
             return False
         return self._cross_stage.idle_for(q.question, q.collection)
 
+    def known_question(self, q: QueryInput) -> str:
+        """The question :meth:`begin` would route ``q`` as, when known without I/O; else
+        ``q.question`` as asked (a request with a session or history: as asked)."""
+        if getattr(q, "session_id", None) or q.history:
+            return q.question
+        return self._cross_stage.known_question(q.question, q.collection)
+
     async def begin(self, q: QueryInput, record: RouteTrace) -> TurnContext | None:
         """Load the memory of ``q.session_id`` (scope ``q.caller``) and rewrite ``q.question``
         (follow-ups from the memory or history; cross-language key terms); ``None`` when

@@ -11,6 +11,7 @@ import asyncio
 import pytest
 from _apphelp import ask, make_settings, running, upload
 
+from gateway.api.query_fast import QueryFastPath
 from gateway.conversation import cedict
 from gateway.routing import QueryInput
 
@@ -68,3 +69,27 @@ async def test_a_question_asked_again_reuses_its_terms_until_the_corpus_moves(
         await ask(client, question)
         await ask(client, question)
         assert len(calls) == 4
+
+
+async def test_a_question_with_kept_terms_takes_the_short_way(tmp_path) -> None:
+    question = "How many days does standard delivery take?"
+    assert await asyncio.to_thread(cedict.wait_ready, 120)
+    async with running(make_settings(tmp_path)) as (app, client):
+        await upload(app, client, [ZH])
+        layer = app.middleware_stack
+        while not isinstance(layer, QueryFastPath):
+            layer = layer.app
+        conv = app.state.components.router.conversation
+        q = QueryInput(question=question, collection="docs")
+        assert conv.known_question(q) == question  # nothing known yet: as asked
+        first = await ask(client, question)
+        second = await ask(client, question)
+        assert layer.taken == 0 and second["cached"]  # the terms are kept from here on
+        routed = second["rewritten_question"]
+        assert routed and routed != question and conv.known_question(q) == routed
+        third = await ask(client, question)
+        assert layer.taken == 1 and third["cached"]
+        assert third["route"]["decision"]["reason"].endswith("(near)")
+        for key in ("answer", "citations", "rewritten_question"):
+            assert third[key] == second[key] == first[key], key
+        assert third["route"]["cross_language"] == second["route"]["cross_language"]
