@@ -23,6 +23,10 @@ not survive pickling.
 from __future__ import annotations
 
 import multiprocessing
+import os
+import signal
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -133,10 +137,31 @@ def prepare(path: str, rel_path: str, parse: ParseFn | None = None, *,
     )
 
 
+def _worker_start() -> None:
+    """What every worker process does first. It leaves Ctrl-C to the parent: the terminal sends
+    SIGINT to the whole process group, and a worker interrupted mid-task would send back a
+    ``KeyboardInterrupt`` as its result; the parent stops the workers itself (:func:`_kill`).
+    And it ends when the parent ends, however that happens (SIGKILL, a crash): a daemon thread
+    waits on ``multiprocessing.parent_process()`` (its sentinel closes with the parent), where
+    an orphaned worker would finish its task and then wait for work forever. A worker writes
+    nothing to the store, so ending it anywhere loses only its unfinished file."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = multiprocessing.parent_process()
+    if parent is None:  # pragma: no cover - only called in a worker
+        return
+
+    def watch() -> None:
+        parent.join()
+        os._exit(1)
+
+    threading.Thread(target=watch, name="loopgate-parent-watch", daemon=True).start()
+
+
 def _warm(embed: Callable[[], PassageEmbedder] | None = None) -> None:
     global _EMBEDDER
     from corpus.tokenizer import Tokenizer
 
+    _worker_start()
     Tokenizer().warm_up()
     if embed is not None:
         _EMBEDDER = embed()
@@ -145,16 +170,38 @@ def _warm(embed: Callable[[], PassageEmbedder] | None = None) -> None:
             warm()
 
 
-def _kill(pool: ProcessPoolExecutor) -> None:
-    """Cancel queued jobs and stop the workers now (interrupted run)."""
-    procs = list(getattr(pool, "_processes", {}).values())  # no public API for this
+#: seconds a terminated worker gets to end before it is killed (:func:`_kill`)
+KILL_GRACE_S = 5.0
+
+
+def _kill(pool: ProcessPoolExecutor | None) -> None:
+    """Stop an interrupted run's workers now and wait until they have ended: queued jobs are
+    cancelled (``shutdown(cancel_futures=True)``), each worker process gets SIGTERM
+    (``multiprocessing.Process.terminate``; a worker is busy with a file or an embedding task
+    and would otherwise finish it, or wait for work forever once the parent is gone), and is
+    joined — killed if it has not ended after :data:`KILL_GRACE_S` — so no worker outlives the
+    parent. A worker writes nothing to the store, so stopping it anywhere loses only its
+    unfinished file."""
+    if pool is None:
+        return
+    # ProcessPoolExecutor has no public way to stop a running task before Python 3.14
+    # (terminate_workers); its worker processes are public multiprocessing.Process objects
+    procs = list((getattr(pool, "_processes", None) or {}).values())
     pool.shutdown(wait=False, cancel_futures=True)
     for proc in procs:
-        proc.terminate()
+        if proc.is_alive():
+            proc.terminate()
+    deadline = time.monotonic() + KILL_GRACE_S
+    for proc in procs:
+        proc.join(max(0.0, deadline - time.monotonic()))
+        if proc.is_alive():
+            proc.kill()
+            proc.join(1.0)
 
 
 def _warm_embedder(embed: Callable[[], PassageEmbedder]) -> None:
     global _EMBEDDER
+    _worker_start()
     _EMBEDDER = embed()
     warm = getattr(_EMBEDDER, "warm_up", None)
     if callable(warm):
@@ -209,6 +256,8 @@ def run_prepare(
     bound = max(1, max_pending if max_pending is not None else 2 * workers)
     retry: list[int] = []
     pool = _pool(workers, embed)
+    live: ProcessPoolExecutor | None = pool  # the pool to stop if the run is interrupted
+    solo: ProcessPoolExecutor | None = None  # one job at a time; replaced after each crash
     try:
         pending: dict[Future[Prepared | Failure], int] = {}
         queued = iter(enumerate(jobs))
@@ -224,7 +273,7 @@ def run_prepare(
                     retry.extend(pending.values())
                     pending.clear()
                     pool.shutdown(wait=False)
-                    pool = _pool(workers, embed)
+                    pool = live = _pool(workers, embed)
                     pending[pool.submit(prepare, path, rel, parse)] = i
             if not pending:
                 break
@@ -237,12 +286,8 @@ def run_prepare(
                     retry.append(i)
                     continue
                 yield i, result
-    except BaseException:  # Ctrl-C or the consumer stopped: do not wait for queued files
-        _kill(pool)
-        raise
-    pool.shutdown(wait=True)
-    solo: ProcessPoolExecutor | None = None  # one job at a time; replaced after each crash
-    try:
+        pool.shutdown(wait=True)
+        live = None
         for i in sorted(retry):
             path, rel = jobs[i]
             solo = solo or _pool(1, embed)
@@ -253,9 +298,12 @@ def run_prepare(
                 solo.shutdown(wait=False)
                 solo = None
             yield i, result
-    finally:
-        if solo is not None:
-            solo.shutdown(wait=True)
+    except BaseException:  # a signal, Ctrl-C or the consumer stopped: do not wait for files
+        _kill(live)
+        _kill(solo)
+        raise
+    if solo is not None:
+        solo.shutdown(wait=True)
 
 
 def embed_prepared(
@@ -337,10 +385,10 @@ def embed_prepared(
                 continue
             done, _ = wait(waiting or held[0][2], return_when=FIRST_COMPLETED)
             waiting -= done
-    except BaseException:  # Ctrl-C or the consumer stopped: do not wait for queued tasks
+        pool.shutdown(wait=True)
+    except BaseException:  # a signal, Ctrl-C or the consumer stopped: do not wait for tasks
         _kill(pool)
         close = getattr(source, "close", None)
         if callable(close):
-            close()
+            close()  # the parse workers of run_prepare stop too
         raise
-    pool.shutdown(wait=True)

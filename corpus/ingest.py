@@ -17,8 +17,11 @@ memory for chunks and vectors is bounded by the batch size (a text-like file abo
 ``STREAM_TEXT_BYTES``, any file above ``STREAM_ANY_BYTES``, is taken out of the worker processes
 for this, after the other files); ``step(phase, path, done, total)`` reports ``parsing``,
 ``embedding`` (chunks written of the document's total) and ``switching``; a ``cancel`` event set
-by another thread stops the run between two batches with ``corpus.errors.IngestCancelled``, the
-document being written rolled back.
+by another thread (or a signal handler) stops the run between two batches, or before the next
+document, with ``corpus.errors.IngestCancelled``, the document being written rolled back and the
+worker processes stopped. While :attr:`Ingestor.interruptible` (no store write under way), any
+exception raised in the ingesting thread stops the run as cleanly (``loopgate ingest`` raises
+one from its SIGINT / SIGTERM handler: ``gateway.cli._ingest_stop``).
 
 Duplicates (case 16) add no chunks: a file with the bytes of a document already in the collection
 (sha256), or whose parsed text equals one's after normalisation
@@ -39,6 +42,7 @@ Usage example::
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -61,7 +65,7 @@ from corpus._ingest_worker import Failure, ParseFn, Prepared, embed_prepared, ru
 from corpus._ingest_write import DocumentWriter, StepFn
 from corpus.catalogue import Catalogue
 from corpus.directory_build import DirectoryBuilder
-from corpus.errors import IngestCancelled
+from corpus.errors import IngestCancelled, StoreError
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
 from corpus.types import PassageEmbedder
@@ -119,6 +123,20 @@ class Ingestor:
                                      write_batch)
         self.workers = workers if workers is not None else usable_cores()
         self.parse = parse
+        #: the report of the running or last run, filled as files finish: after a run that
+        #: raised (cancelled, interrupted) it says what was done before
+        self.report: IngestReport | None = None
+        self._interruptible = False
+
+    @property
+    def interruptible(self) -> bool:
+        """True while :meth:`ingest_paths` only waits for, parses or embeds the next document
+        (in worker processes or here) and writes nothing: an exception raised in the ingesting
+        thread now — by a signal handler, e.g. ``loopgate ingest`` on SIGTERM — stops the run
+        with the store as it was (the worker processes are stopped, the documents written so
+        far stay). Otherwise set the ``cancel`` event: the document being written is rolled
+        back at its next batch, or the run stops before the next document."""
+        return self._interruptible
 
     def ingest_paths(
         self,
@@ -137,8 +155,10 @@ class Ingestor:
             folders (a lone folder is its own root; a file's folder counts for a file).
         :param progress: called after each file with an :class:`IngestProgress`.
         :param step: called within a file (:data:`StepFn`).
-        :param cancel: when set (by another thread), the run stops before the next batch.
-        :returns: the per-file :class:`IngestReport`.
+        :param cancel: when set (by another thread or a signal handler), the run stops before
+            the next write batch or the next document, and its worker processes are stopped.
+        :returns: the per-file :class:`IngestReport` (also :attr:`report`, filled as files
+            finish, so a run that raised still tells what it did).
         :raises ValueError: a path lies outside ``root``.
         :raises StoreError: the store cannot be opened or written at all.
         :raises IngestCancelled: ``cancel`` was set; the file being written was rolled back.
@@ -151,9 +171,30 @@ class Ingestor:
         base = Path(os.path.abspath(root)) if root is not None else default_root(given)
         files, dirs, ignored = collect_files(given, list(SUPPORTED_SUFFIXES))
         rels = [relative_path(f, base) for f in files]  # ValueError before anything is written
-        report = IngestReport(
+        report = self.report = IngestReport(
             collection, str(base), ignored=ignored, keyword_only=self.embedder is None
         )
+        try:
+            return self._run(collection, files, rels, dirs, report, t0, progress, step, cancel)
+        finally:
+            self._interruptible = False
+            report.elapsed_s = time.perf_counter() - t0
+            if not report.corpus_version:  # the run raised: the version it left
+                with contextlib.suppress(StoreError):
+                    report.corpus_version = self.catalogue.corpus_version(collection)
+
+    def _run(
+        self,
+        collection: str,
+        files: list[Path],
+        rels: list[str],
+        dirs: list[Path],
+        report: IngestReport,
+        t0: float,
+        progress: Callable[[IngestProgress], None] | None,
+        step: StepFn | None,
+        cancel: Event | None,
+    ) -> IngestReport:
         emb = self.embedder
         self.store.ensure_collection(collection, dense_dim=emb.dim if emb else None,
                                      embed_model=emb.model_name if emb else None)
@@ -186,6 +227,8 @@ class Ingestor:
             old = entries.get(rel)
             if old is not None and old.info.doc_id == digest:
                 if emb is not None and not old.info.has_dense:
+                    if cancel is not None and cancel.is_set():
+                        raise IngestCancelled(f"cancelled before embedding {rel}")
                     done(self.writer.embed_existing(collection, old))
                 else:
                     done(FileResult(rel, "unchanged", old.info.page_count, old.info.chunk_count,
@@ -230,7 +273,7 @@ class Ingestor:
                                       on_start=lambda k: parsing(n_pool + k)):
                 yield n_pool + k, res
 
-        for i, result in prepared():
+        for i, result in self._between_writes(prepared(), cancel):
             rel = jobs[i][1]
             work[0] += sizes[i]
             if isinstance(result, Failure):
@@ -268,8 +311,30 @@ class Ingestor:
                     done(removed)
         self.store.flush()
         report.corpus_version = self.catalogue.corpus_version(collection)
-        report.elapsed_s = time.perf_counter() - t0
         return report
+
+    def _between_writes(self, results: Iterator[tuple[int, Prepared | Failure]],
+                        cancel: Event | None) -> Iterator[tuple[int, Prepared | Failure]]:
+        """``results``, :attr:`interruptible` while the next one is awaited; stops with
+        :class:`IngestCancelled` when ``cancel`` was set during a write (the generators' own
+        handlers stop their worker processes)."""
+        it = iter(results)
+        try:
+            while True:
+                self._interruptible = True
+                if cancel is not None and cancel.is_set():
+                    raise IngestCancelled("cancelled before the next document")
+                try:
+                    item = next(it)
+                except StopIteration:
+                    return
+                finally:
+                    self._interruptible = False
+                yield item
+        finally:
+            close = getattr(it, "close", None)
+            if callable(close):
+                close()  # stops the worker processes now, not when collected
 
     def remove_document(self, collection: str, doc: str) -> FileResult | None:
         """Remove a document (by stored path or ``doc_id``) from both indexes and the catalogue;

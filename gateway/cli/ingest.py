@@ -5,7 +5,8 @@ hash; documents gone from a walked folder are removed. One progress bar counts f
 chunks; the end prints a summary table (or, with ``--json``, the same summary as JSON on
 stdout). Exit code: 0 when anything could be ingested (or was already there), 1 when nothing
 could (every file failed, no supported file found, or the store is unavailable), 2 on usage
-errors.
+errors. Stopped by SIGINT or SIGTERM, it stops its worker processes, keeps the documents
+finished, prints what was done and exits 130 (SIGINT) or 143 (SIGTERM).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import typer
 from rich.console import Console
 
 from corpus.ingest import IngestReport
+from gateway.cli._ingest_stop import IngestInterrupted, StopOnSignals
 
 if TYPE_CHECKING:
     from corpus.types import PassageEmbedder
@@ -89,6 +91,23 @@ def _summary(report: IngestReport, console: Console) -> None:
     )
 
 
+def _stopped(stop: StopOnSignals, report: IngestReport | None, as_json: bool,
+             err: Console) -> None:
+    """Print what a run stopped by a signal did: the summary of the files finished (complete
+    in the collection) and how to go on."""
+    total = report.files if report is not None else []
+    if as_json and report is not None:
+        out = report.to_dict()
+        out["stopped_by"] = stop.name
+        sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
+    elif report is not None:
+        _summary(report, Console())
+    err.print(f"[yellow]stopped by {stop.name}[/] after {len(total)} files: those listed are "
+              "complete in the collection; the others were not written (a document being "
+              "written was rolled back). Run the same command again to go on: unchanged files "
+              "are skipped.")
+
+
 def ingest_command(
     paths: Annotated[list[Path], typer.Argument(help="Files and/or folders to ingest.")],
     collection: Annotated[str, typer.Option("--collection", "-c", help="Target collection.")],
@@ -108,7 +127,7 @@ def ingest_command(
     """Ingest files and folders into a collection (unchanged files are skipped)."""
 
     from corpus._store_common import check_collection_name
-    from corpus.errors import StoreError
+    from corpus.errors import IngestCancelled, StoreError
     from corpus.ingest import Ingestor
     from corpus.tokenizer import Tokenizer
     from gateway.cli._ingest_progress import ingest_progress
@@ -124,29 +143,43 @@ def ingest_command(
         raise typer.BadParameter(str(exc), param_hint="--collection") from exc
     err = Console(stderr=True)
     settings = get_settings()
-    try:
-        embedder = _embedder(settings, no_embed)
-    except Exception as exc:  # model missing offline: say so once, go on keyword-only
-        err.print(f"[yellow]embedding model unavailable ({exc}); ingesting keyword-only[/]")
-        embedder = None
-    store = open_store(settings)
-    progress, on_progress = ingest_progress(err, disable=as_json)
-    try:
-        with progress:
-            tok = Tokenizer()  # lazy engines
-            ingestor = Ingestor(store, tok, embedder, workers=workers,
-                                directory=directory_builder(settings, tok))
-            report = ingestor.ingest_paths(paths, collection, root=root, progress=on_progress)
-    except StoreError as exc:
-        err.print(f"[red]error:[/] {exc}")
-        raise typer.Exit(1) from exc
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--root") from exc
-    finally:
+    # SIGINT / SIGTERM: stop promptly, workers too, the collection consistent (_ingest_stop)
+    with StopOnSignals() as stop:
         try:
-            store.close()
+            try:
+                embedder = _embedder(settings, no_embed)
+            except Exception as exc:  # model missing offline: say so once, go on keyword-only
+                err.print(f"[yellow]embedding model unavailable ({exc}); ingesting "
+                          "keyword-only[/]")
+                embedder = None
+            store = open_store(settings)
+        except IngestInterrupted:
+            err.print(f"stopped by {stop.name} before any file was read; nothing was written")
+            raise typer.Exit(stop.exit_code) from None
+        progress, on_progress = ingest_progress(err, disable=as_json)
+        ingestor: Ingestor | None = None
+        try:
+            with progress:
+                tok = Tokenizer()  # lazy engines
+                ingestor = Ingestor(store, tok, embedder, workers=workers,
+                                    directory=directory_builder(settings, tok))
+                stop.run = ingestor
+                report = ingestor.ingest_paths(paths, collection, root=root,
+                                               progress=on_progress, cancel=stop.cancel)
+        except (IngestInterrupted, IngestCancelled):
+            _stopped(stop, ingestor.report if ingestor is not None else None, as_json, err)
+            raise typer.Exit(stop.exit_code) from None
         except StoreError as exc:
-            err.print(f"[red]error while closing the store:[/] {exc}")
+            err.print(f"[red]error:[/] {exc}")
+            raise typer.Exit(1) from exc
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--root") from exc
+        finally:
+            try:
+                store.close()
+            except StoreError as exc:
+                err.print(f"[red]error while closing the store:[/] {exc}")
+    assert ingestor is not None  # set before the run, which returned
     directory = ingestor.directory
     stats = directory.stats if directory is not None else None
     if as_json:
