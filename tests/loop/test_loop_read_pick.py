@@ -91,7 +91,8 @@ def test_the_copied_value_decides_the_line() -> None:
     # an amount written in Chinese capital numerals holds its figure (万 stays a unit)
     ("250万元", "本项目研究开发经费和报酬（大写） 贰佰伍拾 万元，其中", True),
     ("25万元", "报酬（大写） 贰佰伍拾 万元", False), ("190元", "经费 壹佰玖拾 元", True),
-    ("34", "不履行第三十四条", True), ("1", "经协商一致", False), ("2", "十二个月", False)])
+    ("34", "不履行第三十四条", False), ("1", "经协商一致", False), ("2", "十二个月", False),
+    ("30", "劳动者提前三十日以书面形式通知", False)])  # common numerals stay words
 def test_a_value_is_held_as_a_whole_not_inside_a_longer_word_or_number(
         value: str, text: str, held: bool) -> None:
     c = _chunk(text)
