@@ -1,12 +1,12 @@
 """Search side of :class:`corpus.qdrant_store.QdrantChunkStore` (keyword, dense, hybrid RRF),
 kept apart to keep modules small. Every search hides staged chunks (documents being written)
-and the documents being published batch by batch, and never sends Qdrant an empty sparse
-vector.
+and the documents being published batch by batch, never sends Qdrant an empty sparse vector,
+and ranks equal scores by chunk id (:func:`_ranked`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from corpus._store_common import STAGED, Backend, Flt
@@ -113,15 +113,37 @@ class StoreSearchMixin(StoreRecordsMixin):
         limit = top_k * 4 if prefix else top_k
         gone = self.hidden_documents(collection)  # being published batch by batch: not yet
         hidden: tuple[tuple[str, Any], ...] = (("doc_id", sorted(gone)),) if gone else ()
-        rows = self.backend.search(
-            collection,
-            dense=vector,
-            sparse=None if sparse is None else (sparse.indices, sparse.values),
-            limit=limit,
-            flt=Flt(must=tuple(must), must_not=_HIDE_STAGED + hidden),
-            **kw,
+        query = Flt(must=tuple(must), must_not=_HIDE_STAGED + hidden)
+        pair = None if sparse is None else (sparse.indices, sparse.values)
+        rows = _ranked(
+            lambda n: self.backend.search(
+                collection, dense=vector, sparse=pair, limit=n, flt=query, **kw
+            ),
+            limit,
         )
         hits = [SearchHit(Chunk.from_payload(p), s) for p, s in rows]
         if prefix:
             hits = [h for h in hits if h.chunk.section_path[: len(prefix)] == prefix]
         return hits[:top_k]
+
+
+Row = tuple[dict[str, Any], float]
+
+
+def _ranked(search: Callable[[int], list[Row]], limit: int) -> list[Row]:
+    """The best ``limit`` rows of ``search(n)`` (the engine's ``n`` best), ties in score broken
+    by chunk id, so equal scores rank the same in every build of the same documents.
+
+    Qdrant returns points of equal score in an order of its own: two builds of the same 489
+    points, written in the same order, listed three chunks scoring 0.8820105791 (two of them
+    the same text) in different orders, so their ranks in a candidate list — and which of them
+    a top-k cut keeps — depended on the build. One row more than asked shows a tie across the
+    cut; the search is then repeated deeper until the tie is whole."""
+    n = limit + 1
+    while True:
+        rows = search(n)
+        if len(rows) < n or rows[limit - 1][1] != rows[-1][1]:
+            break
+        n *= 2  # the last row asked ties with the last row kept: the tie may go on
+    rows.sort(key=lambda r: (-r[1], str(r[0].get("chunk_id", ""))))
+    return rows[:limit]
