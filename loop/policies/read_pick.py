@@ -282,10 +282,15 @@ def pick_prompt(head: str, candidates: Sequence[Candidate]) -> str:
     return f"{head}\nLines:\n{lines}\n\nReply {{\"value\": \"...\", \"line\": n}}."
 
 
+# a value that ends as a shown line cut at SHOW_CHARS does ("…"): the model copied the cut line
+# (English sample, financebench_id_00669: 'The Company currently disclos…' held by no line)
+_CUT_MARK = re.compile(r"\s*(?:…|\.{3})$")
+
+
 def parse_pick(text: str, n: int) -> tuple[int, str]:
     """``(line, value)`` of a reply for ``n`` candidates (line ``0`` = none; value ``""`` when
     the reply has none). Lenient: code fences, prose around the object, ``{"line": "2"}``,
-    ``{"answer": 2}``, a bare number.
+    ``{"answer": 2}``, a bare number; an ellipsis ending the value (a cut line copied) goes.
 
     :raises ReplyError: no line number, or one outside ``0..n``.
     """
@@ -305,4 +310,5 @@ def parse_pick(text: str, n: int) -> tuple[int, str]:
         raise ReplyError(f"line {raw} is not shown: choose 1 to {n}, or 0 for none")
     value = data.get("value") if isinstance(data, dict) else None
     cut = TUNING.pick.max_value_chars
-    return raw, " ".join(str(value).split())[:cut] if value is not None else ""
+    text = " ".join(str(value).split())[:cut] if value is not None else ""
+    return raw, _CUT_MARK.sub("", text)

@@ -53,6 +53,9 @@ def _offline(kb: Any, question: str = TWO) -> LoopResult:
     ('{"line": "4", "value": " 0.1 % "}', (4, "0.1 %")),
     ("Sure: {'value': '', 'line': 0}", (0, "")),
     ('[{"line": 1}]', (1, "")), ('{"value": "8", "answer": 5', (5, "8")),
+    ('{"value": "The Company currently disclos…", "line": 2}',
+     (2, "The Company currently disclos")),
+    ('{"value": "net sales...", "line": 1}', (1, "net sales")),
 ])
 def test_pick_replies_are_read_leniently(reply: str, got: tuple[int, str]) -> None:
     assert parse_pick(reply, 5) == got
