@@ -32,7 +32,7 @@ from corpus.tuning import TUNING
 from loop.evidence import Evidence, split_units
 from loop.policies.read_parse import MAX_REPLY_CHARS, ReplyError
 
-__all__ = ["PICK_SYSTEM", "Candidate", "parse_pick", "pick_candidates",
+__all__ = ["PICK_SYSTEM", "Candidate", "bare_figure", "parse_pick", "pick_candidates",
            "names_other_article", "pick_prompt", "pick_schema", "resolve_pick"]
 
 # lines shown: TUNING.pick.max_candidates (corpus.tuning); each costs ~40-70 prompt tokens
@@ -237,6 +237,16 @@ def _holds(value: str, text: str) -> bool:
         return True
     digits = _arabic(text)
     return digits != text and _bounded(_flat(_arabic(value)), _flat(digits))
+
+
+_FIGURE_ONLY = re.compile(r"[-+−(]?\s*[$€£¥]?\s*\d[\d,.]*\s*%?\)?")
+
+
+def bare_figure(value: str) -> bool:
+    """``value`` is a number alone: digits with thousands / decimal separators, a sign,
+    brackets, a currency sign or ``%`` (``57,046``, ``3``, ``$1.2``, ``(1,234)``); not a date
+    (``2019-07-11``) nor a figure with a word or unit (``250万元``, ``15 m``)."""
+    return _FIGURE_ONLY.fullmatch(unicodedata.normalize("NFKC", value).strip()) is not None
 
 
 _HEAD_NUMBER = re.compile(r"^\s*(\d+(?:\.\d+)+)\s+(?=[^\W\d])")

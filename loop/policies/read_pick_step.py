@@ -13,12 +13,14 @@ from corpus.question_scope import content_misses, count_unit
 from corpus.tuning import TUNING
 from loop.citations import check_citations
 from loop.controller import LoopState
+from loop.evidence import asks_quantity
 from loop.policies.offline import OfflinePolicy
 from loop.policies.read_calls import ReadCalls, ReadStop
 from loop.policies.read_nav import Navigator
 from loop.policies.read_pick import (
     PICK_SYSTEM,
     Candidate,
+    bare_figure,
     parse_pick,
     pick_candidates,
     pick_prompt,
@@ -68,6 +70,8 @@ class PickStep(ReadCalls):
             return None
         (line, value), attempt, ms, tokens = got
         k = resolve_pick(cands, line, value)
+        if k and where != "pick" and bare_figure(value) and not asks_quantity(nav.state.question):
+            k = 0  # a lower line's lone figure for a question that asks none: no answer
         await nav.emit(kind="llm", elapsed_ms=ms, tokens=tokens,
                        note=(f"{where}: value {value!r} line {line} -> {k} of {len(cands)}"
                              + (" (re-asked)" if attempt else ""))[:300])
@@ -81,6 +85,12 @@ class PickStep(ReadCalls):
         answer's line and the next ``TUNING.pick.more_candidates`` lines of the offline
         ranking with its dense re-rank (:attr:`OfflinePolicy.similarity`) not shown yet: the
         gold line of a question is often just below the first five (zh-PDF dev: 10th, 15th).
+        In that round a value that is a figure alone (:func:`~loop.policies.read_pick.
+        bare_figure`) answers only a question that asks a quantity (``loop.evidence.
+        asks_quantity``): having named none of the five best lines, the model copied a total
+        ('57,046', p.156) for "What was the largest liability …" (gold: a row name on p.98) and
+        '3' of 'Table 3: …' for "which step …" (English sample, financebench_id_01964,
+        mmlongbench:66), both moving off the offline answer.
         Returns the choice (``0`` = none), the candidates it indexes and the round (1, 2).
         :raises ReadStop: deadline, token budget, fault."""
         k = await self._choose(nav, head, cands)

@@ -23,6 +23,7 @@ from loop.evidence import Evidence
 from loop.policies.read_parse import ReplyError
 from loop.policies.read_pick import (
     PICK_SYSTEM,
+    bare_figure,
     names_other_article,
     parse_pick,
     pick_candidates,
@@ -289,3 +290,23 @@ def test_no_second_round_when_it_is_turned_off(contract: Any, monkeypatch: Any) 
     with ScriptedChatServer([_pick(0), _copy_line(2)]) as srv:
         res = _run(contract, srv, FEE)
     assert len(srv.requests) == 1 and res.brain == "offline"
+
+
+@pytest.mark.parametrize("value,bare", [
+    ("57,046", True), ("3", True), ("$1.2", True), ("(1,234)", True), ("12%", True),
+    ("250万元", False), ("15 m", False), ("2019-07-11", False), ("Customer deposits", False),
+    ("", False)])
+def test_a_bare_figure_is_a_number_alone(value: str, bare: bool) -> None:
+    assert bare_figure(value) is bare
+
+
+def test_a_second_round_figure_answers_only_a_question_asking_a_quantity(contract: Any) -> None:
+    """In round 2 a lone figure (here ``250``, held by ``贰佰伍拾 万元``) is no answer to a
+    question that asks no quantity: the offline answer stays; with 多少 it answers."""
+    who = "研究开发经费和报酬由哪一方支付？"
+    with ScriptedChatServer([_pick(0), _pick(4, "250")]) as srv:
+        res = _run(contract, srv, who)
+    assert len(srv.requests) == 2 and res.brain == "offline", res.guard
+    with ScriptedChatServer([_pick(0), _pick(4, "250")]) as srv:
+        res = _run(contract, srv, FEE)
+    assert len(srv.requests) == 2 and "round 2" in res.guard and "贰佰伍拾" in res.answer
