@@ -85,7 +85,8 @@ def render_table(summary: dict[str, Any], console: Console | None = None) -> Non
         table.add_row(label, *cells, style="bold" if label == "ALL" else None)
     console.print(table)
     mix = ", ".join(f"{k} {100 * v:.0f}%" for k, v in (summary.get("route_mix") or {}).items())
-    console.print(f"route mix: {mix}   errors: {summary.get('errors', 0)}")
+    console.print(f"route mix: {mix}   errors: {summary.get('errors', 0)}   "
+                  f"timed out: {summary.get('timed_out', 0)}")
     base = summary.get("baseline")
     if base:
         bt = Table(title=f"vs baseline {base['name']} (same ids; points, ours − baseline)")

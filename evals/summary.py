@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +94,8 @@ def summarise_group(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The figures of one group of rows (the fields ``summary.json`` repeats per dataset,
     language and tag). ``confidence_auroc`` ranks ``record.confidence`` against
     ``evidence_hit_at_k`` (what RAG's confidence claims: the top-k holds the evidence), over
-    questions with a gold location and a confidence."""
+    questions with a gold location and a confidence. ``timed_out`` counts answers with a step
+    out of time (:func:`timed_out`)."""
     sc = [r["score"] for r in rows]
     rec = [r["record"] for r in rows]
     n = len(rows)
@@ -129,7 +130,23 @@ def summarise_group(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "confidence_auroc": None if au is None else round(au, 4),
         "confidence_n": len(conf),
         "errors": sum(1 for r in rec if r.get("error")),
+        "timed_out": sum(1 for r in rec if timed_out(r)),
     }
+
+
+def timed_out(record: Mapping[str, Any]) -> bool:
+    """Whether a step of this answer ran out of its time (a record's ``route_record`` with a
+    ``*_timeout`` flag, e.g. ``embed_timeout`` = keyword-only retrieval, or a router stage or
+    LoopAgent tool call in ``timeouts``): such an answer measures the machine's load as much
+    as the product, so two runs are compared fairly only where both count 0."""
+    route = record.get("route_record") or {}
+    if not isinstance(route, Mapping):
+        return False
+    flags = route.get("flags") or []
+    steps = route.get("steps") or []
+    return (bool(route.get("timeouts") or route.get("timed_out"))
+            or any(str(f).endswith("_timeout") for f in flags)
+            or any(isinstance(s, Mapping) and s.get("status") == "timeout" for s in steps))
 
 
 def _by(rows: Sequence[dict[str, Any]], key: str) -> dict[str, dict[str, Any]]:

@@ -318,3 +318,21 @@ def test_evidence_kind_from_real_mmlongbench_tags() -> None:
     kinds = summarise(rows)["by_evidence_kind"]
     assert set(kinds) == {"MMLongBench-Doc/text_table", "MMLongBench-Doc/visual"}
     assert kinds["MMLongBench-Doc/text_table"]["n"] == 1
+
+
+def test_summary_counts_answers_with_a_step_out_of_time() -> None:
+    """An answer whose embedding, a search, a router stage or a tool call ran out of time is
+    counted (``timed_out``): on a loaded machine such answers measure the load (keyword-only
+    retrieval after ``embed_timeout``), so runs are compared fairly only where both are 0."""
+    from evals.summary import summarise_group
+
+    def row(route: dict) -> dict:
+        return {"score": {"evidence_hit": True, "evidence_hit_at_k": True},
+                "record": {"route": "rag", "route_record": route}}
+
+    rows = [row({"flags": ["embed_timeout", "keyword_only"]}),
+            row({"flags": [], "timeouts": [{"stage": "retrieve", "limit_s": 2.0}]}),
+            row({"steps": [{"tool": "search", "status": "timeout"}]}),
+            row({"flags": ["presence_error"], "steps": [{"tool": "read", "status": "ok"}]}),
+            row({})]
+    assert summarise_group(rows)["timed_out"] == 3
