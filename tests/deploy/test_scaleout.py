@@ -56,6 +56,13 @@ def two_gateways(tmp_path: Path, redis_url: str) -> Iterator[list[tuple[str, Pop
                 "LOOPGATE_REDIS_URL": redis_url,
                 "LOOPGATE_REDIS_KEY_PREFIX": prefix,
                 "LOOPGATE_DEFAULT_COLLECTION": "manuals",
+                # an answer with a timed-out stage is (rightly) not cached, and a loaded machine
+                # (CI beside other jobs) can push a 0.5 s cache or 2 s search past its limit:
+                # this test is about sharing, so the limits are wide
+                "LOOPGATE_TIMEOUT_CACHE_S": "10",
+                "LOOPGATE_TIMEOUT_SEARCH_S": "30",
+                "LOOPGATE_TIMEOUT_RETRIEVE_S": "60",
+                "LOOPGATE_TIMEOUT_TOOL_S": "30",
             }
             procs.append((f"http://127.0.0.1:{port}", start_gateway(port, env, log), log))
         for url, proc, log in procs:
@@ -113,6 +120,7 @@ def test_two_processes_share_cache_and_route_log(
     question = {"question": "How long is the warranty of the Pump X200?"}
     first = httpx.post(f"{a}/v1/query", json=question, timeout=60).json()
     assert first["cached"] is False and "24 months" in first["answer"], first
+    assert not first["route"].get("timed_out"), first["route"]  # else it is not cached
     second = httpx.post(f"{b}/v1/query", json=question, timeout=60).json()
     assert second["cached"] is True, "process B should answer from the entry process A stored"
     assert second["answer"] == first["answer"]
