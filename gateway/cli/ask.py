@@ -1,7 +1,10 @@
 """``loopgate ask "question" --collection NAME [--mode rag|loop|auto]``: answer one question.
 
-``--mode rag`` (default) runs the RAG fast path alone (:class:`rag.pipeline.RagPipeline`: hybrid
-retrieval, calibrated confidence, extractive answer with verified citations, no LLM) and prints
+``--mode rag`` (default) reads the question as ``/v1/query`` with mode rag reads it
+(``gateway.routing.Router.read_as``: exclusion clauses left out, cross-language key terms, a
+relative period dated; printed as ``read as: …`` when it differs), then runs the RAG fast path
+alone on that reading (:class:`rag.pipeline.RagPipeline`: hybrid retrieval, calibrated
+confidence, extractive answer with verified citations, no LLM answer) and prints
 the answer, the citations (file, section path, page, lines, quote), the confidence with its
 features, the retrieved items and the time of each stage — or all of it as JSON with ``--json``.
 ``--mode loop`` dispatches to ``gateway.cli.ask_loop.ask_loop`` (the LoopAgent alone) and
@@ -165,62 +168,79 @@ def ask_rag(
     path_prefix: str = "",
     as_json: bool = False,
 ) -> int:
-    """Run the RAG path for one question and print the report; returns the exit code."""
+    """Run the RAG path for one question and print the report; returns the exit code.
+
+    The question is read as ``/v1/query`` with mode ``rag`` reads it (``Router.read_as`` of the
+    gateway's own router: exclusion clauses left out, cross-language key terms, a relative
+    period dated for retrieval), shown first as ``read as: …`` when the reading differs (JSON:
+    ``rewritten_question``); the pipeline retrieves and answers its retrieval text (JSON:
+    ``retrieval_query``) inside ``documents`` / ``path_prefix``."""
+
+    import asyncio
 
     from corpus.errors import StoreError
+    from gateway.routing import QueryInput
     from gateway.settings import get_settings
-    from gateway.wiring import (
-        build_retriever,
-        get_embedder,
-        get_tokenizer,
-        open_collection,
-        open_store,
-    )
+    from gateway.wiring import build_components, build_retriever, open_collection
     from rag.embedder import check_collection
     from rag.errors import RetrievalError
     from rag.pipeline import RagPipeline
     from rag.retriever import resolve_filter
 
-    s = settings or get_settings()
+    # no LLM answers here: no speed probe (a configured LLM still reads the question, as the
+    # router's conversation stage does for /v1/query)
+    s = (settings or get_settings()).model_copy(update={"llm_budgets": "fixed"})
     err = Console(stderr=True)
-    why = ""
+    c = build_components(s)
     try:
-        embedder = get_embedder(s)
-    except RetrievalError as exc:
-        why, embedder = str(exc), None
-    store = open_store(s)
-    try:
-        # a missing collection or a data directory held by `loopgate serve` fails here, clearly
-        open_collection(store, collection)
-        if embedder is None:
-            from gateway.wiring import dense_without_model
+        if c.store is None:
+            err.print(f"[red]error:[/] the chunk store is unavailable: {c.store_error}")
+            return 1
+        store, embedder, why = c.store, c.embedder, c.embedder_error
+        try:
+            # a missing collection or a data directory held by `loopgate serve` fails here
+            open_collection(store, collection)
+            if embedder is None:
+                from gateway.wiring import dense_without_model
 
-            refused = dense_without_model(s, store, why, only=collection)
-            if refused:
-                err.print(f"[red]error:[/] {refused[collection]}", markup=True)
-                return 1
-            why = why or "LOOPGATE_EMBED_MODEL_PATH is not set"
-            err.print(f"[yellow]no embedding model ({why}): keyword-only[/]")
-        state = check_collection(store, collection, embedder)
-        if state == "no_dense":
-            err.print("[yellow]the collection has no dense vectors yet: keyword-only[/]")
-            embedder = None
-        flt = resolve_filter(store, collection, documents=documents, path_prefix=path_prefix)
-        pipeline = RagPipeline(
-            build_retriever(s, store, get_tokenizer(), embedder),
-            answer_floor=s.rag_answer_floor,
-        )
-        ans = pipeline.run(question, collection, top_k=top_k, flt=flt)
-    except (StoreError, RetrievalError) as exc:
-        err.print(f"[red]error:[/] {exc}")
-        return 1
+                refused = dense_without_model(s, store, why, only=collection)
+                if refused:
+                    err.print(f"[red]error:[/] {refused[collection]}", markup=True)
+                    return 1
+                why = why or "LOOPGATE_EMBED_MODEL_PATH is not set"
+                err.print(f"[yellow]no embedding model ({why}): keyword-only[/]")
+            state = check_collection(store, collection, embedder)
+            if state == "no_dense":
+                err.print("[yellow]the collection has no dense vectors yet: keyword-only[/]")
+                embedder = None
+            flt = resolve_filter(store, collection, documents=documents,
+                                 path_prefix=path_prefix)
+            # the question as the router reads it (the caller's filter kept)
+            read = asyncio.run(c.router.read_as(QueryInput(question, collection, "rag",
+                                                           filters=flt)))
+            asked = read.query
+            scope = asked.filters if asked.filters and not asked.filters.is_empty() else None
+            pipeline = RagPipeline(
+                build_retriever(s, store, c.tokenizer, embedder),
+                answer_floor=s.rag_answer_floor,
+            )
+            ans = pipeline.run(read.retrieval_query, collection, top_k=top_k, flt=scope)
+        except (StoreError, RetrievalError) as exc:
+            err.print(f"[red]error:[/] {exc}")
+            return 1
     finally:
-        close = getattr(store, "close", None)
-        if callable(close):
-            close()
+        asyncio.run(c.aclose())
+    shown: dict[str, Any] = {}
+    if read.rewritten_question:
+        shown["rewritten_question"] = read.rewritten_question
+    shown["retrieval_query"] = read.retrieval_query
     if as_json:
-        sys.stdout.write(json.dumps(answer_to_dict(ans), ensure_ascii=False, indent=2) + "\n")
+        body = {**answer_to_dict(ans), **shown}
+        sys.stdout.write(json.dumps(body, ensure_ascii=False, indent=2) + "\n")
     else:
+        if read.rewritten_question:
+            Console(emoji=False).print(f"read as: {read.rewritten_question}", markup=False,
+                                       style="dim italic")
         print_rag_answer(ans)
     return 0
 

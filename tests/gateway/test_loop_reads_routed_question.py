@@ -183,3 +183,51 @@ def test_ask_mode_loop_reads_the_focused_question(
     plain = CliRunner().invoke(cli_app, ["ask", asked, "--collection", "docs", "--mode", "loop"])
     assert plain.exit_code == 0, plain.output
     assert f"read as: {STANDALONE}" in " ".join(plain.output.split())
+
+
+def test_ask_mode_rag_reads_the_question_as_v1_query_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``loopgate ask --mode rag`` runs the RAG pipeline itself: it reads the question as
+    ``/v1/query`` with mode rag does (``Router.read_as``: here without the exclusion clause),
+    retrieves and answers that reading, shows it (``read as: …`` / ``rewritten_question``) and
+    keeps its ``--doc`` filter and JSON report."""
+    from gateway.settings import Settings
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, data in FILES:
+        (docs / name).write_bytes(data)
+    _ingest(Settings(data_dir=tmp_path, embed_model_path=None), docs)
+    monkeypatch.setenv("LOOPGATE_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("LOOPGATE_EMBED_MODEL_PATH", raising=False)
+    asked = (
+        "Excluding Group Channels and Feature Channels, what is the prefix for Location "
+        "Channels in Slack?"
+    )
+    result = CliRunner().invoke(
+        cli_app, ["ask", asked, "--collection", "docs", "--mode", "rag", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output[result.output.index("{") :])
+    assert data["rewritten_question"] == STANDALONE
+    assert data["retrieval_query"] == STANDALONE
+    assert data["found"] and "loc_" in data["citations"][0]["quote"], data["citations"]
+    # the pipeline's report is unchanged in kind
+    assert data["items"] and "coverage" in data["features"] and data["timings_ms"]["total"] > 0
+    # the caller's document filter is kept under the reading
+    only = CliRunner().invoke(cli_app, ["ask", asked, "--collection", "docs", "--mode", "rag",
+                                        "--doc", "onboarding.md", "--json"])
+    assert only.exit_code == 0, only.output
+    got = json.loads(only.output[only.output.index("{") :])
+    assert got["rewritten_question"] == STANDALONE
+    assert {it["path"] for it in got["items"]} <= {"onboarding.md"}
+    assert not any("loc_" in c["quote"] for c in got["citations"])
+    plain = CliRunner().invoke(cli_app, ["ask", asked, "--collection", "docs", "--mode", "rag"])
+    assert plain.exit_code == 0, plain.output
+    assert f"read as: {STANDALONE}" in " ".join(plain.output.split())
+    # a question read as asked shows no reading
+    same = CliRunner().invoke(cli_app, ["ask", STANDALONE, "--collection", "docs", "--json"])
+    assert same.exit_code == 0, same.output
+    body = json.loads(same.output[same.output.index("{") :])
+    assert "rewritten_question" not in body and body["retrieval_query"] == STANDALONE
