@@ -192,6 +192,10 @@ def ask_rag(
     s = (settings or get_settings()).model_copy(update={"llm_budgets": "fixed"})
     err = Console(stderr=True)
     c = build_components(s)
+    if s.cross_language:  # one question at once: its key terms need the CC-CEDICT index
+        from gateway.conversation.cedict import finish_warm_up
+
+        finish_warm_up()  # as `loopgate chat` does (else read as asked, no terms)
     try:
         if c.store is None:
             err.print(f"[red]error:[/] the chunk store is unavailable: {c.store_error}")

@@ -75,6 +75,10 @@ def ask_auto(question: str, collection: str, *, settings: Settings | None = None
 
     s = settings or get_settings()
     c = build_components(s)
+    if s.cross_language:  # one question at once: its key terms need the CC-CEDICT index
+        from gateway.conversation.cedict import finish_warm_up
+
+        finish_warm_up()  # as `loopgate chat` does (else read as asked, no terms)
     if c.llm is not None and c.llm_budgets is not None:  # sized from the model's speed
         print(f"LLM budgets: {describe_budgets(c.llm_budgets)}", file=sys.stderr)
     refused, flt = "", None

@@ -80,6 +80,10 @@ def ask_loop(question: str, collection: str, *, settings: Settings | None = None
     if offline:  # no LLM call: nothing to size, no speed probe
         s = s.model_copy(update={"llm_budgets": "fixed"})
     c = build_components(s)
+    if s.cross_language:  # one question at once: its key terms need the CC-CEDICT index
+        from gateway.conversation.cedict import finish_warm_up
+
+        finish_warm_up()  # as `loopgate chat` does (else read as asked, no terms)
     if c.llm is not None and c.llm_budgets is not None:  # sized from the model's speed
         print(f"LLM budgets: {describe_budgets(c.llm_budgets)}", file=sys.stderr)
     if c.store is None or c.agent is None:

@@ -404,3 +404,46 @@ def test_mixed_collection_question_naming_no_chinese_document_gets_no_terms() ->
                             lambda _c: {"zh": 1})
     got = only_zh.terms_for(q, "c")
     assert got is not None and "舞台" in got.terms
+
+
+@pytest.mark.parametrize("mode", ["rag", "loop", "auto"])
+def test_one_shot_ask_waits_for_the_dictionary(
+    tmp_path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    """``loopgate ask`` asks its one question right after start-up: it waits for the CC-CEDICT
+    index as ``loopgate chat`` does. Before, an English question on Chinese documents went out
+    while the index was still being built in the background, the conversation stage gave up
+    after ``wait_s`` and the question was answered as asked, from an unrelated manual page at
+    confidence 0.80 (a new user's run on the 8 zh PDFs). Here the background build never
+    happens, so only the command's own wait can build it."""
+    import json
+    import threading
+
+    from typer.testing import CliRunner
+
+    from corpus.ingest import Ingestor
+    from corpus.qdrant_store import QdrantChunkStore
+    from gateway.cli import app as cli_app
+    from gateway.conversation import cedict
+    from gateway.wiring import get_tokenizer
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "law.md").write_text(LAW, "utf-8")
+    store = QdrantChunkStore.embedded(tmp_path / "data" / "qdrant")
+    try:
+        Ingestor(store, get_tokenizer(), None, workers=1).ingest_paths([docs], "law", root=docs)
+    finally:
+        store.close()
+    monkeypatch.setattr(cedict, "_READY", threading.Event())  # "not built yet"
+    monkeypatch.setattr(cedict, "_INDEX", None)
+    monkeypatch.setattr(cedict, "warm_up_in_background", lambda: None)
+    monkeypatch.setenv("LOOPGATE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("LOOPGATE_EMBED_MODEL_PATH", raising=False)
+    monkeypatch.delenv("LOOPGATE_ENV_FILE", raising=False)
+    result = CliRunner().invoke(cli_app, ["ask", "How long must network logs be kept?",
+                                          "--collection", "law", "--mode", mode, "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output[result.output.index("{"):])
+    shown = json.dumps(data, ensure_ascii=False)
+    assert "日志" in shown and "六个月" in shown, shown[:600]
