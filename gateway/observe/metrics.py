@@ -8,7 +8,8 @@ process; the default global registry would refuse duplicate metric names). ``/me
 metric                                 type       labels
 =====================================  =========  =============================================
 ``loopgate_requests_total``            counter    ``path`` (final path), ``mode``
-``loopgate_escalations_total``         counter    ``reason``: first signal / ``low_confidence``
+``loopgate_escalations_total``         counter    ``reason``: first signal / ``fitted_rule`` /
+                                                  ``low_confidence`` (threshold rule)
 ``loopgate_fallbacks_total``           counter    —
 ``loopgate_cache_lookups_total``       counter    ``result``: hit|miss|unavailable|timeout|skipped
 ``loopgate_tool_calls_total``          counter    ``tool``, ``status``
@@ -208,7 +209,9 @@ class GatewayMetrics:
         path = _label(record.final_path)
         self._child(self.requests, path, _label(record.mode)).inc()
         if record.escalated:
-            reason = record.signals[0] if record.signals else "low_confidence"
+            reason = (record.signals[0] if record.signals
+                      else "fitted_rule" if "fitted rule" in record.reason
+                      else "low_confidence")
             self._child(self.escalations, _label(reason)).inc()
         if record.final_path == "fallback_rag" or record.fallback_reason is not None:
             self.fallbacks.inc()

@@ -167,3 +167,17 @@ def test_process_metrics_in_stats_and_prometheus() -> None:
     assert 'loopgate_rewrites_total{by="rules"} 1.0' in text
     assert "loopgate_sub_questions_count 1.0" in text
     assert "loopgate_memory_hits_total 2.0" in text and "loopgate_conflicts_total 1.0" in text
+
+
+def test_an_escalation_by_the_fitted_rule_is_not_labelled_low_confidence() -> None:
+    """In auto mode the default fitted rule escalates by its gain score, whatever the RAG
+    confidence: the label says so (a new user saw ``low_confidence`` for a 0.997-confidence
+    question escalated with 'fitted rule, LoopAgent gain score 0.90 >= 0.68')."""
+    m = GatewayMetrics()
+    d = router_dict("loop", 0.997, 1_800_000_000.0)
+    d["decision"]["reason"] = "escalated: fitted rule, LoopAgent gain score 0.90 >= 0.68"
+    d["decision"]["signals"] = []
+    m.observe(RouteRecord.from_dict(d))
+    v = m.registry.get_sample_value
+    assert v("loopgate_escalations_total", {"reason": "fitted_rule"}) == 1
+    assert v("loopgate_escalations_total", {"reason": "low_confidence"}) is None
