@@ -117,7 +117,8 @@ class CircuitBreaker:
 
 
 async def call_redis(breaker: CircuitBreaker, backend: str, call: Callable[[], Awaitable[T]]) -> T:
-    """Run one Redis call under ``breaker``; translate Redis/socket errors.
+    """Run one Redis call under ``breaker``; translate Redis/socket errors (any
+    ``redis.exceptions.RedisError``: unreachable, slow, or answering with an error).
 
     :raises RedisUnavailableError: when the breaker is open or the call fails (original error
         chained with ``from``).
@@ -131,8 +132,9 @@ async def call_redis(breaker: CircuitBreaker, backend: str, call: Callable[[], A
     try:
         result = await call()
     except (
-        redis.exceptions.ConnectionError,
-        redis.exceptions.TimeoutError,
+        # RedisError: every error redis-py raises, the server's replies included (OOM past
+        # maxmemory, READONLY on a replica, a protocol error from something that is not Redis)
+        redis.exceptions.RedisError,
         OSError,
         TimeoutError,
     ) as exc:

@@ -374,3 +374,40 @@ async def test_builders_follow_the_settings(redis_url: str, prefix: str) -> None
     assert key.startswith(prefix) and await cache.ping()
     await cache.aclose()
     await log.aclose()
+
+
+async def test_a_redis_answering_with_errors_is_unavailable_not_a_crash(tmp_path) -> None:
+    """A real Redis past its ``maxmemory`` (noeviction) answers writes with ``-OOM``: the
+    cache reports it unavailable (the router then answers flagged ``cache_unavailable``)
+    instead of letting ``redis.exceptions.OutOfMemoryError`` through as a 500 (found by a
+    bad-input test: every /v1/query returned 500 against such a Redis)."""
+    import shutil
+    import socket
+    import subprocess
+
+    if shutil.which("redis-server") is None:
+        pytest.skip("no redis-server on PATH")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = await asyncio.create_subprocess_exec(
+        "redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+        "--appendonly", "no", "--maxmemory", "1", "--maxmemory-policy", "noeviction",
+        "--dir", str(tmp_path), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        client = open_redis(f"redis://127.0.0.1:{port}/0", timeout_s=2.0)
+        for _ in range(100):
+            try:
+                if await client.ping():
+                    break
+            except Exception:  # noqa: BLE001 - not listening yet
+                await asyncio.sleep(0.05)
+        cache = RedisAnswerCache(client, CacheConfig(), breaker=CircuitBreaker(30.0))
+        kw = {"collection": "x", "mode": "auto", "corpus_version": "v1"}
+        with pytest.raises(RedisUnavailableError) as err:
+            await cache.put("question", {"a": 1}, found=True, **kw)
+        assert "OutOfMemoryError" in str(err.value) or "OOM" in str(err.value)
+        await cache.aclose()
+    finally:
+        proc.terminate()
+        await asyncio.wait_for(proc.wait(), 10)
