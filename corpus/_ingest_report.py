@@ -128,7 +128,8 @@ def collect_files(
     """Files to ingest: explicit files as given, folders walked recursively for ``suffixes``
     (hidden files and folders skipped; symbolic links whose target lies outside the walked
     folder are not followed and count as ignored, so linking ``/etc/passwd`` into a folder does
-    not index it; ``os.walk`` does not descend into linked folders). Returns ``(files, folders,
+    not index it, and neither are symbolic link loops; ``os.walk`` does not descend into linked
+    folders). Returns ``(files, folders,
     ignored_count)``; a path that does not exist is returned among the files (it becomes a
     ``vanished`` result)."""
     files: list[Path] = []
@@ -147,7 +148,7 @@ def collect_files(
                 if name.startswith("."):
                     continue
                 f = Path(base) / name
-                if f.is_symlink() and not f.resolve().is_relative_to(root):
+                if f.is_symlink() and not _link_inside(f, root):
                     ignored += 1
                     continue
                 if Path(name).suffix.lower() in wanted:
@@ -155,6 +156,17 @@ def collect_files(
                 else:
                     ignored += 1
     return list(dict.fromkeys(files)), dirs, ignored
+
+
+def _link_inside(link: Path, root: Path) -> bool:
+    """Whether the symbolic link ``link`` resolves to a place inside ``root``; a link loop (or a
+    target that cannot be resolved) is not: it holds nothing to read, so it counts as ignored
+    rather than stopping the batch (``Path.resolve`` raises ``RuntimeError`` on a loop before
+    Python 3.13, ``OSError`` after)."""
+    try:
+        return link.resolve().is_relative_to(root)
+    except (RuntimeError, OSError):
+        return False
 
 
 def sha256_file(path: Path) -> tuple[str, int]:

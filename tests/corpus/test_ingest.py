@@ -254,10 +254,12 @@ def test_special_files_and_several_empty_files_fail_alone(
     (docs / "inside.txt").symlink_to(docs / "ok.md")  # a link within the folder is followed
     (tmp_path / "secret.txt").write_text("The vault code is 4711.\n" * 20)
     (docs / "secret.txt").symlink_to(tmp_path / "secret.txt")  # outside the folder: not
+    (docs / "loopa.md").symlink_to(docs / "loopb.md")  # a link loop holds nothing: ignored,
+    (docs / "loopb.md").symlink_to(docs / "loopa.md")  # the batch goes on (it stopped it)
     report = Ingestor(store, TOK, workers=1).ingest_paths([docs], "c")
     assert all(str(tmp_path) not in (f.error_message or "") for f in report.files)
     status = {f.path: (f.status, f.error_code) for f in report.files}
-    assert report.ignored == 2  # zeros.txt -> /dev/zero and secret.txt point outside
+    assert report.ignored == 4  # zeros.txt -> /dev/zero, secret.txt outside, the loop's two
     assert status == {
         "pipe.txt": ("failed", "unsupported_type"),
         "inside.txt": ("ingested", ""),
