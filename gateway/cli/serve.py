@@ -126,7 +126,8 @@ def log_config(access_log: bool) -> dict[str, Any]:
 
 def serve_command(
     host: Annotated[str | None, typer.Option(help="Bind address (default: LOOPGATE_HOST).")] = None,
-    port: Annotated[int | None, typer.Option(help="Port (default: LOOPGATE_PORT).")] = None,
+    port: Annotated[int | None, typer.Option(
+        min=1, max=65535, help="Port (default: LOOPGATE_PORT).")] = None,
     workers: Annotated[int, typer.Option(min=1, help="Processes (needs a Qdrant server).")] = 1,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
     access_log: Annotated[bool, typer.Option(

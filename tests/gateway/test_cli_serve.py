@@ -28,3 +28,16 @@ def test_malformed_setting_is_one_line_exit_2(monkeypatch, tmp_path, var, value,
     assert out.startswith(f"error: {var} ") and expected in out, out
     assert "Traceback" not in out and len(out.splitlines()) == 1, out
     assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
+
+
+@pytest.mark.parametrize("port", ["99999", "0", "-1"])
+def test_a_port_outside_1_to_65535_is_a_usage_error(monkeypatch, tmp_path, port) -> None:
+    """``serve --port`` is checked like ``init --port`` and ``LOOPGATE_PORT``: before,
+    99999 logged 'running on :99999' while listening on 34463 (99999 mod 65536), and -1
+    loaded everything, then failed with exit 3 (found by a bad-input test)."""
+    monkeypatch.setenv("LOOPGATE_DATA_DIR", str(tmp_path / "data"))
+    result = CliRunner().invoke(app, ["serve", "--port", port])
+    assert result.exit_code == 2, result.output
+    out = " ".join(result.output.split())
+    assert "Invalid value for '--port'" in out, out
+    assert "65535" in out or "greater than or equal to 1" in out, out
