@@ -19,6 +19,7 @@ from evals.harness import ask_one
 from evals.questions import Question
 from gateway.settings import Settings
 from tests._support.files import write_texts
+from tests._support.ingest import ingest_keyword_only
 from tests.evals.test_eval_loop_followup import ONBOARDING
 from tests.gateway._conversation_doc import CHAT_PAGE
 
@@ -30,20 +31,9 @@ STANDALONE = "What is the prefix for Location Channels in Slack?"
 @pytest.fixture(scope="module")
 def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh data dir holding collection ``t`` (chat.md, onboarding.md; keyword-only)."""
-    from corpus.ingest import Ingestor
-    from corpus.qdrant_store import QdrantChunkStore
-    from gateway.wiring import get_tokenizer
-
     root = tmp_path_factory.mktemp("rag-followup")
     docs = write_texts(root / "docs", {"chat.md": CHAT_PAGE, "onboarding.md": ONBOARDING})
-    store = QdrantChunkStore.embedded(root / "data" / "qdrant")
-    try:
-        report = Ingestor(store, get_tokenizer(), None, workers=1).ingest_paths(
-            [docs], "t", root=docs
-        )
-    finally:
-        store.close()
-    assert report.counts["failed"] == 0, report.to_dict()
+    ingest_keyword_only(root / "data", docs, "t")
     return root / "data"
 
 

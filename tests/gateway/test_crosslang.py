@@ -421,20 +421,12 @@ def test_one_shot_ask_waits_for_the_dictionary(
 
     from typer.testing import CliRunner
 
-    from corpus.ingest import Ingestor
-    from corpus.qdrant_store import QdrantChunkStore
     from gateway.cli import app as cli_app
     from gateway.conversation import cedict
-    from gateway.wiring import get_tokenizer
+    from tests._support.files import write_texts
+    from tests._support.ingest import ingest_keyword_only
 
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "law.md").write_text(LAW, "utf-8")
-    store = QdrantChunkStore.embedded(tmp_path / "data" / "qdrant")
-    try:
-        Ingestor(store, get_tokenizer(), None, workers=1).ingest_paths([docs], "law", root=docs)
-    finally:
-        store.close()
+    ingest_keyword_only(tmp_path / "data", write_texts(tmp_path / "docs", {"law.md": LAW}), "law")
     monkeypatch.setattr(cedict, "_READY", threading.Event())  # "not built yet"
     monkeypatch.setattr(cedict, "_INDEX", None)
     monkeypatch.setattr(cedict, "warm_up_in_background", lambda: None)

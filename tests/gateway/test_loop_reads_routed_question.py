@@ -18,6 +18,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from gateway.cli import app as cli_app
+from tests._support.ingest import ingest_keyword_only
 from tests.gateway._conversation_doc import CHAT_PAGE
 
 ONBOARDING = b"""# Onboarding
@@ -110,7 +111,7 @@ def test_chat_in_loop_mode_reads_the_rewritten_follow_up(tmp_path: Path) -> None
     for name, data in FILES:
         (docs / name).write_bytes(data)
     settings = Settings(data_dir=tmp_path / "data", embed_model_path=None)
-    _ingest(settings, docs)
+    ingest_keyword_only(settings.data_dir, docs, "docs")
     c = build_components(settings)
     out = io.StringIO()
     session = ChatSession(c, "docs", "loop", Console(file=out, width=200, emoji=False))
@@ -134,19 +135,23 @@ def test_chat_in_loop_mode_reads_the_rewritten_follow_up(tmp_path: Path) -> None
     _check_loop_read(last.route, [c.quote for c in last.citations])
 
 
-def _ingest(settings: Any, docs: Path) -> None:
-    from corpus.ingest import Ingestor
-    from corpus.qdrant_store import QdrantChunkStore
-    from gateway.wiring import get_tokenizer
+#: the question with an exclusion clause the router's reading drops (read as STANDALONE)
+EXCLUDING = (
+    "Excluding Group Channels and Feature Channels, what is the prefix for Location "
+    "Channels in Slack?"
+)
 
-    store = QdrantChunkStore.embedded(settings.data_dir / "qdrant")
-    try:
-        report = Ingestor(store, get_tokenizer(), None, workers=1).ingest_paths(
-            [docs], "docs", root=docs
-        )
-    finally:
-        store.close()
-    assert report.counts["failed"] == 0, report.to_dict()
+
+def _cli_collection(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Collection ``docs`` of FILES in the data dir ``tmp_path``, which the CLI then uses
+    (keyword-only: no embedding model)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, data in FILES:
+        (docs / name).write_bytes(data)
+    ingest_keyword_only(tmp_path, docs, "docs")
+    monkeypatch.setenv("LOOPGATE_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("LOOPGATE_EMBED_MODEL_PATH", raising=False)
 
 
 def test_ask_mode_loop_reads_the_focused_question(
@@ -155,19 +160,8 @@ def test_ask_mode_loop_reads_the_focused_question(
     """``loopgate ask --mode loop`` runs the agent itself: it reads the question as the router
     would (here without the exclusion clause), shows it as ``rewritten_question`` and seeds the
     agent with the RAG retrieval's candidates for it, as the router does."""
-    from gateway.settings import Settings
-
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for name, data in FILES:
-        (docs / name).write_bytes(data)
-    _ingest(Settings(data_dir=tmp_path, embed_model_path=None), docs)
-    monkeypatch.setenv("LOOPGATE_DATA_DIR", str(tmp_path))
-    monkeypatch.delenv("LOOPGATE_EMBED_MODEL_PATH", raising=False)
-    asked = (
-        "Excluding Group Channels and Feature Channels, what is the prefix for Location "
-        "Channels in Slack?"
-    )
+    _cli_collection(tmp_path, monkeypatch)
+    asked = EXCLUDING
     result = CliRunner().invoke(
         cli_app, ["ask", asked, "--collection", "docs", "--mode", "loop", "--json"]
     )
@@ -192,19 +186,8 @@ def test_ask_mode_rag_reads_the_question_as_v1_query_does(
     ``/v1/query`` with mode rag does (``Router.read_as``: here without the exclusion clause),
     retrieves and answers that reading, shows it (``read as: …`` / ``rewritten_question``) and
     keeps its ``--doc`` filter and JSON report."""
-    from gateway.settings import Settings
-
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for name, data in FILES:
-        (docs / name).write_bytes(data)
-    _ingest(Settings(data_dir=tmp_path, embed_model_path=None), docs)
-    monkeypatch.setenv("LOOPGATE_DATA_DIR", str(tmp_path))
-    monkeypatch.delenv("LOOPGATE_EMBED_MODEL_PATH", raising=False)
-    asked = (
-        "Excluding Group Channels and Feature Channels, what is the prefix for Location "
-        "Channels in Slack?"
-    )
+    _cli_collection(tmp_path, monkeypatch)
+    asked = EXCLUDING
     result = CliRunner().invoke(
         cli_app, ["ask", asked, "--collection", "docs", "--mode", "rag", "--json"]
     )

@@ -1,0 +1,26 @@
+"""A small real collection for a test: files ingested into an embedded Qdrant, keyword-only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def ingest_keyword_only(data_dir: Path, docs: Path, collection: str) -> None:
+    """Ingest the folder ``docs`` (paths stored relative to it) into ``collection`` of the
+    embedded store under ``data_dir / "qdrant"``, one process, no embedding model; the store
+    is closed afterwards, so a gateway or CLI built on ``data_dir`` can open it.
+
+    :raises AssertionError: a file failed to ingest (the report is in the message).
+    """
+    from corpus.ingest import Ingestor
+    from corpus.qdrant_store import QdrantChunkStore
+    from gateway.wiring import get_tokenizer
+
+    store = QdrantChunkStore.embedded(data_dir / "qdrant")
+    try:
+        report = Ingestor(store, get_tokenizer(), None, workers=1).ingest_paths(
+            [docs], collection, root=docs
+        )
+    finally:
+        store.close()
+    assert report.counts["failed"] == 0, report.to_dict()
