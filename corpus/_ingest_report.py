@@ -12,6 +12,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from corpus.errors import OutsideRootError
+
 __all__ = [
     "FileResult",
     "FileStatus",
@@ -22,6 +24,7 @@ __all__ = [
     "file_size",
     "gone_from",
     "hash_files",
+    "printable_path",
     "relative_path",
     "sha256_file",
 ]
@@ -184,10 +187,14 @@ def hash_files(files: Sequence[Path], rels: Sequence[str], seen: set[str],
                done: Callable[[FileResult], None]) -> list[tuple[Path, str, str]]:
     """``(file, stored path, sha256)`` of each file that can be ingested, its stored path added
     to ``seen``; a file that is no regular file, cannot be read or is empty is reported to
-    ``done`` as ``failed`` (``unsupported_type``, ``vanished``, ``empty_file``) instead."""
+    ``done`` as ``failed`` (``undecodable_name``, ``unsupported_type``, ``vanished``,
+    ``empty_file``) instead."""
     hashed: list[tuple[Path, str, str]] = []
     for f, rel in zip(files, rels, strict=True):
         seen.add(rel)
+        if not _utf8(str(f)):  # before anything reads it: its name cannot be stored
+            done(_undecodable_name(f, rel))
+            continue
         if f.exists() and not f.is_file():  # a FIFO or device would block or never end
             done(
                 FileResult(
@@ -206,7 +213,7 @@ def hash_files(files: Sequence[Path], rels: Sequence[str], seen: set[str],
                     rel,
                     "failed",
                     error_code="vanished",
-                    error_message=f"{f}: cannot read ({exc.strerror or exc})",
+                    error_message=f"{rel}: cannot read ({exc.strerror or exc})",
                 )
             )
             continue
@@ -237,11 +244,50 @@ def default_root(given: Sequence[Path]) -> Path:
 
 
 def relative_path(path: Path, root: Path) -> str:
+    """``path`` relative to ``root`` in POSIX form (``""`` for the root itself).
+
+    :raises OutsideRootError: ``path`` is not under ``root``."""
     try:
         rel = path.relative_to(root).as_posix()
     except ValueError as exc:
-        raise ValueError(f"{path} is not under the ingest root {root}") from exc
+        raise OutsideRootError(f"{printable_path(str(path))} is not under the ingest root "
+                               f"{printable_path(str(root))}") from exc
     return "" if rel == "." else rel
+
+
+def printable_path(path: str) -> str:
+    """``path`` as valid UTF-8 text: a name's bytes that are not UTF-8 (on Linux a file name is
+    any bytes; Python holds them as lone surrogates, ``os.fsdecode``) written ``\\xe9`` as
+    ``ls -b`` does, so reports, JSON and terminals can show it. Valid names are unchanged."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def _utf8(text: str) -> bool:
+    """True when ``text`` holds no lone surrogate (a file name byte that is not UTF-8)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _undecodable_name(path: Path, rel: str) -> FileResult:
+    """The ``failed`` result of a file whose name, or a folder above it, is not valid UTF-8.
+
+    Such a name cannot be stored (chunk payloads, the catalogue and every report are UTF-8), and
+    an escaped or guessed name would no longer lead back to the file (the citation viewer and the
+    removal of vanished files open the stored source path), so the file is reported, not read."""
+    shown = printable_path(rel)
+    where = "its name" if _utf8(str(path.parent)) else "a folder above it"
+    return FileResult(
+        shown,
+        "failed",
+        error_code="undecodable_name",
+        error_message=(
+            f"{shown}: {where} is not valid UTF-8 (bytes not UTF-8 shown as \\xNN); rename it "
+            "to UTF-8, e.g. convmv -f latin1 -t utf8 --notest NAME, and ingest again"
+        ),
+    )
 
 
 def gone_from(source: str, dirs: Sequence[Path]) -> bool:

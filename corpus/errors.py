@@ -6,6 +6,7 @@ Hierarchy (``LoopGateError`` is the root of every error LoopGate raises)::
      ├── CorpusError                 document layer
      │    ├── ParseError             one file could not be parsed (``code`` + message)
      │    ├── StoreError             the chunk store (Qdrant) failed; backend error chained
+     │    ├── OutsideRootError       an ingest path lies outside the ingest root (a ValueError)
      │    └── IngestCancelled        an ingest was asked to stop; the file being written rolled back
      ├── RetrievalError              (rag.errors)
      ├── LoopError                   (loop.errors)
@@ -21,6 +22,7 @@ __all__ = [
     "CorpusError",
     "IngestCancelled",
     "LoopGateError",
+    "OutsideRootError",
     "PARSE_ERROR_CODES",
     "ParseError",
     "StoreError",
@@ -37,6 +39,7 @@ PARSE_ERROR_CODES = {
     "needs_ocr": "no text layer (scanned pages): OCR is needed",
     "decompression_limit": "the archive would inflate beyond the safety limit (zip bomb)",
     "undecodable": "the text encoding could not be determined",
+    "undecodable_name": "the file's name or folder is not valid UTF-8: rename it to index it",
     "unsupported_type": "this file type is not supported",
     "vanished": "the file disappeared or became unreadable during the run",
     "no_text": "the document holds no extractable text",
@@ -75,6 +78,10 @@ class ParseError(CorpusError):
 
 class StoreError(CorpusError):
     """The chunk store failed (Qdrant unreachable, locked, schema mismatch …)."""
+
+
+class OutsideRootError(CorpusError, ValueError):
+    """A path given to an ingest lies outside its root (``--root``): nothing was written."""
 
 
 class IngestCancelled(CorpusError):

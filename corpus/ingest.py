@@ -59,6 +59,7 @@ from corpus._ingest_report import (
     file_size,
     gone_from,
     hash_files,
+    printable_path,
     relative_path,
 )
 from corpus._ingest_worker import Failure, ParseFn, Prepared, embed_prepared, run_prepare
@@ -78,6 +79,7 @@ __all__ = [
     "Ingestor",
     "StepFn",
     "collect_files",
+    "printable_path",
     "usable_cores",
 ]
 
@@ -159,7 +161,8 @@ class Ingestor:
             the next write batch or the next document, and its worker processes are stopped.
         :returns: the per-file :class:`IngestReport` (also :attr:`report`, filled as files
             finish, so a run that raised still tells what it did).
-        :raises ValueError: a path lies outside ``root``.
+        :raises OutsideRootError: a path lies outside ``root`` (a ``ValueError``). A file whose
+            name or folder is not valid UTF-8 is a ``failed`` result (``undecodable_name``).
         :raises StoreError: the store cannot be opened or written at all.
         :raises IngestCancelled: ``cancel`` was set; the file being written was rolled back.
         """
@@ -170,9 +173,11 @@ class Ingestor:
         given = [Path(os.path.abspath(p)) for p in paths]
         base = Path(os.path.abspath(root)) if root is not None else default_root(given)
         files, dirs, ignored = collect_files(given, list(SUPPORTED_SUFFIXES))
-        rels = [relative_path(f, base) for f in files]  # ValueError before anything is written
+        # OutsideRootError before anything is written
+        rels = [relative_path(f, base) for f in files]
         report = self.report = IngestReport(
-            collection, str(base), ignored=ignored, keyword_only=self.embedder is None
+            collection, printable_path(str(base)), ignored=ignored,
+            keyword_only=self.embedder is None
         )
         try:
             return self._run(collection, files, rels, dirs, report, t0, progress, step, cancel)

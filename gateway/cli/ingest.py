@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from corpus.ingest import IngestReport
+from corpus.ingest import IngestReport, printable_path
 from gateway.cli._ingest_stop import IngestInterrupted, StopOnSignals
 
 if TYPE_CHECKING:
@@ -127,14 +127,14 @@ def ingest_command(
     """Ingest files and folders into a collection (unchanged files are skipped)."""
 
     from corpus._store_common import check_collection_name
-    from corpus.errors import IngestCancelled, StoreError
+    from corpus.errors import IngestCancelled, OutsideRootError, StoreError
     from corpus.ingest import Ingestor
     from corpus.tokenizer import Tokenizer
     from gateway.cli._ingest_progress import ingest_progress
     from gateway.settings import get_settings
     from gateway.wiring import directory_builder, open_store
 
-    missing = [str(p) for p in paths if not p.exists()]
+    missing = [printable_path(str(p)) for p in paths if not p.exists()]
     if missing:
         raise typer.BadParameter(f"no such file or folder: {', '.join(missing)}", param_hint="PATH")
     try:
@@ -172,7 +172,7 @@ def ingest_command(
         except StoreError as exc:
             err.print(f"[red]error:[/] {exc}")
             raise typer.Exit(1) from exc
-        except ValueError as exc:
+        except OutsideRootError as exc:
             raise typer.BadParameter(str(exc), param_hint="--root") from exc
         finally:
             try:

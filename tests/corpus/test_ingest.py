@@ -271,6 +271,51 @@ def test_special_files_and_several_empty_files_fail_alone(
     }
 
 
+def test_names_not_utf8_fail_alone_and_the_batch_goes_on(
+    store: QdrantChunkStore, tmp_path: Path
+) -> None:
+    """A file whose name is not UTF-8 (Latin-1 ``caf\\xe9.txt``, as a Linux folder can hold),
+    and the files under a folder so named, are each one ``undecodable_name`` result shown with
+    the bytes escaped; the other files are ingested, the report is JSON, and a second run
+    removes nothing (found by a new-user trial: the name reached the tokenizer and stopped the
+    batch with UnicodeEncodeError, which the CLI showed as a ``--root`` error)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "good.md").write_text("# Good\n\nThe cafe opens at nine.\n")
+    with open(os.fsencode(docs) + b"/caf\xe9.txt", "wb") as fh:
+        fh.write(b"Latin-1 named notes about the terrace.\n")
+    sub = os.fsencode(docs) + b"/d\xe9p\xf4t"
+    os.mkdir(sub)
+    with open(sub + b"/stock.md", "wb") as fh:
+        fh.write(b"# Stock\n\nTwelve crates of tea.\n")
+    (docs / "zz.txt").write_text("The last file of the walk is read too.\n")
+    ing = Ingestor(store, TOK, workers=1)
+    report = ing.ingest_paths([docs], "c")
+    status = {f.path: (f.status, f.error_code) for f in report.files}
+    assert status == {
+        "good.md": ("ingested", ""),
+        "zz.txt": ("ingested", ""),
+        "caf\\xe9.txt": ("failed", "undecodable_name"),
+        "d\\xe9p\\xf4t/stock.md": ("failed", "undecodable_name"),
+    }
+    msgs = {f.path: f.error_message for f in report.files}
+    assert "its name is not valid UTF-8" in msgs["caf\\xe9.txt"]
+    assert "a folder above it" in msgs["d\\xe9p\\xf4t/stock.md"]
+    json.dumps(report.to_dict(), ensure_ascii=False).encode("utf-8")
+    again = ing.ingest_paths([docs], "c")
+    assert {f.path: f.status for f in again.files if f.status != "failed"} == {
+        "good.md": "unchanged", "zz.txt": "unchanged"}
+    # a root folder that is not UTF-8: every file under it is reported, the report stays text
+    odd = os.fsencode(tmp_path) + b"/r\xe9"
+    os.mkdir(odd)
+    with open(odd + b"/a.md", "wb") as fh:
+        fh.write(b"# A\n\nAlpha.\n")
+    third = ing.ingest_paths([Path(os.fsdecode(odd))], "d")
+    assert [(f.path, f.error_code) for f in third.files] == [("a.md", "undecodable_name")]
+    assert third.root.endswith("r\\xe9")
+    json.dumps(third.to_dict(), ensure_ascii=False).encode("utf-8")
+
+
 def crashing_parse(path: Path) -> ParsedDocument:
     """A parser that dies like a segfaulting C library on files named ``crash*``."""
     from corpus.parsers import parse_file

@@ -4,6 +4,7 @@ clear error when another process holds the embedded engine's data directory."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -91,6 +92,22 @@ def test_nothing_ingestable_exits_1(data_dir: Path, tmp_path: Path) -> None:
     empty = tmp_path / "nothing"
     empty.mkdir()
     assert run(str(empty), "--collection", "t").exit_code == 1
+
+
+def test_a_name_not_utf8_is_one_status_line(data_dir: Path, docs: Path) -> None:
+    """``caf\\xe9.txt`` (a Latin-1 file name) is one ``undecodable_name`` line, the rest of the
+    folder is ingested and the command exits 0 (found by a new-user trial: it exited 2 with
+    "Invalid value for --root: 'utf-8' codec can't encode character '\\udce9'")."""
+    with open(os.fsencode(docs) + b"/caf\xe9.txt", "wb") as fh:
+        fh.write(b"Terrace notes.\n")
+    result = run(str(docs), "--collection", "t", "--no-embed")
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.split())
+    assert "--root" not in out and "undecodable_name" in out and "caf\\xe9.txt" in out
+    summary = json.loads(run(str(docs), "--collection", "u", "--json", "--no-embed").stdout)
+    by_path = {f["path"]: f for f in summary["files"]}
+    assert by_path["caf\\xe9.txt"]["error_code"] == "undecodable_name"
+    assert by_path["sub/faq.txt"]["status"] == "ingested"
 
 
 def test_usage_errors_exit_2(data_dir: Path, docs: Path, tmp_path: Path) -> None:
