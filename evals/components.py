@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evals.adapters import LoopAgentAnswerer, RagPipelineAnswerer, RouterAnswerer
-from gateway.conversation.cedict import finish_warm_up
+from gateway.conversation.cedict import ready_before_first_question
 from gateway.settings import Settings
 from gateway.wiring import build_components
 from rag.pipeline import RagPipeline
@@ -68,10 +68,9 @@ def build_answerer(mode: str, settings: Settings, *, offline: bool = False) -> B
     if c.store is None or c.retriever is None:
         raise RuntimeError(f"the chunk store is unavailable: {c.store_error or 'not configured'}")
     c.retriever.warm_up()
-    if settings.cross_language:
-        # the CC-CEDICT index built before the first question: on a loaded machine the first
-        # questions of a run went without cross-language terms, figures depending on the load
-        finish_warm_up()
+    # the CC-CEDICT index built before the first question: on a loaded machine the first
+    # questions of a run went without cross-language terms, figures depending on the load
+    ready_before_first_question(settings.cross_language)
     pipeline = RagPipeline(c.retriever, answer_floor=settings.rag_answer_floor)
     if mode == "rag":
         return BuiltAnswerer(RagPipelineAnswerer(pipeline, router=c.router), c)

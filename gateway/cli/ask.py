@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from rag.types import RagAnswer
+from gateway.cli.report import answer_to_dict, print_rag_answer
 
 if TYPE_CHECKING:
     from gateway.settings import Settings
@@ -31,11 +31,9 @@ if TYPE_CHECKING:
 __all__ = [
     "AskMode",
     "CollectionOption",
-    "answer_to_dict",
     "ask_command",
     "ask_rag",
     "not_utf8",
-    "print_rag_answer",
     "register",
 ]
 
@@ -72,92 +70,6 @@ def not_utf8(text: str) -> str:
     return ""
 
 
-def answer_to_dict(ans: RagAnswer) -> dict[str, Any]:
-    """JSON-safe form of a :class:`rag.types.RagAnswer`."""
-    r = ans.retrieval
-    return {
-        "answer": ans.answer,
-        "found": ans.found,
-        "citations": [c.to_dict() for c in ans.citations],
-        "related": [c.to_dict() for c in ans.related],
-        "evidence": [{"text": e.text, "score": e.score} for e in ans.evidence],
-        "confidence": round(r.confidence.value, 4),
-        "features": {k: round(v, 4) for k, v in r.confidence.features.to_dict().items()},
-        "mode": r.mode,
-        "flags": list(r.flags),
-        "items": [
-            {
-                "chunk_ids": list(it.chunk_ids),
-                "path": it.chunk.path,
-                "section": it.chunk.section,
-                "pages": list(it.pages),
-                "score": round(it.score, 5),
-                "dense_score": it.dense_score,
-                "keyword_score": it.keyword_score,
-                "dense_rank": it.dense_rank,
-                "keyword_rank": it.keyword_rank,
-            }
-            for it in r.items
-        ],
-        "timings_ms": {k: round(v, 2) for k, v in ans.timings_ms.items()},
-    }
-
-
-def print_rag_answer(ans: RagAnswer, *, console: Console | None = None) -> None:
-    """Human-readable report of a :class:`rag.types.RagAnswer` (rich)."""
-    from rich.table import Table
-
-    from corpus.citations import citation_location
-
-    # document text is printed verbatim: no Rich markup, no emoji codes (":x:" in /etc/passwd
-    # lines came out as an emoji)
-    con = console or Console(emoji=False)
-    r = ans.retrieval
-    con.print(f"[bold]answer[/bold] ({'found' if ans.found else 'not found'}):")
-    con.print(ans.answer, markup=False, emoji=False)
-    for i, c in enumerate(ans.citations, 1):
-        con.print(
-            f"  [{i}] {c.path} | {' > '.join(c.section_path) or '(top)'} | "
-            f'{citation_location(c)}\n      "{c.quote}"',
-            markup=False, emoji=False,
-        )
-    if ans.related:
-        con.print("[bold]related[/bold]:")
-    for c in ans.related:
-        con.print(
-            f"  - {c.path} | {' > '.join(c.section_path) or '(top)'} | "
-            f'{citation_location(c)}\n      "{c.quote}"',
-            markup=False, emoji=False,
-        )
-    feats = "  ".join(f"{k}={v:.3f}" for k, v in r.confidence.features.to_dict().items())
-    con.print(
-        f"[bold]confidence[/bold] {r.confidence.value:.3f} ({r.mode}"
-        f"{'; flags: ' + ', '.join(r.flags) if r.flags else ''})\n  {feats}"
-    )
-    table = Table(title="retrieved", show_edge=False)
-    for col in ("#", "path", "section", "pages", "rrf", "dense", "bm25"):
-        table.add_column(col, overflow="fold")
-    for i, it in enumerate(r.items, 1):
-        p0, p1 = it.pages
-        table.add_row(
-            str(i),
-            it.chunk.path,
-            it.chunk.section[:50],
-            f"{p0}" if p0 == p1 else f"{p0}-{p1}",
-            f"{it.score:.4f}",
-            _num(it.dense_score),
-            _num(it.keyword_score),
-        )
-    con.print(table)
-    con.print(
-        "[bold]timings[/bold] " + "  ".join(f"{k} {v:.1f} ms" for k, v in ans.timings_ms.items())
-    )
-
-
-def _num(v: float | None) -> str:
-    return "-" if v is None else f"{v:.3f}"
-
-
 def ask_rag(
     question: str,
     collection: str,
@@ -179,6 +91,7 @@ def ask_rag(
     import asyncio
 
     from corpus.errors import StoreError
+    from gateway.conversation.cedict import ready_before_first_question
     from gateway.routing import QueryInput
     from gateway.settings import get_settings
     from gateway.wiring import build_components, build_retriever, open_collection
@@ -192,10 +105,7 @@ def ask_rag(
     s = (settings or get_settings()).model_copy(update={"llm_budgets": "fixed"})
     err = Console(stderr=True)
     c = build_components(s)
-    if s.cross_language:  # one question at once: its key terms need the CC-CEDICT index
-        from gateway.conversation.cedict import finish_warm_up
-
-        finish_warm_up()  # as `loopgate chat` does (else read as asked, no terms)
+    ready_before_first_question(s.cross_language)  # the CC-CEDICT index, as `loopgate chat`
     try:
         if c.store is None:
             err.print(f"[red]error:[/] the chunk store is unavailable: {c.store_error}")

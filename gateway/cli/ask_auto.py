@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+from gateway.cli.report import print_citation
+
 if TYPE_CHECKING:
     from gateway.settings import Settings
 
@@ -25,24 +27,17 @@ __all__ = ["ask_auto", "print_result"]
 
 def print_result(body: dict[str, Any], *, console: Console | None = None) -> None:
     """Human-readable report of a router result (``QueryResult`` as a dict with ``route``)."""
-
-    from corpus.citations import citation_location
-
     con = console or Console(emoji=False)
     route = body["route"]
     con.print(f"[bold]answer[/bold] ({'found' if body['found'] else 'not found'}"
               f"{', cached' if body['cached'] else ''}):")
     con.print(body["answer"], markup=False, emoji=False)
     for i, c in enumerate(body["citations"], 1):
-        where = citation_location(c)
-        con.print(f"  [{i}] {c['path']} | {' > '.join(c['section_path']) or '(top)'} | "
-                  f"{where}\n      \"{c['quote']}\"", markup=False, emoji=False)
+        print_citation(con, f"[{i}]", c)
     if body.get("related"):
         con.print("[bold]related[/bold]:")
     for c in body.get("related") or ():
-        where = citation_location(c)
-        con.print(f"  - {c['path']} | {' > '.join(c['section_path']) or '(top)'} | "
-                  f"{where}\n      \"{c['quote']}\"", markup=False, emoji=False)
+        print_citation(con, "-", c)
     decision = route.get("decision") or {}
     conf = route.get("confidence")
     con.print(f"[bold]route[/bold] {decision.get('route', '')} → {route.get('final_path')} "
@@ -66,6 +61,7 @@ def ask_auto(question: str, collection: str, *, settings: Settings | None = None
     does not exist or ``documents`` / ``path_prefix``, which restrict retrieval as the HTTP
     API's ``filters`` do, match no document)."""
     from corpus.errors import StoreError
+    from gateway.conversation.cedict import ready_before_first_question
     from gateway.errors import GatewayError
     from gateway.routing import QueryInput
     from gateway.settings import get_settings
@@ -75,10 +71,7 @@ def ask_auto(question: str, collection: str, *, settings: Settings | None = None
 
     s = settings or get_settings()
     c = build_components(s)
-    if s.cross_language:  # one question at once: its key terms need the CC-CEDICT index
-        from gateway.conversation.cedict import finish_warm_up
-
-        finish_warm_up()  # as `loopgate chat` does (else read as asked, no terms)
+    ready_before_first_question(s.cross_language)  # the CC-CEDICT index, as `loopgate chat`
     if c.llm is not None and c.llm_budgets is not None:  # sized from the model's speed
         print(f"LLM budgets: {describe_budgets(c.llm_budgets)}", file=sys.stderr)
     refused, flt = "", None

