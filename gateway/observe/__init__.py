@@ -1,7 +1,8 @@
 """What the gateway shows about itself: the route log, its statistics and Prometheus metrics.
 
 - :mod:`gateway.observe.routelog` – where finished route records go (a capped Redis stream, or
-  an in-process ring buffer) and :class:`RouteRecorder`, the router's sink (log + metrics);
+  an in-process ring buffer);
+- :mod:`gateway.observe.recorder` – :class:`RouteRecorder`, the router's sink (log + metrics);
 - :mod:`gateway.observe.stats` – the dashboard's figures over a window of route records;
 - :mod:`gateway.observe.metrics` – :class:`GatewayMetrics`, the Prometheus families.
 
@@ -9,15 +10,9 @@ The record itself is :class:`gateway.routing.RouteRecord`.
 """
 
 from gateway.observe.metrics import LATENCY_BUCKETS_S, METRIC_NAMES, GatewayMetrics
+from gateway.observe.recorder import CALLER, RouteRecorder
 from gateway.observe.route_query import RouteQuery
-from gateway.observe.routelog import (
-    CALLER,
-    MemoryRouteLog,
-    RedisRouteLog,
-    RouteLog,
-    RouteRecorder,
-    build_route_log,
-)
+from gateway.observe.routelog import MemoryRouteLog, RedisRouteLog, RouteLog, build_route_log
 from gateway.observe.stats import compute_stats, pick_bucket
 
 __all__ = [
