@@ -36,6 +36,7 @@ from functools import partial
 from typing import Any
 
 from corpus.answer_support import SupportModel
+from corpus.derived import computable
 from corpus.document_vocabulary import DocumentVocabulary
 from corpus.presence import DocumentTermProbe, subject_acronyms
 from corpus.question_scope import asked_pages
@@ -136,6 +137,16 @@ class AnswerDecider:
         evidence = evidence[: self.max_evidence]
         out.extend(scope)
         found = bool(evidence) and r.confidence.value >= self.answer_floor
+        # under the floor, a figure computed from the statement rows of the one document the
+        # question was resolved to answers: its cells are the evidence, cited row by row
+        computed = None
+        if evidence and not found and self._computes_in_resolved(r):
+            computed = yield from self._figure(r, evidence, out, timeout_s)
+            if computed is not None and computed[2] == "computed":
+                found = True
+                out.append("computed_below_floor")
+            else:
+                computed = None
         if found and r.key_terms and coverage is not None and coverage <= 0.0:
             # none of the question's key terms occurs in the retrieved text: the "evidence" is
             # only the top chunk's first sentence, which answers nothing (case 12, step 9)
@@ -160,16 +171,10 @@ class AnswerDecider:
         if found and support_p is not None and model is not None and support_p < model.threshold:
             found = False  # the quote lacks what was asked (corpus.answer_support)
             out.append(f"unsupported:{support_p:.2f}")
-        computed = None
-        if found and asks_figure(r.question):
+        if found and computed is None and asks_figure(r.question):
             # a figure the question asks for: computed from cited rows (a formula's missing
             # line item searched in its document), or the statement row that holds it
-            figure = partial(figure_answer, r, evidence, self.make_citation, self.tokenizer,
-                             self.phrases, self.store)
-            (fig,) = yield [Step("figure", figure, timeout_s)]
-            computed = fig.value if fig.ok else None
-            if not fig.ok:
-                out.append(fig.flag)
+            computed = yield from self._figure(r, evidence, out, timeout_s)
         # the answer is the unit that answers, first and alone
         answer = answer_text(evidence[0]) if found else NOT_FOUND_TEXT
         cited: tuple[Citation, ...] = (evidence[0].citation,) if found else ()
@@ -178,6 +183,27 @@ class AnswerDecider:
             out.append(computed[2])
         return AnswerDecision(answer, found, cited, tuple(evidence or closest), tuple(missing),
                               tuple(out), support, support_p, computed is not None)
+
+    @staticmethod
+    def _computes_in_resolved(r: Retrieval) -> bool:
+        """True when the question defines a computable figure (``corpus.derived.computable``)
+        and resolution was sure of exactly one document (``Retrieval.resolved_filter``)."""
+        resolved = r.resolved_filter
+        return (resolved is not None and len(resolved.doc_ids or ()) == 1
+                and computable(r.question))
+
+    def _figure(self, r: Retrieval, evidence: list[Evidence], out: list[str],
+                timeout_s: float) -> Flow[tuple[str, list[Citation], str] | None]:
+        """Step ``figure`` (``rag.compose.figure_answer``): ``(answer, citations, flag)`` or
+        ``None``; a failed step flags."""
+        figure = partial(figure_answer, r, evidence, self.make_citation, self.tokenizer,
+                         self.phrases, self.store)
+        (fig,) = yield [Step("figure", figure, timeout_s)]
+        if not fig.ok:
+            out.append(fig.flag)
+            return None
+        got: tuple[str, list[Citation], str] | None = fig.value
+        return got
 
     def _support(self, r: Retrieval, evidence: list[Evidence], found: bool, out: list[str],
                  timeout_s: float) -> Flow[tuple[dict[str, float], float | None]]:

@@ -77,7 +77,9 @@ def _row_item(words: str, ev: _Eval) -> tuple[float, str] | None:
         not years and ev.year) else []
     if not need:
         return None
-    balance = two and bool(AVERAGE.search(words))
+    # an average or a change between two years reads two year-ends of a balance: a balance
+    # sheet's row before the cash-flow statement's row of the same label (the year's change)
+    balance = two
     r = best_row(rows, terms, need, ev.normalize, balance=balance)
     if ev.more is not None and (
             r is None or label_cover(r.row.label, terms[0], ev.normalize) < 1.0

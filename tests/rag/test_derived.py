@@ -197,6 +197,27 @@ def test_a_defined_formula_with_named_parts_is_computed_from_cited_rows(flows: P
                       "Accounts payable 2,854 2,746"]
 
 
+def test_a_change_between_two_year_ends_reads_the_balance_not_the_cash_flow_row(
+        tmp_path: Path) -> None:
+    """"change in inventory between FY2020 and FY2021" is the difference of two balance-sheet
+    year-ends (1,559 - 1,642 = -83), not the cash-flow statement's "Inventories" row of the same
+    label, which is already a year's change (financebench_id_04103: that row gave DPO 91.69 and a
+    CCC of -2.69 instead of the gold -3.7). The cash-flow statement comes first here, so a tie
+    on the label goes to it unless the two year-ends are preferred."""
+    cash_flow_first = ("# Consolidated Statements of Cash Flows\n\nFiscal Year 2021 2020 2019"
+                       "\n\nInventories 54 16 (62)\n\n" + FLOWS)
+    got = _answer(
+        "What is the FY2021 days payable outstanding (DPO) for ACME? DPO is defined as: 365 * "
+        "(average accounts payable between FY2020 and FY2021) / (FY2021 COGS + change in "
+        "inventory between FY2020 and FY2021). Round your answer to two decimal places.",
+        _acme_10k(tmp_path, cash_flow_first))
+    assert got is not None
+    assert got[0].startswith("92.70 = 365 × average of Accounts payable 2020 2,746 and 2021 "
+                             "2,854 / (Cost of sales 2021 11,108 + change in Inventories from "
+                             "2020 1,642 to 2021 1,559)"), got[0]
+    assert "Inventories 1,559 1,642" in got[1] and "Inventories 54 16 (62)" not in got[1]
+
+
 def test_an_asked_difference_subtracts_an_outflow_by_its_amount(flows: Path) -> None:
     """"EBITDA less capex": capex is written as an outflow (538); 2,516 + 620 - 538 = 2,598."""
     got = _answer("What is the FY2021 unadjusted EBITDA less capex for ACME? Define unadjusted "
