@@ -52,6 +52,7 @@ WARNING_CODES = {
     "extension_mismatch": "the content is another type than the name says; read by content",
     "repaired_pdf": "the PDF was damaged and repaired by MuPDF; text may be incomplete",
     "probable_duplicate": "the same text (ignoring layout) as another document of the collection",
+    "encoding_guessed": "no byte-order mark and not UTF-8: decoded with a detector's guess",
 }
 
 

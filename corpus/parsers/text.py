@@ -3,13 +3,20 @@
 Decoding order (case 19; open-webui#24973 decoded GB18030 files as GB2312 and failed):
 
 1. a byte-order mark: UTF-8-SIG, UTF-32 LE/BE, UTF-16 LE/BE;
-2. strict UTF-8;
-3. strict GB18030 (superset of GBK and GB2312; ``gbk``/``gb2312`` are never used), kept when
+2. strict UTF-8; UTF-8 with a few bad bytes (at least four valid non-ASCII characters per bad
+   sequence) goes to step 7;
+3. chardetng's guess (``corpus.parsers._legacy_encoding``): a single-byte encoding
+   (windows-1252 for Western European text — Latin-1 files included —, windows-1250, -1251 …)
+   decodes the file, with an ``encoding_guessed`` warning naming it; a Latin-script guess the
+   bytes give no evidence for is windows-1252. Latin-1 text is valid GB18030 (``Größe`` →
+   ``Gr鲞e``), so this comes before the Chinese steps; a guess the detector turns into Chinese
+   when hinted so, and a Chinese guess, go on to step 4;
+4. strict GB18030 (superset of GBK and GB2312; ``gbk``/``gb2312`` are never used), kept when
    at least 80 % of its non-ASCII characters are GB2312 characters (common Simplified text);
-4. strict Big5 (Traditional); Big5 bytes also decode as GB18030, into rare characters, which
-   is why step 3 checks plausibility;
-5. GB18030 even when implausible, then charset-normalizer's best guess;
-6. UTF-8 with ``errors="replace"`` plus a warning on the document.
+5. strict Big5 (Traditional); Big5 bytes also decode as GB18030, into rare characters, which
+   is why step 4 checks plausibility;
+6. GB18030 even when implausible, then charset-normalizer's best guess (warned);
+7. UTF-8 with ``errors="replace"`` plus a warning on the document.
 
 Binary data is rejected as ``undecodable``: NUL-heavy bytes, or a decoded text in which more than
 2 % of the characters are control characters other than tab, line and page breaks and escape
@@ -28,6 +35,7 @@ from pathlib import Path
 
 from corpus.errors import ParseError
 from corpus.parsers._common import lines_block, text_document
+from corpus.parsers._legacy_encoding import guess_legacy, mostly_utf8
 from corpus.parsers._unwrap import unwrap_paragraph, wrap_width
 from corpus.types import Block, ParsedDocument
 
@@ -75,10 +83,18 @@ def _gb2312_share(text: str) -> float:
     return ok / len(wide)
 
 
+def _guessed(encoding: str) -> str:
+    """The warning of a file decoded with a detector's guess."""
+    return (f"encoding_guessed: no byte-order mark and not UTF-8; decoded as {encoding}, the "
+            "detector's guess (save the file as UTF-8 if the text reads wrong)")
+
+
 def decode_text(data: bytes, path: Path) -> tuple[str, str, list[str]]:
     """Decode a text file's bytes.
 
-    :returns: ``(text, encoding_used, warnings)``; line ends folded to ``\\n``.
+    :returns: ``(text, encoding_used, warnings)``; line ends folded to ``\\n``; ``warnings``
+        holds ``encoding_guessed: …`` when a detector chose the encoding (module docstring),
+        ``decoded with replacement characters: …`` for step 7.
     :raises ParseError: ``undecodable`` when the bytes hold NUL-heavy binary data.
     """
     warnings: list[str] = []
@@ -92,7 +108,13 @@ def decode_text(data: bytes, path: Path) -> tuple[str, str, list[str]]:
     if text is None:
         text = _strict(data, "utf-8")
         enc = "utf-8"
-    if text is None:
+    damaged = text is None and mostly_utf8(data)  # step 7 (a stray byte in a UTF-8 file)
+    if text is None and not damaged:
+        guess = guess_legacy(data)
+        if guess.text is not None:
+            text, enc = guess.text, guess.name
+            warnings.append(_guessed(enc))
+    if text is None and not damaged:
         gb = _strict(data, "gb18030")
         if gb is not None and _gb2312_share(gb) >= _GB_PLAUSIBLE:
             text, enc = gb, "gb18030"
@@ -102,7 +124,7 @@ def decode_text(data: bytes, path: Path) -> tuple[str, str, list[str]]:
                 text, enc = big5, "big5"
             elif gb is not None:
                 text, enc = gb, "gb18030"
-    if text is None:
+    if text is None and not damaged:
         import charset_normalizer
 
         best = charset_normalizer.from_bytes(data).best()
@@ -111,6 +133,8 @@ def decode_text(data: bytes, path: Path) -> tuple[str, str, list[str]]:
             if name.replace("_", "").lower() in {"gb2312", "gbk", "cp936"}:
                 name = "gb18030"
             text, enc = _strict(data, name), name
+            if text is not None:
+                warnings.append(_guessed(enc))
     if text is None:
         if data.count(0) > len(data) // 10:
             raise ParseError("undecodable", f"{path}: binary data, not text in any known encoding")

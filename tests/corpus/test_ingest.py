@@ -147,6 +147,29 @@ def test_keyword_search_chinese_either_script_and_whole_code(
     assert "8kW" in hits[0].chunk.text
 
 
+def test_latin1_file_is_found_by_its_accented_words(
+    store: QdrantChunkStore, tmp_path: Path
+) -> None:
+    """A Latin-1 text file and a cp1252 Markdown file are indexed as written (``Müller``,
+    ``naïve``, ``£``) with an ``encoding_guessed`` warning in the report (new-user trial: read
+    as cp1250 or GB18030, so ``Müller`` was not found)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "memo.txt").write_bytes(
+        "Herr Müller zahlt £12 für die Größe XL.\nA naïve café owner.\n".encode("latin-1"))
+    (docs / "menu.md").write_bytes("# Menü\n\nCrème brûlée – €4.\n".encode("cp1252"))
+    report = Ingestor(store, TOK, workers=1).ingest_paths([docs], "c")
+    by_path = {f.path: f for f in report.files}
+    for name in ("memo.txt", "menu.md"):
+        assert by_path[name].status == "ingested"
+        assert [w.split(":")[0] for w in by_path[name].warnings] == ["encoding_guessed"]
+    for query, path, words in (("Müller Größe", "memo.txt", ("Müller", "£12", "naïve café")),
+                               ("crème brûlée", "menu.md", ("Crème brûlée – €4",))):
+        hits = store.keyword_search("c", TOK.sparse_query(query), 1)
+        assert hits and hits[0].chunk.path == path, query
+        assert all(w in hits[0].chunk.text for w in words), hits[0].chunk.text
+
+
 def test_reingest_unchanged_replace_remove_case12(
     store: QdrantChunkStore, tmp_path: Path, cases_dir: Path
 ) -> None:

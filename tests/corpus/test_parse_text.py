@@ -65,6 +65,43 @@ def test_one_bad_byte_gives_one_replacement_and_a_warning(tmp_path: Path) -> Non
     assert doc.warnings and "replacement" in doc.warnings[0]
 
 
+WESTERN = (
+    "Le café de M. Müller est naïf : il paie £3 le croissant.\n"
+    "Die Größe der Tür ist für Müller gemäß der Übersicht zu prüfen.\n"
+    "The total is £250 for the year.\n"
+)
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "cp1252"])
+@pytest.mark.parametrize("text", [WESTERN, "A naïve café.\n", "Price: £5\n"])
+def test_western_latin1_text_decodes_exactly_with_a_warning(
+    tmp_path: Path, encoding: str, text: str
+) -> None:
+    """Latin-1 / cp1252 text comes out as written, flagged as a guess (found by a new-user
+    trial: decoded as cp1250 without a word, ``naďf``, ``Ł3``; German as GB18030 ``Gr鲞e``)."""
+    f = tmp_path / "notes.txt"
+    f.write_bytes(text.encode(encoding))
+    decoded, enc, warnings = decode_text(f.read_bytes(), f)
+    assert (decoded, enc) == (text, "windows-1252")
+    assert len(warnings) == 1 and warnings[0].startswith("encoding_guessed: ")
+    assert "windows-1252" in warnings[0]
+    doc = parse_file(f)  # the document carries the warning to the ingest report
+    assert [w.split(":")[0] for w in doc.warnings] == ["encoding_guessed"]
+
+
+@pytest.mark.parametrize(
+    ("text", "encoding"),
+    [
+        ("Zażółć gęślą jaźń. Książka leży na stole w małym pokoju.\n", "cp1250"),
+        ("Příliš žluťoučký kůň úpěl ďábelské ódy.\n", "cp1250"),
+        ("Москва — столица России, город федерального значения.\n", "cp1251"),
+    ],
+)
+def test_other_single_byte_encodings_still_decode(text: str, encoding: str) -> None:
+    decoded, enc, warnings = decode_text(text.encode(encoding), Path("x.txt"))
+    assert decoded == text and enc == encoding.replace("cp", "windows-") and warnings
+
+
 def test_case19_files_decode_to_true_text(cases_dir: Path) -> None:
     case = cases_dir / "19-malformed-text-encodings"
     exp = json.loads((case / "expected.json").read_text(encoding="utf-8"))
