@@ -72,7 +72,7 @@ def main() -> int:
 
     import corpus.parsers._pdf_mixed as mixed
     import corpus.parsers.pdf as pdf
-    from corpus._ingest_worker import Prepared
+    from corpus._ingest_prepare import Prepared
     from corpus._ingest_write import DocumentWriter
     from corpus.catalogue import Catalogue
     from corpus.chunker import chunk_document

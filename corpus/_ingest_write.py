@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from threading import Event
 
+from corpus._ingest_prepare import Prepared
 from corpus._ingest_report import FileResult, FileStatus
-from corpus._ingest_worker import Prepared
 from corpus.catalogue import Catalogue
 from corpus.catalogue_entry import CatalogueEntry, bounded_outline, outline_from_chunks
 from corpus.chunker import DocumentChunks

@@ -14,8 +14,9 @@ worker), a document is chunked as a stream (``corpus.chunker.DocumentChunks``: t
 and ids as ``chunk_document``, never all in memory; the parsed blocks are held) and its chunks,
 keyword and dense vectors are computed one batch at a time and written staged as they come, so
 memory for chunks and vectors is bounded by the batch size (a text-like file above
-``STREAM_TEXT_BYTES``, any file above ``STREAM_ANY_BYTES``, is taken out of the worker processes
-for this, after the other files); ``step(phase, path, done, total)`` reports ``parsing``,
+``STREAM_TEXT_BYTES``, any file above ``STREAM_ANY_BYTES`` — both in ``corpus._ingest_run``,
+one run's work — is taken out of the worker processes for this, after the other files);
+``step(phase, path, done, total)`` reports ``parsing``,
 ``embedding`` (chunks written of the document's total) and ``switching``; a ``cancel`` event set
 by another thread (or a signal handler) stops the run between two batches, or before the next
 document, with ``corpus.errors.IngestCancelled``, the document being written rolled back and the
@@ -45,10 +46,11 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from threading import Event
 
+from corpus._ingest_prepare import ParseFn
 from corpus._ingest_report import (
     FileResult,
     FileStatus,
@@ -56,17 +58,14 @@ from corpus._ingest_report import (
     IngestReport,
     collect_files,
     default_root,
-    file_size,
-    gone_from,
-    hash_files,
     printable_path,
     relative_path,
 )
-from corpus._ingest_worker import Failure, ParseFn, Prepared, embed_prepared, run_prepare
+from corpus._ingest_run import IngestRun
 from corpus._ingest_write import DocumentWriter, StepFn
 from corpus.catalogue import Catalogue
 from corpus.directory_build import DirectoryBuilder
-from corpus.errors import IngestCancelled, StoreError
+from corpus.errors import StoreError
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
 from corpus.types import PassageEmbedder
@@ -128,7 +127,7 @@ class Ingestor:
         #: the report of the running or last run, filled as files finish: after a run that
         #: raised (cancelled, interrupted) it says what was done before
         self.report: IngestReport | None = None
-        self._interruptible = False
+        self._current: IngestRun | None = None  # the running ingest_paths
 
     @property
     def interruptible(self) -> bool:
@@ -138,7 +137,7 @@ class Ingestor:
         with the store as it was (the worker processes are stopped, the documents written so
         far stay). Otherwise set the ``cancel`` event: the document being written is rolled
         back at its next batch, or the run stops before the next document."""
-        return self._interruptible
+        return self._current is not None and self._current.interruptible
 
     def ingest_paths(
         self,
@@ -179,167 +178,18 @@ class Ingestor:
             collection, printable_path(str(base)), ignored=ignored,
             keyword_only=self.embedder is None
         )
+        self._current = IngestRun(
+            self.store, self.catalogue, self.writer, self.embedder, workers=self.workers,
+            parse=self.parse, embed_task=self.embed_task, collection=collection, report=report,
+            t0=t0, progress=progress, step=step, cancel=cancel)
         try:
-            return self._run(collection, files, rels, dirs, report, t0, progress, step, cancel)
+            return self._current.run(files, rels, dirs)
         finally:
-            self._interruptible = False
+            self._current = None
             report.elapsed_s = time.perf_counter() - t0
             if not report.corpus_version:  # the run raised: the version it left
                 with contextlib.suppress(StoreError):
                     report.corpus_version = self.catalogue.corpus_version(collection)
-
-    def _run(
-        self,
-        collection: str,
-        files: list[Path],
-        rels: list[str],
-        dirs: list[Path],
-        report: IngestReport,
-        t0: float,
-        progress: Callable[[IngestProgress], None] | None,
-        step: StepFn | None,
-        cancel: Event | None,
-    ) -> IngestReport:
-        emb = self.embedder
-        self.store.ensure_collection(collection, dense_dim=emb.dim if emb else None,
-                                     embed_model=emb.model_name if emb else None)
-        self.store.purge_staged(collection)
-        entries = self.catalogue.entries(collection)
-        total, seen = len(files), set[str]()
-        jobs: list[tuple[str, str]] = []
-
-        work = [0, 0]  # bytes of the files to read: done, total (the time-left estimate)
-
-        def done(res: FileResult) -> None:
-            report.files.append(res)
-            if progress is not None:
-                progress(
-                    IngestProgress(
-                        len(report.files), total, report.pages, report.chunks, res.path, res.status,
-                        work[0], work[1], time.perf_counter() - t0
-                    )
-                )
-
-        hashed = hash_files(files, rels, seen, done)
-        # a path whose file changed in this run no longer vouches for its old bytes
-        now = {rel: digest for _, rel, digest in hashed}
-        by_doc = {
-            e.info.doc_id: p
-            for p, e in entries.items()
-            if now.get(p, e.info.doc_id) == e.info.doc_id
-        }
-        for f, rel, digest in hashed:
-            old = entries.get(rel)
-            if old is not None and old.info.doc_id == digest:
-                if emb is not None and not old.info.has_dense:
-                    if cancel is not None and cancel.is_set():
-                        raise IngestCancelled(f"cancelled before embedding {rel}")
-                    done(self.writer.embed_existing(collection, old))
-                else:
-                    done(FileResult(rel, "unchanged", old.info.page_count, old.info.chunk_count,
-                                    digest))
-            elif digest in by_doc and by_doc[digest] != rel:
-                done(self.writer.duplicate(collection, rel, digest, by_doc[digest],
-                                           "the same bytes", old))
-            else:
-                by_doc[digest] = rel
-                jobs.append((str(f), rel))
-        # text keys of the documents kept; a path being re-read no longer vouches for its text
-        rereads = {rel for _, rel in jobs}
-        kept = [(p, e.info) for p, e in entries.items() if p not in rereads]
-        by_text = {i.text_key: p for p, i in kept if i.text_key}
-        by_loose = {i.loose_key: p for p, i in kept if i.loose_key}
-        sizes = [file_size(p) for p, _ in jobs]
-        # large files last and in this process, as streams (a worker returns whole chunk lists)
-        big = [j for j in range(len(jobs)) if _streamed(jobs[j][0], sizes[j])]
-        pool = [j for j in range(len(jobs)) if j not in set(big)]
-        n_pool = len(pool)
-        workers = self.workers if n_pool >= 4 else 1
-        if workers > 1:  # largest first: the last file to finish is a small one
-            pool.sort(key=lambda j: -sizes[j])
-        jobs, sizes = [jobs[j] for j in pool + big], [sizes[j] for j in pool + big]
-        work[1] = sum(sizes)
-        # parse workers hold no model; embed workers (as many) embed every document's chunks
-        factory = getattr(emb, "worker_factory", None) if workers > 1 else None
-        embed = factory(max(1, getattr(emb, "threads", 1) // workers)) if factory else None
-
-        def parsing(i: int) -> None:
-            if cancel is not None and cancel.is_set():
-                raise IngestCancelled(f"cancelled before {jobs[i][1]}")
-            if step is not None:
-                step("parsing", jobs[i][1], 0, 0)
-
-        def prepared() -> Iterator[tuple[int, Prepared | Failure]]:
-            parsed = run_prepare(jobs[:n_pool], workers=workers, parse=self.parse,
-                                 on_start=parsing)
-            yield from (embed_prepared(parsed, workers=workers, embed=embed,
-                                       batch=self.embed_task) if embed is not None else parsed)
-            for k, res in run_prepare(jobs[n_pool:], workers=1, parse=self.parse,
-                                      on_start=lambda k: parsing(n_pool + k)):
-                yield n_pool + k, res
-
-        for i, result in self._between_writes(prepared(), cancel):
-            rel = jobs[i][1]
-            work[0] += sizes[i]
-            if isinstance(result, Failure):
-                # name the file by its stored path: reports reach HTTP clients, which must not
-                # learn the server's directory layout
-                message = result.message.replace(jobs[i][0], rel)
-                done(FileResult(rel, "failed", error_code=result.code, error_message=message))
-                continue
-            same = by_text.get(result.text_key) if result.text_key else None
-            if same is not None:
-                done(
-                    self.writer.duplicate(
-                        collection, rel, result.doc_id, same, "the same text", entries.get(rel)
-                    )
-                )
-                continue
-            probable = by_loose.get(result.loose_key) if result.loose_key else None
-            if probable is not None:
-                result.warnings.append(
-                    f"probable_duplicate: the same text as {probable!r} in another layout or "
-                    "format; indexed as its own document"
-                )
-            res = self.writer.write(collection, rel, result, entries.get(rel), Path(jobs[i][0]),
-                                    step, cancel)
-            if res.status != "failed":
-                by_text.setdefault(result.text_key, rel)
-                by_loose.setdefault(result.loose_key, rel)
-            done(res)
-        for rel in sorted(set(entries) - seen):
-            # Remove only what this walk can vouch for: a document read from under a walked
-            # folder whose file is gone. Documents from other folders or uploads stay.
-            if gone_from(entries[rel].source, dirs):
-                removed = self.writer.remove(collection, rel)
-                if removed is not None:
-                    done(removed)
-        self.store.flush()
-        report.corpus_version = self.catalogue.corpus_version(collection)
-        return report
-
-    def _between_writes(self, results: Iterator[tuple[int, Prepared | Failure]],
-                        cancel: Event | None) -> Iterator[tuple[int, Prepared | Failure]]:
-        """``results``, :attr:`interruptible` while the next one is awaited; stops with
-        :class:`IngestCancelled` when ``cancel`` was set during a write (the generators' own
-        handlers stop their worker processes)."""
-        it = iter(results)
-        try:
-            while True:
-                self._interruptible = True
-                if cancel is not None and cancel.is_set():
-                    raise IngestCancelled("cancelled before the next document")
-                try:
-                    item = next(it)
-                except StopIteration:
-                    return
-                finally:
-                    self._interruptible = False
-                yield item
-        finally:
-            close = getattr(it, "close", None)
-            if callable(close):
-                close()  # stops the worker processes now, not when collected
 
     def remove_document(self, collection: str, doc: str) -> FileResult | None:
         """Remove a document (by stored path or ``doc_id``) from both indexes and the catalogue;
@@ -357,19 +207,4 @@ def usable_cores() -> int:
     if hasattr(os, "sched_getaffinity"):
         return max(1, len(os.sched_getaffinity(0)))
     return max(1, os.cpu_count() or 1)
-
-
-#: text-like files above this many bytes (and any file above :data:`STREAM_ANY_BYTES`) are
-#: prepared in this process as a chunk stream, after the others: a worker process returns a
-#: whole document's chunks and vectors (2 MB of text ≈ 1,700 chunks ≈ 25 MB with e5 vectors
-#: as Python lists, times the ``2 × workers`` documents in flight)
-STREAM_TEXT_BYTES = 2_000_000
-STREAM_ANY_BYTES = 32_000_000
-_TEXT_LIKE = (".txt", ".text", ".md", ".markdown", ".html", ".htm")
-
-
-def _streamed(path: str, size: int) -> bool:
-    """True when ``path`` (of ``size`` bytes) is prepared in this process as a stream."""
-    return size > STREAM_ANY_BYTES or (size > STREAM_TEXT_BYTES
-                                       and path.lower().endswith(_TEXT_LIKE))
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from corpus._ingest_worker import Prepared, embed_prepared, run_prepare
+from corpus._ingest_prepare import Prepared
+from corpus._ingest_worker import embed_prepared, run_prepare
 from corpus.ingest import Ingestor
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer

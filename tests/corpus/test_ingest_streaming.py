@@ -23,11 +23,11 @@ pytestmark = pytest.mark.integration
 def _stream_every_document(monkeypatch) -> None:
     """Every document here is chunked as a stream (by default only those over
     ``TUNING.ingest.stream_chars``)."""
-    import corpus._ingest_worker as worker
+    import corpus._ingest_prepare as prepare
     from corpus.tuning import TUNING
 
     ingest = TUNING.ingest.model_copy(update={"stream_chars": 0})
-    monkeypatch.setattr(worker, "TUNING", TUNING.model_copy(update={"ingest": ingest}))
+    monkeypatch.setattr(prepare, "TUNING", TUNING.model_copy(update={"ingest": ingest}))
 
 
 def _doc(tag: str, sections: int) -> str:
@@ -197,13 +197,13 @@ def test_a_large_text_file_is_streamed_here_not_in_a_worker(store, tmp_path: Pat
     """With enough files for the worker pool, a text file above STREAM_TEXT_BYTES is prepared
     in this process as a chunk stream (a worker would return its whole chunk list), after the
     others; every file is ingested."""
-    import corpus.ingest as ingest_mod
+    import corpus._ingest_run as run_mod
     from corpus.chunker import DocumentChunks
 
-    monkeypatch.setattr(ingest_mod, "STREAM_TEXT_BYTES", 20_000)
+    monkeypatch.setattr(run_mod, "STREAM_TEXT_BYTES", 20_000)
     calls: list[tuple[list[str], int]] = []
     kinds: dict[str, str] = {}
-    orig = ingest_mod.run_prepare
+    orig = run_mod.run_prepare
 
     def spy(jobs, *, workers, **kw):
         calls.append(([rel for _, rel in jobs], workers))
@@ -212,7 +212,7 @@ def test_a_large_text_file_is_streamed_here_not_in_a_worker(store, tmp_path: Pat
             kinds[jobs[i][1]] = type(getattr(res, "chunks", None)).__name__
             yield i, res
 
-    monkeypatch.setattr(ingest_mod, "run_prepare", spy)
+    monkeypatch.setattr(run_mod, "run_prepare", spy)
     folder = tmp_path / "docs"
     folder.mkdir()
     for i in range(4):
