@@ -18,22 +18,22 @@
 
 Follow-ups: the rag and loop answerers given the router read them from the session memory (or
 the history) as the router does; without one, the retrieval query is built from the history as
-the router builds it (``gateway.routing.rules.retrieval_query``). Blocking calls run in worker
-threads.
+the router builds it (``gateway.routing.rules.retrieval_query``); both through
+:class:`evals.reading.RouterReading`. Blocking calls run in worker threads.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-import uuid
 from collections.abc import Sequence
 from typing import Any, Literal, cast
 
 from corpus.types import Chunk, ChunkStore, Citation, SearchFilter, SearchHit
 from evals.questions import Question
+from evals.reading import Reading, RouterReading, ask_in_session
 from evals.types import AnswerRecord, Location
-from gateway.routing import QueryInput, retrieval_query
+from gateway.routing import QueryInput
 
 __all__ = [
     "LoopAgentAnswerer",
@@ -65,77 +65,7 @@ def chunk_location(chunk: Chunk, score: float | None = None, page_end: int = 0) 
     )
 
 
-def _query(question: Question, history: list[dict[str, str]]) -> str:
-    return str(retrieval_query(question.question, tuple(history)))
-
-
-class _RouterReading:
-    """What the rag and loop answerers share when given the gateway's router: a follow-up's
-    earlier turns asked through it (in the answerer's ``mode``) in one fresh session, and every
-    question read as it reads it (``Router.read_as``) before the answerer runs its own path."""
-
-    mode: Literal["rag", "loop"]
-    router: Any | None
-
-    async def answer(
-        self, question: Question, collection: str, *, history: list[dict[str, str]],
-        current_date: str | None, session_id: str | None = None,
-    ) -> AnswerRecord:  # pragma: no cover - the answerers define it
-        raise NotImplementedError
-
-    async def converse(
-        self, question: Question, collection: str, *, turns: Sequence[str],
-        current_date: str | None,
-    ) -> AnswerRecord:
-        """Ask the earlier ``turns`` through the router (in this answerer's mode) in one fresh
-        session, then the question read from that session's memory (``answer``); the session is
-        forgotten afterwards. Without a router (or its session memory): the turns as
-        ``history``."""
-        conv = getattr(self.router, "conversation", None)
-        if self.router is None or conv is None:
-            return await self.answer(question, collection, current_date=current_date,
-                                     history=[{"role": "user", "content": t} for t in turns])
-        sid = f"eval-{uuid.uuid4().hex}"
-        try:
-            for turn in turns:
-                await self.router.ask(QueryInput(turn, collection, self.mode, use_cache=False,
-                                                 current_date=current_date, session_id=sid,
-                                                 caller="eval"))
-            return await self.answer(question, collection, history=[],
-                                     current_date=current_date, session_id=sid)
-        finally:
-            try:
-                await conv.store.delete("eval", sid)
-            except Exception:  # noqa: BLE001 - expires at its TTL anyway
-                pass
-
-    async def _read_as(self, question: Question, collection: str,
-                       history: list[dict[str, str]], current_date: str | None,
-                       session_id: str | None) -> tuple[QueryInput, str, dict[str, Any]]:
-        """The question the path reads, its retrieval text and the route record's rewrite
-        fields: the router's reading (``Router.read_as``), else the question as written with
-        the history's previous turn before it for retrieval."""
-        if self.router is None:
-            q = QueryInput(question.question, collection, self.mode, history=tuple(history),
-                           use_cache=False, current_date=current_date)
-            return q, _query(question, history), {}
-        read = await self.router.read_as(QueryInput(
-            question.question, collection, self.mode, history=tuple(history), use_cache=False,
-            current_date=current_date, session_id=session_id,
-            caller="eval" if session_id else ""))
-        route = read.record.to_dict()
-        shown = {k: route[k] for k in ("rewritten_question", "rewrite", "session",
-                                       "cross_language") if route.get(k) is not None}
-        return read.query, read.retrieval_query, shown
-
-
-def _scope(q: QueryInput) -> SearchFilter | None:
-    """The filter the router searches ``q`` with: the caller's, else the session's focus
-    document (a follow-up stepping along its list), else none."""
-    return q.filters if q.filters is not None and not q.filters.is_empty() else None
-
-
-class RagPipelineAnswerer(_RouterReading):
+class RagPipelineAnswerer(RouterReading):
     """``mode=rag``: the RAG fast path alone.
 
     :param pipeline: a warmed-up ``rag.pipeline.RagPipeline``.
@@ -153,22 +83,12 @@ class RagPipelineAnswerer(_RouterReading):
                  router: Any | None = None) -> None:
         self.pipeline, self.top_k, self.router = pipeline, top_k, router
 
-    async def answer(
-        self,
-        question: Question,
-        collection: str,
-        *,
-        history: list[dict[str, str]],
-        current_date: str | None,
-        session_id: str | None = None,
-    ) -> AnswerRecord:
-        """Read the question as the router does, then answer from the top-k retrieval
+    async def run(self, read: Reading, collection: str, *, current_date: str | None,
+                  t0: float) -> AnswerRecord:
+        """Answer the question read as the router reads it from the top-k retrieval
         extractively (no LLM)."""
-        t0 = time.perf_counter()
-        q, query, shown = await self._read_as(question, collection, history, current_date,
-                                              session_id)
-        ans = await asyncio.to_thread(self.pipeline.run, query, collection, top_k=self.top_k,
-                                      flt=_scope(q))
+        ans = await asyncio.to_thread(self.pipeline.run, read.text, collection,
+                                      top_k=self.top_k, flt=read.scope)
         ms = (time.perf_counter() - t0) * 1000.0
         r = ans.retrieval
         return AnswerRecord(
@@ -183,8 +103,8 @@ class RagPipelineAnswerer(_RouterReading):
             latency_ms=round(ms, 2),
             route_record={
                 "final_path": "rag",
-                "retrieval_query": query,
-                **shown,
+                "retrieval_query": read.text,
+                **read.shown,
                 "mode": r.mode,
                 "confidence": ans.confidence,
                 # what the router's fitted rule reads at run time (RagResult.confidence)
@@ -204,7 +124,7 @@ class RagPipelineAnswerer(_RouterReading):
         )
 
 
-class LoopAgentAnswerer(_RouterReading):
+class LoopAgentAnswerer(RouterReading):
     """``mode=loop``: the LoopAgent alone, seeded with the RAG retrieval's hits.
 
     :param agent: a ``loop.agent.LoopAgent``.
@@ -236,24 +156,15 @@ class LoopAgentAnswerer(_RouterReading):
         self.agent, self.retriever, self.store, self.offline = agent, retriever, store, offline
         self.fallback, self.broad_top_k, self.router = fallback, broad_top_k, router
 
-    async def answer(
-        self,
-        question: Question,
-        collection: str,
-        *,
-        history: list[dict[str, str]],
-        current_date: str | None,
-        session_id: str | None = None,
-    ) -> AnswerRecord:
-        """Read the question as the router does, seed, read, answer; the record carries the
+    async def run(self, read: Reading, collection: str, *, current_date: str | None,
+                  t0: float) -> AnswerRecord:
+        """Seed, read, answer the question read as the router reads it; the record carries the
         loop's steps as its route record (with ``rewritten_question`` when it was rewritten)."""
-        t0 = time.perf_counter()
-        q, query, shown = await self._read_as(question, collection, history, current_date,
-                                              session_id)
+        q, query = read.query, read.text
         seeds: list[SearchHit] = []
         confidence = None
         # the session's focus document (a follow-up stepping along its list), as the router
-        scope = _scope(q)
+        scope = read.scope
         flt: SearchFilter | None = scope
         if self.retriever is not None:
             r = await asyncio.to_thread(self.retriever.run, query, collection, flt=scope)
@@ -281,9 +192,10 @@ class LoopAgentAnswerer(_RouterReading):
             answer, found = broad.answer, broad.found
             citations = [citation_location(c) for c in broad.citations]
         ms = (time.perf_counter() - t0) * 1000.0
-        read = await asyncio.to_thread(self.store.get_chunks, collection, list(res.read_chunk_ids))
-        seen = {c.chunk_id for c in read}
-        cands = [chunk_location(c) for c in read]
+        chunks_read = await asyncio.to_thread(self.store.get_chunks, collection,
+                                              list(res.read_chunk_ids))
+        seen = {c.chunk_id for c in chunks_read}
+        cands = [chunk_location(c) for c in chunks_read]
         cands += [chunk_location(h.chunk, h.score) for h in seeds if h.chunk.chunk_id not in seen]
         return AnswerRecord(
             answer=answer,
@@ -302,7 +214,7 @@ class LoopAgentAnswerer(_RouterReading):
                 "final_path": "loop",
                 "retrieval_query": query,
                 "seed_confidence": confidence,
-                **shown,
+                **read.shown,
                 **res.to_dict(),
             },
         )
@@ -328,23 +240,10 @@ class RouterAnswerer:
         current_date: str | None,
     ) -> AnswerRecord:
         """Ask the earlier ``turns`` and then the question in one fresh session (through the
-        session memory, no history sent); the record is the question's; the session is
-        forgotten afterwards."""
-        sid = f"eval-{uuid.uuid4().hex}"
-        for turn in turns:
-            await self.router.ask(QueryInput(turn, collection, self.mode, use_cache=False,
-                                             current_date=current_date, session_id=sid,
-                                             caller="eval"))
-        try:
-            return await self.answer(question, collection, history=[],
-                                     current_date=current_date, session_id=sid)
-        finally:
-            conv = getattr(self.router, "conversation", None)
-            if conv is not None:
-                try:
-                    await conv.store.delete("eval", sid)
-                except Exception:  # noqa: BLE001 - expires at its TTL anyway
-                    pass
+        session memory, no history sent; :func:`evals.reading.ask_in_session`); the record is
+        the question's; the session is forgotten afterwards."""
+        return await ask_in_session(self.router, self.mode, self.answer, question, collection,
+                                    turns=turns, current_date=current_date)
 
     async def answer(
         self,
