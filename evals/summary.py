@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from gateway.routing import timed_out_names
+
 __all__ = [
     "auroc",
     "compare_with_baseline",
@@ -143,10 +145,9 @@ def timed_out(record: Mapping[str, Any]) -> bool:
     if not isinstance(route, Mapping):
         return False
     flags = route.get("flags") or []
-    steps = route.get("steps") or []
-    return (bool(route.get("timeouts") or route.get("timed_out"))
-            or any(str(f).endswith("_timeout") for f in flags)
-            or any(isinstance(s, Mapping) and s.get("status") == "timeout" for s in steps))
+    return (bool(route.get("timed_out"))
+            or bool(timed_out_names(route.get("timeouts") or (), route.get("steps") or ()))
+            or any(str(f).endswith("_timeout") for f in flags))
 
 
 def _by(rows: Sequence[dict[str, Any]], key: str) -> dict[str, dict[str, Any]]:

@@ -33,7 +33,7 @@ from gateway.routing.fit import (
     load_routing_model,
 )
 from gateway.routing.plan import merge_parts
-from gateway.routing.record import RouteRecord, ToolCallRecord
+from gateway.routing.record import RouteRecord, ToolCallRecord, timed_out_names
 from gateway.routing.router import ReadAs, Router
 from gateway.routing.rules import (
     Decision,
@@ -73,5 +73,6 @@ __all__ = [
     "merge_parts",
     "retrieval_query",
     "search_query",
+    "timed_out_names",
 ]
 __all__ += _types.__all__

@@ -21,6 +21,7 @@ Vocabulary (what the router writes):
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,7 +29,7 @@ import orjson
 
 from gateway.cache import normalize_question
 
-__all__ = ["RouteRecord", "ToolCallRecord"]
+__all__ = ["RouteRecord", "ToolCallRecord", "timed_out_names"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +41,18 @@ class ToolCallRecord:
     status: str
     elapsed_ms: float
     step: int
+
+
+def timed_out_names(timeouts: Iterable[Any], steps: Iterable[Any]) -> list[str]:
+    """Names of what ran out of time in a route: the router stages of ``timeouts``
+    (``{"stage": name, …}``), then the LoopAgent tool calls of ``steps`` whose status is
+    ``timeout`` (only a tool call can time out: ``loop.results.StepEvent``). Reads route
+    records and the eval harness's records of a LoopAgent run alike."""
+    names = [str(t.get("tool") or t.get("stage") or "unknown") if isinstance(t, Mapping)
+             else "unknown" for t in timeouts]
+    return names + [str(s.get("tool")) for s in steps
+                    if isinstance(s, Mapping) and s.get("kind", "tool") == "tool"
+                    and s.get("tool") and s.get("status", "ok") == "timeout"]
 
 
 _ORJSON_OPTS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
@@ -122,9 +135,9 @@ class RouteRecord:
 
     @property
     def timed_out(self) -> list[str]:
-        """Names of what timed out: router stages, then LoopAgent tools."""
-        names = [str(t.get("tool") or t.get("stage") or "unknown") for t in self.timeouts]
-        return names + [c.tool for c in self.tool_calls if c.status == "timeout"]
+        """Names of what timed out: router stages, then LoopAgent tools
+        (:func:`timed_out_names`)."""
+        return timed_out_names(self.timeouts, self.steps)
 
     @property
     def total_ms(self) -> float | None:
