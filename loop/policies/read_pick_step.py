@@ -20,13 +20,13 @@ from loop.policies.read_nav import Navigator
 from loop.policies.read_pick import (
     PICK_SYSTEM,
     Candidate,
-    bare_figure,
     parse_pick,
     pick_candidates,
     pick_prompt,
     pick_schema,
     resolve_pick,
 )
+from loop.policies.read_value import bare_figure
 from loop.results import LoopResult
 
 __all__ = ["PickStep", "offline_misses"]
@@ -85,7 +85,7 @@ class PickStep(ReadCalls):
         answer's line and the next ``TUNING.pick.more_candidates`` lines of the offline
         ranking with its dense re-rank (:attr:`OfflinePolicy.similarity`) not shown yet: the
         gold line of a question is often just below the first five (zh-PDF dev: 10th, 15th).
-        In that round a value that is a figure alone (:func:`~loop.policies.read_pick.
+        In that round a value that is a figure alone (:func:`~loop.policies.read_value.
         bare_figure`) answers only a question that asks a quantity (``loop.evidence.
         asks_quantity``): having named none of the five best lines, the model copied a total
         ('57,046', p.156) for "What was the largest liability …" (gold: a row name on p.98) and

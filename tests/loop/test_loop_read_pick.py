@@ -23,7 +23,6 @@ from loop.evidence import Evidence
 from loop.policies.read_parse import ReplyError
 from loop.policies.read_pick import (
     PICK_SYSTEM,
-    bare_figure,
     names_other_article,
     parse_pick,
     pick_candidates,
@@ -31,6 +30,7 @@ from loop.policies.read_pick import (
     pick_schema,
     resolve_pick,
 )
+from loop.policies.read_value import bare_figure
 
 TWO = "电池保修多久，退货期限多久？"  # both kb documents hold candidate lines
 
