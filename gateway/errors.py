@@ -8,6 +8,7 @@ Hierarchy (``LoopGateError`` is defined in ``corpus.errors``)::
           ├── Unauthorized            401 ``unauthorized``: missing or unknown API key
           ├── Forbidden               403 ``forbidden``: the key may not use that collection
           ├── NotFound                404 ``not_found``: unknown collection, document or job
+          ├── Conflict                409 ``conflict``: a collection embedded with another model
           ├── PayloadTooLarge         413 ``too_large``: request body or upload over the limit
           ├── UnsupportedType         415 ``unsupported_type``: upload of a type we cannot parse
           └── ServiceUnavailable      503 ``unavailable``: Qdrant down for a RAG-only request,
@@ -44,6 +45,7 @@ from rag.errors import CollectionMismatchError
 
 __all__ = [
     "BadRequest",
+    "Conflict",
     "DataDirLocked",
     "Forbidden",
     "GatewayError",
@@ -65,7 +67,8 @@ log = logging.getLogger("loopgate.gateway")
 
 
 class GatewayError(LoopGateError):
-    """A gateway failure with an HTTP status and a stable error ``code``.
+    """A gateway failure with an HTTP status and a stable error ``code``; a subclass names its
+    own in the class statement (``class NotFound(GatewayError, status=404, code="not_found")``).
 
     :param message: shown to the client as ``error.message``.
     :param detail: optional extra JSON-safe fields added to the error body.
@@ -74,73 +77,54 @@ class GatewayError(LoopGateError):
     status = 500
     code = "internal"
 
+    def __init_subclass__(cls, *, status: int | None = None, code: str | None = None) -> None:
+        super().__init_subclass__()
+        if status is not None:
+            cls.status = status
+        if code is not None:
+            cls.code = code
+
     def __init__(self, message: str, **detail: Any) -> None:
         super().__init__(message)
         self.message = message
         self.detail = detail
 
 
-class BadRequest(GatewayError):
+class BadRequest(GatewayError, status=400, code="bad_request"):
     """The request is malformed or names a value we do not accept."""
 
-    status = 400
-    code = "bad_request"
 
-
-class Unauthorized(GatewayError):
+class Unauthorized(GatewayError, status=401, code="unauthorized"):
     """No API key, or one we do not know."""
 
-    status = 401
-    code = "unauthorized"
 
-
-class Forbidden(GatewayError):
+class Forbidden(GatewayError, status=403, code="forbidden"):
     """The API key is valid but may not use the collection asked for."""
 
-    status = 403
-    code = "forbidden"
 
-
-class NotFound(GatewayError):
+class NotFound(GatewayError, status=404, code="not_found"):
     """Unknown collection, document or ingest job."""
 
-    status = 404
-    code = "not_found"
 
-
-class PayloadTooLarge(GatewayError):
-    """Request body or uploaded file over its size limit."""
-
-    status = 413
-    code = "too_large"
-
-
-class UnsupportedType(GatewayError):
-    """Uploaded file of a type LoopGate cannot parse."""
-
-    status = 415
-    code = "unsupported_type"
-
-
-class ServiceUnavailable(GatewayError):
-    """A backend the request needs is down (Qdrant for a RAG-only request …)."""
-
-    status = 503
-    code = "unavailable"
-
-
-class Conflict(GatewayError):
+class Conflict(GatewayError, status=409, code="conflict"):
     """The request conflicts with the state of a resource (a collection embedded with another
     model than the configured one)."""
 
-    status = 409
-    code = "conflict"
+
+class PayloadTooLarge(GatewayError, status=413, code="too_large"):
+    """Request body or uploaded file over its size limit."""
 
 
-class DataDirLocked(ServiceUnavailable):
+class UnsupportedType(GatewayError, status=415, code="unsupported_type"):
+    """Uploaded file of a type LoopGate cannot parse."""
+
+
+class ServiceUnavailable(GatewayError, status=503, code="unavailable"):
+    """A backend the request needs is down (Qdrant for a RAG-only request …)."""
+
+
+class DataDirLocked(ServiceUnavailable, code="data_dir_locked"):
     """The embedded Qdrant shard is held by another process (a running ``loopgate serve``)."""
-
-    code = "data_dir_locked"
 
 
 def is_lock_error(exc: BaseException) -> bool:
