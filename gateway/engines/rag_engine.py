@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -30,11 +29,14 @@ from gateway.engines.grounded import (
 )
 from gateway.routing import AnswerDraft, RagResult
 from loop.errors import LLMError
+from loop.llm_client import AsyncLLMClient
+from rag.retriever import HybridRetriever
+from rag.types import Retrieval
 
 __all__ = ["HybridRagEngine", "to_hits"]
 
 
-def to_hits(retrieval: Any) -> list[SearchHit]:
+def to_hits(retrieval: Retrieval) -> list[SearchHit]:
     """Retrieval items → ``SearchHit`` list (one per chunk, the item's fused score)."""
     return [SearchHit(c, float(item.score)) for item in retrieval.items for c in item.chunks]
 
@@ -57,7 +59,8 @@ class HybridRagEngine:
     at once, so the extractive answer comes at RAG speed.
     """
 
-    def __init__(self, retriever: Any, *, llm: Any = None, answer_floor: float = 0.2,
+    def __init__(self, retriever: HybridRetriever, *, llm: AsyncLLMClient | None = None,
+                 answer_floor: float = 0.2,
                  max_evidence: int = 3, llm_max_chars: int = 1500,
                  presence_check: bool = True) -> None:
         from corpus.answer_support import SupportModel
@@ -132,15 +135,16 @@ class HybridRagEngine:
             return AnswerDraft(NOT_FOUND_TEXT, [], False, "extractive")
         if self.llm is None or not allow_llm:
             return await asyncio.to_thread(self._extractive, retrieval, [])
-        return await self._grounded(question, retrieval)
+        return await self._grounded(self.llm, question, retrieval)
 
-    async def _grounded(self, question: str, res: RagResult) -> AnswerDraft:
+    async def _grounded(self, llm: AsyncLLMClient, question: str,
+                        res: RagResult) -> AnswerDraft:
         from corpus.answer_check import check_answer
         from loop.citations import check_citations
 
         messages, shown = grounded_messages(question, res.hits, self.llm_max_chars)
         try:
-            reply = await self.llm.chat(messages, json_schema=GROUNDED_SCHEMA)
+            reply = await llm.chat(messages, json_schema=GROUNDED_SCHEMA)
         except LLMError:
             return await asyncio.to_thread(self._extractive, res, ["llm_unavailable"])
         tokens = reply.prompt_tokens + reply.completion_tokens
