@@ -27,7 +27,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
-from corpus.term_match import holds_term, is_code, is_period
+from corpus.term_match import has_code_part, holds_term, is_code, is_period
 from corpus.types import Chunk, SearchFilter, SearchHit, SparseVector
 
 __all__ = ["DocumentTermProbe", "KnownTerms", "TermSearch", "absent_terms", "named_acronyms",
@@ -39,9 +39,6 @@ _YEAR = re.compile(r"(?:19|20)\d\d")
 _ANY_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 # a period written as one token: fy2023q1, q1fy2023, f2019, cy2022h1
 _PERIOD_CODE = re.compile(r"^(?:fy|cy|f|y|q[1-4]|h[12])*((?:19|20)\d\d)(?:q[1-4]|h[12])?$")
-# a real code has a part mixing letters and digits (esp32, v3det, gpt-4o) or a number part of
-# two digits or more (fw-301, covid-19); "top-3" is words
-_CODE_PART = re.compile(r"[a-z]\d|\d[a-z]|(?<![a-z0-9])\d{2,}")
 _PERIOD_YEAR = re.compile(r"^(?:fy|cy|q[1-4]|h[12])'?(\d{2}|\d{4})$")
 # a numbered figure or table the question names: "Figure 7", "Fig. 3", "Table 2", "图7", "表3"
 # ("代表3种" is no table: a count word follows the number)
@@ -144,7 +141,7 @@ def specific_terms(key_terms: Iterable[str], question: str | None = None, *,
                 continue
         elif is_period(t) and not _NUMBER.fullmatch(t):  # 2022-05, q2: no single fact
             continue
-        elif is_code(t) and t[0].isalpha() and _CODE_PART.search(t):
+        elif is_code(t) and t[0].isalpha() and has_code_part(t):
             term = t
         elif _YEAR.fullmatch(t):
             term = t

@@ -23,7 +23,8 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-__all__ = ["code_terms", "flat_code", "foreign_code", "holds_term", "is_code", "is_period"]
+__all__ = ["code_terms", "flat_code", "foreign_code", "has_code_part", "holds_term", "is_code",
+           "is_period"]
 
 _DIGIT = re.compile(r"\d")
 _LETTER = re.compile(r"[a-z]")
@@ -48,12 +49,24 @@ def is_code(term: str) -> bool:
 _PERIOD = re.compile(
     r"^(?:fy|q[1-4]|h[12]|cy)?'?\d{2,4}$|^(?:fy|q[1-4]|h[12])$"  # fy2018, q2, 2023, fy
     r"|^\d{4}[-/.]\d{1,2}(?:[-/.]\d{1,2})?$"  # 2022-05, 2024-01-01
+    # compound fiscal periods and the "f2019" typo of fy2019: fy2023q1, q1fy2023, 2023h1
+    r"|^(?:fy|cy|f|y|q[1-4]|h[12])*(?:19|20)\d\d(?:q[1-4]|h[12])?$"
 )
+# a real code has a part mixing letters and digits (esp32, v3det, gpt-4o) or a number part of
+# two digits or more (fw-301, covid-19); "top-3" and "5-hop" are words
+_CODE_PART = re.compile(r"[a-z]\d|\d[a-z]|(?<![a-z0-9])\d{2,}")
+
+
+def has_code_part(term: str) -> bool:
+    """True when a code-shaped term (:func:`is_code`) has a part that only an identifier has:
+    letters and digits mixed (``esp32``, ``gpt-4o``) or a number of two digits or more
+    (``fw-301``, ``covid-19``); ``top-3`` and ``5-hop`` have none (they are words)."""
+    return _CODE_PART.search(term) is not None
 
 
 def is_period(term: str) -> bool:
     """True for a fiscal period or date term (``fy2018``, ``q2``, ``h1``, ``2023``, ``fy``,
-    ``2022-05``): it says *when*, it names no document or product."""
+    ``2022-05``, ``fy2023q1``, ``f2019``): it says *when*, it names no document or product."""
     return _PERIOD.match(term) is not None
 
 

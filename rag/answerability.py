@@ -24,7 +24,7 @@ from corpus.answer_support import SupportModel, support_features
 from corpus.document_vocabulary import DocumentVocabulary
 from corpus.presence import specific_terms, unit_lacks
 from corpus.question_scope import asks_content, content_misses, count_unit, page_misses
-from corpus.term_match import code_terms, holds_term, is_period
+from corpus.term_match import code_terms, has_code_part, holds_term, is_period
 from corpus.types import Chunk
 from rag.types import Evidence, Retrieval
 
@@ -35,9 +35,12 @@ _VERSION = re.compile(r"^v?\d+(?:\.\d+)+[a-z]?$|^v\d+$")  # 1.2, v1.2.3, v2: not
 
 
 def codes_of(key_terms: Iterable[str]) -> list[str]:
-    """The key terms that are codes (``corpus.term_match.is_code``), not a period, date or
-    version (``fy2018``, ``q2``, ``v1.2``)."""
-    return [t for t in code_terms(key_terms) if not is_period(t) and not _VERSION.match(t)]
+    """The key terms that are codes (``corpus.term_match.is_code``) with an identifier's part
+    (``corpus.term_match.has_code_part``: not ``top-3``), not a period, date or version
+    (``fy2018``, ``fy2023q1``, ``q2``, ``v1.2``); the same codes ``corpus.presence`` looks for
+    in a document."""
+    return [t for t in code_terms(key_terms)
+            if not is_period(t) and not _VERSION.match(t) and has_code_part(t)]
 
 
 def missing_codes(key_terms: Sequence[str], texts: Iterable[str]) -> list[str]:

@@ -10,6 +10,18 @@ def test_codes_are_names_not_periods_quantities_or_versions() -> None:
     assert codes_of(terms) == ["esp32-pico-d4", "fw-301"]
 
 
+def test_compound_periods_and_ranked_counts_are_no_codes() -> None:
+    """The question's "FY2023Q1" (financebench_id_01476), "F2019" (a typo of FY2019,
+    mmlongbench:1002) and "top-3" (mmlongbench:943) were required word for word in the answer
+    unit, so three answers the LoopAgent found were "not found" on the RAG path; these are the
+    terms corpus.presence already reads as periods and words."""
+    terms = ["fy2023q1", "q1fy2023", "f2019", "2023h1", "top-3", "5-hop", "prover9", "50-shot",
+             "covid-19", "gpt-4o", "3m-8000"]
+    assert codes_of(terms) == ["prover9", "50-shot", "covid-19", "gpt-4o", "3m-8000"]
+    assert missing_codes(terms, ["9 percent core constant currency EPS growth"]) == [
+        "prover9", "50-shot", "covid-19", "gpt-4o", "3m-8000"]
+
+
 def test_a_code_matches_whole_across_separators_never_inside_a_longer_code() -> None:
     assert missing_codes(["fw-301"], ["FW-3010 保修 3 年"]) == ["fw-301"]
     assert missing_codes(["fw-301"], ["型号 FW-301。"]) == []
