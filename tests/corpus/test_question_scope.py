@@ -151,7 +151,7 @@ def test_a_long_question_of_page_words_reads_few_numbers(monkeypatch: pytest.Mon
     "page" (1.0 s of CPU per request); only number words, at most 16 mentions per form, are."""
     import random
 
-    import corpus.question_scope as qs
+    import corpus.page_scope as qs
 
     calls = []
 
