@@ -56,6 +56,7 @@ __all__ = ["BM25_AVGDL", "BM25_B", "BM25_K1", "Tokenizer", "asks_quantity", "hol
 # figure in ("Answer in USD millions", "round to two decimal places", "in units of percents")
 _QUANTITY = re.compile(r"多少|几|多久|多长|多大|多高|多重|哪天|哪年|范围|how (many|much|long|old)|"
                        r"what (percentage|number|amount|year|date|range)|\b(rate|ratio|percent)|"
+                       r"\bamounts?\b|"
                        r"\bin (?:usd |us\$ ?|\$ ?|eur |gbp |rmb |cny )?(?:millions|billions|"
                        r"thousands)\b|\bdecimal places?\b|\bin units of\b|"
                        r"(?:单位|保留).{0,6}(?:元|位)",

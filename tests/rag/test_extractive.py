@@ -21,6 +21,10 @@ def test_asks_quantity() -> None:
     assert asks_quantity("ESP32-PICO-D4 的工作电压范围是多少？")
     assert asks_quantity("How many employees did 3M have in 2018?")
     assert not asks_quantity("谁负责绩效申诉？")
+    # "the amount of" asks for a figure (financebench_id_01491: the answer quoted a press
+    # release's dateline before the line "$13.2 billion in cash proceeds")
+    assert asks_quantity("What is the amount of the cash proceeds that JnJ realised?")
+    assert asks_quantity("What were the GDP growth amounts for the third quarter?")
 
 
 def test_question_codes_are_no_figure() -> None:
