@@ -47,7 +47,8 @@ class EscalationStages(RouterStages):
                 and rag_res.hits and store_ok and self.loop is not None
                 and (not decision.signals or not self.routing_model.signals_escalate)):
             decision = fitted_decision(self.routing_model, q.question, rag_res,
-                                       detect_signals(q.question))
+                                       detect_signals(q.question),
+                                       answer_floor=self.settings.rag_answer_floor)
         rec.decide(decision.route, decision.reason, [s.kind for s in decision.signals])
         await self._emit(ctx, {"type": "route", **rec.decision, "confidence": rec.confidence})
         return decision

@@ -264,8 +264,19 @@ def load_routing_model(settings: Settings) -> RoutingModel | None:
 
 
 def fitted_decision(model: RoutingModel, question: str, rag_res: RagResult,
-                    signals: list[Signal]) -> Decision:
-    """Route by the fitted rule (``gateway.routing.fit``); the reason names score and threshold."""
+                    signals: list[Signal], *, answer_floor: float = 0.0) -> Decision:
+    """Route by the fitted rule (``gateway.routing.fit``); the reason names score and threshold.
+
+    :param answer_floor: the RAG path's answer floor (``Settings.rag_answer_floor``, 0..1):
+        under it the RAG answer is "not found" (``rag.decision``) whatever the fitted score, so
+        the question is escalated and the deep read tries before RAG refuses (financebench_id_
+        00799 and _00684: kept on RAG at 0.13 and 0.11, refused; the LoopAgent found both).
+        0 (the default): the fitted score alone decides.
+    """
+    conf = rag_res.confidence
+    if conf is not None and conf < answer_floor:
+        return Decision("loop", f"escalated: confidence {conf:.2f} under the RAG answer floor "
+                        f"{answer_floor:.2f}", tuple(signals))
     kinds = [s.kind for s in signals]
     feats = decision_features(rag_res.confidence, rag_res.features, question, kinds,
                               rag_res.hits[0].chunk.path,

@@ -106,6 +106,10 @@ def test_router_uses_the_fitted_rule_when_configured(tmp_path: Path) -> None:
     assert d.route == "loop" and "fitted rule" in d.reason
     md = RagResult([SimpleNamespace(chunk=SimpleNamespace(path="handbook.md"))], 0.1, {}, [])
     assert fitted_decision(model, "question", md, []).route == "rag"
+    # under the RAG answer floor RAG would refuse: escalated whatever the fitted score
+    d = fitted_decision(model, "question", md, [], answer_floor=0.2)
+    assert d.route == "loop" and "under the RAG answer floor 0.20" in d.reason
+    assert fitted_decision(model, "question", md, [], answer_floor=0.05).route == "rag"
 
 
 def _forced(rows: list[dict], loop_wins: bool, seed: int = 2) -> list[dict]:
