@@ -33,6 +33,7 @@ from rag.expand import QueryExpander
 from rag.fusion import fuse
 from rag.pages import PageNavigator
 from rag.resolve import ProfileSource, Resolution
+from rag.search_filter import resolve_filter
 from rag.stage import FlowStage
 from rag.steps import Flow, Step
 from rag.types import (
@@ -246,45 +247,6 @@ class HybridRetriever(FlowStage[Retrieval]):
             resolution=resolution,
             expansions=tuple(expansions),
         )
-
-
-def resolve_filter(
-    store: ChunkStore,
-    collection: str,
-    *,
-    documents: Sequence[str] = (),
-    path_prefix: str = "",
-    section_prefix: Sequence[str] = (),
-) -> SearchFilter | None:
-    """Build a :class:`SearchFilter` from user-facing names via the collection's catalogue.
-
-    :param documents: document paths, file names (unique path suffixes) or ``doc_id`` s.
-    :param path_prefix: keep documents whose path starts with this (``"financebench/"``).
-    :param section_prefix: keep chunks under these headings (top level first).
-    :returns: the filter, or ``None`` when nothing restricts.
-    :raises RetrievalError: a named document, or the prefix, matches no document.
-    """
-    from corpus.catalogue import Catalogue
-    from rag.errors import RetrievalError
-
-    if not documents and not path_prefix and not section_prefix:
-        return None
-    cat = Catalogue(store)  # type: ignore[arg-type]
-    doc_ids: list[str] = []
-    for name in documents:
-        entry = cat.find(collection, name)
-        if entry is None:
-            raise RetrievalError(f"no single document of {collection!r} matches {name!r}")
-        doc_ids.append(entry.info.doc_id)
-    if path_prefix:
-        pref = path_prefix.lstrip("./")
-        found = [d.doc_id for d in cat.documents(collection) if d.path.startswith(pref)]
-        if not found:
-            raise RetrievalError(f"no document of {collection!r} has a path under {pref!r}")
-        doc_ids = [d for d in doc_ids if d in found] if documents else found
-        if not doc_ids:
-            raise RetrievalError("the named documents are not under the path prefix")
-    return SearchFilter(doc_ids=tuple(dict.fromkeys(doc_ids)), section_prefix=tuple(section_prefix))
 
 
 def _names(r: HybridRetriever, question: str) -> list[str]:
