@@ -39,10 +39,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from corpus.errors import StoreError
 from corpus.types import Chunk
 from gateway.routing.cache_stages import CacheStages
-from gateway.routing.conflict import check_draft, find_rival
+from gateway.routing.conflict_stage import ConflictStages
 from gateway.routing.escalation import EscalationStages
 from gateway.routing.fit import load_routing_model
 from gateway.routing.focus import apply_focus
@@ -52,7 +51,6 @@ from gateway.routing.stages import Ctx, DeadlineExceeded, degraded_result
 from gateway.routing.trace import RouteTrace
 from gateway.routing.types import (
     AnswerCache,
-    AnswerDraft,
     ConversationStage,
     ConversationTurn,
     EventSink,
@@ -60,7 +58,6 @@ from gateway.routing.types import (
     QueryInput,
     QueryResult,
     RagBackend,
-    RagResult,
     RouteSink,
 )
 from gateway.settings import Settings
@@ -93,7 +90,7 @@ class ReadAs:
         return self.record.rewritten_question
 
 
-class Router(PlanStages, CacheStages, EscalationStages):
+class Router(PlanStages, CacheStages, EscalationStages, ConflictStages):
     """Routes one question through cache, RAG path and LoopAgent; see the module docstring.
 
     :param settings: thresholds, rules, timeouts.
@@ -274,31 +271,3 @@ class Router(PlanStages, CacheStages, EscalationStages):
         if version is not None and q.cacheable() and self.cache is not None:
             await self._cache_store(ctx, q, version, result, draft.brain)
         return result
-
-    async def _conflicts(self, ctx: Ctx, q: QueryInput, draft: AnswerDraft,
-                         rag_res: RagResult) -> AnswerDraft:
-        """Stage ``conflict``: when a passage of another document gives another value for what
-        the answer states, read both documents' first chunks (titles, dates) and rewrite the
-        answer around the newer (``gateway.routing.conflict``); a slow read judges without
-        them (never a degraded answer)."""
-        pair = find_rival(q.question, draft.citations, rag_res.hits)
-        if pair is None:
-            return draft
-        heads: dict[str, list[Chunk]] = {}
-        if (head := self.doc_head) is not None:
-            docs = list(dict.fromkeys(s.chunk.doc_id for s in pair))
-
-            def read() -> dict[str, list[Chunk]]:
-                return {d: head(q.collection, d) for d in docs}
-
-            try:
-                got, _ = await self._stage(ctx, "conflict", lambda: asyncio.to_thread(read),
-                                           self.settings.timeout_search_s)
-            except StoreError as exc:
-                got = None
-                ctx.record.error(f"conflict: {exc}")
-            ctx.record.forget_timeouts("conflict")
-            heads = got or {}
-        checked = check_draft(q.question, draft, rag_res.hits, heads)
-        ctx.record.conflicted(checked.conflict)
-        return checked
