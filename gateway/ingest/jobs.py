@@ -30,7 +30,7 @@ import logging
 import shutil
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -91,13 +91,25 @@ class IngestJobs:
         for name in collections:
             self._spawn(self._reconcile(name))
 
-    async def submit(self, collection: str, job_id: str, names: list[str]) -> IngestJob:
+    async def submit(self, collection: str, job_id: str, names: list[str],
+                     refused: Sequence[dict[str, Any]] = ()) -> IngestJob:
         """Persist and queue the ingest of the files already fsynced in
         :meth:`staging_dir` ``(job_id)``; returns once the record is durable.
 
+        :param names: the file names to ingest (staged).
+        :param refused: files of the same upload that are not ingested (empty, a type not
+            accepted), each a ``corpus.ingest.FileResult`` as a dict (status ``failed``, a
+            code): the job's report starts with them.
         :raises OSError: the job record could not be written (the upload is not accepted).
         """
         job = IngestJob(job_id, collection, list(names))
+        if refused:
+            from corpus.ingest import FileResult, IngestReport
+
+            job.report = IngestReport(
+                collection, f"uploads/{collection}", [FileResult(**f) for f in refused],
+                keyword_only=self.c.embedder is None,
+            ).to_dict()
         await asyncio.to_thread(self.persist, job)
         self.remember(job)
         self._spawn(self._run(job))

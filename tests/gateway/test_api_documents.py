@@ -185,9 +185,50 @@ async def test_concurrent_uploads_of_one_name_report_their_own_bytes(tmp_path, e
         assert [d["doc_id"] for d in listing["documents"]] == [hashlib.sha256(content[last]).hexdigest()]
 
 
+async def test_one_bad_file_does_not_refuse_the_upload(tmp_path, embed_model_path) -> None:
+    """An empty file and a file of an unsupported type among good ones: 202, the good files
+    ingested, the others reported per file (``empty_file``, ``unsupported_type``) in the 202 and
+    in the job, none of them left on disk; a 4xx only when no file can be ingested (found by a
+    new-user trial: one empty file made the whole upload a 400)."""
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        parts = [("files", (n, d, "application/octet-stream")) for n, d in (
+            ("good.md", b"# Good\n\nThe warranty is two years.\n"), ("zero.md", b""),
+            ("tool.exe", b"MZ\x90\x00"), ("notes.txt", b"Returns within seven days.\n"))]
+        r = await client.post("/v1/documents", data={"collection": "c"}, files=parts)
+        assert r.status_code == 202, r.text
+        accepted = r.json()
+        assert accepted["files"] == ["good.md", "notes.txt"]
+        refused = {f["path"]: f for f in accepted["report"]["files"]}
+        assert {p: (f["status"], f["error_code"]) for p, f in refused.items()} == {
+            "zero.md": ("failed", "empty_file"), "tool.exe": ("failed", "unsupported_type")}
+        assert ".pdf" in refused["tool.exe"]["error_message"]
+        await app.state.components.ingest.wait_idle()
+        job = (await client.get(accepted["status_url"])).json()
+        assert job["status"] == "done", job
+        assert {f["path"]: (f["status"], f["error_code"]) for f in job["report"]["files"]} == {
+            "good.md": ("ingested", ""), "notes.txt": ("ingested", ""),
+            "zero.md": ("failed", "empty_file"), "tool.exe": ("failed", "unsupported_type")}
+        assert job["report"]["counts"] == {**job["report"]["counts"], "ingested": 2, "failed": 2}
+        folder = tmp_path / "data" / "uploads" / "c"
+        assert sorted(p.name for p in folder.iterdir()) == ["good.md", "notes.txt"]
+        # nothing to ingest: 400 naming each file (415 when every file is of a refused type)
+        r = await client.post("/v1/documents", data={"collection": "c"},
+                              files=[("files", ("zero.md", b"", "text/markdown")),
+                                     ("files", ("tool.exe", b"MZ", "application/x-msdownload"))])
+        assert r.status_code == 400, r.text
+        msg = r.json()["error"]["message"]
+        assert "zero.md" in msg and "empty" in msg and "tool.exe" in msg, msg
+        r = await client.post("/v1/documents", data={"collection": "c"},
+                              files=[("files", ("tool.exe", b"MZ", "application/x-msdownload"))])
+        assert r.status_code == 415, r.text
+        assert sorted(p.name for p in folder.iterdir()) == ["good.md", "notes.txt"]
+        assert not [p for p in (tmp_path / "data" / "uploads" / ".staging").rglob("*")
+                    if p.is_file()]
+
+
 async def test_refused_batch_changes_nothing_on_disk(tmp_path, embed_model_path) -> None:
-    """A batch refused with 400 (an empty file) or 413 (over the limit) leaves the upload folder
-    as it was: no replaced file the index does not hold, no orphan."""
+    """A batch refused with 400 (nothing but an empty file) or 413 (over the limit) leaves the
+    upload folder as it was: no replaced file the index does not hold, no orphan."""
     settings = make_settings(tmp_path, embed_model_path, max_upload_bytes=4096)
     old = b"# Doc\n\nThe warranty is two years.\n"
     async with running(settings) as (app, client):
@@ -198,7 +239,7 @@ async def test_refused_batch_changes_nothing_on_disk(tmp_path, embed_model_path)
             return [("files", (n, d, "text/markdown")) for n, d in files]
 
         r = await client.post("/v1/documents", data={"collection": "c"},
-                              files=parts(("doc.md", b"# New\n\nnew text\n"), ("zero.md", b"")))
+                              files=parts(("zero.md", b"")))
         assert r.status_code == 400 and "empty" in r.json()["error"]["message"], r.text
         r = await client.post("/v1/documents", data={"collection": "c"},
                               files=parts(("new.md", b"# New\n\nnew\n"), ("doc.md", b"y" * 3000),

@@ -3,14 +3,18 @@ jobs), ``GET /v1/documents/jobs/{job_id}`` (progress), ``DELETE /v1/documents/{d
 
 Uploaded files end up under ``<data_dir>/uploads/<collection>/<file name>`` and are ingested
 with that folder as root, so a document's path is its file name and uploading a file of the
-same name again replaces it. A request's files are first saved in a staging folder of their own
-(``<data_dir>/uploads/.staging/<id>/``); a refused request (a bad name, type or size, an empty
-file …) is answered without any change to the upload folder, and an accepted one's files are
-moved into place by its ingest job, right before that job ingests them (so concurrent uploads
-of one file name each ingest and report their own bytes). A file name is a single path
-component: names holding a path (``../x``, ``a/b``, ``C:\\x``), hidden names, control
-characters, over 200 characters or over 255 bytes in UTF-8 (the usual file-system limit) are
-refused with 400, and the resolved destination is checked to lie inside the uploads folder.
+same name again replaces it. A file that cannot be ingested (empty, a type not accepted) is
+reported ``failed`` with its code (``empty_file``, ``unsupported_type``) in the job's report and
+the other files go on; a request none of whose files is left is refused (400; 415 when each is
+of a type not accepted). A request's files are first saved in a staging folder of their own
+(``<data_dir>/uploads/.staging/<id>/``); a refused request (a bad name, a name twice, over the
+size limit, nothing to ingest) is answered without any change to the upload folder, and an
+accepted one's files are moved into place by its ingest job, right before that job ingests them
+(so concurrent uploads of one file name each ingest and report their own bytes). A file name
+is a single path component: names holding a path (``../x``, ``a/b``, ``C:\\x``), hidden names,
+control characters, over 200 characters or over 255 bytes in UTF-8 (the usual file-system
+limit) are refused with 400, and the resolved destination is checked to lie inside the uploads
+folder.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, File, Form, Query, UploadFile
 
 from corpus.catalogue import Catalogue
+from corpus.ingest import FileResult
 from corpus.parsers.pdf import warned_pages
 from corpus.types import DocumentInfo
 from gateway.api.deps import (
@@ -38,6 +43,7 @@ from gateway.api.deps import (
 from gateway.api.responses import OrjsonResponse
 from gateway.errors import (
     BadRequest,
+    GatewayError,
     NotFound,
     PayloadTooLarge,
     ServiceUnavailable,
@@ -91,8 +97,8 @@ def upload_dir(data_dir: Path, collection: str, *, create: bool = True) -> Path:
 async def _save(upload: UploadFile, dest: Path, used: int, limit: int) -> int:
     """Stream ``upload`` to ``dest``; ``used`` bytes of the request's ``limit`` are taken.
 
+    :returns: the file's size in bytes (0: ``dest`` was removed again, the file is empty).
     :raises PayloadTooLarge: the request's files together pass ``limit``.
-    :raises BadRequest: the file is empty.
     """
     size = 0
     with dest.open("wb") as fh:
@@ -107,8 +113,22 @@ async def _save(upload: UploadFile, dest: Path, used: int, limit: int) -> int:
         fh.flush()
         await asyncio.to_thread(os.fsync, fh.fileno())  # durable before the 202
     if size == 0:
-        raise BadRequest(f"{upload.filename!r} is empty (zero bytes)")
+        await asyncio.to_thread(dest.unlink)
     return size
+
+
+def _refused(name: str, code: str, message: str) -> dict[str, Any]:
+    """The job report entry of an uploaded file that is not ingested (``failed`` + code)."""
+    return asdict(FileResult(name, "failed", error_code=code, error_message=message))
+
+
+def _nothing_to_ingest(refused: list[dict[str, Any]]) -> GatewayError:
+    """The 4xx of an upload none of whose files can be ingested: 415 when each is of a type
+    not accepted, else 400; the message names every file."""
+    why = "; ".join(f["error_message"] for f in refused)
+    if all(f["error_code"] == "unsupported_type" for f in refused):
+        return UnsupportedType(why)
+    return BadRequest(f"nothing to ingest: {why}")
 
 
 def _require_store(components: Components) -> None:
@@ -132,27 +152,40 @@ async def upload_documents(
     names = [safe_file_name(f.filename) for f in files]
     if len(set(names)) != len(names):
         raise BadRequest("two uploaded files have the same name")
+    # a file that cannot be ingested (type not accepted, empty) is reported in the job, the
+    # others go on; 4xx only when none is left
+    refused: list[dict[str, Any]] = []
     for n in names:
         if Path(n).suffix.lower() not in allowed:
-            raise UnsupportedType(
-                f"{n!r}: unsupported file type; accepted: {', '.join(sorted(allowed))}"
-            )
+            refused.append(_refused(n, "unsupported_type", f"{n!r}: unsupported file type; "
+                                    f"accepted: {', '.join(sorted(allowed))}"))
     folder = upload_dir(settings.data_dir, name, create=False)
     job_id = new_job_id()
     staging = components.ingest.staging_dir(job_id)
-    staged: list[Path] = []
+    accepted: list[str] = []
     try:
         await asyncio.to_thread(staging.mkdir, parents=True)
         used = 0
+        skip = {f["path"] for f in refused}
         for upload, n in zip(files, names, strict=True):
+            if n in skip:
+                continue
             dest = (staging / n).resolve()
             if dest.parent != staging or (folder / n).resolve().parent != folder:
                 raise BadRequest(f"file name {n!r} escapes the upload folder")
-            used += await _save(upload, dest, used, settings.max_upload_bytes)
-            staged.append(dest)
+            size = await _save(upload, dest, used, settings.max_upload_bytes)
+            if size == 0:
+                refused.append(_refused(n, "empty_file", f"{n!r} is empty (zero bytes)"))
+                continue
+            used += size
+            accepted.append(n)
+        if not accepted:
+            raise _nothing_to_ingest(refused)
         await asyncio.to_thread(fsync_dir, staging)
         await asyncio.to_thread(fsync_dir, staging.parent)
-        job = await components.ingest.submit(name, job_id, names)
+        order = {n: i for i, n in enumerate(names)}
+        refused.sort(key=lambda f: order[f["path"]])
+        job = await components.ingest.submit(name, job_id, accepted, refused)
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
         raise ServiceUnavailable(f"the upload could not be stored ({exc.strerror or 'disk error'})"
