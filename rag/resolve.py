@@ -41,7 +41,8 @@ from corpus.profile import DocumentProfile
 from corpus.term_match import is_period
 from corpus.types import ChunkStore, SearchFilter
 
-__all__ = ["DocumentResolver", "ProfileSource", "Resolution", "issuer_key", "question_years"]
+__all__ = ["DocumentResolver", "ProfileSource", "Resolution", "fiscal_years", "issuer_key",
+           "question_years"]
 
 _YEAR_Q = re.compile(r"(?:fy\s*'?|(?<![\d.]))((?:19[5-9]|20\d)\d)(?!\d)", re.IGNORECASE)
 _CODE = re.compile(r"(?=.*\d)(?=.*[a-z])")
@@ -60,6 +61,25 @@ def issuer_key(organisation: str) -> str:
     s = re.sub(r"\([^)]*\)", " ", organisation.lower())
     s = _LEGAL.sub(" ", s)
     return " ".join(re.findall(r"[0-9a-z\u3400-\u9fff]+", s))
+
+
+_FISCAL_Q = re.compile(
+    r"\bFY\s*'?((?:19|20)?\d\d)(?!\d)"  # FY2023, FY 2023, FY23, FY2023Q1
+    r"|\bfiscal\s+(?:year\s+)?((?:19|20)\d\d)(?!\d)"  # fiscal 2023, fiscal year 2023
+    # fiscal year ending / ended January 28, 2023
+    r"|\bfiscal\s+year\s+end(?:ing|ed)\s+(?:on\s+)?[A-Za-z]+\.?\s+\d{1,2},?\s+((?:19|20)\d\d)\b",
+    re.IGNORECASE)
+
+
+def fiscal_years(question: str) -> set[int]:
+    """Years the question writes as fiscal years (``FY2023``, ``FY23``, ``FY2023Q1``, ``fiscal
+    2023``, ``fiscal year ending January 28, 2023``): a company's fiscal year is named by the
+    year it ends in, which a calendar-dated quarter of the next fiscal year may share."""
+    out: set[int] = set()
+    for m in _FISCAL_Q.finditer(question):
+        y = next(g for g in m.groups() if g)
+        out.add(int(y) if len(y) == 4 else 2000 + int(y))
+    return out
 
 
 def question_years(question: str) -> tuple[int, ...]:
@@ -179,6 +199,9 @@ class DocumentResolver:
         issuers = {k for i in picked if (k := self._issuer[i])}
         picked += [i for i, k in enumerate(self._issuer) if k in issuers and i not in picked]
         in_period = [i for i in picked if years and set(years) & set(self._cards[i].profile.years)]
+        fiscal = fiscal_years(question)
+        if fiscal:
+            in_period = self._fiscal(in_period or picked, in_period, fiscal)
         if in_period:
             picked = in_period
         picked.sort(key=lambda i: (-scores[i], self._cards[i].profile.path))
@@ -194,6 +217,27 @@ class DocumentResolver:
             sure=sure,
             reason=f"{what} → {len(docs)} document{'s' if len(docs) != 1 else ''}",
         )
+
+
+    def _fiscal(self, pool: list[int], in_period: list[int], fiscal: set[int]) -> list[int]:
+        """Of the period's documents (else of all ``pool``), those whose own period — the first
+        of their period years (the file name's, then the cover's) — is a fiscal year the question
+        names: "FY2023" is the 10-K for fiscal 2023, not the next year's 10-Q whose cover dates
+        its quarter in calendar 2023. With none in the period, a fiscal year no document's period
+        names is read in the next year's report other than a 10-Q (an annual report shows the year
+        before as its comparative column). ``in_period`` unchanged when neither applies."""
+        def own(i: int) -> int | None:
+            years = self._cards[i].profile.years
+            return years[0] if years else None
+
+        primary = [i for i in pool if own(i) in fiscal]
+        if primary:
+            return primary
+        if in_period:
+            return in_period
+        later = {y + 1 for y in fiscal}
+        return [i for i in pool
+                if own(i) in later and self._cards[i].profile.doc_type != "10-Q"]
 
 
 class ProfileSource:

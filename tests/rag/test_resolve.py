@@ -17,7 +17,7 @@ from corpus.profile import DocumentProfile, build_profile
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
 from corpus.types import Chunk, DocumentInfo
-from rag.resolve import DocumentResolver, ProfileSource, question_years
+from rag.resolve import DocumentResolver, ProfileSource, fiscal_years, question_years
 from rag.retriever import HybridRetriever
 
 pytestmark = [pytest.mark.eval]
@@ -96,6 +96,33 @@ def test_a_10q_beside_the_10k_of_the_same_year_and_a_copy_under_another_name(
     names = _names(res)
     assert res.sure and {"AMCOR_2023_10K.pdf", "annual-report-final.pdf"} <= names, res
     assert "AMCOR_2023Q2_10Q.pdf" in names  # fiscal 2023's quarter: kept, retrieval decides
+
+
+def test_fiscal_years() -> None:
+    assert fiscal_years("FY2023 revenue, FY 2015 R&D, FY22 margin") == {2023, 2015, 2022}
+    assert fiscal_years("As of FY2023Q1, in fiscal 2021") == {2023, 2021}
+    assert fiscal_years("for the fiscal year ending January 28, 2023?") == {2023}
+    assert fiscal_years("in 2019, on May 3, 2023") == set()  # calendar years and dates
+
+
+def test_a_fiscal_year_is_the_filing_of_that_fiscal_year(profiles: list[DocumentProfile]) -> None:
+    """Best Buy's fiscal 2023 ended January 28, 2023; its 10-Q for Q2 of fiscal 2024 is dated
+    July 29, 2023 on its cover, so both were "in period" for FY2023 and the RAG answer quoted
+    the 10-Q (financebench_id_01275, mmlongbench:1069). Fiscal 2022 has no filing of its own
+    here: the fiscal 2023 10-K shows it as its comparative year (mmlongbench:1062 was resolved
+    to all four Best Buy filings and answered from the 2017 10-K)."""
+    r = DocumentResolver(profiles, TOK.terms)
+    for q in ("Among operations, investing, and financing activities, which brought in the most "
+              "(or lost the least) cash flow for Best Buy in FY2023?",
+              "what goodwill does Best Buy have for for the fiscal year ending January 28, 2023?",
+              "Among operations, investing, and financing activities, which brought in the most "
+              "(or lost the least) cash flow for Best Buy in FY2022?"):
+        res = r.resolve(q, TOK.name_terms(q))
+        assert res.sure and _names(res) == {"BESTBUY_2023_10K.pdf"}, (q, res)
+    # a quarter of the next fiscal year named beside the year keeps both filings
+    q = "Was there any change in the number of Best Buy stores between Q2 of FY2024 and FY2023?"
+    assert _names(r.resolve(q, TOK.name_terms(q))) == {"BESTBUY_2023_10K.pdf",
+                                                       "BESTBUY_2024Q2_10Q.pdf"}
 
 
 def test_nothing_named_is_not_resolved(profiles: list[DocumentProfile]) -> None:
