@@ -37,6 +37,8 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from rapidfuzz.distance import DamerauLevenshtein
+
 from corpus.profile import DocumentProfile
 from corpus.term_match import is_period
 from corpus.types import ChunkStore, SearchFilter
@@ -48,6 +50,8 @@ _YEAR_Q = re.compile(r"(?:fy\s*'?|(?<![\d.]))((?:19[5-9]|20\d)\d)(?!\d)", re.IGN
 _CODE = re.compile(r"(?=.*\d)(?=.*[a-z])")
 _SPLIT = re.compile(r"[\s_\-./\\()\[\],;:]+")
 _FLAT = re.compile(r"[^0-9a-z]+")
+# shortest name term read as a misspelt issuer word: a 4-letter word is one edit from too many
+_MIN_TYPO_LEN = 5
 _LEGAL = re.compile(
     r"\b(?:the|inc|incorporated|co|corp|corporation|company|companies|plc|ltd|limited|llc|"
     r"lp|l\.p|n\.v|s\.a|ag|se|group|holdings?)\b\.?"
@@ -160,6 +164,9 @@ class DocumentResolver:
         self._names = [_FLAT.sub("", c.profile.path.rsplit("/", 1)[-1].lower())
                        for c in self._cards]
         self._issuer = [issuer_key(c.profile.organisation) for c in self._cards]
+        # issuer words a misspelt name may stand for (_spelled)
+        self._issuer_words = {t for c in self._cards for t in terms(c.profile.organisation)
+                              if len(t) >= _MIN_TYPO_LEN and t.isalpha()}
         n = max(1, len(self._cards))
         self._n = n
         self._max_df = max(5, int(min_df_share * n))
@@ -171,9 +178,10 @@ class DocumentResolver:
         """Resolve ``question`` given its name terms (``Tokenizer.name_terms``; key terms work
         too, less precisely); never raises."""
         years = question_years(question)
+        terms = [self._spelled(t) for t in dict.fromkeys(key_terms)]
         cands = [
             t
-            for t in dict.fromkeys(key_terms)
+            for t in dict.fromkeys(terms)
             if t and not is_period(t) and 0 < self._df.get(t, 0) <= self._max_df
         ]
         if not cands:
@@ -218,6 +226,19 @@ class DocumentResolver:
             reason=f"{what} → {len(docs)} document{'s' if len(docs) != 1 else ''}",
         )
 
+
+    def _spelled(self, term: str) -> str:
+        """``term``, or the one issuer word it misspells: a name term of letters only, of
+        ``_MIN_TYPO_LEN`` or more, that no document's identity text holds, one edit (rapidfuzz
+        Damerau-Levenshtein: insertion, deletion, substitution or transposition) from exactly
+        one issuer word ("Neflix" → netflix, mmlongbench:1026/1027 resolved to no document and
+        answered from Adobe's 10-K). Unchanged otherwise."""
+        if term in self._df or len(term) < _MIN_TYPO_LEN or not term.isalpha():
+            return term
+        near = {w for w in self._issuer_words
+                if abs(len(w) - len(term)) <= 1
+                and DamerauLevenshtein.distance(term, w, score_cutoff=1) <= 1}
+        return near.pop() if len(near) == 1 else term
 
     def _fiscal(self, pool: list[int], in_period: list[int], fiscal: set[int]) -> list[int]:
         """Of the period's documents (else of all ``pool``), those whose own period — the first

@@ -125,6 +125,19 @@ def test_a_fiscal_year_is_the_filing_of_that_fiscal_year(profiles: list[Document
                                                        "BESTBUY_2024Q2_10Q.pdf"}
 
 
+def test_a_misspelt_issuer_name_resolves_to_its_filings(profiles: list[DocumentProfile]) -> None:
+    """mmlongbench:1026 writes "Neflix": no cover holds it, so the question was resolved to no
+    document and answered from Adobe's FY2015 10-K. One edit from exactly one issuer word, it
+    now reads as that word; a word no issuer is one edit from stays unresolved."""
+    r = DocumentResolver(profiles, TOK.terms)
+    q = "what is research and development expense of Neflix in FY 2015? Answer in thousands."
+    res = r.resolve(q, TOK.name_terms(q))
+    assert res.sure and _names(res) == {"NETFLIX_2015_10K.pdf"}, res
+    assert "netflix" in res.entity_terms
+    q = "What is the research and development expense of Qwertyx in FY 2015?"
+    assert not r.resolve(q, TOK.name_terms(q)).sure
+
+
 def test_nothing_named_is_not_resolved(profiles: list[DocumentProfile]) -> None:
     r = DocumentResolver(profiles, TOK.terms)
     for q in (
