@@ -8,8 +8,8 @@ must be re-created to add dense vectors (the embedded backend can add them in pl
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 from qdrant_client import QdrantClient
@@ -26,6 +26,7 @@ from corpus._store_common import (
     point_vectors,
     required_filter,
     scroll_pages,
+    translate_errors,
 )
 from corpus.errors import StoreError
 
@@ -63,14 +64,9 @@ class ClientBackend:
         self.client = client
         self.local = local
 
-    @contextmanager
-    def _errors(self, what: str) -> Iterator[None]:
-        try:
-            yield
-        except StoreError:
-            raise
-        except Exception as exc:  # UnexpectedResponse, httpx / grpc errors, local-mode ValueError
-            raise StoreError(f"Qdrant failed to {what}: {type(exc).__name__}: {exc}") from exc
+    def _errors(self, what: str) -> AbstractContextManager[None]:
+        # UnexpectedResponse, httpx / grpc errors, local-mode ValueError
+        return translate_errors(lambda exc: f"Qdrant failed to {what}: {type(exc).__name__}: {exc}")
 
     def exists(self, collection: str) -> bool:
         with self._errors(f"look up {collection!r}"):

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import shutil
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from corpus._store_common import (
     point_vectors,
     required_filter,
     scroll_pages,
+    translate_errors,
 )
 from corpus.errors import StoreError
 
@@ -93,16 +94,11 @@ class EdgeBackend:
         if claim is not None:
             claim.release()
 
-    @contextmanager
-    def _errors(self, what: str) -> Iterator[None]:
-        try:
-            yield
-        except StoreError:
-            raise
-        except Exception as exc:  # the binding raises plain Exception / ValueError
-            if "WouldBlock" in str(exc):
-                raise StoreError(_LOCKED.format(path=self.root)) from exc
-            raise StoreError(f"embedded Qdrant failed to {what}: {exc}") from exc
+    def _errors(self, what: str) -> AbstractContextManager[None]:
+        # the binding raises plain Exception / ValueError
+        return translate_errors(lambda exc: _LOCKED.format(path=self.root)
+                                if "WouldBlock" in str(exc)
+                                else f"embedded Qdrant failed to {what}: {exc}")
 
     def _dir(self, collection: str) -> Path:
         return self.root / collection

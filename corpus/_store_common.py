@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -39,6 +40,7 @@ __all__ = [
     "record_id",
     "required_filter",
     "scroll_pages",
+    "translate_errors",
 ]
 
 F = TypeVar("F")
@@ -198,3 +200,15 @@ def scroll_pages(page: Callable[[Any, int], tuple[Sequence[Any], Any]], limit: i
         if offset is None or not recs or ordered:
             break
     return out
+
+
+@contextmanager
+def translate_errors(message: Callable[[Exception], str]) -> Iterator[None]:
+    """Turn whatever a backend's library raises inside the block into a :class:`StoreError`
+    (``message(exc)``, the cause chained); a :class:`StoreError` passes as it is."""
+    try:
+        yield
+    except StoreError:
+        raise
+    except Exception as exc:
+        raise StoreError(message(exc)) from exc
