@@ -8,55 +8,30 @@ own router, conversation service and RAG pipeline."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from evals.components import build_answerer
-from evals.harness import ask_one
 from evals.questions import Question
-from gateway.settings import Settings
-from tests._support.files import write_texts
-from tests._support.ingest import ingest_keyword_only
-from tests.evals.test_eval_loop_followup import ONBOARDING
-from tests.gateway._conversation_doc import CHAT_PAGE
+from tests._support.followup import EXCLUDING, FIRST, STANDALONE, ask_eval, followup_collection
+from tests._support.followup import FOLLOW_UP as FOLLOW_UP_TEXT
 
 pytestmark = [pytest.mark.integration, pytest.mark.eval]
-
-STANDALONE = "What is the prefix for Location Channels in Slack?"
 
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh data dir holding collection ``t`` (chat.md, onboarding.md; keyword-only)."""
-    root = tmp_path_factory.mktemp("rag-followup")
-    docs = write_texts(root / "docs", {"chat.md": CHAT_PAGE, "onboarding.md": ONBOARDING})
-    ingest_keyword_only(root / "data", docs, "t")
-    return root / "data"
+    return followup_collection(tmp_path_factory.mktemp("rag-followup"), "t")
 
 
 def _ask(data: Path, question: Question, context_mode: str) -> Any:
-    built = build_answerer("rag", Settings(data_dir=data, embed_model_path=None))
-
-    async def go() -> Any:
-        try:
-            return await ask_one(built.answerer, question, "t", context_mode)  # type: ignore[arg-type]
-        finally:
-            await built.aclose()
-
-    return asyncio.run(go())
+    return ask_eval(data, "rag", question, context_mode)
 
 
-FOLLOW_UP = Question(
-    id="t:1",
-    question="And for the next one?",
-    answer="loc_",
-    source_dataset="t",
-    lang="en",
-    context="What is the prefix for Group Channels in Slack?",
-)
+FOLLOW_UP = Question(id="t:1", question=FOLLOW_UP_TEXT, answer="loc_", source_dataset="t",
+                     lang="en", context=FIRST)
 
 
 def test_rag_retrieves_the_follow_up_rewritten_from_the_session(data: Path) -> None:
@@ -92,14 +67,7 @@ def test_rag_alone_reads_the_follow_up_as_asked(data: Path) -> None:
 
 
 def test_rag_reads_a_question_without_its_exclusion_clause(data: Path) -> None:
-    q = Question(
-        id="t:2",
-        question="Excluding Group Channels and Feature Channels, what is the prefix for "
-                 "Location Channels in Slack?",
-        answer="loc_",
-        source_dataset="t",
-        lang="en",
-    )
+    q = Question(id="t:2", question=EXCLUDING, answer="loc_", source_dataset="t", lang="en")
     rec = _ask(data, q, "conversation")
     assert rec.error is None, rec.error
     route = rec.route_record
@@ -119,14 +87,6 @@ def test_rag_records_the_retrieval_confidence_the_router_reads(data: Path) -> No
     rec = _ask(data, q, "none")
     assert rec.error is None, rec.error
     seen = rec.route_record["retrieval_confidence"]
-    built = build_answerer("auto", Settings(data_dir=data, embed_model_path=None))
-
-    async def go() -> Any:
-        try:
-            return await ask_one(built.answerer, q, "t", "none")  # type: ignore[arg-type]
-        finally:
-            await built.aclose()
-
-    routed = asyncio.run(go())
+    routed = ask_eval(data, "auto", q, "none")
     assert routed.error is None, routed.error
     assert seen == pytest.approx(routed.confidence)

@@ -18,20 +18,16 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from gateway.cli import app as cli_app
-from tests._support.ingest import ingest_keyword_only
-from tests.gateway._conversation_doc import CHAT_PAGE
+from tests._support.followup import (
+    DOCS,
+    EXCLUDING,
+    FIRST,
+    FOLLOW_UP,
+    STANDALONE,
+    followup_collection,
+)
 
-ONBOARDING = b"""# Onboarding
-
-## Your first weeks
-
-Finish one onboarding task before you start the next one. The next one is shown in your
-onboarding issue; for the next one after that, ask your onboarding buddy which one comes next.
-"""
-FIRST = "What is the prefix for Group Channels in Slack?"
-FOLLOW_UP = "And for the next one?"
-STANDALONE = "What is the prefix for Location Channels in Slack?"
-FILES = [("chat.md", CHAT_PAGE.encode()), ("onboarding.md", ONBOARDING)]
+FILES = [(name, text.encode()) for name, text in DOCS.items()]
 
 
 def _searches(steps: list[dict[str, Any]]) -> list[str]:
@@ -106,12 +102,7 @@ def test_chat_in_loop_mode_reads_the_rewritten_follow_up(tmp_path: Path) -> None
     from gateway.settings import Settings
     from gateway.wiring import build_components
 
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for name, data in FILES:
-        (docs / name).write_bytes(data)
-    settings = Settings(data_dir=tmp_path / "data", embed_model_path=None)
-    ingest_keyword_only(settings.data_dir, docs, "docs")
+    settings = Settings(data_dir=followup_collection(tmp_path, "docs"), embed_model_path=None)
     c = build_components(settings)
     out = io.StringIO()
     session = ChatSession(c, "docs", "loop", Console(file=out, width=200, emoji=False))
@@ -136,22 +127,20 @@ def test_chat_in_loop_mode_reads_the_rewritten_follow_up(tmp_path: Path) -> None
 
 
 #: the question with an exclusion clause the router's reading drops (read as STANDALONE)
-EXCLUDING = (
-    "Excluding Group Channels and Feature Channels, what is the prefix for Location "
-    "Channels in Slack?"
-)
-
-
 def _cli_collection(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Collection ``docs`` of FILES in the data dir ``tmp_path``, which the CLI then uses
+    """Collection ``docs`` of the two pages in a data dir under ``tmp_path``, which the CLI uses
     (keyword-only: no embedding model)."""
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for name, data in FILES:
-        (docs / name).write_bytes(data)
-    ingest_keyword_only(tmp_path, docs, "docs")
-    monkeypatch.setenv("LOOPGATE_DATA_DIR", str(tmp_path))
+    data = followup_collection(tmp_path, "docs")
+    monkeypatch.setenv("LOOPGATE_DATA_DIR", str(data))
     monkeypatch.delenv("LOOPGATE_EMBED_MODEL_PATH", raising=False)
+
+
+def _ask_json(*args: str) -> dict[str, Any]:
+    """``loopgate ask … --json`` through the CLI: exit code 0, the JSON report."""
+    result = CliRunner().invoke(cli_app, ["ask", *args, "--json"])
+    assert result.exit_code == 0, result.output
+    body: dict[str, Any] = json.loads(result.output[result.output.index("{") :])
+    return body
 
 
 def test_ask_mode_loop_reads_the_focused_question(
@@ -162,11 +151,7 @@ def test_ask_mode_loop_reads_the_focused_question(
     agent with the RAG retrieval's candidates for it, as the router does."""
     _cli_collection(tmp_path, monkeypatch)
     asked = EXCLUDING
-    result = CliRunner().invoke(
-        cli_app, ["ask", asked, "--collection", "docs", "--mode", "loop", "--json"]
-    )
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.output[result.output.index("{") :])
+    data = _ask_json(asked, "--collection", "docs", "--mode", "loop")
     assert data["rewritten_question"] == STANDALONE
     searches = [str(s["arguments"]["query"]) for s in data["steps"] if s["tool"] == "search"]
     assert searches[0] == STANDALONE, searches
@@ -188,21 +173,14 @@ def test_ask_mode_rag_reads_the_question_as_v1_query_does(
     keeps its ``--doc`` filter and JSON report."""
     _cli_collection(tmp_path, monkeypatch)
     asked = EXCLUDING
-    result = CliRunner().invoke(
-        cli_app, ["ask", asked, "--collection", "docs", "--mode", "rag", "--json"]
-    )
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.output[result.output.index("{") :])
+    data = _ask_json(asked, "--collection", "docs", "--mode", "rag")
     assert data["rewritten_question"] == STANDALONE
     assert data["retrieval_query"] == STANDALONE
     assert data["found"] and "loc_" in data["citations"][0]["quote"], data["citations"]
     # the pipeline's report is unchanged in kind
     assert data["items"] and "coverage" in data["features"] and data["timings_ms"]["total"] > 0
     # the caller's document filter is kept under the reading
-    only = CliRunner().invoke(cli_app, ["ask", asked, "--collection", "docs", "--mode", "rag",
-                                        "--doc", "onboarding.md", "--json"])
-    assert only.exit_code == 0, only.output
-    got = json.loads(only.output[only.output.index("{") :])
+    got = _ask_json(asked, "--collection", "docs", "--mode", "rag", "--doc", "onboarding.md")
     assert got["rewritten_question"] == STANDALONE
     assert {it["path"] for it in got["items"]} <= {"onboarding.md"}
     assert not any("loc_" in c["quote"] for c in got["citations"])
@@ -210,7 +188,5 @@ def test_ask_mode_rag_reads_the_question_as_v1_query_does(
     assert plain.exit_code == 0, plain.output
     assert f"read as: {STANDALONE}" in " ".join(plain.output.split())
     # a question read as asked shows no reading
-    same = CliRunner().invoke(cli_app, ["ask", STANDALONE, "--collection", "docs", "--json"])
-    assert same.exit_code == 0, same.output
-    body = json.loads(same.output[same.output.index("{") :])
+    body = _ask_json(STANDALONE, "--collection", "docs")
     assert "rewritten_question" not in body and body["retrieval_query"] == STANDALONE
