@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -52,6 +54,74 @@ async def test_redis_and_llm_unreachable(tmp_path, embed_model_path, cases_dir: 
         loop = await ask(client, "退货期限是几天？", mode="loop")
         assert "llm_unavailable" in loop["route"]["flags"]
         assert loop["route"]["brain"] == "loop-offline"
+
+
+@asynccontextmanager
+async def redis_server(tmp_path: Path, *args: str) -> AsyncIterator[str]:
+    """A real redis-server on a free loopback port with ``args``; yields its URL."""
+    import shutil
+    import subprocess
+
+    import redis.asyncio as aioredis
+
+    if shutil.which("redis-server") is None:
+        pytest.skip("no redis-server on PATH")
+    port = _dead_port()
+    proc = await asyncio.create_subprocess_exec(
+        "redis-server", "--port", str(port), "--bind", "127.0.0.1", "--appendonly", "no",
+        *args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"redis://127.0.0.1:{port}/0"
+    try:
+        client = aioredis.from_url(url)
+        for _ in range(200):
+            try:
+                await client.execute_command("ECHO", "up")
+                break
+            except Exception:  # noqa: BLE001 - not listening yet
+                await asyncio.sleep(0.05)
+        await client.aclose()
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            await asyncio.wait_for(proc.wait(), 5)
+        except TimeoutError:  # one that cannot save its snapshot refuses SIGTERM
+            proc.kill()
+            await asyncio.wait_for(proc.wait(), 10)
+
+
+async def test_readyz_sees_a_redis_that_refuses_writes(tmp_path, embed_model_path) -> None:
+    """A real Redis past its ``maxmemory`` (noeviction) answers PING but refuses every write
+    (``-OOM``), so the answer cache, sessions and route log cannot work: /readyz lists Redis as
+    degraded with the reason, like an unreachable one (found by a new-user trial: it stayed
+    ``ok``); one refusing writes after a failed snapshot (``-MISCONF``) the same."""
+    async with redis_server(tmp_path, "--save", "", "--dir", str(tmp_path),
+                            "--maxmemory", "1", "--maxmemory-policy", "noeviction") as url:
+        settings = make_settings(tmp_path, embed_model_path, redis_url=url)
+        async with running(settings) as (app, client):
+            r = await client.get("/readyz")
+            body = r.json()
+            assert r.status_code == 200 and body["status"] == "ready", body
+            assert body["degraded"] == ["redis"], body
+            redis_check = body["checks"]["redis"]
+            assert redis_check["status"] == "down" and "OOM" in redis_check["detail"], body
+            assert "unreachable" not in redis_check["detail"]
+    # --dir /proc: the snapshot cannot be written, so a save point turns writes into MISCONF
+    async with redis_server(tmp_path, "--save", "3600 1", "--dir", "/proc") as url:
+        import redis.asyncio as aioredis
+
+        admin = aioredis.from_url(url)
+        await admin.bgsave()
+        for _ in range(100):
+            if (await admin.info("persistence"))["rdb_last_bgsave_status"] == "err":
+                break
+            await asyncio.sleep(0.05)
+        await admin.aclose()
+        settings = make_settings(tmp_path, embed_model_path, redis_url=url)
+        async with running(settings) as (app, client):
+            body = (await client.get("/readyz")).json()
+            assert body["degraded"] == ["redis"], body
+            assert "MISCONF" in body["checks"]["redis"]["detail"], body
 
 
 async def test_data_dir_held_by_another_process(tmp_path, embed_model_path, cases_dir: Path) -> None:

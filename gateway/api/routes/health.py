@@ -1,5 +1,9 @@
 """``GET /healthz`` (the process answers) and ``GET /readyz`` (Qdrant, Redis and LLM reachability).
 
+Redis is ``ok`` when it answers PING and takes a write (a key ``{prefix}readyz`` living 60 s):
+a Redis past its ``maxmemory`` with ``noeviction`` still answers PING but refuses every write
+(``-OOM``), and is ``down`` with the reply's code and what it means, never the reply's text.
+
 The LLM check reports the client's circuit breaker (``loop.llm_breaker``): while it is open or
 half-open (the LLM failed ``llm_breaker_failures`` calls in a row) the LLM is ``down`` without
 a network probe; when closed, ``GET {llm_base_url}/models`` answers. Its ``circuit`` field is
@@ -20,6 +24,7 @@ from typing import Any
 import httpx
 import redis.asyncio as aioredis
 from fastapi import APIRouter
+from redis.exceptions import BusyLoadingError, OutOfMemoryError, ReadOnlyError, ResponseError
 
 from corpus.errors import StoreError
 from gateway.api.deps import ComponentsDep
@@ -57,7 +62,30 @@ def _why(exc: BaseException) -> str:
         return "the data directory is held by another LoopGate process"
     if isinstance(exc, StoreError):
         return "the chunk store is unavailable"
+    if isinstance(exc, ResponseError):  # Redis is there and answers with an error reply
+        return _redis_refusal(exc)
     return f"unreachable ({type(exc).__name__})"
+
+
+# error replies redis-py turns into classes (dropping the code), and what they mean here
+_REDIS_CODES = {OutOfMemoryError: "OOM", ReadOnlyError: "READONLY", BusyLoadingError: "LOADING"}
+_REDIS_MEANING = {
+    "OOM": "out of memory: maxmemory reached and its policy evicts nothing",
+    "MISCONF": "writes stopped: it cannot save its snapshot to disk",
+    "READONLY": "a read-only replica",
+    "LOADING": "still loading its data set",
+}
+
+
+def _redis_refusal(exc: ResponseError) -> str:
+    """``answers with errors (CODE: meaning)`` for a Redis error reply; only the reply's code
+    word is shown (``OOM``, ``MISCONF``, ``READONLY`` …), never its text."""
+    code = next((c for cls, c in _REDIS_CODES.items() if isinstance(exc, cls)), "")
+    if not code:
+        first = str(exc).split(" ", 1)[0]
+        code = first if first.isalpha() and first.isupper() else type(exc).__name__
+    meaning = _REDIS_MEANING.get(code, "error reply")
+    return f"answers with errors ({code}: {meaning})"
 
 
 async def probe_all(components: Components) -> dict[str, dict[str, Any]]:
@@ -81,9 +109,12 @@ async def probe_all(components: Components) -> dict[str, dict[str, Any]]:
         client = aioredis.from_url(s.redis_url, socket_timeout=limit, socket_connect_timeout=limit)
         try:
             await client.ping()
+            # PING still answers on a Redis that refuses every write (past maxmemory with
+            # noeviction: -OOM), where no answer, session or route record can be kept
+            await client.set(f"{s.redis_key_prefix}readyz", "1", px=60_000)
         finally:
             await client.aclose()
-        return "pong"
+        return "pong; writes accepted"
 
     async def llm() -> str:
         headers = {}
