@@ -17,7 +17,7 @@ URL), so the query route can skip migration entirely.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from corpus.errors import StoreError
 from gateway.migration.agreement import (
@@ -46,6 +46,9 @@ from gateway.migration.modes import (
 )
 from gateway.migration.outcome import MigrationOutcome
 from gateway.settings import Settings
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
 
 __all__ = [
     "Agreement",
@@ -95,7 +98,7 @@ def legacy_config_from_settings(settings: Settings) -> LegacyRagConfig | None:
     )
 
 
-def build_dispatcher(settings: Settings, redis: Any = None) -> MigrationDispatcher | None:
+def build_dispatcher(settings: Settings, redis: Redis | None = None) -> MigrationDispatcher | None:
     """The migration dispatcher for these settings, or ``None`` when migration is off.
 
     :param redis: a ``redis.asyncio.Redis`` (shared counters and records across replicas), or
