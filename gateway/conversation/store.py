@@ -10,13 +10,18 @@ the TTL again (sliding expiry, ``LOOPGATE_SESSION_TTL_S``).
 **Redis down.** Redis calls go through the answer cache's :class:`CircuitBreaker` pattern
 (``gateway.redis_support.call_redis``). When one fails, the memory is read from and written to
 an in-process ``cachetools.TTLCache`` and the result says ``local=True`` (the router flags
-``session_memory_local``); when Redis answers again, the newer of the two copies is used.
+``session_memory_local``); when Redis answers again, the newer of the two copies is used. The
+inspection API works on the same copies: :meth:`SessionStore.ttl` gives the in-process copy's
+time left, and :meth:`SessionStore.delete` forgets the session in process and remembers when
+(a tombstone, kept for the session TTL): the Redis copy, older than the tombstone, is deleted
+when Redis answers again and never read back.
 Without ``LOOPGATE_REDIS_URL`` only the in-process store is used (one process, lost on restart).
 """
 
 from __future__ import annotations
 
 import hashlib
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -29,7 +34,7 @@ from gateway.redis_support import CircuitBreaker, RedisUnavailableError, call_re
 if TYPE_CHECKING:
     import redis.asyncio
 
-__all__ = ["Loaded", "SessionStore", "session_key"]
+__all__ = ["Deleted", "Loaded", "SessionStore", "session_key"]
 
 
 def _h(text: str, n: int = 24) -> str:
@@ -47,6 +52,16 @@ class Loaded:
     because Redis was down (``local``)."""
 
     memory: SessionMemory | None
+    local: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Deleted:
+    """What :meth:`SessionStore.delete` did: ``existed`` — a copy was found and deleted (with
+    Redis down only the in-process copy can be seen); ``local`` — Redis was down, the session
+    is forgotten in process and its Redis copy deleted when Redis answers again."""
+
+    existed: bool
     local: bool = False
 
 
@@ -77,6 +92,8 @@ class SessionStore:
         self.prefix = key_prefix
         self.breaker = breaker or CircuitBreaker(15.0)
         self._local: TTLCache[str, bytes] = TTLCache(max_local, ttl_s)
+        # sessions deleted while Redis was down: key -> when (their Redis copy goes later)
+        self._forgotten: TTLCache[str, float] = TTLCache(max_local, ttl_s)
 
     @property
     def backend(self) -> str:
@@ -96,6 +113,16 @@ class SessionStore:
         except RedisUnavailableError:
             return Loaded(_decode(local_raw), local=True)
         remote, local = _decode(raw), _decode(local_raw)
+        forgotten = self._forgotten.get(key)
+        if forgotten is not None and remote is not None and remote.updated_at <= forgotten:
+            remote = None  # deleted while Redis was down: delete its copy there now
+            try:
+                await call_redis(self.breaker, "sessions", lambda: client.delete(key))
+                self._forgotten.pop(key, None)
+            except RedisUnavailableError:
+                pass  # the tombstone stays; the next load tries again
+        elif forgotten is not None:
+            self._forgotten.pop(key, None)
         if local is not None and (remote is None or local.updated_at > remote.updated_at):
             return Loaded(local)
         return Loaded(remote)
@@ -117,26 +144,38 @@ class SessionStore:
         self._local.pop(key, None)
         return True
 
-    async def delete(self, scope: str, session_id: str) -> bool:
-        """Forget ``session_id`` of caller ``scope``; True when it existed.
-
-        :raises RedisUnavailableError: Redis is down (the session could not be forgotten there).
-        """
+    async def delete(self, scope: str, session_id: str) -> Deleted:
+        """Forget ``session_id`` of caller ``scope``. Never raises for Redis faults: with Redis
+        down the session is forgotten in process and its Redis copy deleted when Redis answers
+        again (module docstring)."""
         key = session_key(self.prefix, scope, session_id)
         had_local = self._local.pop(key, None) is not None
         if self.client is None:
-            return had_local
+            return Deleted(had_local)
         client = self.client
-        n = await call_redis(self.breaker, "sessions", lambda: client.delete(key))
-        return bool(n) or had_local
+        try:
+            n = await call_redis(self.breaker, "sessions", lambda: client.delete(key))
+        except RedisUnavailableError:
+            self._forgotten[key] = time.time()
+            return Deleted(had_local, local=True)
+        self._forgotten.pop(key, None)
+        return Deleted(bool(n) or had_local)
 
-    async def ttl(self, scope: str, session_id: str) -> int | None:
-        """Seconds the session has left in Redis (``None`` when absent or in-process only)."""
+    async def ttl(self, scope: str, session_id: str, loaded: Loaded | None = None) -> int | None:
+        """Seconds the session has left: in Redis, or, when ``loaded`` came from the in-process
+        copy (Redis down, or no Redis), that copy's (its last save + the TTL). ``None`` when
+        absent, or when Redis fails now."""
+        if loaded is not None and loaded.memory is not None \
+                and (loaded.local or self.client is None):
+            return max(0, round(loaded.memory.updated_at + self.ttl_s - time.time()))
         if self.client is None:
             return None
         client = self.client
         key = session_key(self.prefix, scope, session_id)
-        left = await call_redis(self.breaker, "sessions", lambda: client.ttl(key))
+        try:
+            left = await call_redis(self.breaker, "sessions", lambda: client.ttl(key))
+        except RedisUnavailableError:
+            return None
         return int(left) if left is not None and int(left) >= 0 else None
 
     async def aclose(self) -> None:

@@ -133,6 +133,30 @@ async def test_redis_down_keeps_memory_in_process_flagged(tmp_path) -> None:
         assert "session_memory_local" in body["route"]["flags"]
 
 
+async def test_redis_down_sessions_api_serves_the_in_process_memory(tmp_path) -> None:
+    """With Redis down, GET and DELETE /v1/sessions/{id} work on the in-process memory the
+    queries use, flagged ``local`` (found by a new-user trial: both answered 503 while the
+    queries went on with that memory, flagged ``session_memory_local``)."""
+    settings = make_settings(tmp_path, redis_url="redis://127.0.0.1:1/0", timeout_cache_s=0.2)
+    async with running(settings) as (app, client):
+        await upload(app, client, DOC)
+        first = await _post(client, {"question": FIRST, "session_id": "local"})
+        assert "session_memory_local" in first["route"]["flags"]
+        r = await client.get("/v1/sessions/local")
+        assert r.status_code == 200, r.text
+        mem = r.json()
+        assert mem["local"] is True and mem["turn_count"] == 1
+        assert 0 < mem["ttl_s"] <= settings.session_ttl_s
+        assert (await client.get("/v1/sessions/other")).status_code == 404
+        r = await client.delete("/v1/sessions/local")
+        assert r.status_code == 200, r.text
+        assert r.json() == {"deleted": "local", "local": True}
+        assert (await client.get("/v1/sessions/local")).status_code == 404
+        again = await _post(client, {"question": "And for the next one?", "session_id": "local"})
+        assert again["route"]["session"]["turn"] == 1  # forgotten: a new conversation
+        assert again["rewritten_question"] is None
+
+
 @pytest.mark.parametrize("history_only", [True])
 async def test_history_without_session_is_rewritten_but_not_remembered(
         tmp_path, history_only) -> None:
