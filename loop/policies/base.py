@@ -1,5 +1,6 @@
 """Shared parts of the LLM reading policies: the byte-stable system prompt, the first prompt
-(question, date, conversation, directory, RAG candidates), and :class:`Turn`."""
+(question, date, conversation, directory, RAG candidates), :class:`Turn`, and
+:class:`ChatPolicy` (the conversation of the tools and JSON-action policies)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from corpus.types import SearchHit
+from loop.llm_client import AsyncLLMClient, ChatReply
 from loop.tools import TOOLS, snippet
 from loop.types import ToolCall
 
-__all__ = ["DirectoryEntry", "SYSTEM_PROMPT", "Turn", "first_prompt"]
+__all__ = ["ChatPolicy", "DirectoryEntry", "SYSTEM_PROMPT", "Turn", "first_prompt"]
 
 # Byte-stable across questions (no dates, names or counts) so servers reuse their prompt cache.
 SYSTEM_PROMPT = (
@@ -54,6 +56,33 @@ class Turn:
     completion_tokens: int = 0
     llm_calls: int = 0
     note: str = ""
+
+    def count(self, reply: ChatReply) -> None:
+        """Count one LLM call and the tokens its reply says it used."""
+        self.llm_calls += 1
+        self.prompt_tokens += reply.prompt_tokens
+        self.completion_tokens += reply.completion_tokens
+
+
+class ChatPolicy:
+    """What the tools and JSON-action policies share: the client, the brain
+    (``llm:<model>:<protocol>``) and the conversation so far, which starts with ``system`` and
+    the first user message.
+
+    :param client: the chat-completions client.
+    :param first_user: the first user message (:func:`first_prompt`).
+    :param system: the system prompt.
+    :param protocol: how the model calls tools (``tools``, ``json``), for the brain.
+    """
+
+    def __init__(self, client: AsyncLLMClient, first_user: str, *, system: str,
+                 protocol: str) -> None:
+        self.client = client
+        self.brain = f"llm:{client.config.model}:{protocol}"
+        self.messages: list[dict[str, Any]] = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": first_user},
+        ]
 
 
 def _hit_line(i: int, hit: SearchHit, question: str) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 from loop.controller import LoopState
 from loop.errors import LLMProtocolError
 from loop.llm_client import AsyncLLMClient
-from loop.policies.base import LAST_STEP, SYSTEM_PROMPT, Turn
+from loop.policies.base import LAST_STEP, SYSTEM_PROMPT, ChatPolicy, Turn
 from loop.tools import TOOLS
 from loop.types import ToolCall, ToolResult
 
@@ -85,7 +85,7 @@ def parse_action(text: str) -> ToolCall | None:
     return None
 
 
-class LLMJsonPolicy:
+class LLMJsonPolicy(ChatPolicy):
     """Reads through an LLM in JSON-action mode.
 
     Usage example::
@@ -95,12 +95,7 @@ class LLMJsonPolicy:
     """
 
     def __init__(self, client: AsyncLLMClient, first_user: str) -> None:
-        self.client = client
-        self.brain = f"llm:{client.config.model}:json"
-        self.messages: list[dict[str, Any]] = [
-            {"role": "system", "content": JSON_SYSTEM_PROMPT},
-            {"role": "user", "content": first_user},
-        ]
+        super().__init__(client, first_user, system=JSON_SYSTEM_PROMPT, protocol="json")
 
     async def propose(self, state: LoopState) -> Turn:
         """One action (one LLM call; a second one when the first reply is unusable)."""
@@ -115,9 +110,7 @@ class LLMJsonPolicy:
                 msgs = [*msgs, {"role": "assistant", "content": bad},
                         {"role": "user", "content": REASK}]
             reply = await self.client.chat(msgs, json_schema=ACTION_SCHEMA)
-            turn.llm_calls += 1
-            turn.prompt_tokens += reply.prompt_tokens
-            turn.completion_tokens += reply.completion_tokens
+            turn.count(reply)
             call = parse_action(reply.content)
             if call is None and reply.tool_calls:
                 call = reply.tool_calls[0]

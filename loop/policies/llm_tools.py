@@ -14,7 +14,7 @@ from typing import Any
 from loop.controller import MAX_CALLS_PER_TURN, LoopState
 from loop.errors import LLMProtocolError
 from loop.llm_client import AsyncLLMClient
-from loop.policies.base import LAST_STEP, SYSTEM_PROMPT, Turn
+from loop.policies.base import LAST_STEP, SYSTEM_PROMPT, ChatPolicy, Turn
 from loop.policies.llm_json import parse_action
 from loop.tools import TOOLS
 from loop.types import ToolCall, ToolResult
@@ -25,7 +25,7 @@ OPENAI_TOOLS: list[dict[str, Any]] = [t.openai_schema() for t in TOOLS.values()]
 REASK = "Call one of the tools now (answer ends the work)."
 
 
-class LLMToolsPolicy:
+class LLMToolsPolicy(ChatPolicy):
     """Reads through an LLM with native tool calls.
 
     Usage example::
@@ -35,13 +35,8 @@ class LLMToolsPolicy:
     """
 
     def __init__(self, client: AsyncLLMClient, first_user: str) -> None:
-        self.client = client
+        super().__init__(client, first_user, system=SYSTEM_PROMPT, protocol="tools")
         self.as_user = client.config.tool_results_as_user
-        self.brain = f"llm:{client.config.model}:tools"
-        self.messages: list[dict[str, Any]] = [
-            {"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": first_user},
-        ]
 
     async def propose(self, state: LoopState) -> Turn:
         """The calls of one assistant reply (one LLM call; two when it called no tool)."""
@@ -54,9 +49,7 @@ class LLMToolsPolicy:
             if attempt:
                 msgs += [{"role": "assistant", "content": text}, {"role": "user", "content": REASK}]
             reply = await self.client.chat(msgs, tools=OPENAI_TOOLS)
-            turn.llm_calls += 1
-            turn.prompt_tokens += reply.prompt_tokens
-            turn.completion_tokens += reply.completion_tokens
+            turn.count(reply)
             calls = reply.tool_calls
             if not calls and (parsed := parse_action(reply.content)) is not None:
                 calls = [ToolCall(parsed.name, parsed.arguments, f"call_t{state.turn}")]
