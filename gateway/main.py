@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from gateway.api import ROUTERS, AccessLog, AdminGuard, BodySizeLimit, StaticGZip
+from gateway.api import ROUTERS, AccessLog, AdminGuard, BodySizeLimit, HeadAsGet, StaticGZip
 from gateway.api.error_handlers import install_error_handlers
 from gateway.api.query_fast import QueryFastPath
 from gateway.api.responses import OrjsonResponse
@@ -84,5 +84,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(StaticGZip)  # static pages gzipped (plotly.js 4.8 → 1.47 MB)
     # near-cache hits of POST /v1/query skip the framework below (issue 19 item 2)
     app.add_middleware(QueryFastPath, max_body_bytes=settings.max_body_bytes)
+    app.add_middleware(HeadAsGet)  # HEAD runs the GET route, no body (FastAPI answers 405)
     app.add_middleware(AccessLog)  # one JSON line per request on loopgate.access (serve: INFO)
     return app

@@ -1,7 +1,7 @@
 """The HTTP API (FastAPI): one ``APIRouter`` per topic under ``routes/`` (:data:`ROUTERS`, in
 the order they are mounted), ``deps`` (dependency aliases), ``responses`` (the orjson response
 class, the answer body), ``error_handlers`` (every exception → one JSON error shape) and the
-middleware (``limits``, ``admin_guard``, ``compression``, ``access_log``).
+middleware (``limits``, ``admin_guard``, ``compression``, ``head``, ``access_log``).
 ``gateway.main.create_app`` assembles them.
 """
 
@@ -10,6 +10,7 @@ from fastapi import APIRouter
 from gateway.api.access_log import AccessLog
 from gateway.api.admin_guard import AdminGuard
 from gateway.api.compression import StaticGZip
+from gateway.api.head import HeadAsGet
 from gateway.api.limits import BodySizeLimit
 from gateway.api.routes import (
     ask_page,
@@ -25,7 +26,7 @@ from gateway.api.routes import (
     viewer,
 )
 
-__all__ = ["ROUTERS", "AccessLog", "AdminGuard", "BodySizeLimit", "StaticGZip"]
+__all__ = ["ROUTERS", "AccessLog", "AdminGuard", "BodySizeLimit", "HeadAsGet", "StaticGZip"]
 
 #: The API's routers, in the order ``create_app`` mounts them.
 ROUTERS: tuple[APIRouter, ...] = (

@@ -55,7 +55,9 @@ def install_error_handlers(app: FastAPI) -> None:
         status = getattr(exc, "status_code", 500)
         code = {404: "not_found", 405: "method_not_allowed"}.get(status, "http_error")
         message = str(getattr(exc, "detail", "")) or "error"
-        return ORJSONResponse(error_body(status, code, message), status_code=status)
+        # the exception's headers go along: a 405 names the methods allowed (``Allow``)
+        return ORJSONResponse(error_body(status, code, message), status_code=status,
+                              headers=getattr(exc, "headers", None))
 
     app.add_exception_handler(LoopGateError, _loopgate)
     app.add_exception_handler(RequestValidationError, _validation)

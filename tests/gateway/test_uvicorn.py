@@ -102,3 +102,23 @@ def test_ask_auto_cli(tmp_path: Path, embed_model_path: Path, cases_dir: Path,
     body = json.loads(result.stdout)
     assert body["found"] and "3 个工作日" in body["answer"]
     assert body["route"]["decision"]["route"] in ("rag", "loop") and body["route"]["final_path"]
+
+
+def test_head_is_answered_like_get(server) -> None:
+    """Every GET route answers HEAD with the GET's status and headers and no body (found by a
+    new-user trial: ``HEAD /healthz`` and ``HEAD /`` answered 405); a POST-only path stays 405.
+    Over a real socket, so the body really is absent on the wire."""
+    base, _env = server
+    with httpx.Client(base_url=base, timeout=30) as client:
+        for path in ("/healthz", "/", "/readyz", "/v1/models", "/v1/documents",
+                     "/v1/view/collections", "/dashboard", "/docs"):
+            got, head = client.get(path), client.head(path)
+            assert head.status_code == got.status_code == 200, (path, head.status_code)
+            assert head.content == b"", path
+            assert head.headers["content-type"] == got.headers["content-type"], path
+            for name in ("content-length", "content-encoding"):  # / is gzipped
+                if path != "/readyz":  # its timings change from one call to the next
+                    assert head.headers.get(name) == got.headers.get(name), (path, name)
+        assert client.head("/v1/sessions/nope").status_code == 404  # as GET
+        post_only = client.head("/v1/query")
+        assert post_only.status_code == 405 and "POST" in post_only.headers.get("allow", "")
