@@ -1,8 +1,9 @@
 """Evaluation questions: the JSON Lines format of ``../shared/eval/README.md``.
 
 One line = one :class:`Question`. :func:`load_questions` reads one or more files, checks every
-line and raises :class:`QuestionFormatError` naming the file and line of the first bad record
-(nothing is silently skipped).
+line and raises :class:`QuestionFormatError` naming the file and line of every bad record (up
+to 20; nothing is silently skipped): a required field missing, empty or blank (``"question":
+""``), or not text.
 
 Usage example::
 
@@ -25,11 +26,14 @@ _REQUIRED = ("id", "question", "answer", "source_dataset", "lang")
 
 
 class QuestionFormatError(ValueError):
-    """A question file or record does not follow the README format (``where`` = file:line)."""
+    """A question file or record does not follow the README format (``where`` = file:line of
+    the first bad record; ``problems``: one ``file:line: message`` per bad record)."""
 
-    def __init__(self, message: str, where: str = "") -> None:
+    def __init__(self, message: str, where: str = "",
+                 problems: Sequence[str] = ()) -> None:
         super().__init__(f"{where}: {message}" if where else message)
         self.where = where
+        self.problems = tuple(problems) or (str(self),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,17 +177,34 @@ def _page(value: Any, name: str, where: str) -> int | None:
     return page
 
 
+def _unanswerable(record: dict[str, Any]) -> bool:
+    tags = record.get("tags")
+    return tags == "unanswerable" or (isinstance(tags, list) and "unanswerable" in tags)
+
+
 def parse_question(record: dict[str, Any], where: str = "") -> Question:
     """Build a :class:`Question` from one decoded JSON record.
 
     :raises QuestionFormatError: a required field (``id``, ``question``, ``answer``,
-        ``source_dataset``, ``lang``) is missing, or a field has the wrong type.
+        ``source_dataset``, ``lang``) is missing, empty or blank (the answer may be empty for
+        a question tagged ``unanswerable``), not a string (``id`` and ``answer`` may be
+        numbers), or a field has the wrong type.
     """
     if not isinstance(record, dict):
         raise QuestionFormatError("a question must be a JSON object", where)
     missing = [k for k in _REQUIRED if record.get(k) is None]
     if missing:
         raise QuestionFormatError(f"missing field(s): {', '.join(missing)}", where)
+    for key in _REQUIRED:
+        value = record[key]
+        # the answer is kept as written: a figure may be a JSON number; the rest is text
+        text = isinstance(value, str) or (key in ("answer", "id") and isinstance(value, int | float)
+                                          and not isinstance(value, bool))
+        if not text:
+            raise QuestionFormatError(
+                f"field {key!r} must be a string, got {type(value).__name__}", where)
+        if not str(value).strip() and not (key == "answer" and _unanswerable(record)):
+            raise QuestionFormatError(f"field {key!r} is empty", where)
     pages_raw = record.get("pages") or []
     if not isinstance(pages_raw, list):
         raise QuestionFormatError("field 'pages' must be a list of page numbers", where)
@@ -228,11 +249,14 @@ def load_questions(
     :param limit: keep at most this many questions in total (``None`` = all).
     :param ids: when given, keep only these question ids.
     :returns: the questions; blank lines are ignored.
-    :raises QuestionFormatError: unreadable file, invalid JSON, bad record, or a duplicate id.
+    :raises QuestionFormatError: unreadable file, invalid JSON, bad records, or a duplicate id;
+        every bad line read is named (the first :data:`MAX_REPORTED` in the message, all in
+        ``problems``), not only the first.
     """
     out: list[Question] = []
     seen: set[str] = set()
     wanted = set(ids)
+    bad: list[QuestionFormatError] = []
     for path in paths:
         p = Path(path)
         try:
@@ -244,16 +268,47 @@ def load_questions(
                 continue
             where = f"{p}:{lineno}"
             try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise QuestionFormatError(f"invalid JSON: {exc.msg}", where) from exc
-            q = parse_question(record, where)
-            if q.id in seen:
-                raise QuestionFormatError(f"duplicate question id {q.id!r}", where)
-            seen.add(q.id)
+                q = _line_question(line, where, seen)
+            except QuestionFormatError as exc:
+                bad.append(exc)
+                continue
             if wanted and q.id not in wanted:
                 continue
             out.append(q)
-            if limit is not None and len(out) >= limit:
+            if limit is not None and len(out) >= limit and not bad:
                 return out
+    if bad:
+        raise _all_of(bad)
     return out
+
+
+#: bad lines listed in a :class:`QuestionFormatError`'s message (all are in ``problems``)
+MAX_REPORTED = 20
+
+
+def _line_question(line: str, where: str, seen: set[str]) -> Question:
+    """The question of one line of a file, its id added to ``seen``.
+
+    :raises QuestionFormatError: invalid JSON, a bad record, or an id already ``seen``."""
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise QuestionFormatError(f"invalid JSON: {exc.msg}", where) from exc
+    q = parse_question(record, where)
+    if q.id in seen:
+        raise QuestionFormatError(f"duplicate question id {q.id!r}", where)
+    seen.add(q.id)
+    return q
+
+
+def _all_of(bad: list[QuestionFormatError]) -> QuestionFormatError:
+    """One error naming every bad line (the first :data:`MAX_REPORTED`)."""
+    if len(bad) == 1:
+        return bad[0]
+    lines = [str(e) for e in bad]
+    shown = "\n  ".join(lines[:MAX_REPORTED])
+    more = f"\n  … and {len(lines) - MAX_REPORTED} more" if len(lines) > MAX_REPORTED else ""
+    err = QuestionFormatError(f"{len(bad)} bad question lines:\n  {shown}{more}",
+                              problems=lines)
+    err.where = bad[0].where
+    return err

@@ -158,6 +158,40 @@ def test_load_errors_name_file_and_line(tmp_path: Path) -> None:
         load_questions([good, good])
 
 
+def test_empty_or_blank_required_fields_are_named_line_by_line(tmp_path: Path) -> None:
+    """``"question": ""`` (or blank, or not text) is an error naming its line, every such line
+    of the file at once, and ``loopgate eval`` stops with exit 2 before asking anything (found
+    by a new-user trial: a file with an empty question ran, scored and wrote its report)."""
+    from typer.testing import CliRunner
+
+    from gateway.cli import app
+
+    f = tmp_path / "q.jsonl"
+    lines = [PDF_Q, {**DRCD_Q, "question": ""}, {**DRCD_Q, "id": "drcd:2", "question": "  \t"},
+             {**DRCD_Q, "id": "drcd:3", "lang": ""}, {**DRCD_Q, "id": "drcd:4", "question": ["q"]},
+             {**DRCD_Q, "id": "drcd:5", "answer": "", "tags": ["unanswerable"]},
+             {**DRCD_Q, "id": "drcd:6", "answer": 42}]
+    f.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in lines),
+                 encoding="utf-8")
+    with pytest.raises(QuestionFormatError) as err:
+        load_questions([f])
+    assert err.value.where == f"{f}:2"
+    assert err.value.problems == (
+        f"{f}:2: field 'question' is empty", f"{f}:3: field 'question' is empty",
+        f"{f}:4: field 'lang' is empty", f"{f}:5: field 'question' must be a string, got list")
+    assert str(err.value).startswith("4 bad question lines:")
+    ok = tmp_path / "ok.jsonl"
+    ok.write_text("".join(json.dumps(r) + "\n" for r in (lines[0], lines[5], lines[6])),
+                  encoding="utf-8")
+    assert [q.answer for q in load_questions([ok])] == [PDF_Q["answer"], "", "42"]
+    res = CliRunner().invoke(app, ["eval", str(f), "--collection", "t", "-m", "rag",
+                                   "-o", str(tmp_path / "run")])
+    assert res.exit_code == 2, res.output
+    assert "q.jsonl:2: field 'question' is empty" in res.output
+    assert "q.jsonl:3: field 'question' is empty" in res.output
+    assert not (tmp_path / "run").exists()
+
+
 def test_shared_question_files_load(eval_dir: Path) -> None:
     qs = load_questions([eval_dir / "en/questions.jsonl", eval_dir / "zh/questions.jsonl"])
     assert len(qs) == 514
