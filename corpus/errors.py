@@ -36,6 +36,7 @@ PARSE_ERROR_CODES = {
     "corrupt_archive": "the DOCX (ZIP) archive is damaged or truncated",
     "unsupported_legacy_doc": "a legacy binary Office file (OLE2 .doc/.xls/.ppt): not supported",
     "empty_file": "the file has zero bytes",
+    "no_pages": "a well-formed PDF with zero pages",
     "needs_ocr": "no text layer (scanned pages): OCR is needed",
     "decompression_limit": "the archive would inflate beyond the safety limit (zip bomb)",
     "undecodable": "the text encoding could not be determined",

@@ -95,8 +95,12 @@ def _open(path: Path, data: bytes) -> pymupdf.Document:
         doc.close()
         raise ParseError("password_protected", f"{path}: the PDF is password protected")
     if doc.page_count == 0:
+        repaired = doc.is_repaired
         doc.close()
-        raise ParseError("corrupt_pdf", f"{path}: the PDF is damaged: no page could be read")
+        if repaired:  # MuPDF rebuilt a damaged file and found no page in it
+            raise ParseError("corrupt_pdf", f"{path}: the PDF is damaged: no page could be read")
+        raise ParseError("no_pages", f"{path}: a well-formed PDF with zero pages (its page "
+                                     "tree is empty): nothing to index")
     return doc
 
 
@@ -109,7 +113,8 @@ def _ocr_lines(page: pymupdf.Page) -> list[VLine] | None:
 def parse_pdf(path: Path, data: bytes) -> ParsedDocument:
     """Parse a PDF (see the module docstring for every rule).
 
-    :raises ParseError: ``corrupt_pdf``, ``password_protected``, ``needs_ocr``, ``no_text``.
+    :raises ParseError: ``corrupt_pdf``, ``password_protected``, ``no_pages``, ``needs_ocr``,
+        ``no_text``.
     """
     doc = _open(path, data)
     try:

@@ -148,6 +148,37 @@ def test_damaged_pdf_is_corrupt_pdf(tmp_path: Path, data: bytes) -> None:
     assert err.value.code == "corrupt_pdf"
 
 
+def _zero_page_pdf() -> bytes:
+    """A well-formed PDF whose page tree is empty (PyMuPDF refuses to save one)."""
+    objs = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [] /Count 0 >>"]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for i, obj in enumerate(objs, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (i, obj)
+    xref = len(out)
+    out += b"xref\n0 3\n0000000000 65535 f \n"
+    out += b"".join(b"%010d 00000 n \n" % off for off in offsets)
+    out += b"trailer\n<< /Size 3 /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % xref
+    return bytes(out)
+
+
+def test_zero_page_pdf_is_no_pages_not_corrupt(tmp_path: Path) -> None:
+    """A well-formed PDF with an empty page tree is ``no_pages`` (found by a new-user trial: it
+    was reported ``corrupt_pdf``, "damaged"); one that MuPDF had to repair and found no page in
+    stays ``corrupt_pdf``."""
+    data = _zero_page_pdf()
+    assert pymupdf.open(stream=data, filetype="pdf").page_count == 0
+    (tmp_path / "zero.pdf").write_bytes(data)
+    with pytest.raises(ParseError) as err:
+        parse_file(tmp_path / "zero.pdf")
+    assert err.value.code == "no_pages" and "zero pages" in err.value.message
+    (tmp_path / "cut.pdf").write_bytes(data[: data.index(b"xref")])  # needs MuPDF's repair
+    with pytest.raises(ParseError) as err:
+        parse_file(tmp_path / "cut.pdf")
+    assert err.value.code == "corrupt_pdf"
+
+
 def test_truncated_pdf_is_corrupt_pdf_not_an_empty_document(tmp_path: Path) -> None:
     """MuPDF repairs a PDF cut short into one blank page; that is ``corrupt_pdf``, not
     ``no_text`` or an empty document (case 18); a repaired PDF with text keeps it, warned."""
