@@ -12,6 +12,7 @@ finished, prints what was done and exits 130 (SIGINT) or 143 (SIGTERM).
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -23,10 +24,12 @@ from corpus.ingest import IngestReport, printable_path
 from gateway.cli._ingest_stop import IngestInterrupted, StopOnSignals
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from corpus.types import PassageEmbedder
     from gateway.settings import Settings
 
-__all__ = ["ingest_command", "register"]
+__all__ = ["ingest_command", "register", "warnings_table"]
 
 _OK = ("ingested", "replaced", "unchanged", "embedded")
 
@@ -73,14 +76,8 @@ def _summary(report: IngestReport, console: Console) -> None:
         for f in bad:
             errors.add_row(f.path, f.status, f.error_code, f.error_message)
         console.print(errors)
-    warned = [(f.path, w) for f in report.files for w in getattr(f, "warnings", ())]
-    if warned:  # ingested, with a finding: read by content, repaired, probable duplicate
-        notes = Table(title="ingested with warnings", show_lines=False)
-        for col in ("file", "code", "note"):
-            notes.add_column(col, overflow="fold")
-        for path, w in warned:
-            code, _, note = w.partition(": ")
-            notes.add_row(path, code if note else "", note or w)
+    notes = warnings_table(report)
+    if notes is not None:
         console.print(notes)
     mode = "keyword-only (no embedding model)" if report.keyword_only else "dense + keyword"
     console.print(
@@ -89,6 +86,33 @@ def _summary(report: IngestReport, console: Console) -> None:
         f"{report.corpus_version} · {report.elapsed_s:.1f} s"
         + ("" if report.changed else " · nothing changed")
     )
+
+
+_CODE = re.compile(r"[a-z][a-z0-9_]*")
+
+
+def warnings_table(report: IngestReport) -> Table | None:
+    """The "ingested with warnings" table (file, code, note), ``None`` without warnings.
+
+    A warning is ``"code: note"`` when the text before its first ``": "`` is a code
+    (``repaired_pdf``, ``encoding_guessed`` …); the others (``3 scanned page(s) read by OCR
+    (eng): [1, 2, 3]``, ``decoded with replacement characters: …``) are a note without a code,
+    whole in the note column."""
+    from rich.table import Table
+
+    warned = [(f.path, w) for f in report.files for w in f.warnings]
+    if not warned:  # ingested, with a finding: read by content, repaired, probable duplicate
+        return None
+    notes = Table(title="ingested with warnings", show_lines=False)
+    for col in ("file", "code", "note"):
+        notes.add_column(col, overflow="fold")
+    for path, w in warned:
+        code, sep, note = w.partition(": ")
+        if sep and _CODE.fullmatch(code):
+            notes.add_row(path, code, note)
+        else:
+            notes.add_row(path, "", w)
+    return notes
 
 
 def _stopped(stop: StopOnSignals, report: IngestReport | None, as_json: bool,

@@ -125,3 +125,65 @@ def test_held_data_directory_is_a_clear_error(data_dir: Path, docs: Path) -> Non
         holder.close()
     assert result.exit_code == 1
     assert "held by another LoopGate process" in " ".join(result.output.split())  # rich wraps
+
+
+def test_progress_says_elapsed_and_estimates_what_is_left() -> None:
+    """The bar says ``… elapsed``, and ``· … left`` only once the time left can be estimated
+    from the bytes read, then an estimate, not the elapsed time (found by a new-user trial:
+    ``scanning … 0:00:01 left`` — the elapsed time stood before the word "left")."""
+    import io
+    import re
+    import time
+
+    from rich.console import Console
+
+    from corpus.ingest import IngestProgress
+    from gateway.cli._ingest_progress import ElapsedAndLeft, ingest_progress
+
+    out = io.StringIO()
+    progress, on_progress = ingest_progress(Console(file=out, width=200), disable=False)
+    (column,) = [c for c in progress.columns if isinstance(c, ElapsedAndLeft)]
+    (task,) = progress.tasks
+    first = str(column.render(task))
+    assert re.fullmatch(r"0:00:0\d elapsed", first), first  # nothing read yet: no "left"
+    total = 1000
+    on_progress(IngestProgress(1, 10, 1, 1, "a.md", "ingested", 100, total, 0.1))
+    time.sleep(0.5)
+    on_progress(IngestProgress(2, 10, 2, 2, "b.md", "ingested", 200, total, 0.6))
+    text = str(column.render(task))
+    m = re.fullmatch(r"0:00:0\d elapsed · 0:00:(\d\d) left", text)
+    assert m, text
+    assert 2 <= int(m.group(1)) <= 8, text  # 800 bytes left at ~200 bytes/s
+    on_progress(IngestProgress(10, 10, 9, 9, "j.md", "ingested", total, total, 1.0))
+    assert re.fullmatch(r"0:00:0\d elapsed", str(column.render(task)))  # done: no "left"
+
+
+def test_warnings_table_puts_only_codes_in_the_code_column(tmp_path: Path) -> None:
+    """A warning's code column holds a code (``repaired_pdf``); a warning without one
+    (``3 scanned page(s) read by OCR (eng): [1, 2, 3]``, ``decoded with replacement
+    characters: …``) is whole in the note column (it put that text in the code column)."""
+    from corpus.ingest import FileResult, IngestReport
+    from gateway.cli.ingest import warnings_table
+
+    warned = [
+        "repaired_pdf: the PDF was damaged and repaired on reading",
+        "3 scanned page(s) read by OCR (eng): [1, 2, 3]",
+        "decoded with replacement characters: 1 undecodable byte sequence(s) replaced",
+        "4 table-of-contents page(s) kept out of the chunks",
+        "garbled_text: 2 page(s) whose text layer cannot be … needs_ocr: [4, 5]",
+    ]
+    report = IngestReport("c", str(tmp_path), [FileResult("a.pdf", "ingested", warnings=warned),
+                                                FileResult("b.md", "ingested")])
+    table = warnings_table(report)
+    assert table is not None
+    rows = list(zip(*(list(col._cells) for col in table.columns), strict=True))
+    assert rows == [
+        ("a.pdf", "repaired_pdf", "the PDF was damaged and repaired on reading"),
+        ("a.pdf", "", "3 scanned page(s) read by OCR (eng): [1, 2, 3]"),
+        ("a.pdf", "", "decoded with replacement characters: 1 undecodable byte sequence(s) "
+                      "replaced"),
+        ("a.pdf", "", "4 table-of-contents page(s) kept out of the chunks"),
+        ("a.pdf", "garbled_text", "2 page(s) whose text layer cannot be … needs_ocr: [4, 5]"),
+    ]
+    assert warnings_table(IngestReport("c", str(tmp_path), [FileResult("b.md", "ingested")])) \
+        is None
