@@ -81,6 +81,46 @@ async def test_chat_bad_requests(tmp_path, embed_model_path) -> None:
         assert r.status_code == 400 and "invalid collection name" in r.json()["error"]["message"]
 
 
+async def test_fields_it_cannot_honour_are_a_400_naming_them(tmp_path, embed_model_path) -> None:
+    """``n`` > 1, tools, a forced tool choice, JSON output and log-probabilities change what the
+    client gets back, so they are refused with a 400 naming the field (``param``), as
+    OpenAI-compatible servers without them do; sampling knobs and empty or "none" tool fields
+    are accepted and ignored (found by a new-user trial: ``tools`` and ``n: 3`` were silently
+    ignored, one plain answer came back)."""
+    tool = {"type": "function", "function": {"name": "get_weather", "parameters": {
+        "type": "object", "properties": {}}}}
+    msgs = [{"role": "user", "content": "标准配送要几天？"}]
+    refused = [
+        ({"n": 3}, "n"), ({"n": 0}, "n"), ({"tools": [tool]}, "tools"),
+        ({"tools": [tool], "tool_choice": "auto"}, "tools"),
+        ({"tool_choice": "required"}, "tool_choice"),
+        ({"tool_choice": {"type": "function", "function": {"name": "get_weather"}}},
+         "tool_choice"),
+        ({"functions": [tool["function"]]}, "functions"),
+        ({"function_call": {"name": "get_weather"}}, "function_call"),
+        ({"response_format": {"type": "json_object"}}, "response_format"),
+        ({"logprobs": True}, "logprobs"), ({"top_logprobs": 3}, "top_logprobs"),
+    ]
+    accepted = {"n": 1, "tools": [], "tool_choice": "none", "parallel_tool_calls": False,
+                "temperature": 0.2, "top_p": 0.9, "max_tokens": 50, "stop": ["\n\n"],
+                "seed": 7, "user": "u-1", "presence_penalty": 0, "frequency_penalty": 0,
+                "response_format": {"type": "text"}, "logprobs": False,
+                "stream_options": {"include_usage": True}, "metadata": {"k": "v"}}
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        for extra, param in refused:
+            for stream in (False, True):
+                r = await client.post("/v1/chat/completions", json={
+                    "model": "loopgate-rag", "messages": msgs, "stream": stream, **extra})
+                assert r.status_code == 400, (extra, r.text)
+                err = r.json()["error"]
+                assert err["param"] == param and err["code"] == "bad_request", (extra, err)
+                assert "not supported" in err["message"], err
+        r = await client.post("/v1/chat/completions", json={
+            "model": "loopgate-rag", "messages": msgs, **accepted})
+        assert r.status_code == 200, r.text
+        assert len(r.json()["choices"]) == 1
+
+
 async def test_long_chat_keeps_the_most_recent_turns(tmp_path, embed_model_path, cases_dir: Path) -> None:
     """Over 50 earlier messages: answered with the most recent turns as history (was a 400 with
     a raw pydantic dump)."""

@@ -49,7 +49,10 @@ class ChatMessage(BaseModel):
 
 
 class ChatRequest(BaseModel):
-    """The subset of the chat-completions request LoopGate reads (other fields are ignored)."""
+    """The subset of the chat-completions request LoopGate reads, and the fields that would
+    change what comes back, which :meth:`check_supported` refuses when set to what LoopGate
+    cannot honour; other fields (``temperature``, ``max_tokens``, ``stop``, ``seed``, ``user``
+    …) are accepted and ignored."""
 
     model_config = ConfigDict(extra="allow")
     model: str = "loopgate-auto"
@@ -57,6 +60,63 @@ class ChatRequest(BaseModel):
     stream: bool = False
     collection: str | None = None
     session_id: str | None = None
+    n: int | None = None
+    tools: list[dict[str, Any]] | None = None
+    tool_choice: str | dict[str, Any] | None = None
+    functions: list[dict[str, Any]] | None = None
+    function_call: str | dict[str, Any] | None = None
+    response_format: dict[str, Any] | None = None
+    logprobs: bool | None = None
+    top_logprobs: int | None = None
+
+    def check_supported(self) -> None:
+        """Refuse what LoopGate cannot honour, as OpenAI-compatible servers without it do
+        (vLLM without tool parsing, llama.cpp without ``--jinja``: a 400, not a silent plain
+        answer): more than one choice, tools or functions to call, a forced tool choice, JSON
+        output, log-probabilities. Empty tool lists and ``"none"`` / ``"auto"`` choices with
+        no tool ask for nothing and pass.
+
+        :raises BadRequest: naming the field (``param``) and what to send instead.
+        """
+        def no(param: str, why: str) -> BadRequest:
+            return BadRequest(f"{param} {why} is not supported: {_INSTEAD[param]}", param=param)
+
+        if self.n is not None and self.n != 1:
+            raise no("n", f"= {self.n}")
+        if self.tools:
+            raise no("tools", f"({len(self.tools)} given)")
+        if self.tool_choice not in (None, "none", "auto"):
+            raise no("tool_choice", f"= {_short(self.tool_choice)}")
+        if self.functions:
+            raise no("functions", f"({len(self.functions)} given)")
+        if self.function_call not in (None, "none", "auto"):
+            raise no("function_call", f"= {_short(self.function_call)}")
+        if self.response_format is not None and self.response_format.get("type") != "text":
+            raise no("response_format", f"type {_short(self.response_format.get('type'))}")
+        if self.logprobs:
+            raise no("logprobs", "= true")
+        if self.top_logprobs:
+            raise no("top_logprobs", f"= {self.top_logprobs}")
+
+
+_ONE_ANSWER = "LoopGate answers from your documents with one message and its citations"
+_INSTEAD = {
+    "n": f"{_ONE_ANSWER} (choices[0]); send n = 1 or leave it out",
+    "tools": f"{_ONE_ANSWER} and never calls a client's tools; leave tools out",
+    "tool_choice": f"{_ONE_ANSWER} and never calls a tool; send \"none\" or leave it out",
+    "functions": f"{_ONE_ANSWER} and never calls a client's functions; leave functions out",
+    "function_call": f"{_ONE_ANSWER} and never calls a function; send \"none\" or leave it out",
+    "response_format": f"{_ONE_ANSWER} as text; send {{\"type\": \"text\"}} or leave it out",
+    "logprobs": "answers are extracted or checked against the documents, not sampled token by "
+                "token, so there are no log-probabilities; leave logprobs out",
+    "top_logprobs": "there are no log-probabilities (see logprobs); leave top_logprobs out",
+}
+
+
+def _short(value: object) -> str:
+    """``value`` as JSON, cut to 60 characters (for an error message)."""
+    text = orjson.dumps(value).decode()
+    return text if len(text) <= 60 else text[:59] + "…"
 
 
 def _text(content: str | list[dict[str, Any]] | None) -> str:
@@ -186,6 +246,7 @@ async def chat_completions(
     req: ChatRequest, router_: RouterDep, components: ComponentsDep, principal: PrincipalDep
 ) -> OrjsonResponse | EventSourceResponse:
     """OpenAI-compatible chat completion answered by the LoopGate router."""
+    req.check_supported()
     q = await to_query_input(components, principal, _to_query(req))
     if not req.session_id:  # derived: the memory must end with this conversation's last turn
         q = dataclasses.replace(q, expect_previous=_previous_user(req))
