@@ -29,7 +29,7 @@ from corpus.errors import IngestCancelled
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.types import PassageEmbedder
 
-__all__ = ["STREAM_ANY_BYTES", "STREAM_TEXT_BYTES", "IngestRun"]
+__all__ = ["POOL_MIN_BYTES", "STREAM_ANY_BYTES", "STREAM_TEXT_BYTES", "IngestRun"]
 
 #: text-like files above this many bytes (and any file above :data:`STREAM_ANY_BYTES`) are
 #: prepared in this process as a chunk stream, after the others: a worker process returns a
@@ -38,6 +38,15 @@ __all__ = ["STREAM_ANY_BYTES", "STREAM_TEXT_BYTES", "IngestRun"]
 STREAM_TEXT_BYTES = 2_000_000
 STREAM_ANY_BYTES = 32_000_000
 _TEXT_LIKE = (".txt", ".text", ".md", ".markdown", ".html", ".htm")
+#: the worker pool (parse processes, and embed processes that each load the embedding model,
+#: ~0.55 GB, tens of seconds on a loaded 2-core machine) starts only when the files for it hold
+#: at least this many bytes together; below that they are read in this process. Measured here
+#: (2 cores, load 11-14, e5-small, see README "Speed"): 4 Markdown files of 98 bytes took 91 s
+#: with the pool against 7.8 s in one process in a new-user
+#: trial; here 26.9 s against 17.1 s (wall, loopgate ingest); the 8 zh PDFs (9.9 MB) keep the pool and its
+#: speed. The cut lies between; 500 kB keeps the 5 FinanceBench filings (0.71 MB) of the
+#: determinism and signal tests on the pool. Not a measured break-even point.
+POOL_MIN_BYTES = 500_000
 
 Jobs = list[tuple[str, str]]  # (absolute path, stored path) of each file to read
 
@@ -54,7 +63,8 @@ class IngestRun:
     only waits for, parses or embeds the next document.
 
     :param writer: writes, duplicates and removes documents (staged protocol).
-    :param workers: parse (and embed) worker processes asked for (used from 4 files read).
+    :param workers: parse (and embed) worker processes asked for (used from 4 files read that
+        hold :data:`POOL_MIN_BYTES` together).
     :param parse: the parser function, or ``None`` for ``corpus.parsers.parse_file``.
     :param embed_task: chunks per task of an embed worker.
     """
@@ -185,13 +195,15 @@ class IngestRun:
 
     def _schedule(self, jobs: Jobs) -> tuple[Jobs, list[int], int, int]:
         """``(jobs, sizes, n_pool, workers)``: the first ``n_pool`` jobs for the worker pool of
-        ``workers`` processes (1 = this process: fewer than 4 files), largest first; then the
+        ``workers`` processes (1 = this process: fewer than 4 files, or less than
+        :data:`POOL_MIN_BYTES` of them together), largest first; then the
         large files, read here as streams (a worker returns whole chunk lists)."""
         sizes = [file_size(p) for p, _ in jobs]
         big = [j for j in range(len(jobs)) if _streamed(jobs[j][0], sizes[j])]
         pool = [j for j in range(len(jobs)) if j not in set(big)]
         n_pool = len(pool)
-        workers = self.workers if n_pool >= 4 else 1
+        big_enough = n_pool >= 4 and sum(sizes[j] for j in pool) >= POOL_MIN_BYTES
+        workers = self.workers if big_enough else 1
         if workers > 1:  # largest first: the last file to finish is a small one
             pool.sort(key=lambda j: -sizes[j])
         jobs, sizes = [jobs[j] for j in pool + big], [sizes[j] for j in pool + big]

@@ -348,7 +348,11 @@ def crashing_parse(path: Path) -> ParsedDocument:
     return parse_file(path)
 
 
-def test_parser_crash_in_a_worker_is_one_failure(store: QdrantChunkStore, tmp_path: Path) -> None:
+def test_parser_crash_in_a_worker_is_one_failure(store: QdrantChunkStore, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import corpus._ingest_run as run_mod
+
+    monkeypatch.setattr(run_mod, "POOL_MIN_BYTES", 0)  # tiny files, but through the pool
     docs = tmp_path / "docs"
     docs.mkdir()
     for i in range(3):  # 4 jobs: the smallest batch that uses worker processes

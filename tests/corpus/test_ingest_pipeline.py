@@ -53,13 +53,16 @@ def test_at_most_two_jobs_per_worker_are_in_flight(tmp_path: Path) -> None:
 
 
 def test_workers_embed_the_same_vectors_as_this_process(
-    store: QdrantChunkStore, tmp_path: Path, embed_model_path: Path
+    store: QdrantChunkStore, tmp_path: Path, embed_model_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Two collections from the same files: one embedded here as before (one ONNX thread,
     batches of 32), one by two worker processes (batches of 8, the new default); every chunk's
     vector agrees to 1e-5."""
+    import corpus._ingest_run as run_mod
     from rag.embedder import FastEmbedEmbedder
 
+    monkeypatch.setattr(run_mod, "POOL_MIN_BYTES", 0)  # small files, but through the pool
     docs = _docs(tmp_path / "docs", 6)
     here = FastEmbedEmbedder(model_path=embed_model_path, threads=1, batch_size=32,
                              max_length=128)
@@ -131,8 +134,10 @@ def test_embed_workers_give_each_chunk_its_own_vector_in_parse_order(
     document spread over both): documents come out in the order parsing gave them, each chunk
     with exactly the vector this process computes for it alone (same ONNX thread count: the
     same float operations, so equal, not only within 1e-5)."""
+    import corpus._ingest_run as run_mod
     from rag.embedder import FastEmbedEmbedder
 
+    monkeypatch.setattr(run_mod, "POOL_MIN_BYTES", 0)  # small files, but through the pool
     docs = _docs(tmp_path / "docs", 6)
     (docs / "long.md").write_text(
         "# Terms\n\n" + "\n\n".join(f"## Clause {j}\n\n" + f"第{j}条 设备保修期为{j}年。" * j

@@ -201,6 +201,7 @@ def test_a_large_text_file_is_streamed_here_not_in_a_worker(store, tmp_path: Pat
     from corpus.chunker import DocumentChunks
 
     monkeypatch.setattr(run_mod, "STREAM_TEXT_BYTES", 20_000)
+    monkeypatch.setattr(run_mod, "POOL_MIN_BYTES", 0)  # small files, but through the pool
     calls: list[tuple[list[str], int]] = []
     kinds: dict[str, str] = {}
     orig = run_mod.run_prepare
