@@ -1,9 +1,10 @@
 """Evaluation questions: the JSON Lines format of ``../shared/eval/README.md``.
 
-One line = one :class:`Question`. :func:`load_questions` reads one or more files, checks every
-line and raises :class:`QuestionFormatError` naming the file and line of every bad record (up
-to 20; nothing is silently skipped): a required field missing, empty or blank (``"question":
-""``), or not text.
+One line = one :class:`Question` (defined with :class:`GoldPage` and
+:class:`QuestionFormatError` in ``evals.types``, re-exported here). :func:`load_questions` reads
+one or more files, checks every line and raises :class:`QuestionFormatError` naming the file and
+line of every bad record (up to 20; nothing is silently skipped): a required field missing,
+empty or blank (``"question": ""``), or not text.
 
 Usage example::
 
@@ -16,139 +17,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from evals.types import GoldPage, Question, QuestionFormatError
 
 __all__ = ["GoldPage", "Question", "QuestionFormatError", "load_questions", "parse_question"]
 
 _REQUIRED = ("id", "question", "answer", "source_dataset", "lang")
-
-
-class QuestionFormatError(ValueError):
-    """A question file or record does not follow the README format (``where`` = file:line of
-    the first bad record; ``problems``: one ``file:line: message`` per bad record)."""
-
-    def __init__(self, message: str, where: str = "",
-                 problems: Sequence[str] = ()) -> None:
-        super().__init__(f"{where}: {message}" if where else message)
-        self.where = where
-        self.problems = tuple(problems) or (str(self),)
-
-
-@dataclass(frozen=True, slots=True)
-class GoldPage:
-    """One gold location on a paginated document: ``doc`` (relative to the eval folder) and
-    1-based physical ``page``."""
-
-    doc: str
-    page: int
-
-
-@dataclass(frozen=True, slots=True)
-class Question:
-    """One evaluation question (fields of the README table, plus ``context``/``evidence_pages``).
-
-    :param id: ``<dataset>:<original id>``.
-    :param question: the question text as asked.
-    :param answer: gold answer (always a string; numbers are kept as written).
-    :param doc: gold document relative to the eval folder
-        (``en/docs/financebench/3M_2018_10K.pdf``);
-        ``""`` when the dataset names none.
-    :param page: 1-based gold page for PDFs, else ``None``.
-    :param pages: every gold page (1-based) when known, else ``()``.
-    :param section: Markdown heading path (GitLab, ``" > "``-joined) or paragraph id (DRCD).
-    :param source_dataset: FinanceBench, MMLongBench-Doc, DRCD, … (the per-dataset key).
-    :param lang: ``en``, ``zh-Hans`` or ``zh-Hant``.
-    :param evidence: original evidence (strings or dicts, as the dataset has it).
-    :param answer_aliases: other accepted answers.
-    :param tags: ``unanswerable``, ``answer_needs_image``, ``assumes_current_date:YYYY-MM-DD`` …
-    :param notes: free text from the question file.
-    :param context: the previous turn of a follow-up question (send it as history), or ``None``.
-    :param evidence_pages: zh-pdf multi-place gold: every ``(doc, page)`` holding evidence.
-    """
-
-    id: str
-    question: str
-    answer: str
-    source_dataset: str
-    lang: str
-    doc: str = ""
-    page: int | None = None
-    pages: tuple[int, ...] = ()
-    section: str | None = None
-    evidence: tuple[Any, ...] = ()
-    answer_aliases: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-    notes: str = ""
-    context: str | None = None
-    evidence_pages: tuple[GoldPage, ...] = field(default=())
-
-    # -- derived views -------------------------------------------------------------------
-
-    @property
-    def dataset(self) -> str:
-        """Short name of ``source_dataset`` (the aggregation key)."""
-        return self.source_dataset
-
-    @property
-    def unanswerable(self) -> bool:
-        """True when the right output is an explicit "not found"."""
-        return "unanswerable" in self.tags
-
-    @property
-    def needs_image(self) -> bool:
-        """True when the answer cannot be read from text (reported separately)."""
-        return "answer_needs_image" in self.tags
-
-    @property
-    def current_date(self) -> str | None:
-        """The ``YYYY-MM-DD`` of an ``assumes_current_date:`` tag, else ``None``."""
-        for tag in self.tags:
-            if tag.startswith("assumes_current_date:"):
-                return tag.split(":", 1)[1].strip() or None
-        return None
-
-    @property
-    def is_follow_up(self) -> bool:
-        """True when the question needs its previous turn (``context``) as history."""
-        return bool(self.context)
-
-    @property
-    def gold_answers(self) -> tuple[str, ...]:
-        """The gold answer followed by its aliases, de-duplicated, empty strings dropped."""
-        seen: list[str] = []
-        for a in (self.answer, *self.answer_aliases):
-            if a and a not in seen:
-                seen.append(a)
-        return tuple(seen)
-
-    @property
-    def gold_pages(self) -> tuple[GoldPage, ...]:
-        """Every gold ``(doc, page)``: ``pages`` (else ``page``) of ``doc``; ``evidence_pages``."""
-        out: list[GoldPage] = []
-        nums = self.pages or ((self.page,) if self.page is not None else ())
-        if self.doc:
-            out.extend(GoldPage(self.doc, p) for p in nums)
-        for gp in self.evidence_pages:
-            if gp not in out:
-                out.append(gp)
-        return tuple(out)
-
-    @property
-    def gold_docs(self) -> tuple[str, ...]:
-        """Every gold document: ``doc`` plus any other document named by ``evidence_pages``."""
-        docs = [self.doc] if self.doc else []
-        for gp in self.evidence_pages:
-            if gp.doc not in docs:
-                docs.append(gp.doc)
-        return tuple(docs)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe form (round-trips through :func:`parse_question`)."""
-        data = asdict(self)
-        data["evidence_pages"] = [{"doc": g.doc, "page": g.page} for g in self.evidence_pages]
-        return data
 
 
 def _str_tuple(value: Any, name: str, where: str) -> tuple[str, ...]:
