@@ -168,3 +168,30 @@ async def test_stream_failure_is_an_error_event_then_done(tmp_path, embed_model_
         err = errors[0]["error"]
         assert err["code"] == "data_dir_locked" and err["status"] == 503, err
         assert "held" in err["message"] and err["type"] == "server_error"
+
+
+async def test_lone_surrogate_is_a_400_not_a_500(tmp_path) -> None:
+    """JSON may spell a lone surrogate (``\\ud800``): Python decodes it into text UTF-8 cannot
+    carry. It is bad input (a 400 naming the field, as /v1/query/stream answers), plain and
+    streamed, in the question, an earlier message, a system message or a content part."""
+    bodies = [
+        (r'{"model":"loopgate-rag","messages":[{"role":"user","content":"Widget \ud800 warranty"}]}',
+         "messages.0.content"),
+        (r'{"model":"loopgate-rag","messages":[{"role":"system","content":"x\udc80"},'
+         r'{"role":"user","content":"Widget warranty"}]}', "messages.0.content"),
+        (r'{"model":"loopgate-rag","messages":[{"role":"user","content":"a"},{"role":"assistant",'
+         r'"content":"b"},{"role":"user","content":[{"type":"text","text":"c\ud800"}]}]}',
+         "messages.2.content"),
+        (r'{"model":"loopgate-rag","session_id":"s\ud800","messages":[{"role":"user","content":"a"}]}',
+         "session_id"),
+    ]
+    async with running(make_settings(tmp_path)) as (_app, client):
+        for raw, field in bodies:
+            for stream in (False, True):
+                body = raw[:-1] + ',"stream":true}' if stream else raw
+                r = await client.post("/v1/chat/completions", content=body.encode(),
+                                      headers={"content-type": "application/json"})
+                assert r.status_code == 400, (body, r.text)
+                err = r.json()["error"]
+                assert err["code"] == "bad_request" and err["message"].startswith(f"{field}: ")
+                assert "surrogate" in err["message"]

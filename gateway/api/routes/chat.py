@@ -18,7 +18,7 @@ import hashlib
 import logging
 import time
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Annotated, Any
 
 import orjson
 from fastapi import APIRouter
@@ -29,6 +29,7 @@ from corpus.citations import citation_location
 from gateway.api.deps import ComponentsDep, PrincipalDep, RouterDep
 from gateway.api.responses import OrjsonResponse
 from gateway.api.routes.query import HISTORY_LIMIT, QueryRequest, to_query_input
+from gateway.api.text import Utf8Json, Utf8Str
 from gateway.errors import BadRequest, NotFound, error_body, status_of, validation_message
 from gateway.routing import QueryResult
 
@@ -44,8 +45,8 @@ class ChatMessage(BaseModel):
     """An OpenAI chat message; ``content`` may be a string or a list of content parts."""
 
     model_config = ConfigDict(extra="allow")
-    role: str
-    content: str | list[dict[str, Any]] | None = None
+    role: Utf8Str
+    content: Annotated[str | list[dict[str, Any]] | None, Utf8Json] = None
 
 
 class ChatRequest(BaseModel):
@@ -55,11 +56,11 @@ class ChatRequest(BaseModel):
     …) are accepted and ignored."""
 
     model_config = ConfigDict(extra="allow")
-    model: str = "loopgate-auto"
+    model: Utf8Str = "loopgate-auto"
     messages: list[ChatMessage] = Field(min_length=1)
     stream: bool = False
-    collection: str | None = None
-    session_id: str | None = None
+    collection: Utf8Str | None = None
+    session_id: Utf8Str | None = None
     n: int | None = None
     tools: list[dict[str, Any]] | None = None
     tool_choice: str | dict[str, Any] | None = None
@@ -174,7 +175,8 @@ def derived_session(messages: list[ChatMessage]) -> str:
     new conversation opening with the same words starts afresh)."""
     first = next((_text(m.content) for m in messages if m.role == "user"), "")
     system = [_text(m.content) for m in messages if m.role == "system"]
-    digest = hashlib.sha256("\x1f".join([*system, first]).encode("utf-8")).hexdigest()[:24]
+    text = "\x1f".join([*system, first])  # surrogatepass: never a 500 (messages are checked)
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
     return f"chat-{digest}"
 
 
