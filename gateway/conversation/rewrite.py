@@ -12,9 +12,12 @@ Rules, in order (each names itself in :attr:`Rewrite.rules`, shown in the route 
    next one?" → "What is the prefix for Location Channels in Slack?"). When the follow-up says
    more than the step ("For the next item, are family plans covered?") the item replaces the
    step phrase in the follow-up instead.
-3. ``substitute`` — "And for the CFO?", "What about 2019?", 那2019年呢: the new entity replaces
-   the one of the same list (an item list holding both) or the same shape (year, number,
-   acronym, code) in the previous question.
+3. ``substitute`` — "And for the CFO?", "What about 2019?", 那2019年呢, 三年以上的呢: the new
+   entity replaces the one of the same list (an item list holding both), else the place of
+   the same kind in the previous question (:func:`gateway.conversation.slots.fill_slot`: the
+   same shape — year, quantity or range with its unit, acronym, code, number —, the value of
+   an attributive for 无固定期限的, the noun phrase with the same head word, the A or B of
+   "A的B是多少").
 4. ``pronoun`` — it / its / they / this …, 它 / 其 / 该: the previous question's topic (the
    named item, else its phrase after of/for/about) replaces the first pronoun.
 5. ``previous_question`` — any other follow-up (short, or opening with and/also/what about, 那/
@@ -34,6 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gateway.conversation.items import Anchor, ItemList, find_anchor, find_anchors, move, words
+from gateway.conversation.slots import fill_slot
 from gateway.routing.followup import is_followup
 
 __all__ = ["Rewrite", "is_followup", "resolve_dates", "rewrite_rules"]
@@ -78,17 +82,17 @@ _LEAD = re.compile(r"^\s*(?:and|but|also|so|then|ok(?:ay)?|what about|how about|
 _ENTITY = re.compile(
     r"^\s*(?:and|but|also|ok(?:ay)?,?)?\s*(?:what about|how about|what of|same for|and|for|in)"
     r"\s+(?:for\s+|in\s+|about\s+)?(?P<x>[^?？]{1,60}?)\s*[?？]?\s*$"
-    r"|^\s*(?:那么?|还有)(?P<zx>[^？?]{1,30}?)(?:呢|怎么样|如何)?\s*[?？]?\s*$",
+    r"|^\s*(?:那么?|还有)\s*(?P<zx>[^？?]{1,30}?)(?:呢|怎么样|如何)?\s*[?？]?\s*$"
+    r"|^\s*(?P<zy>[^？?，,。]{1,30}?)(?:呢|怎么样|又如何)\s*[?？]?\s*$",  # 三年以上的呢？
     re.IGNORECASE,
 )
+# a preposition or copula before the new phrase (那对于无固定期限的呢, 那如果是CH583呢)
+_ZH_INTRO = re.compile(r"^(?:对于|关于|如果是|如果|要是|若是|换成|改成|是)")
 _PRONOUN = re.compile(r"\b(?P<p>its|it|they|them|their|this|that|these|those)\b|(?P<z>它|其|该)",
                       re.IGNORECASE)
 _TOPIC = re.compile(r"\b(?:of|for|about|regarding|on)\s+(?P<t>[^?？]+)", re.IGNORECASE)
 _GENERIC = frozenset(_STEP_WORDS.split("|")) | {"that", "it", "this", "after", "before",
                                                 "below", "above", "under", "about", "what"}
-_SHAPES = (re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)"), re.compile(r"\b[A-Z][A-Z0-9]{1,6}\b"),
-           re.compile(r"\b[A-Za-z]+[-_]?\d[\w-]*\b"),
-           re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])"))
 _MONTHS = ("January February March April May June July August September October November "
            "December").split()
 
@@ -175,20 +179,16 @@ def _substitute(question: str, previous: str, lists: Sequence[ItemList], cited: 
     m = _ENTITY.match(question)
     if m is None:
         return None
-    x = (m.group("x") or m.group("zx") or "").strip()
+    x = (m.group("x") or m.group("zx") or m.group("zy") or "").strip()
     x = re.sub(r"^(?:the|a|an)\s+", "", x, flags=re.IGNORECASE)
-    if not x or _ORDINAL.search(x) or _PRONOUN.fullmatch(x):
+    x = _ZH_INTRO.sub("", x).strip()
+    if not x or _ORDINAL.search(x) or _PRONOUN.fullmatch(x) or _PRONOUN.match(x):
         return None
     anchor = find_anchor(previous, lists, must_contain=x, cited=cited)
     if anchor is not None and words(anchor.label) != words(x):
         return _replace_span(previous, anchor.label, x), anchor.lst.doc_id
-    for shape in _SHAPES:
-        new = shape.search(x)
-        olds = [o for o in shape.finditer(previous) if o.group(0) != (new.group(0) if new else "")]
-        if new and olds:
-            o = olds[-1]
-            return previous[: o.start()] + new.group(0) + previous[o.end():], None
-    return None
+    filled = fill_slot(previous, x)  # the place of the same kind (gateway.conversation.slots)
+    return (filled[0], None) if filled else None
 
 
 def _pronoun(question: str, previous: str, lists: Sequence[ItemList], cited: int

@@ -49,6 +49,9 @@ class TurnContext:
     flags: list[str] = field(default_factory=list)
     #: the answer of a fact card given for the same question at the same corpus version
     reuse: QueryResult | None = None
+    #: the standalone question as the memory keeps it: the rewrite before cross-language key
+    #: terms were appended (a later follow-up is read against it); ``None``: the rewrite's
+    standalone: str | None = None
 
 
 class ConversationService:
@@ -167,6 +170,7 @@ class ConversationService:
                 text = None
             if text:
                 rw = Rewrite(q.question, text, (*rw.rules, "llm"), "llm")
+        standalone = rw.question
         rw = await self._cross_stage.apply(rw, q.collection, record)
         record.rewrote(rw.question if rw.changed else None, rw.by, rw.rules)
         record.in_session((memory.turn_count + 1) if memory else None,
@@ -181,7 +185,7 @@ class ConversationService:
             new_q = dataclasses.replace(new_q, filters=SearchFilter(doc_ids=(rw.focus_doc,)))
             record.session_focus(next(
                 (lst.path for lst in lists if lst.doc_id == rw.focus_doc), rw.focus_doc))
-        turn = TurnContext(new_q, rw, memory, scope, flags)
+        turn = TurnContext(new_q, rw, memory, scope, flags, standalone=standalone)
         if memory is not None and self.corpus_version is not None and new_q.use_cache and (
                 new_q.filters is None or new_q.filters.is_empty() or rw.focus_doc):
             await self._reuse(turn, record)
@@ -197,7 +201,7 @@ class ConversationService:
         def same(a: str, b: str) -> bool:
             return normalize_question(a) == normalize_question(b)
 
-        card = turn.memory.card_for(turn.rewrite.question, version, same)
+        card = turn.memory.card_for(turn.standalone or turn.rewrite.question, version, same)
         if card is None:
             return
         result = QueryResult.from_cached({"answer": card.fact, "citations": card.citations,
@@ -258,8 +262,10 @@ class ConversationService:
             return
         cites = [c.to_dict() for c in result.citations]
         read = [str(i) for i in (record.candidates or [])[:5]]
-        memory.add_turn(turn.rewrite.original, turn.rewrite.question, result.answer,
-                        bool(result.found), cites, self.limits, read=read,
+        # the standalone question without the cross-language terms: a follow-up's place is
+        # found in it ("What about three years or more?"), and terms are appended again then
+        memory.add_turn(turn.rewrite.original, turn.standalone or turn.rewrite.question,
+                        result.answer, bool(result.found), cites, self.limits, read=read,
                         corpus_version=record.corpus_version or "")
         folded = len(memory.summary)
         tokens = bound(memory, self.limits)

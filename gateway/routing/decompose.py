@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from gateway.routing.followup import is_followup
+
 __all__ = ["Plan", "decompose"]
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -101,8 +103,13 @@ def decompose(question: str, *, max_parts: int = 4) -> Plan | None:
 
 def _independent(parts: list[str]) -> bool:
     """Every part asks on its own: no part after the first leans on an earlier one ("What was
-    the amount?", "How did it change?", 其…), and an English part starts with its question."""
+    the amount?", "How did it change?", 其…), and an English part starts with its question.
+    A later part that is itself a follow-up (``gateway.routing.followup``: 三年以上的呢？,
+    "What about three years or more?") leans on the part before it: a follow-up read with
+    the previous question in front of it is one question, not two."""
     for i, part in enumerate(parts):
+        if i and is_followup(part):
+            return False
         if _CJK.search(part):
             if i and _ZH_DEPENDS.search(part):
                 return False
