@@ -65,6 +65,12 @@ class EvidenceTuning(_Frozen):
         "cover when the compound is absent (申请专利 against 专利申请权, zhpdf:60). Source: "
         "dbff370 (dev offline loop: zh-pdf evidence hit 80.0 -> 83.3 % with the commit's "
         "other rules)."))
+    bound_credit: float = Field(1.0, ge=0, le=1, description=(
+        "Share of the weight of a key term asking an extreme (最长, 最少, maximum, shortest) "
+        "credited to a text stating a bound of that direction instead (不得超过, 不少于, up "
+        "to, at least; corpus.evidence.bounds): a law states the maximum as 不得超过. Both "
+        "paths. Source: the new-user trial '劳动合同的试用期最长不得超过多久？' answered from "
+        "'…支付周期最长不得超过十五日' at 0.991; design, not swept."))
     row_weight: float = Field(1.0, ge=0, description=(
         "A statement row whose label the question names weighs 1 + row_weight x label cover "
         "when the question asks a figure (both paths). Source: 32a0e17, set not swept; RAG "

@@ -7,6 +7,8 @@ From a :class:`~rag.types.Retrieval` to an answer, in this order:
    only when they name every code of the question (``rag.answerability.supported_evidence``);
 2. scope: units quoted from the page the question names, stating the colour it asks
    (``rag.answerability.scoped_evidence``; none: ``not_on_asked_page`` / ``asks_visual``);
+   cases: a best unit that is one case of an enumerating sentence gives way to the case the
+   question names, else to the whole series (``rag.cases``; ``case_named`` / ``cases_whole``);
 3. found when there is evidence and the retrieval's confidence reaches ``answer_floor``; not
    found when the question has key terms and none occurs in the retrieved text (``coverage``
    ≤ 0; only when the caller passes the coverage feature);
@@ -47,6 +49,7 @@ from rag.answerability import (
     scoped_evidence,
     supported_evidence,
 )
+from rag.cases import answer_cases
 from rag.compose import asks_figure, figure_answer
 from rag.extractive import NOT_FOUND_TEXT, answer_text, extract_answer
 from rag.steps import Flow, Step
@@ -136,6 +139,12 @@ class AnswerDecider:
         evidence, scope = scoped_evidence(evidence, r.chunks, r.question)
         evidence = evidence[: self.max_evidence]
         out.extend(scope)
+        # the best unit is one case of an enumerating sentence and the question asks a value:
+        # the case the question names, else every case (rag.cases)
+        evidence, cases = answer_cases(evidence, r.question, r.chunks, r.key_terms,
+                                       self.make_citation, self.tokenizer.normalize)
+        if cases:
+            out.append(cases)
         found = bool(evidence) and r.confidence.value >= self.answer_floor
         # under the floor, a figure computed from the statement rows of the one document the
         # question was resolved to answers: its cells are the evidence, cited row by row

@@ -12,6 +12,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
+from corpus.evidence.bounds import Bound, bound_direction, states_bound
 from corpus.evidence.recognise import DIGIT, flat_code
 from corpus.evidence.units import CJK
 from corpus.term_match import holds_term
@@ -72,6 +73,10 @@ class TermMatcher:
         # codes written with separators → without them: the text may write ESP32-PICO-D4 with
         # soft hyphens (a PDF title), spaces (a file name) or none
         self._codes = {t: flat for t in self.terms if (flat := flat_code(t)) is not None}
+        # a term asking an extreme (最长, minimum) → the bound a text states instead
+        # (不得超过, at least: corpus.evidence.bounds)
+        self.bounds: dict[str, Bound] = {
+            t: d for t in self.terms if (d := bound_direction(t)) is not None}
         # compound Chinese terms → their search-mode sub-words (申请专利 → 申请, 专利)
         self.parts: dict[str, tuple[str, ...]] = {}
         if self._analyse is not None:
@@ -98,6 +103,7 @@ class TermMatcher:
         sub.total = sum(sub.weights) or 1.0
         sub.normalize, sub._analyse, sub._cache = self.normalize, self._analyse, self._cache
         sub._credit_cache, sub.parts, sub._codes = self._credit_cache, self.parts, self._codes
+        sub.bounds = self.bounds
         return sub
 
     @property
@@ -124,11 +130,18 @@ class TermMatcher:
         """Key terms ``text`` holds, each with the share of its weight credited: 1.0 when the
         term is there; for a compound Chinese term that is not,
         ``TUNING.evidence.part_credit`` × the share of its characters the sub-words present in
-        ``text`` cover (below half → left out)."""
+        ``text`` cover (below half → left out); for a term asking an extreme (最长, minimum)
+        that is not, ``TUNING.evidence.bound_credit`` when ``text`` states a bound of its
+        direction (不得超过, at least: :mod:`corpus.evidence.bounds`)."""
         got = self._credit_cache.get(text)
         if got is not None:
             return got
         got = dict.fromkeys(self.matched(text), 1.0)
+        if self.bounds and len(got) < len(self.terms):
+            low = self.normalize(text)
+            for t, direction in self.bounds.items():
+                if t not in got and states_bound(low, direction):
+                    got[t] = TUNING.evidence.bound_credit
         if self.parts and len(got) < len(self.terms):
             low = self.normalize(text)
             for t, sub in self.parts.items():

@@ -215,7 +215,7 @@ class OfflinePolicy:
         ev = self.ranked_evidence(state, sims, lexical)
         if not ev:  # not found: unless the RAG candidates and the ranking agree (seed_evidence)
             ev, floor = seed_evidence(self.tuning, floor, lexical, self.candidates)
-        return answer_call(ev, self.tuning, floor)
+        return answer_call(ev, self.tuning, floor, state.matcher, state.question)
 
     async def final_answer(self, state: LoopState) -> ToolCall:
         """The ``answer`` call over the chunks read so far (as on the answer turn)."""

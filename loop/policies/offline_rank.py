@@ -7,10 +7,12 @@ built from it (:class:`loop.policies.offline.OfflinePolicy` drives these). Pure 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection
 
 from corpus.citations import display_quote
-from corpus.evidence import rank_prior
+from corpus.evidence import TermMatcher, rank_prior
+from corpus.evidence.cases import asks_value, case_series, named_case
 from corpus.tuning import TUNING, OfflineTuning
 from loop.controller import LoopState
 from loop.evidence import (
@@ -23,7 +25,7 @@ from loop.evidence import (
 )
 from loop.types import NOT_FOUND, ToolCall, UnitEmbedder
 
-__all__ = ["answer_call", "coverage_floor", "dense_settled", "lexical_evidence",
+__all__ = ["answer_call", "cases_for", "coverage_floor", "dense_settled", "lexical_evidence",
            "passage_text", "ranked_evidence", "seed_evidence", "similarities"]
 
 Similarity = dict[tuple[str, str], float]
@@ -197,10 +199,13 @@ def passage_text(e: Evidence) -> str:
     return "\n".join(p for p in (head, header if header != e.text else "", e.text) if p)
 
 
-def answer_call(ev: list[Evidence], tuning: OfflineTuning, floor: float) -> ToolCall:
+def answer_call(ev: list[Evidence], tuning: OfflineTuning, floor: float,
+                matcher: TermMatcher | None = None, question: str | None = None) -> ToolCall:
     """The ``answer`` call for ranked evidence ``ev`` (:func:`ranked_evidence`): "not found"
     when empty, else the best unit of each chunk covering at least ``floor`` and within
-    ``close`` of the best, at most ``max_citations``, each quoted and cited."""
+    ``close`` of the best, at most ``max_citations``, each quoted and cited. With the
+    ``question`` and its ``matcher``, a first unit that is one case of an enumerating sentence
+    gives way to the case the question names, else to the whole series (:func:`cases_for`)."""
     if not ev:
         return ToolCall("answer", {"response": NOT_FOUND, "found": False, "citations": []})
     best_per_chunk: dict[str, Evidence] = {}
@@ -211,6 +216,8 @@ def answer_call(ev: list[Evidence], tuning: OfflineTuning, floor: float) -> Tool
         for e in best_per_chunk.values()
         if e.coverage >= max(floor, ev[0].coverage - tuning.close)
     ][: tuning.max_citations]
+    if matcher is not None and question is not None:
+        picked[0] = cases_for(picked[0], question, matcher)
     return ToolCall(
         "answer",
         {
@@ -219,3 +226,19 @@ def answer_call(ev: list[Evidence], tuning: OfflineTuning, floor: float) -> Tool
             "citations": [{"chunk_id": e.chunk.chunk_id, "quote": e.text} for e in picked],
         },
     )
+
+
+def cases_for(e: Evidence, question: str, matcher: TermMatcher) -> Evidence:
+    """``e``, or — when its unit is one case of an enumerating sentence of its chunk
+    (``corpus.evidence.cases``) that the question, asking a value the cases state, does not
+    name — the case it names, else the whole series as one verbatim passage (as the RAG path
+    does, ``rag.cases``)."""
+    if not asks_value(question, matcher.terms):
+        return e
+    series = case_series(e.chunk, e.text, matcher, style="scan")
+    if series is None:
+        return e
+    named = named_case(series, matcher.terms, matcher.normalize)
+    if named == series.index:
+        return e
+    return dataclasses.replace(e, text=series.units[named] if named is not None else series.text)
