@@ -4,6 +4,7 @@ time, collection, cache hit and escalation; ``/v1/routes``, the route logs and
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -42,6 +43,10 @@ class RouteQuery:
     def __post_init__(self) -> None:
         if not 1 <= self.limit <= 10000:
             raise ValueError("limit must be within 1..10000")
+        for name in ("since", "until"):
+            value = getattr(self, name)
+            if value is not None and math.isnan(value):
+                raise ValueError(f"{name} must be a number (Unix seconds), not NaN")
         lo, hi = self.min_confidence, self.max_confidence
         if lo is not None and hi is not None and lo > hi:
             raise ValueError("min_confidence must not exceed max_confidence")

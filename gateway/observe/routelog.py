@@ -21,11 +21,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections import deque
 from collections.abc import Callable
 
 import redis.asyncio
+import redis.exceptions
 
+from gateway.errors import BadRequest
 from gateway.observe.route_query import RouteQuery, select
 from gateway.redis_support import CircuitBreaker, RedisUnavailableError, call_redis, open_redis
 from gateway.routing import RouteRecord
@@ -41,6 +44,23 @@ __all__ = [
 ]
 
 log = logging.getLogger("loopgate.gateway")
+
+#: Largest stream id time Redis accepts (milliseconds, an unsigned 64-bit number).
+_MAX_STREAM_MS = 2**64 - 1
+
+
+def stream_low(since: float | None) -> str | None:
+    """The ``XREVRANGE`` lower bound for records newer than ``since`` (Unix seconds): ``-``
+    for none, before the epoch or ``-inf``; None when nothing can be that new (past the
+    largest stream id, ``inf``). Never an id Redis refuses (a negative one, ``ERR Invalid
+    stream ID``)."""
+    if since is None or math.isnan(since) or since <= 0:
+        return "-"
+    ms = since * 1000
+    if not math.isfinite(ms) or ms > _MAX_STREAM_MS:
+        return None
+    return f"{int(ms)}-0"
+
 
 class RouteLog:
     """Base: a ring buffer of records (also the Redis log's fallback while Redis is down)."""
@@ -170,15 +190,30 @@ class RedisRouteLog(RouteLog):
         query = query or RouteQuery()
         self.settle()
         await self.flush()
+
+        async def scan() -> list[RouteRecord] | redis.exceptions.ResponseError:
+            try:
+                return await self._scan(query)
+            except redis.exceptions.ResponseError as exc:
+                if type(exc) is not redis.exceptions.ResponseError:
+                    raise  # READONLY, OOM, NOPERM …: the server's state, not the query
+                return exc  # Redis answered: the query was refused, Redis is not down
+
         try:
-            return await call_redis(self.breaker, "route_log", lambda: self._scan(query))
+            found = await call_redis(self.breaker, "route_log", scan)
         except RedisUnavailableError:
             return await super().recent(query)
+        if isinstance(found, redis.exceptions.ResponseError):
+            log.warning("route log query refused by Redis (not an outage): %s", found)
+            raise BadRequest(f"the route log query was refused: {found}")
+        return found
 
     async def _scan(self, query: RouteQuery) -> list[RouteRecord]:
         # Stream ids are append times (request end) >= the record's ``ts`` (request start), so
         # ``since`` bounds the scan safely; ``until`` is checked on ``ts`` only.
-        low = f"{int(query.since * 1000)}-0" if query.since is not None else "-"
+        low = stream_low(query.since)
+        if low is None:
+            return []
         high = "+"
         out: list[RouteRecord] = []
         scanned = 0

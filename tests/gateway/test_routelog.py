@@ -10,11 +10,13 @@ from types import SimpleNamespace
 
 import httpx
 import pytest
+import redis.exceptions
 from _route_samples import router_dict  # tests/gateway is on sys.path (pytest rootdir mode)
 from fastapi import FastAPI
 
 from gateway.api.routes.routes_log import router as routes_router
 from gateway.api.error_handlers import install_error_handlers
+from gateway.errors import BadRequest
 from gateway.observe import GatewayMetrics
 from gateway.redis_support import CircuitBreaker, open_redis
 from gateway.routing import RouteRecord
@@ -179,3 +181,37 @@ async def test_api_keys_scope_records_to_allowed_collections() -> None:
         body = (await client.get("/v1/routes", headers=headers)).json()
         assert [r["collection"] for r in body["records"]] == ["a"]
         assert (await client.get("/v1/stats", headers=headers)).json()["totals"]["requests"] == 1
+
+
+async def test_out_of_range_times_never_degrade_the_redis_log(redis_log: RedisRouteLog,
+                                                              monkeypatch) -> None:
+    """A caller's ``since`` before the epoch, a window longer than the epoch (1e12, 1e308,
+    inf) or NaN: the records of the real Redis stream (or a 400), never Redis refusing an id
+    (``XREVRANGE … -5000-0``, 'ERR Invalid stream ID') counted as an outage, never a 500.
+    A reply error caused by a query does not open the breaker."""
+    now = time.time()
+    for i in range(3):
+        await redis_log.append(RouteRecord.from_dict(router_dict("rag", 0.9, now - 10 + i)))
+    transport = httpx.ASGITransport(app=_app(redis_log))
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        for since in ("-1", "-1e300", "-inf", "0"):
+            r = await client.get("/v1/routes", params={"since": since})
+            assert r.status_code == 200 and r.json()["count"] == 3, (since, r.text)
+            assert r.json()["available"] is True
+        for since in ("inf", "1e300"):
+            r = await client.get("/v1/routes", params={"since": since})
+            assert r.status_code == 200 and r.json()["count"] == 0, (since, r.text)
+        r = await client.get("/v1/routes", params={"since": "nan"})
+        assert r.status_code == 400 and r.json()["error"]["code"] == "bad_request"
+        for window in ("1e12", "1e308", "inf", "3600"):
+            r = await client.get("/v1/stats", params={"window_s": window})
+            assert r.status_code == 200, (window, r.text)
+            assert r.json()["totals"]["requests"] == 3 and r.json()["route_log"]["available"]
+    assert redis_log.breaker.state == "closed"
+
+    async def refuses(*_a, **_k):
+        raise redis.exceptions.ResponseError("Invalid stream ID specified as stream command argument")
+    monkeypatch.setattr(redis_log.client, "xrevrange", refuses)
+    with pytest.raises(BadRequest, match="refused"):
+        await redis_log.recent(RouteQuery())
+    assert redis_log.breaker.state == "closed" and redis_log.available

@@ -115,7 +115,8 @@ async def stats(
     settings = request.app.state.components.settings
     now = time.time()
     query = RouteQuery(
-        since=None if window_s is None else now - window_s,
+        # a window longer than the epoch (1e12, 1e308, inf) is every record, not a bad bound
+        since=None if window_s is None or window_s >= now else now - window_s,
         collections=_scope(principal, collection),
         limit=limit or settings.stats_max_records,
         caller=_caller(principal),
