@@ -94,7 +94,8 @@ class ChatSession:
                 self.con.print(f"[red]no collection {arg!r}[/] (there are: "
                                f"{', '.join(names) or 'none'})")
             elif arg in self.c.embedding_mismatch:
-                self.con.print(f"[red]error:[/] {self.c.embedding_mismatch[arg]}")
+                why = self.c.embedding_mismatch[arg].removeprefix("error: ")
+                self.con.print(f"[red]error:[/] {why}")
             else:
                 self.collection, self.history, self.session_id = arg, [], _new_session()
                 self.con.print(f"collection: {arg} (conversation reset)")
@@ -216,7 +217,9 @@ def chat_command(
         asyncio.run(c.aclose())
         raise typer.Exit(1)
     if session.collection in c.embedding_mismatch:  # dense vectors but no (or another) model
-        con.print(f"[red]error:[/] {c.embedding_mismatch[session.collection]}")
+        # a store error comes as "error: …" (rag.embedder.startup_check): one "error:" is enough
+        why = c.embedding_mismatch[session.collection].removeprefix("error: ")
+        con.print(f"[red]error:[/] {why}")
         asyncio.run(c.aclose())
         raise typer.Exit(1)
     # the CC-CEDICT index (1-4 s) counts as loading, not as the first question's time

@@ -38,6 +38,7 @@ from gateway.conversation.service import ConversationService
 from gateway.conversation.store import SessionStore
 from gateway.engines import CacheAdapter, HybridRagEngine, LoopAgentEngine, RetrieverSearch
 from gateway.engines.unit_embedder import SharedUnitEmbedder
+from gateway.errors import is_lock_error
 from gateway.ingest import IngestJobs
 from gateway.migration import MigrationDispatcher, MigrationPolicy, build_dispatcher
 from gateway.migration.store_overlay import with_existing_collections
@@ -112,7 +113,8 @@ def build_components(settings: Settings) -> Components:
         for name, state in startup_check(c.store, c.embedder).items():
             if state not in ("ok", "missing", "no_dense", "keyword_only"):
                 c.embedding_mismatch[name] = state
-                log.error("collection %r: %s", name, state)
+                if not is_lock_error(Exception(state)):  # the command says that once itself
+                    log.error("collection %r: %s", name, state)
     assemble(c)
     if c.store is not None and c.retriever is not None:
         try:
@@ -121,7 +123,7 @@ def build_components(settings: Settings) -> Components:
             log.warning("could not list collections to warm up: %s", exc)
             names = []
         for name, state in c.retriever.warm_up_collections(names).items():
-            if state != "ok":
+            if state != "ok" and not is_lock_error(Exception(state)):  # held: said once later
                 log.warning("collection %r: document resolver not warmed up (%s)", name, state)
     return c
 
