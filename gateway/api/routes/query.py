@@ -38,6 +38,7 @@ from gateway.api.deps import (
     require_collection,
 )
 from gateway.api.responses import OrjsonResponse, result_body
+from gateway.api.text import Utf8Str
 from gateway.errors import BadRequest, Conflict, client_message, status_of, validation_message
 from gateway.routing import QueryInput, QueryResult
 from gateway.wiring import Components
@@ -74,9 +75,10 @@ class QueryFilters(BaseModel):
     """Restrict retrieval to documents (by id or path) and/or a section prefix."""
 
     model_config = ConfigDict(extra="forbid")
-    doc_ids: list[str] = Field(default_factory=list, max_length=100)
-    paths: list[str] = Field(default_factory=list, max_length=100)
-    section_prefix: list[str] = Field(default_factory=list, max_length=10)
+    # Utf8Str: a lone surrogate ("\ud800.md") is a 400 naming the field, not a store outage
+    doc_ids: list[Utf8Str] = Field(default_factory=list, max_length=100)
+    paths: list[Utf8Str] = Field(default_factory=list, max_length=100)
+    section_prefix: list[Utf8Str] = Field(default_factory=list, max_length=10)
 
 
 class QueryRequest(BaseModel):

@@ -1,0 +1,32 @@
+"""Request text UTF-8 cannot carry (a lone surrogate, ``\\ud800``, which JSON may spell) is bad
+input: a 400 in the one error shape naming the field, never a 500 nor an outage of a store."""
+
+from __future__ import annotations
+
+import pytest
+from _apphelp import make_settings, running, upload
+
+pytestmark = pytest.mark.integration
+
+JSON = {"content-type": "application/json"}
+DOC = ("returns.md", b"# Widget returns\n\nA Widget may be returned within 30 days.\n")
+
+
+async def test_lone_surrogate_in_filters_is_a_400_naming_the_field(tmp_path) -> None:
+    async with running(make_settings(tmp_path)) as (app, client):
+        await upload(app, client, [DOC])
+        for field, raw in [("paths", r'["\ud800.md"]'), ("doc_ids", r'["x\udc80"]'),
+                           ("section_prefix", r'["\ud800"]')]:
+            body = r'{"question":"Widget return","mode":"rag","filters":{"%s":%s}}' % (field, raw)
+            r = await client.post("/v1/query/stream", content=body.encode(), headers=JSON)
+            assert r.status_code == 400, (field, r.text)
+            err = r.json()["error"]
+            assert err["code"] == "bad_request" and err["message"].startswith(f"filters.{field}.0: ")
+            assert "surrogate" in err["message"]
+        metrics = (await client.get("/metrics")).text
+        assert not [line for line in metrics.splitlines()
+                    if "store_unavailable" in line and not line.startswith("#")
+                    and not line.rstrip().endswith(" 0.0")]
+        ok = await client.post("/v1/query", json={"question": "Widget return", "mode": "rag",
+                                                  "filters": {"paths": ["returns.md"]}})
+        assert ok.status_code == 200 and ok.json()["found"], ok.text
