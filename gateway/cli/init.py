@@ -1,7 +1,9 @@
 """``loopgate init``: write a settings file with absolute paths and say where data lives.
 
 The file (default ``./loopgate.env``) holds ``LOOPGATE_DATA_DIR`` and, when given,
-``LOOPGATE_EMBED_MODEL_PATH``, both made absolute, and ``LOOPGATE_PORT``. Commands read it when
+``LOOPGATE_EMBED_MODEL_PATH``, both made absolute, ``LOOPGATE_PORT``, and ``LOOPGATE_REDIS_URL``
+when a Redis answers a PING at ``--redis-url`` (default ``redis://127.0.0.1:6379/0``, 0.5 s
+timeout; otherwise the output says how to enable it). Commands read it when
 ``LOOPGATE_ENV_FILE`` names it (``gateway.settings.get_settings``), from any working directory.
 Exit code 0 when written; 2 when the file exists (without ``--force``) or the model folder
 holds no ONNX model.
@@ -10,6 +12,7 @@ holds no ONNX model.
 from __future__ import annotations
 
 import datetime
+import socket
 from pathlib import Path
 from typing import Annotated
 
@@ -18,7 +21,27 @@ import typer
 __all__ = ["init_command", "register", "settings_text"]
 
 
-def settings_text(data_dir: Path, model: Path | None, port: int) -> str:
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+def redis_answers(url: str, timeout: float = 0.5) -> bool:
+    """True when a Redis at ``url`` answers PING with PONG within ``timeout`` seconds (a Redis
+    that wants a password answers an error: False)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        host, port = parts.hostname or "127.0.0.1", parts.port or 6379
+        with socket.create_connection((host, port), timeout=timeout) as sock:
+            sock.settimeout(timeout)
+            sock.sendall(b"*1\r\n$4\r\nPING\r\n")
+            return sock.recv(64).startswith(b"+PONG")
+    except (OSError, ValueError):
+        return False
+
+
+def settings_text(data_dir: Path, model: Path | None, port: int,
+                  redis_url: str | None = None) -> str:
     """The settings file's text (``KEY=value`` lines, ``#`` comments)."""
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
@@ -32,6 +55,10 @@ def settings_text(data_dir: Path, model: Path | None, port: int) -> str:
     else:
         lines.append("# no embedding model: keyword-only (LOOPGATE_EMBED_MODEL_PATH=/path)")
     lines.append(f"LOOPGATE_PORT={port}")
+    if redis_url:
+        lines.append(f"LOOPGATE_REDIS_URL={redis_url}")
+    else:
+        lines.append("# no Redis: in-process cache and sessions (LOOPGATE_REDIS_URL=redis://…)")
     return "\n".join(lines) + "\n"
 
 
@@ -46,6 +73,9 @@ def init_command(
     ] = None,
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port of `loopgate serve`.")] = 8000,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+    redis_url: Annotated[str, typer.Option(
+        "--redis-url", help="Redis to use when it answers a PING (empty: none).")
+    ] = DEFAULT_REDIS_URL,
 ) -> None:
     """Write a settings file with absolute paths and say where data lives."""
     from gateway.settings import Settings
@@ -61,11 +91,20 @@ def init_command(
         typer.echo(f"error: {model} holds no ONNX model (*.onnx): give the folder of "
                    "multilingual-e5-small", err=True)
         raise typer.Exit(2)
+    redis = redis_url if redis_url and redis_answers(redis_url) else None
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(settings_text(Path(data), model, port), encoding="utf-8")
+    target.write_text(settings_text(Path(data), model, port, redis), encoding="utf-8")
     typer.echo(f"settings written to {target}")
     typer.echo(f"data lives in        {data}")
     typer.echo(f"embedding model      {model or 'none (keyword-only)'}")
+    if redis:
+        typer.echo(f"redis                {redis} answers: answer cache and sessions there "
+                   "(they survive a restart)")
+    else:
+        typer.echo(f"redis                none answers at {redis_url or '(not asked)'}: cache and "
+                   "sessions in-process, lost on restart; to enable, start Redis "
+                   "(redis-server) and run init --force, or set LOOPGATE_REDIS_URL=redis://HOST:"
+                   "6379/0 in the file")
     typer.echo(f"use it from anywhere: export LOOPGATE_ENV_FILE={target}")
     typer.echo(f"then: loopgate ingest DIR --collection NAME; loopgate serve → "
                f"http://127.0.0.1:{port}/")

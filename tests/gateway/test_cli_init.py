@@ -130,3 +130,32 @@ def test_blank_paths_mean_the_defaults(tmp_path: Path, monkeypatch: pytest.Monke
     get_settings.cache_clear()
     s = get_settings()
     assert (s.data_dir, s.embed_model_path) == (default, None)
+
+
+def test_init_enables_redis_when_one_answers(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by a new-user trial: the quickstart never enabled Redis (no LOOPGATE_REDIS_URL in
+    the file, /readyz: redis disabled) though the README promises its cache and sessions. A
+    Redis answering a PING at the default address (this machine's, 127.0.0.1:6379) is written
+    and said; none answering is said with how to enable it."""
+    import redis as redis_lib
+
+    try:
+        redis_lib.Redis.from_url("redis://127.0.0.1:6379/0", socket_timeout=1).ping()
+    except Exception:  # noqa: BLE001
+        pytest.skip("no Redis at 127.0.0.1:6379")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["init", "--data-dir", "state"])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "loopgate.env").read_text(encoding="utf-8")
+    assert "LOOPGATE_REDIS_URL=redis://127.0.0.1:6379/0\n" in text
+    assert "redis://127.0.0.1:6379/0 answers" in result.output
+    monkeypatch.setenv("LOOPGATE_ENV_FILE", str(tmp_path / "loopgate.env"))
+    get_settings.cache_clear()
+    assert get_settings().redis_url == "redis://127.0.0.1:6379/0"
+    none = CliRunner().invoke(app, ["init", "-f", "b.env", "--redis-url", "redis://127.0.0.1:1/0"])
+    assert none.exit_code == 0, none.output
+    lines = (tmp_path / "b.env").read_text().splitlines()
+    assert not [ln for ln in lines if ln.startswith("LOOPGATE_REDIS_URL=")], lines
+    assert "none answers at redis://127.0.0.1:1/0" in none.output
+    assert "LOOPGATE_REDIS_URL=redis://" in " ".join(none.output.split())
