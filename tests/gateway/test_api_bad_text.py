@@ -30,3 +30,25 @@ async def test_lone_surrogate_in_filters_is_a_400_naming_the_field(tmp_path) -> 
         ok = await client.post("/v1/query", json={"question": "Widget return", "mode": "rag",
                                                   "filters": {"paths": ["returns.md"]}})
         assert ok.status_code == 200 and ok.json()["found"], ok.text
+
+
+async def test_punctuation_only_question_is_empty(tmp_path) -> None:
+    """A question of punctuation, control or invisible characters alone is refused like a
+    blank one (400 'question is empty'), not answered 'Not found' with a cache outage."""
+    async with running(make_settings(tmp_path)) as (app, client):
+        await upload(app, client, [DOC])
+        for q in ["???", "!!!", "，。", "\u0000", "\u200b\u200b\ufeff", " ... "]:
+            for path in ("/v1/query", "/v1/query/stream"):
+                r = await client.post(path, json={"question": q, "mode": "rag"})
+                assert r.status_code == 400, (q, path, r.text)
+                assert r.json()["error"]["message"].startswith("question: question is empty")
+            r = await client.post("/v1/chat/completions", json={
+                "model": "loopgate-rag", "messages": [{"role": "user", "content": q}]})
+            assert r.status_code == 400, (q, r.text)
+        metrics = (await client.get("/metrics")).text
+        assert not [line for line in metrics.splitlines() if "cache" in line
+                    and "unavailable" in line and not line.startswith("#")
+                    and not line.rstrip().endswith((" 0", " 0.0"))]
+        for q in ["Widget return?", "$", "30"]:
+            r = await client.post("/v1/query", json={"question": q, "mode": "rag"})
+            assert r.status_code == 200, (q, r.text)

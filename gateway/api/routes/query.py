@@ -38,7 +38,7 @@ from gateway.api.deps import (
     require_collection,
 )
 from gateway.api.responses import OrjsonResponse, result_body
-from gateway.api.text import Utf8Str
+from gateway.api.text import Utf8Str, has_words
 from gateway.errors import BadRequest, Conflict, client_message, status_of, validation_message
 from gateway.routing import QueryInput, QueryResult
 from gateway.wiring import Components
@@ -103,6 +103,9 @@ class QueryRequest(BaseModel):
     def _not_empty(cls, v: str) -> str:
         if not v.strip():
             raise ValueError("question is empty")
+        if not has_words(v):  # only punctuation / invisible characters: nothing to ask
+            raise ValueError("question is empty (only punctuation, blanks or invisible "
+                             "characters)")
         return v.strip()
 
 
