@@ -13,25 +13,26 @@ the unit ranked first lies in one of the RAG path's candidates the loop started 
 the floor lowered by ``strong_margin`` (``offline_rank.seed_evidence``: the loop does not end
 with weaker evidence than the candidates it was given).
 ``fallback_to_rag`` when no key term matches any chunk.
+
+What it searches and pages: ``loop.policies.offline_next``; the answer's evidence ranking:
+``loop.policies.offline_rank``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 
-from corpus.statement_rows import parse_row
 from corpus.tuning import TUNING, OfflineTuning
 from corpus.types import Chunk
 from loop.controller import LoopState
 from loop.evidence import (
     Evidence,
-    asks_quantity,
     asks_revision,
     best_evidence,
     is_revision_history,
 )
 from loop.policies.base import Turn
+from loop.policies.offline_next import caption_chunk, first_searches, refine_query
 from loop.policies.offline_rank import (
     Similarity,
     answer_call,
@@ -49,24 +50,6 @@ __all__ = ["OfflinePolicy"]
 _END = tuple("。！？.!?;；:：)")
 # what ``_next`` proposes when it is time to answer; ``propose`` builds the real call
 _ANSWER = ToolCall("answer", {})
-# the last line of a chunk cut from the table or figure it announces
-_CAPTION = re.compile(
-    r"^(?:表|图|table|figure|fig\.)\s*[0-9一二三四五六七八九十]+(?:[.\-–][0-9]+)*(?:\s*[:：.]|\s|$)"
-    r"|(?:如下表|见下表|下表|如下图|如下|as follows|the following table)[^。.]{0,20}[:：]?$",
-    re.I,
-)
-_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)"
-                   r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b",
-                   re.I)
-
-
-def _runs_on(last: str) -> bool:
-    """True when ``last`` (a chunk's last line) is a statement row (label + period cells,
-    ``corpus.statement_rows.parse_row``) or a short line holding a year or a month and day (a
-    period header: ``2021``, ``August 30,``): the statement table goes on past the chunk."""
-    return parse_row(last) is not None or (len(last) <= 40 and bool(_YEAR.search(last)))
-
-
 class OfflinePolicy:
     """Deterministic reading without an LLM.
 
@@ -115,60 +98,6 @@ class OfflinePolicy:
         if call.name == "scan" and result.status == "ok":
             for c in result.data:
                 self.planned.setdefault(c.chunk_id, c)
-
-    def _first_searches(self, state: LoopState) -> list[str]:
-        """The question, and (``term_search``) its key terms alone when that differs."""
-        out = [state.question]
-        alt = " ".join(state.matcher.terms)
-        if self.tuning.term_search and alt.replace(" ", "") != state.question.replace(" ", ""):
-            out.append(alt)
-        return out
-
-    def _refine_query(self, state: LoopState) -> str:
-        """The second-turn search (relevance feedback on the candidates shown so far), ``""``
-        for none.
-
-        When a code of the question (:attr:`loop.evidence.TermMatcher.codes`) is held by at
-        least ``subject_share`` of five or more candidates, it names their document rather than
-        the place to read, and the search index splits it into several terms
-        (``esp32-pico-d4`` → ``esp32``, ``pico``, ``d4``) that outweigh the words that do
-        locate the answer: search the other key terms alone (zhpdf:10, the storage
-        temperature row of a table whose chunk does not name the product: rank 17 → 1).
-        Otherwise search without the key terms no candidate holds (a paraphrase's own words:
-        这颗, 过炉), so the corpus's words are not outweighed."""
-        m, ctx = state.matcher, state.ctx
-        held = [set(m.matched(c.context_text())) for c in ctx.seen.values()]
-        seen_terms = set().union(*held)
-        subject = {t for t in m.codes if len(held) >= 5
-                   and sum(t in h for h in held) >= self.tuning.subject_share * len(held)}
-        focused = [t for t in m.terms if t not in subject]
-        if subject and len(focused) >= 2:
-            return " ".join(focused)
-        kept = [t for t in m.terms if t in seen_terms]
-        return " ".join(kept) if 2 <= len(kept) < len(m.terms) else ""
-
-    def _caption_chunk(self, state: LoopState) -> str | None:
-        """The read chunk (best key-term coverage first, at least the coverage floor) whose
-        text ends with a table or figure caption (``表 1: … 产品规格``, ``Table 3.``) or a
-        lead-in to one (``如下表所示：``, ``as follows:``) while the next chunk is unread: the
-        chunker cut the table from its caption (zhpdf:08, the specification table on p.6); for
-        a question asking for a figure, also one ending inside a statement table (a statement
-        row or a period header line, :func:`_runs_on`: the rows go on in the next chunk);
-        ``None`` when there is none."""
-        m, ctx, floor = state.matcher, state.ctx, self._floor(state)
-        figure = asks_quantity(state.question)
-        best: tuple[float, str] | None = None
-        for cid, c in ctx.read.items():
-            if not c.next_id or c.next_id in ctx.read:
-                continue
-            last = c.text.rstrip().rsplit("\n", 1)[-1].strip()
-            caption = len(last) <= 80 and not last.endswith("。") and bool(_CAPTION.search(last))
-            if not (caption or (figure and _runs_on(last))):
-                continue
-            cov = m.coverage(c.context_text())
-            if cov >= floor and (best is None or cov > best[0]):
-                best = (cov, cid)
-        return None if best is None else best[1]
 
     def _matches(self, state: LoopState) -> bool:
         return any(state.matcher.matched(c.context_text()) for c in state.ctx.seen.values())
@@ -239,7 +168,7 @@ class OfflinePolicy:
             # the RAG candidates (shown first, best first): the first reads when seed_first
             self.candidates = frozenset(ctx.seen)
             self.seeds = [cid for cid in ctx.seen if m.matched(ctx.seen[cid].context_text())]
-            searches = self._first_searches(state)
+            searches = first_searches(state, self.tuning)
             self.searches.extend(searches)
             opening = [ToolCall("search", {"query": q}) for q in searches]
             if ctx.config.directory_scan:  # after the searches: their documents are candidates
@@ -252,7 +181,7 @@ class OfflinePolicy:
         calls: list[ToolCall] = []
         if self.tuning.refine and not self.refined:
             self.refined = True
-            query = self._refine_query(state)
+            query = refine_query(state, self.tuning)
             if query and query not in self.searches:
                 self.searches.append(query)
                 calls.append(ToolCall("search", {"query": query}))
@@ -267,7 +196,7 @@ class OfflinePolicy:
                 self.paged = True
                 calls.append(ToolCall("next_chunk", {"chunk_id": c.chunk_id}))
         if not self.caption_paged:
-            page = self._caption_chunk(state)
+            page = caption_chunk(state, self._floor(state))
             # the best evidence's own paging may already have asked for the same next chunk
             if page is not None and ToolCall("next_chunk", {"chunk_id": page}) not in calls:
                 self.caption_paged = True
