@@ -128,7 +128,7 @@ def test_a_chunks_vector_does_not_depend_on_its_neighbours(
 
 
 def test_embed_workers_give_each_chunk_its_own_vector_in_parse_order(
-    tmp_path: Path, embed_model_path: Path
+    tmp_path: Path, embed_model_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Parse workers without a model, then two embed workers with chunk tasks of 3 (a long
     document spread over both): documents come out in the order parsing gave them, each chunk
