@@ -52,7 +52,5 @@ async def test_keys_and_allowed_collections(tmp_path, embed_model_path) -> None:
 
 async def test_no_keys_means_open(tmp_path, embed_model_path) -> None:
     async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
-        # the default collection, empty (a missing one is a 404 since the default-collection fix)
-        app.state.components.store.ensure_collection("docs", dense_dim=None, embed_model=None)
         body = await ask(client, "anything?")
         assert body["found"] is False

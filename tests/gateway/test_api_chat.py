@@ -107,8 +107,6 @@ async def test_fields_it_cannot_honour_are_a_400_naming_them(tmp_path, embed_mod
                 "response_format": {"type": "text"}, "logprobs": False,
                 "stream_options": {"include_usage": True}, "metadata": {"k": "v"}}
     async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
-        # the default collection, empty (a missing one is a 404 since the default-collection fix)
-        app.state.components.store.ensure_collection("docs", dense_dim=None, embed_model=None)
         for extra, param in refused:
             for stream in (False, True):
                 r = await client.post("/v1/chat/completions", json={

@@ -25,8 +25,6 @@ def _dead_port() -> int:
 
 async def test_healthz_readyz_metrics(tmp_path, embed_model_path) -> None:
     async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
-        # the default collection, empty (a missing one is a 404 since the default-collection fix)
-        app.state.components.store.ensure_collection("docs", dense_dim=None, embed_model=None)
         assert (await client.get("/healthz")).json() == {"status": "ok"}
         r = await client.get("/readyz")
         assert r.status_code == 200 and r.json()["checks"]["qdrant"]["status"] == "ok"
