@@ -148,12 +148,9 @@ async def test_request_deadline(tmp_path, embed_model_path, v1) -> None:
 
 
 async def test_empty_collection_is_not_found(tmp_path, embed_model_path) -> None:
-    """An existing collection without documents answers "not found" (a missing one is a 404:
-    test_the_only_collection_is_the_default_and_a_missing_default_is_a_404)."""
     async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
-        app.state.components.store.ensure_collection("docs", dense_dim=None, embed_model=None)
         body = await ask(client, "退货期限是几天？")
-        assert body["found"] is False and body["answer"].startswith("Not found")
+        assert body["found"] is False and body["route"]["final_path"] == "empty_collection"
 
 
 async def test_filters_hold_on_every_path_and_bypass_the_cache(tmp_path, embed_model_path, v1) -> None:
