@@ -194,9 +194,7 @@ def eval_command(
         typer.secho("error: no questions selected", fg="red", err=True)
         raise typer.Exit(2)
     settings = get_settings()
-    from gateway.wiring.factories import default_collection
-
-    collection = collection or default_collection(settings)
+    collection = collection or settings.default_collection
     if ingest is not None:
         _ingest(ingest, collection)
     base = baseline if baseline is not None else find_baseline(files)

@@ -168,14 +168,6 @@ class Settings(BaseSettings):
     legacy_rag_timeout_s: float = Field(10.0, gt=0, description="Whole-call deadline for the existing RAG service, seconds.")
     existing_collections: dict[str, dict[str, str | int]] = Field(default_factory=dict, description="JSON map collection → payload mapping of a Qdrant collection built by another pipeline (read-only; see README).")
 
-    def default_among(self, names: list[str] | None) -> str:
-        """The collection a request that names none goes to: ``LOOPGATE_DEFAULT_COLLECTION`` when
-        it is set; else the only collection when exactly one exists (``names``: those that exist,
-        ``None`` when unknown); else ``default``."""
-        if "default_collection" in self.model_fields_set or names is None or len(names) != 1:
-            return self.default_collection
-        return names[0]
-
     @field_validator("data_dir", "embed_model_path", mode="before")
     @classmethod
     def _blank_path_is_default(cls, value: object, info: ValidationInfo) -> object:

@@ -39,7 +39,6 @@ __all__ = [
     "SettingsDep",
     "check_collection_name",
     "principal_of",
-    "default_collection",
     "require_collection",
 ]
 
@@ -130,16 +129,11 @@ def check_collection_name(name: str) -> str:
         raise BadRequest(str(exc), param="collection") from None
 
 
-async def default_collection(components: Components) -> str:
-    """The collection a request that names none goes to (:meth:`Settings.default_among`: the
-    only collection when ``LOOPGATE_DEFAULT_COLLECTION`` is not set and exactly one exists)."""
-    known = await components.known_collections()
-    return components.settings.default_among(None if known is None else sorted(known))
-
-
 async def require_collection(components: Components, name: str) -> None:
-    """:raises NotFound: ``name`` is not an existing collection, named or the default one (an
-    unreachable store is not judged here)."""
+    """:raises NotFound: ``name`` is not an existing collection (the default collection always
+    exists; an unreachable store is not judged here)."""
+    if name == components.settings.default_collection:
+        return
     known = await components.known_collections()
     if known is not None and name not in known:
         raise NotFound(f"unknown collection {name!r}; known: {', '.join(sorted(known)) or 'none'}")

@@ -181,7 +181,6 @@ def ask_command(
 ) -> None:
     """Answer one question from a collection and show citations, confidence and timings."""
     from gateway.settings import get_settings
-    from gateway.wiring.factories import default_collection
 
     if not question.strip():
         raise typer.BadParameter("the question is empty", param_hint="QUESTION")
@@ -190,7 +189,7 @@ def ask_command(
     if top_k is not None and mode is not AskMode.rag:
         raise typer.BadParameter("--top-k applies to --mode rag only", param_hint="--top-k")
     s = get_settings()
-    coll = collection or default_collection(s)
+    coll = collection or s.default_collection
     documents = tuple(doc or ())
     if mode is AskMode.rag:
         code = ask_rag(

@@ -200,7 +200,6 @@ def chat_command(
 
     from gateway.settings import get_settings
     from gateway.wiring import build_components, describe_budgets
-    from gateway.wiring.factories import default_collection
 
     con = Console(emoji=False, highlight=False)
     s = get_settings()
@@ -209,7 +208,7 @@ def chat_command(
     if c.store is None:
         con.print(f"[red]error:[/] the chunk store cannot be opened: {c.store_error}")
         raise typer.Exit(1)
-    session = ChatSession(c, collection or default_collection(s), mode.value, con)
+    session = ChatSession(c, collection or s.default_collection, mode.value, con)
     names = session.collections()
     if session.collection not in names:
         con.print(f"[red]error:[/] no collection {session.collection!r} (there are: "

@@ -61,26 +61,6 @@ def open_store(settings: Settings) -> QdrantChunkStore:
     return QdrantChunkStore.embedded(settings.data_dir / "qdrant")
 
 
-def default_collection(settings: Settings) -> str:
-    """The collection a command run without ``--collection`` asks
-    (:meth:`Settings.default_among` of the collections that exist). Reading the names locks
-    nothing: the embedded engine's collection folders, or the server's list (unreachable:
-    ``LOOPGATE_DEFAULT_COLLECTION``'s value)."""
-    if "default_collection" in settings.model_fields_set:
-        return settings.default_collection
-    names: list[str] | None
-    if settings.qdrant_url:
-        try:
-            names = open_store(settings).list_collections()
-        except Exception:  # noqa: BLE001 - the command itself then says what is wrong
-            names = None
-    else:
-        root = settings.data_dir / "qdrant"
-        names = sorted(p.name for p in root.iterdir() if (p / "edge_config.json").exists()) \
-            if root.is_dir() else []
-    return settings.default_among(names)
-
-
 def open_collection(store: QdrantChunkStore, collection: str) -> dict[str, Any]:
     """Open ``collection`` now and return its metadata, so a command fails up front instead of
     answering "not found" from a store it cannot read.

@@ -200,36 +200,3 @@ def test_every_loop_tool_has_a_step_text() -> None:
     for name in TOOLS:
         text = describe_step({"kind": "tool", "tool": name, "arguments": args})
         assert text != name, (name, text)
-
-
-async def test_the_only_collection_is_the_default_and_a_missing_default_is_a_404(
-        tmp_path: Path) -> None:
-    """Found by a new-user trial: after the quickstart (one collection, ``demo``) a query without
-    a collection answered 200 "collection 'default' holds no documents yet" and GET /v1/documents
-    listed an empty 'default', while /v1/view/collections said default "demo". With
-    LOOPGATE_DEFAULT_COLLECTION unset the only collection is the default everywhere; an omitted
-    collection that does not exist is the 404 of an unknown named one."""
-    from gateway.settings import Settings
-
-    settings = Settings(data_dir=tmp_path / "data", llm_budgets="fixed")
-    assert "default_collection" not in settings.model_fields_set
-    async with running(settings) as (app, client):
-        r = await client.post("/v1/query", json={"question": "How long is the warranty?"})
-        assert r.status_code == 404, r.text
-        assert "unknown collection 'default'; known: none" in r.json()["error"]["message"]
-        await upload(app, client, [("faq.md", b"# FAQ\n\nThe warranty is three years.\n")],
-                     collection="demo")
-        r = await client.post("/v1/query", json={"question": "How long is the warranty?"})
-        assert r.status_code == 200, r.text
-        assert "no documents yet" not in r.json()["answer"]
-        assert r.json().get("collection", "demo") == "demo"
-        docs = (await client.get("/v1/documents")).json()
-        assert docs["collection"] == "demo" and len(docs["documents"]) == 1
-        assert (await client.get("/v1/view/collections")).json() == {
-            "default": "demo", "collections": ["demo"]}
-        await upload(app, client, [("a.md", b"# A\n\nAlpha.\n")], collection="other")
-        for r in (await client.post("/v1/query", json={"question": "warranty?"}),
-                  await client.get("/v1/documents")):
-            assert r.status_code == 404, r.text
-            assert r.json()["error"]["message"] == (
-                "unknown collection 'default'; known: demo, other")

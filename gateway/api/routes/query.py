@@ -33,7 +33,6 @@ from gateway.api.deps import (
     PrincipalDep,
     RouterDep,
     check_collection_name,
-    default_collection,
     principal_of,
     require_collection,
 )
@@ -129,9 +128,10 @@ async def to_query_input(
     """Validate collection access and existence, and build the router's input.
 
     :raises BadRequest: invalid collection name. :raises Forbidden: key may not use it.
-    :raises NotFound: the collection does not exist (named, or the default one).
+    :raises NotFound: the collection does not exist (the default collection always exists).
     """
-    collection = check_collection_name(req.collection or await default_collection(components))
+    settings = components.settings
+    collection = check_collection_name(req.collection or settings.default_collection)
     principal.check(collection)
     if collection in components.embedding_mismatch:
         raise Conflict(components.embedding_mismatch[collection])

@@ -32,7 +32,6 @@ from gateway.api.deps import (
     PrincipalDep,
     SettingsDep,
     check_collection_name,
-    default_collection,
     require_collection,
 )
 from gateway.api.responses import OrjsonResponse
@@ -111,7 +110,7 @@ def _source(components: Components, collection: str, doc_id: str) -> tuple[Path,
 async def _collection(components: Components, settings: Settings, principal: Principal, name: str | None) -> str:
     if components.store is None:
         raise ServiceUnavailable("the chunk store is unavailable")
-    collection = check_collection_name(name or await default_collection(components))
+    collection = check_collection_name(name or settings.default_collection)
     principal.check(collection)
     await require_collection(components, collection)
     return collection
@@ -233,7 +232,7 @@ async def list_collections(components: ComponentsDep, settings: SettingsDep,
     if names is None:
         raise ServiceUnavailable("the chunk store is unavailable")
     allowed = sorted(n for n in names if principal.allows(n))
-    default = settings.default_among(sorted(names))
+    default = settings.default_collection
     if allowed and default not in allowed:
         default = allowed[0]
     return OrjsonResponse({"default": default, "collections": allowed})
