@@ -33,12 +33,12 @@ import math
 import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from corpus.chunker import is_junk_line
 from corpus.tokenizer import BM25_K1, Tokenizer
-from corpus.types import Chunk, ChunkStore
+from corpus.types import Chunk, ChunkStore, ListFieldsRecord
 
 __all__ = [
     "DIRECTORY_KIND",
@@ -78,7 +78,7 @@ _NUMBERISH = re.compile(r"^[\d.,:/%\-]+$")
 
 
 @dataclass(frozen=True, slots=True)
-class DirectoryEntry:
+class DirectoryEntry(ListFieldsRecord):
     """One chunk's directory entry.
 
     :param chunk_id: the chunk it describes. :param title: its section path joined with
@@ -89,6 +89,8 @@ class DirectoryEntry:
         :param source: ``extractive`` or ``llm``.
     """
 
+    list_fields = ("terms",)
+
     chunk_id: str
     title: str
     summary: str
@@ -97,12 +99,6 @@ class DirectoryEntry:
     page_end: int
     content_hash: str
     source: EntrySource = "extractive"
-
-    def to_data(self) -> dict[str, Any]:
-        """JSON-safe form stored in the directory record."""
-        data = asdict(self)
-        data["terms"] = list(self.terms)
-        return data
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> DirectoryEntry:

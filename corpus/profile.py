@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
-from corpus.types import Chunk, DocumentInfo
+from corpus.types import Chunk, DocumentInfo, ListFieldsRecord
 
 __all__ = ["COVER_CHARS", "PROFILE_VERSION", "DocumentProfile", "build_profile", "cover_chunks"]
 
@@ -91,7 +91,7 @@ _STEM_SPLIT = re.compile(r"[_\-.\s]+|(?<=[a-z])(?=[A-Z])")
 
 
 @dataclass(frozen=True)
-class DocumentProfile:
+class DocumentProfile(ListFieldsRecord):
     """One document's entry in the document-level index (see the module docstring).
 
     :param doc_id: the document's sha256 (as ``DocumentInfo.doc_id``).
@@ -108,6 +108,8 @@ class DocumentProfile:
     :param version: :data:`PROFILE_VERSION` of the code that built it.
     """
 
+    list_fields = ("years",)
+
     doc_id: str
     path: str
     title: str
@@ -118,12 +120,6 @@ class DocumentProfile:
     summary: str = ""
     identity: str = ""
     version: int = PROFILE_VERSION
-
-    def to_data(self) -> dict[str, Any]:
-        """JSON-safe form (stored in the catalogue record)."""
-        data = asdict(self)
-        data["years"] = list(self.years)
-        return data
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> DocumentProfile:

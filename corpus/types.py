@@ -12,11 +12,13 @@ Everything above ``corpus`` (``rag``, ``loop``, ``gateway``) speaks in these typ
 - :class:`ChunkStore` – the protocol every chunk-store backend implements.
 
 They are defined in ``corpus._parsed`` (parser output), ``corpus._chunk`` (chunk, citation) and
-``corpus._store_types`` (vectors, filters, hits, protocols); import them from here.
+``corpus._store_types`` (vectors, filters, hits, protocols), and the JSON-safe record mixin
+:class:`ListFieldsRecord` in ``corpus._record``; import them from here.
 """
 
 from corpus._chunk import Chunk, ChunkKind, Citation, document_name
 from corpus._parsed import Block, BlockKind, LineSpan, OutlineEntry, ParsedDocument
+from corpus._record import ListFieldsRecord
 from corpus._store_types import (
     ChunkStore,
     DocumentInfo,
@@ -35,6 +37,7 @@ __all__ = [
     "Citation",
     "DocumentInfo",
     "LineSpan",
+    "ListFieldsRecord",
     "OutlineEntry",
     "ParsedDocument",
     "PassageEmbedder",

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from corpus.types import ListFieldsRecord
+
 __all__ = ["AnswerRecord", "Answerer", "EvalMode", "GoldPage", "Location", "Question",
            "QuestionFormatError"]
 
@@ -146,9 +148,11 @@ class Question:
 
 
 @dataclass(frozen=True, slots=True)
-class Location:
+class Location(ListFieldsRecord):
     """Where a citation or retrieved candidate points: document path (as stored at ingest),
     1-based physical pages, section path; ``chunk_id``/``score``/``quote`` when known."""
+
+    list_fields = ("section_path",)
 
     path: str
     page_start: int = 1
@@ -159,10 +163,8 @@ class Location:
     quote: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe form (``section_path`` as a list)."""
-        data = asdict(self)
-        data["section_path"] = list(self.section_path)
-        return data
+        """JSON-safe form (``section_path`` as a list): :meth:`to_data`."""
+        return self.to_data()
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Location:
