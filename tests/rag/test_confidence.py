@@ -9,17 +9,17 @@ from pathlib import Path
 import pytest
 
 from corpus.types import Chunk, SearchHit
-from rag.confidence import (
+from rag import (
     FEATURE_NAMES,
+    CalibrationError,
+    ConfidenceFeatures,
     LogisticConfidence,
     auroc,
     compute_features,
     fit_logistic,
+    fuse,
     refit_calibration,
 )
-from rag.errors import CalibrationError
-from rag.fusion import fuse
-from rag.types import ConfidenceFeatures
 from tests._support.chunks import make_chunk
 
 
