@@ -43,9 +43,11 @@ _ZH_JOINT = re.compile(r"[，,；;]\s*(?:以及|还有|另外|并且|同时|而)
 _ZH_EACH = re.compile(r"(分别|各自|各)")
 _ZH_CMP = re.compile(r"^\s*(?:请)?(?:比较|对比|比较一下|对比一下)")
 _ZH_CONJ = re.compile(r"(和|与|及|跟|同)")
-_CODE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9/._-]*\d[A-Za-z0-9/._-]*)")
-_SUBJECT = re.compile(r"^\s*[A-Za-z][A-Za-z0-9/._-]*\d[A-Za-z0-9/._-]*\s*(?:在|的|是|有|中|于)")
-_ANY_CODE = re.compile(r"[A-Za-z][A-Za-z0-9/._-]*\d[A-Za-z0-9/._-]*")
+# a product or model code: a word that starts with a letter and holds a digit (CH583, FW-301)
+_CODE_WORD = r"[A-Za-z][A-Za-z0-9/._-]*\d[A-Za-z0-9/._-]*"
+_CODE = re.compile(rf"^\s*({_CODE_WORD})")
+_SUBJECT = re.compile(rf"^\s*{_CODE_WORD}\s*(?:在|的|是|有|中|于)")
+_ANY_CODE = re.compile(_CODE_WORD)
 _EN_CMP = re.compile(
     r"^\s*(?:please\s+)?(?:compare|contrast)\s+(?P<attr>.+?)\s+(?:of|for|in|between)\s+"
     r"(?P<a>.+?)\s+(?:and|with|vs\.?|versus)\s+(?P<b>.+?)\s*[.?!]?\s*$", re.I)
