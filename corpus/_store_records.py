@@ -58,11 +58,13 @@ class StoreRecordsMixin:
         row = self.backend.retrieve(collection, [rid]).get(rid)
         return dict(row.get("data") or {}) if row and row.get(KIND) == kind else None
 
-    def records(self, collection: str, kind: str) -> dict[str, dict[str, Any]]:
-        """All records of ``kind`` as ``{key: data}`` (``{}`` when the collection is missing)."""
+    def records(self, collection: str, kind: str,
+                limit: int = 10_000_000) -> dict[str, dict[str, Any]]:
+        """Records of ``kind`` as ``{key: data}``, at most ``limit`` (default: all; ``{}`` when
+        the collection is missing)."""
         if not self.backend.exists(check_collection_name(collection)):
             return {}
         rows = self.backend.scroll(
-            collection, Flt(must=((KIND, kind),)), order_by=None, limit=10_000_000
+            collection, Flt(must=((KIND, kind),)), order_by=None, limit=limit
         )
         return {r["key"]: dict(r.get("data") or {}) for r in rows}

@@ -65,6 +65,10 @@ class Catalogue:
         recs = self.store.records(collection, _KIND)
         return {path: CatalogueEntry.from_data(d) for path, d in recs.items()}
 
+    def has_documents(self, collection: str) -> bool:
+        """True when the collection holds at least one document (reads one record)."""
+        return bool(self.store.records(collection, _KIND, limit=1))
+
     def documents(self, collection: str) -> list[DocumentInfo]:
         """The collection's documents, sorted by path."""
         return [e.info for _, e in sorted(self.entries(collection).items())]

@@ -73,7 +73,7 @@ class Settings(BaseSettings):
     conversation_llm_timeout_s: float = Field(8.0, gt=0, description="Timeout of one conversation-stage LLM call (follow-up rewrite, cross-language key terms), seconds; then the rules' rewrite / the dictionary's terms are used, flagged. The conversation stage may take this much more than timeout_retrieve_s when an LLM is configured.")
 
     # --- router: thresholds and escalation rules -----------------------------------------
-    default_collection: str = Field("default", description="Collection used when a request names none.")
+    default_collection: str = Field("default", description="Collection used when a request names none (HTTP reads: the only collection with documents when this one does not exist; gateway.api.deps.omitted_collection).")
     rag_top_k: int = Field(5, ge=1, le=100, description="Chunks retrieved on the RAG path.")
     rag_broad_top_k: int = Field(12, ge=1, le=200, description="Chunks retrieved in broad mode (after fallback_to_rag).")
     rag_prefetch_k: int = Field(50, ge=1, le=1000, description="Dense and keyword prefetch size before RRF fusion.")

@@ -38,6 +38,7 @@ __all__ = [
     "RouterDep",
     "SettingsDep",
     "check_collection_name",
+    "omitted_collection",
     "principal_of",
     "require_collection",
 ]
@@ -127,6 +128,23 @@ def check_collection_name(name: str) -> str:
         return _store_check(name)
     except StoreError as exc:
         raise BadRequest(str(exc), param="collection") from None
+
+
+async def omitted_collection(components: Components, principal: Principal) -> str:
+    """The collection a read that names none asks (query, stream, chat, document listing,
+    viewer; the Ask page preselects it): ``LOOPGATE_DEFAULT_COLLECTION`` when it exists and the
+    caller may use it; else the only collection holding documents that the caller may use;
+    else ``LOOPGATE_DEFAULT_COLLECTION`` as before. With a migration configured (its modes are
+    per collection) or the store unreadable, always ``LOOPGATE_DEFAULT_COLLECTION``."""
+    configured = components.settings.default_collection
+    if components.migration is not None:
+        return configured
+    known = await components.known_collections()
+    if known is None or (configured in known and principal.allows(configured)):
+        return configured
+    with_documents = await components.collections_with_documents()
+    usable = sorted(n for n in with_documents or () if principal.allows(n))
+    return usable[0] if len(usable) == 1 else configured
 
 
 async def require_collection(components: Components, name: str) -> None:

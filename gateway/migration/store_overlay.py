@@ -58,11 +58,12 @@ class ExistingCollectionsOverlay:
         own = list(self.main.list_collections())
         return own + [c for c in self.existing.list_collections() if c not in own]
 
-    def records(self, collection: str, kind: str) -> dict[str, dict[str, Any]]:
-        """Catalogue records (none for an existing collection)."""
+    def records(self, collection: str, kind: str,
+                limit: int = 10_000_000) -> dict[str, dict[str, Any]]:
+        """Catalogue records, at most ``limit`` (none for an existing collection)."""
         if self.is_existing(collection):
             return {}
-        return self.main.records(collection, kind)  # type: ignore[no-any-return]
+        return self.main.records(collection, kind, limit)  # type: ignore[no-any-return]
 
     def close(self) -> None:
         """Close LoopGate's store and the existing collections' client."""

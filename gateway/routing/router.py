@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from corpus.types import Chunk
@@ -100,6 +100,8 @@ class Router(PlanStages, CacheStages, EscalationStages, ConflictStages):
     :param sink: receives the finished route record (route log + metrics), or ``None``.
     :param corpus_version: ``collection -> version string`` (blocking; run in a thread).
     :param cached_version: ``collection -> version`` when known without I/O, else ``None``.
+    :param collections: the names of the collections that exist (async; ``None`` when
+        unknown), named in the answer for a collection that holds no documents.
     :param doc_head: ``(collection, doc_id) -> the document's first chunks`` (blocking; run in a
         thread): where the conflict check reads two disagreeing documents' titles and dates.
     """
@@ -116,6 +118,7 @@ class Router(PlanStages, CacheStages, EscalationStages, ConflictStages):
         cached_version: Callable[[str], str | None] | None = None,
         conversation: ConversationStage | None = None,
         doc_head: Callable[[str, str], list[Chunk]] | None = None,
+        collections: Callable[[], Awaitable[frozenset[str] | None]] | None = None,
     ) -> None:
         self.settings = settings
         self.rag = rag
@@ -126,6 +129,7 @@ class Router(PlanStages, CacheStages, EscalationStages, ConflictStages):
         self.cached_version = cached_version
         self.conversation = conversation
         self.doc_head = doc_head
+        self.collections = collections
         self.routing_model = load_routing_model(settings)
         self.rules = RuleConfig(
             confidence_threshold=settings.confidence_threshold,

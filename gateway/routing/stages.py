@@ -63,6 +63,7 @@ class RouterStages:
     sink: RouteSink | None
     corpus_version: Callable[[str], str] | None
     cached_version: Callable[[str], str | None] | None
+    collections: Callable[[], Awaitable[frozenset[str] | None]] | None
 
     # ------------------------------------------------------------------ the one timeout place
     async def _stage(
@@ -128,11 +129,17 @@ class RouterStages:
         return version
 
     async def _empty_collection(self, ctx: Ctx, q: QueryInput) -> QueryResult:
-        """The collection holds no documents yet: a fixed "not found"."""
+        """The collection holds no documents yet: a "not found" naming the collections that
+        exist (the request may have meant one of them)."""
         ctx.record.empty_collection(q.collection)
         await self._emit(ctx, {"type": "route", **ctx.record.decision})
-        return QueryResult(f"Not found: collection {q.collection!r} holds no documents yet.",
-                           [], False, {}, cached=False)
+        names = await self.collections() if self.collections is not None else None
+        others = sorted(set(names or ()) - {q.collection})
+        answer = f"Not found: collection {q.collection!r} holds no documents yet."
+        if others:
+            answer += (f" Collections that exist: {', '.join(others)}; name one in the "
+                       "request's \"collection\" field.")
+        return QueryResult(answer, [], False, {}, cached=False)
 
     async def _version(self, collection: str) -> str:
         if self.corpus_version is None:

@@ -168,7 +168,8 @@ def assemble(c: Components) -> None:
                       cache=CacheAdapter(c.cache) if c.cache is not None else None,
                       sink=RouteRecorder(c.route_log, c.metrics),
                       corpus_version=c.corpus_version, cached_version=c.cached_version,
-                      conversation=build_conversation(c), doc_head=_doc_head(c.store))
+                      conversation=build_conversation(c), doc_head=_doc_head(c.store),
+                      collections=c.known_collections)
 
     def ingestor() -> Any:
         from corpus.ingest import Ingestor  # parsers (PyMuPDF …): loaded by the first upload

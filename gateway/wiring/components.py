@@ -62,6 +62,7 @@ class Components:
     migration: MigrationDispatcher | None = None  # issue 7; None = migration not configured
     _versions: dict[str, tuple[float, str]] = field(default_factory=dict)
     _collections: tuple[float, frozenset[str]] | None = None
+    _with_documents: tuple[float, frozenset[str]] | None = None
 
     def corpus_version(self, collection: str) -> str:
         """The collection's corpus version ("" when it does not exist). Cached in-process: the
@@ -91,7 +92,7 @@ class Components:
             self._versions.clear()
         else:
             self._versions.pop(collection, None)
-        self._collections = None
+        self._collections = self._with_documents = None
 
     async def known_collections(self) -> frozenset[str] | None:
         """Names of existing collections (cached 2 s), or ``None`` when the store is down."""
@@ -105,6 +106,25 @@ class Components:
                 return None
             self._collections = (now, frozenset(names))
         return self._collections[1]
+
+    async def collections_with_documents(self) -> frozenset[str] | None:
+        """Names of the collections holding at least one catalogued document (cached 2 s, like
+        :meth:`known_collections`), or ``None`` when the store is down."""
+        names = await self.known_collections()
+        if names is None:
+            return None
+        now = time.monotonic()
+        if self._with_documents is None or now - self._with_documents[0] > 2.0:
+            from corpus.catalogue import Catalogue
+
+            catalogue = Catalogue(self.store)
+            try:
+                found = await asyncio.to_thread(
+                    lambda: frozenset(n for n in names if catalogue.has_documents(n)))
+            except Exception:  # noqa: BLE001 - unknown → as when the store is down
+                return None
+            self._with_documents = (now, found)
+        return self._with_documents[1]
 
     async def aclose(self) -> None:
         """Close what was opened (ingest jobs, LLM client, cache, route log, store)."""

@@ -72,6 +72,18 @@ def test_commit_and_entries(cat: Catalogue) -> None:
     assert [d.path for d in cat.documents("c")] == ["policy.md", "shipping.md"]
 
 
+def test_has_documents_reads_whether_one_is_catalogued(cat: Catalogue) -> None:
+    """What an omitted collection of an HTTP read is resolved by (gateway.api.deps)."""
+    assert not cat.has_documents("c") and not cat.has_documents("missing")
+    commit(cat, V1)
+    commit(cat, SHIP)
+    assert cat.has_documents("c")
+    assert len(cat.store.records("c", "document", limit=1)) == 1
+    cat.remove("c", "policy.md")
+    cat.remove("c", "shipping.md")
+    assert not cat.has_documents("c") and cat.corpus_version("c") > 0
+
+
 def test_replace_leaves_no_stale_chunk(cat: Catalogue) -> None:
     commit(cat, V1)
     old = cat.entries("c")["policy.md"]

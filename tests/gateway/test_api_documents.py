@@ -270,8 +270,8 @@ async def test_listing_an_unknown_collection_is_404(tmp_path, embed_model_path) 
         r = await client.get("/v1/documents", params={"collection": "unknown"})
         assert r.status_code == 404, r.text
         assert "unknown collection 'unknown'; known: known" in r.json()["error"]["message"]
-        r = await client.get("/v1/documents")  # the default collection always exists
-        assert r.status_code == 200 and r.json()["documents"] == []
+        r = await client.get("/v1/documents")  # no default docs: the one collection with docs
+        assert r.status_code == 200 and [d["path"] for d in r.json()["documents"]] == ["x.md"]
         assert (await client.get("/v1/documents", params={"collection": "known"})).status_code == 200
 
 

@@ -3,7 +3,7 @@
 Model names pick the router mode: ``loopgate-auto``, ``loopgate-rag``, ``loopgate-loop``. The last
 user message is the question; earlier turns are the history used to resolve follow-ups. The
 collection comes from the extra body field ``collection`` (OpenAI SDKs: ``extra_body``), else
-the default collection. Only the most recent ``HISTORY_LIMIT`` turns before the question are
+``gateway.api.deps.omitted_collection`` (as ``/v1/query``). Only the most recent ``HISTORY_LIMIT`` turns before the question are
 kept (a long conversation is answered, not refused). The answer's citations appear twice: as
 numbered footnotes in the message text and as the structured field ``citations`` (plus
 ``loopgate`` with ``found``, ``cached`` and the route record). ``stream: true`` answers with ``chat.completion.chunk``

@@ -38,6 +38,7 @@ from gateway.api.deps import (
     PrincipalDep,
     SettingsDep,
     check_collection_name,
+    omitted_collection,
     require_collection,
 )
 from gateway.api.responses import OrjsonResponse
@@ -215,7 +216,7 @@ async def list_documents(
 ) -> OrjsonResponse:
     """Documents of a collection (warnings, warned pages), its corpus version, its recent jobs."""
     _require_store(components)
-    name = check_collection_name(collection or settings.default_collection)
+    name = check_collection_name(collection or await omitted_collection(components, principal))
     principal.check(name)
     await require_collection(components, name)
     entries = await asyncio.to_thread(Catalogue(components.store).entries, name)

@@ -33,6 +33,7 @@ from gateway.api.deps import (
     PrincipalDep,
     RouterDep,
     check_collection_name,
+    omitted_collection,
     principal_of,
     require_collection,
 )
@@ -85,7 +86,8 @@ class QueryRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     question: Text = Field(description="The question (any language); must not be empty.")
-    collection: str | None = Field(None, description="Collection to ask; default: the setting.")
+    collection: str | None = Field(None, description="Collection to ask; default: the setting "
+                                   "when it exists, else the only collection with documents.")
     mode: Literal["auto", "rag", "loop"] = Field("auto", description="auto routes; rag/loop force a path.")
     filters: QueryFilters | None = None
     history: list[Turn] = Field(default_factory=list, max_length=HISTORY_LIMIT, description="Previous turns, oldest first.")
@@ -128,10 +130,11 @@ async def to_query_input(
     """Validate collection access and existence, and build the router's input.
 
     :raises BadRequest: invalid collection name. :raises Forbidden: key may not use it.
-    :raises NotFound: the collection does not exist (the default collection always exists).
+    :raises NotFound: the collection does not exist (an omitted one is
+        :func:`~gateway.api.deps.omitted_collection`, which is never refused here).
     """
-    settings = components.settings
-    collection = check_collection_name(req.collection or settings.default_collection)
+    collection = check_collection_name(
+        req.collection or await omitted_collection(components, principal))
     principal.check(collection)
     if collection in components.embedding_mismatch:
         raise Conflict(components.embedding_mismatch[collection])

@@ -30,13 +30,12 @@ from gateway.api.deps import (
     ComponentsDep,
     Principal,
     PrincipalDep,
-    SettingsDep,
     check_collection_name,
+    omitted_collection,
     require_collection,
 )
 from gateway.api.responses import OrjsonResponse
 from gateway.errors import BadRequest, Conflict, NotFound, ServiceUnavailable
-from gateway.settings import Settings
 from gateway.wiring import Components
 
 __all__ = ["PAGE_CACHE_BYTES", "CitationRef", "ViewRequest", "router"]
@@ -107,10 +106,10 @@ def _source(components: Components, collection: str, doc_id: str) -> tuple[Path,
     return path, entry
 
 
-async def _collection(components: Components, settings: Settings, principal: Principal, name: str | None) -> str:
+async def _collection(components: Components, principal: Principal, name: str | None) -> str:
     if components.store is None:
         raise ServiceUnavailable("the chunk store is unavailable")
-    collection = check_collection_name(name or settings.default_collection)
+    collection = check_collection_name(name or await omitted_collection(components, principal))
     principal.check(collection)
     await require_collection(components, collection)
     return collection
@@ -168,10 +167,10 @@ def _pdf_view(path: Path, collection: str, cit: CitationRef, page: int) -> dict[
 
 
 @router.post("/citation")
-async def view_citation(req: ViewRequest, components: ComponentsDep, settings: SettingsDep,
+async def view_citation(req: ViewRequest, components: ComponentsDep,
                         principal: PrincipalDep) -> OrjsonResponse:
     """Where a citation's quote sits: page boxes (PDF) or marked source lines (text)."""
-    collection = await _collection(components, settings, principal, req.collection)
+    collection = await _collection(components, principal, req.collection)
     cit = req.citation
     path, entry = await asyncio.to_thread(_source, components, collection, cit.doc_id)
     media = entry.info.media_type
@@ -193,14 +192,14 @@ async def view_citation(req: ViewRequest, components: ComponentsDep, settings: S
 
 @router.get("/page.png", response_class=Response)
 async def page_png(
-    components: ComponentsDep, settings: SettingsDep, principal: PrincipalDep,
+    components: ComponentsDep, principal: PrincipalDep,
     doc: Annotated[str, Query(min_length=8, max_length=64)],
     page: Annotated[int, Query(ge=1)],
     collection: Annotated[str | None, Query()] = None,
     dpi: Annotated[int, Query(ge=48, le=200)] = 110,
 ) -> Response:
     """A page of a PDF document rendered to PNG (cached in memory, bounded)."""
-    name = await _collection(components, settings, principal, collection)
+    name = await _collection(components, principal, collection)
     path, entry = await asyncio.to_thread(_source, components, name, doc)
     if entry.info.media_type != "pdf":
         raise BadRequest(f"{entry.info.path} is not a PDF: it has no pages to render")
@@ -219,12 +218,12 @@ async def page_png(
 
 
 @router.get("/collections")
-async def list_collections(components: ComponentsDep, settings: SettingsDep,
+async def list_collections(components: ComponentsDep,
                            principal: PrincipalDep) -> OrjsonResponse:
     """Collections this caller may ask, and the one the Ask page preselects: ``{"default": str,
-    "collections": [str, …]}`` (sorted). ``default`` is ``LOOPGATE_DEFAULT_COLLECTION`` when it
-    exists or the caller may ask none, else the first collection the caller may ask (the
-    quickstart ingests into ``demo``: its first question must not go to an empty ``default``).
+    "collections": [str, …]}`` (sorted). ``default`` is the collection ``/v1/query`` asks when
+    the request names none (:func:`gateway.api.deps.omitted_collection`), so the page and the
+    API agree: after the quickstart's ingest into ``demo``, both ask ``demo``.
 
     :raises ServiceUnavailable: the chunk store cannot be read (503).
     """
@@ -232,7 +231,5 @@ async def list_collections(components: ComponentsDep, settings: SettingsDep,
     if names is None:
         raise ServiceUnavailable("the chunk store is unavailable")
     allowed = sorted(n for n in names if principal.allows(n))
-    default = settings.default_collection
-    if allowed and default not in allowed:
-        default = allowed[0]
-    return OrjsonResponse({"default": default, "collections": allowed})
+    return OrjsonResponse({"default": await omitted_collection(components, principal),
+                           "collections": allowed})
