@@ -34,6 +34,17 @@ _VALUE = re.compile(rf"(?<![0-9A-Za-z.])(€|\$|£)?\s*({_NUM}){_UNIT}", re.I)
 _CODE = re.compile(r"(?<![0-9A-Za-z])[A-Za-z]{1,8}-?\d[0-9A-Za-z]*(?:-[0-9A-Za-z]+)*")
 # a clause, section or version number (6.2.4, 1.2.0): two dots or more, no value
 _DOTTED = re.compile(r"(?<![0-9A-Za-z.])\d+(?:\.\d+){2,}")
+# numbers that name or date something rather than measure it (issue 16 item 4; each seen giving
+# a false "the documents disagree" on the dev questions): a reference (Section 104, Item 7,
+# 第19条), a form or code led by digits (10-K, 8-K), a telephone number, a day and month with no
+# year (January 31, 1 February) or written with slashes (31/03/2007)
+_REF = re.compile(r"\b(?:sections?|sec\.|items?|notes?|articles?|art\.|clauses?|parts?|pages?|"
+                  r"p\.|tables?|figures?|fig\.|exhibits?|chapters?|schedules?|forms?)\s*"
+                  r"\d+(?:\.\d+)*[a-z]?\b|第\s*\d+\s*[条款章节项页]", re.I)
+_LEAD_CODE = re.compile(r"(?<![0-9A-Za-z])\d+-[A-Za-z]+\b")
+_PHONE = re.compile(r"\(?\b\d{3}\)?[ .-]?\d{3}[-.]\d{4}\b")
+_SLASH_DATE = re.compile(r"(?<![\d/])\d{1,2}[/.]\d{1,2}[/.](?:19|20)?\d{2}(?![\d/])")
+_YEAR = re.compile(r"(?:19|20)\d{2}")
 _CHANGE = re.compile(r"\b(?:from\s+\S+\s+)?to\b|\bnow\b|改为|调整为|变更为|"
                      r"提高到|提高至|降低到|降低至|上调至|下调至|调至|增至|减至|变为", re.I)
 _DATE_PATTERNS = [
@@ -45,6 +56,8 @@ _MONTHS = {m: i for i, m in enumerate(
      "october", "november", "december"], 1)}
 _DMY = re.compile(r"(?<!\d)(\d{1,2})\s+(" + "|".join(_MONTHS) + r")\s+(\d{4})", re.I)
 _MDY = re.compile(r"(" + "|".join(_MONTHS) + r")\s+(\d{1,2}),?\s+(\d{4})", re.I)
+_DAY_MONTH = re.compile(r"(?<!\d)\d{1,2}\s+(?:" + "|".join(_MONTHS) + r")\b|\b(?:"
+                        + "|".join(_MONTHS) + r")\s+\d{1,2}(?!\d)", re.I)
 _DATE_CUE = re.compile(r"effective|in force|issued|dated|version|revised|updated|valid from|"
                        r"生效|施行|实施|发布|印发|修订|版本|起执行|起施行", re.I)
 _STOP = frozenset(
@@ -87,19 +100,26 @@ def content_terms(text: str) -> set[str]:
 
 def _value_of(sentence: str) -> tuple[str, str] | None:
     """The value a sentence gives: after a change marker (``to 60``, ``调整为60``) the value
-    after it, else the first value that is not part of a date."""
+    after it, else the first value that is not part of a date, a reference, a code or a
+    telephone number, nor a year written alone (``fiscal 2024``). A sentence holding two or
+    more numbers without a unit and no change marker is a table row of columns (periods,
+    segments: ``Gross profit 794 722 2,820``): which cell is "the" value is unknown, so it
+    gives none."""
     undated = sentence
-    for pat in (*_DATE_PATTERNS, _DMY, _MDY, _CODE, _DOTTED):
+    for pat in (*_DATE_PATTERNS, _DMY, _MDY, _SLASH_DATE, _DAY_MONTH, _REF, _PHONE, _LEAD_CODE,
+                _CODE, _DOTTED):
         undated = pat.sub(lambda m: " " * len(m.group(0)), undated)
-    values = [m for m in _VALUE.finditer(undated)]
-    values = [m for m in values if m.group(2).strip(".,")]
+    values = [m for m in _VALUE.finditer(undated) if m.group(2).strip(".,")]
+    values = [m for m in values if m.group(1) or m.group(3) or not _YEAR.fullmatch(m.group(2))]
     if not values:
         return None
     change = None
     for c in _CHANGE.finditer(undated):
         change = c
+    if change is None and sum(1 for m in values if not (m.group(1) or m.group(3))) >= 2:
+        return None
     if change is not None:
-        after = [m for m in values if m.start() >= change.start()]
+        after = [m for m in values if m.start() >= change.end()]
         if after:
             values = after
     m = values[0]
