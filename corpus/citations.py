@@ -18,13 +18,12 @@ are located the same way. Nothing is fuzzy: a changed word or number is not a ma
 
 from __future__ import annotations
 
-import unicodedata
-from array import array
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from corpus._normal_form import NormalForm, is_cjk
 from corpus.types import Chunk, Citation
 
 __all__ = [
@@ -35,57 +34,18 @@ __all__ = [
 MIN_QUOTE_CHARS = 2
 
 
-def _is_cjk(ch: str) -> bool:
-    o = ord(ch)
-    return (
-        0x2E80 <= o <= 0x9FFF  # radicals, CJK symbols & punctuation, kana, CJK unified
-        or 0xAC00 <= o <= 0xD7AF  # Hangul syllables
-        or 0xF900 <= o <= 0xFAFF  # compatibility ideographs
-        or 0xFE30 <= o <= 0xFE4F  # CJK compatibility forms
-        or 0xFF00 <= o <= 0xFFEF  # half/full-width forms (those NFKC keeps)
-        or 0x20000 <= o <= 0x3FFFF  # extension B and beyond
-    )
-
-
-def _normal_form(text: str) -> tuple[str, Sequence[int]]:
-    """Normalised text and, for each of its characters, the index of the source character.
-
-    CJK-ness is judged on the source character too, so a full-width comma (NFKC ``，`` → ``,``)
-    still absorbs the line break after it. Chunk texts recur (every question that cites a chunk
-    verifies its quote against the same text): the last 512 results are kept.
-    """
-    return _normal_form_cached(text) if len(text) <= 20000 else _compute_normal_form(text)
+def _normal_form(text: str) -> NormalForm:
+    """The normal form of ``text`` (``.norm``) and the source index of each of its characters
+    (``.source(i)``). CJK-ness is judged on the source character too, so a full-width comma
+    (NFKC ``，`` → ``,``) still absorbs the line break after it. Chunk texts recur (every
+    question that cites a chunk verifies its quote against the same text): the last 512 results
+    are kept."""
+    return _normal_form_cached(text) if len(text) <= 20000 else NormalForm(text)
 
 
 @lru_cache(maxsize=512)
-def _normal_form_cached(text: str) -> tuple[str, Sequence[int]]:
-    norm, src = _compute_normal_form(text)
-    return norm, array("l", src)  # 8 bytes an index instead of a list of int objects
-
-
-def _compute_normal_form(text: str) -> tuple[str, list[int]]:
-    chars: list[str] = []
-    src: list[int] = []
-    last_cjk = False
-    pending_space = -1  # source index of a whitespace run not yet emitted
-    for i, ch in enumerate(text):
-        norm = unicodedata.normalize("NFKC", ch) if ord(ch) > 0x7F else ch
-        src_cjk = ord(ch) > 0x7F and _is_cjk(ch)
-        for n in norm:
-            if n.isspace():
-                if pending_space < 0:
-                    pending_space = i
-                continue
-            cjk = src_cjk or (ord(n) > 0x7F and _is_cjk(n))
-            if pending_space >= 0:
-                if chars and not last_cjk and not cjk:
-                    chars.append(" ")
-                    src.append(pending_space)
-                pending_space = -1
-            chars.append(n)
-            src.append(i)
-            last_cjk = cjk
-    return "".join(chars), src
+def _normal_form_cached(text: str) -> NormalForm:
+    return NormalForm(text)
 
 
 def normalise_ws(text: str) -> str:
@@ -96,7 +56,7 @@ def normalise_ws(text: str) -> str:
     >>> normalise_ws("停止接收\\n新文档 。")
     '停止接收新文档。'
     """
-    return _normal_form(text)[0]
+    return _normal_form(text).norm
 
 
 def find_quote(text: str, quote: str) -> tuple[int, int] | None:
@@ -106,11 +66,11 @@ def find_quote(text: str, quote: str) -> tuple[int, int] | None:
     q = normalise_ws(quote)
     if len(q) < MIN_QUOTE_CHARS:
         return None
-    norm, src = _normal_form(text)
-    at = norm.find(q)
+    form = _normal_form(text)
+    at = form.norm.find(q)
     if at < 0:
         return None
-    return src[at], src[at + len(q) - 1] + 1
+    return form.source(at), form.source(at + len(q) - 1) + 1
 
 
 def locate(chunk: Chunk, start: int, end: int) -> tuple[int, int, int, int]:
@@ -143,7 +103,7 @@ def display_quote(text: str) -> str:
             continue
         if run and out:
             broken = "\n" in run or "\r" in run
-            if not (broken and (_is_cjk(out[-1]) or _is_cjk(ch))):
+            if not (broken and (is_cjk(out[-1]) or is_cjk(ch))):
                 out.append(" ")
         run = ""
         out.append(ch)
