@@ -102,7 +102,7 @@ class Chunk:
         names = cls.__dataclass_fields__.keys()
         kw = {k: v for k, v in data.items() if k in names}
         kw["section_path"] = tuple(kw.get("section_path") or ())
-        kw["line_map"] = tuple(tuple(t) for t in kw.get("line_map") or ())
+        kw["line_map"] = tuple(map(tuple, kw.get("line_map") or ()))
         kw["page_labels"] = tuple(kw.get("page_labels") or ())
         return cls(**kw)
 

@@ -22,6 +22,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from corpus.tuning import TUNING
 
@@ -38,6 +39,7 @@ _CELL_START = re.compile(r"(?<=\s)[$(\d—–-]")
 _DIGIT_OR_MONEY = re.compile(r"[\d$|]")
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
 _OTHER_NUMBER = re.compile(r"\d{3,}|\d[.,]\d")
+_NOT_LETTER = re.compile(r"[\W\d_]")
 _MIN_CELLS = 2
 _FUNCTION_WORDS = frozenset(
     "a an and as at by for from in into of on or per the to with".split())
@@ -132,25 +134,48 @@ def period_header(text_before: str, n_cells: int) -> tuple[str, ...] | None:
     :returns: the years in column order, or ``None`` when no header line fits within the 60
         lines above.
     """
-    lines = [ln.strip() for ln in text_before.splitlines() if ln.strip()]
     run: tuple[str, ...] = ()  # years of the header lines just above, a header broken in lines
-    for ln in reversed(lines[-60:]):
-        ln = unicodedata.normalize("NFKC", ln)
-        years = tuple(_YEAR.findall(ln))
-        rest = _YEAR.sub(" ", ln)  # date words and day numbers only: "At December 31, 2019"
-        if len(ln) > 120 or _OTHER_NUMBER.search(rest) or len(re.sub(r"[\W\d_]", "", rest)) > 50:
+    for ln in reversed(_last_lines(text_before, 60, nonblank=True)):
+        years, blocked, size = _header_line(ln)
+        if blocked:
             run = ()
             continue
         if len(years) == n_cells:
             return years
         # a header written one date a line ("May 26," / "2019" / "May 27," / "2018"): the
         # years of consecutive header lines, read upwards until they are as many as the cells
-        run = (*years, *run) if len(ln) <= 40 else ()
+        run = (*years, *run) if size <= 40 else ()
         if years and len(run) == n_cells:
             return run
         if len(run) > n_cells:
             run = ()
     return None
+
+
+@lru_cache(maxsize=8192)
+def _header_line(line: str) -> tuple[tuple[str, ...], bool, int]:
+    """One line seen by :func:`period_header` (a line is read for every row below it, so the
+    reading is remembered): its years, whether it cannot be part of a header (longer than 120
+    characters, another number, more than 50 letters besides the years), its NFKC length."""
+    ln = unicodedata.normalize("NFKC", line)
+    rest = _YEAR.sub(" ", ln)  # date words and day numbers only: "At December 31, 2019"
+    blocked = (len(ln) > 120 or bool(_OTHER_NUMBER.search(rest))
+               or len(_NOT_LETTER.sub("", rest)) > 50)
+    return tuple(_YEAR.findall(ln)), blocked, len(ln)
+
+
+def _last_lines(text: str, n: int, *, nonblank: bool = False) -> list[str]:
+    """``text.splitlines()[-n:]`` (``nonblank``: of the stripped non-blank lines), splitting only
+    the end of the text that holds them (after a ``\\n``, the lines are the text's own)."""
+    size = 8192
+    while True:
+        cut = text.find("\n", len(text) - size) if size < len(text) else -1
+        lines = (text[cut + 1:] if cut >= 0 else text).splitlines()
+        if nonblank:
+            lines = [ln.strip() for ln in lines if ln.strip()]
+        if cut < 0 or len(lines) >= n:
+            return lines[-n:]
+        size *= 4
 
 
 def asked_years(specific: Iterable[str]) -> tuple[str, ...]:
@@ -220,8 +245,7 @@ def table_unit(text_before: str) -> str | None:
     """The scale a statement's cells are written in: the last ``in thousands`` / ``in
     millions`` / ``in billions`` of the 60 lines above the row (its header), lower case; ``None``
     when none is written there."""
-    lines = text_before.splitlines()[-60:]
-    found = _TABLE_UNIT.findall("\n".join(lines))
+    found = _TABLE_UNIT.findall("\n".join(_last_lines(text_before, 60)))
     return found[-1].lower() if found else None
 
 

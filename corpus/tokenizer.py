@@ -148,14 +148,13 @@ class Tokenizer:
     # --- terms -------------------------------------------------------------------------
     def terms(self, text: str) -> list[str]:
         """Index-side keyword terms, in text order, with repeats (search-mode sub-words kept)."""
-        return list(self._iter_terms(self.normalize(text), stop=True))
+        return self._terms(self.normalize(text), stop=True)
 
     def query_terms(self, text: str) -> list[str]:
         """Query-side terms: the same analysis as :meth:`terms`; when every term of a question is
         a stopword (``"的"``, ``"the"``) the stopwords are kept so the query is never empty."""
         norm = self.normalize(text)
-        out = list(self._iter_terms(norm, stop=True))
-        return out or list(self._iter_terms(norm, stop=False))
+        return self._terms(norm, stop=True) or self._terms(norm, stop=False)
 
     def sparse(self, text: str) -> SparseVector:
         """Document vector: BM25 term-frequency weights (IDF is Qdrant's ``Modifier.IDF``).
@@ -200,7 +199,7 @@ class Tokenizer:
                 names.append(self._stem(term) if kind == "word" else term)
             else:
                 other.append(self._stem(term) if kind == "word" else term)
-        quoted = [t for p in self.quoted_phrases(question) for t in self._iter_terms(p, stop=True)]
+        quoted = [t for p in self.quoted_phrases(question) for t in self._terms(p, stop=True)]
         return list(dict.fromkeys(special + quoted + names + other))
 
     def name_terms(self, question: str) -> list[str]:
@@ -236,9 +235,25 @@ class Tokenizer:
                 self._stems[word] = stem
         return stem
 
-    def _iter_terms(self, norm: str, *, stop: bool) -> Iterator[str]:
-        for kind, term in self._iter_kinds(norm, stop=stop, search_mode=True, tag=False):
-            yield self._stem(term) if kind == "word" else term
+    def _terms(self, norm: str, *, stop: bool) -> list[str]:
+        """:meth:`_iter_kinds` (search mode, no tags) in one loop, Latin words stemmed."""
+        jieba = _engines()[1]
+        stems, stem = self._stems, self._stem
+        out: list[str] = []
+        for m in TOKEN_RE.finditer(norm):
+            group = m.lastgroup
+            if group == "word":
+                w = m.group()
+                if len(w) > 1 and not (stop and w in EN_STOPWORDS):
+                    out.append(stems.get(w) or stem(w))
+            elif group == "han":
+                cut = jieba.cut_for_search(m.group())  # type: ignore[attr-defined]
+                out += [w for w in cut if not (stop and w in CJK_STOPWORDS)]
+            elif group == "other":
+                out.append(m.group())
+            else:  # date / number / code: a term without a digit is a word, stemmed
+                out += [t if any(c.isdigit() for c in t) else stem(t) for t in special_terms(m)]
+        return out
 
     def _iter_kinds(
         self, norm: str, *, stop: bool, search_mode: bool, tag: bool
