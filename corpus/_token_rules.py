@@ -61,9 +61,14 @@ _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff"
 
 #: One alternation; the first alternative that matches at a position wins, so the order is
 #: the priority: dates, versions, numbers with units, codes, numbers, words, Han runs, others.
+#: Every alternative starts with a letter or digit (``[^\W_]``), a Latin-1/Latin Extended
+#: letter of ``word`` (U+00C0-U+024F holds × and ÷, which are not ``\w``) or a Han/kana
+#: character of ``han`` (U+30FB ・ is not ``\w``): the leading look-ahead skips every other
+#: position without trying the eleven alternatives there (same matches, a third less time).
 TOKEN_RE = re.compile(
     rf"""
-    (?P<date_cn>(?P<y1>\d{{4}})\s*年\s*(?P<m1>\d{{1,2}})\s*月\s*(?P<d1>\d{{1,2}})\s*[日号])
+    (?=[^\W_]|[\u00c0-\u024f{_HAN}])
+    (?:(?P<date_cn>(?P<y1>\d{{4}})\s*年\s*(?P<m1>\d{{1,2}})\s*月\s*(?P<d1>\d{{1,2}})\s*[日号])
   | (?P<date_iso>(?<![\d.])(?P<y2>(?:1[6-9]|20|21)\d{{2}})(?P<sep>[-/.])(?P<m2>\d{{1,2}})
         (?P=sep)(?P<d2>\d{{1,2}})(?![\d.]))
   | (?P<ym_cn>(?P<y3>\d{{4}})\s*年\s*(?P<m3>\d{{1,2}})\s*月)
@@ -77,7 +82,7 @@ TOKEN_RE = re.compile(
   | (?P<number>\d+(?:,\d{{3}})*(?:\.\d+)?)
   | (?P<word>[a-z\u00c0-\u024f]+(?:'[a-z]+)?)
   | (?P<han>[{_HAN}]+)
-  | (?P<other>[^\W_]+)
+  | (?P<other>[^\W_]+))
     """,
     re.VERBOSE,
 )

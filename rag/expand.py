@@ -61,8 +61,9 @@ class QueryExpander:
         self._terms = query_terms
         self._normalize = normalize
         self.weight = weight
-        self._groups = [
-            (tuple(_pattern(p) for p in g), g) for g in _load(str(path or _PACKAGED))
+        self._groups = [  # (patterns, phrases, the multi-word phrases squashed)
+            (tuple(_pattern(p) for p in g), g, tuple(squash(p) for p in g if " " in p))
+            for g in _load(str(path or _PACKAGED))
         ]
 
     def phrases(self, question: str) -> list[str]:
@@ -72,10 +73,8 @@ class QueryExpander:
         text = self._normalize(question)
         flat = squash(text)
         out: list[str] = []
-        for pats, group in self._groups:
-            if any(p.search(text) for p in pats) or any(
-                " " in ph and squash(ph) in flat for ph in group
-            ):
+        for pats, group, squashed in self._groups:
+            if any(p.search(text) for p in pats) or any(sq in flat for sq in squashed):
                 out += [ph for ph, pat in zip(group, pats, strict=True) if not pat.search(text)]
         return list(dict.fromkeys(out))
 
