@@ -63,13 +63,30 @@ def running_lines(
     pages_with: dict[str, set[int]] = {}
     for pi, _v, key in cands:
         pages_with.setdefault(key, set()).add(pi)
+        # a running header that also names its chapter ("TH2817B 系列使用说明书 第六章 性能测试",
+        # "User Guide Chapter 3 Setup") changes with every chapter: its part before the chapter
+        # repeats
+        if _chapter_free(key):
+            pages_with.setdefault(_chapter_free(key), set()).add(pi)
     need = max(2, int(0.2 * len(pages)))
-    drop = {(pi, v.number) for pi, v, key in cands if len(pages_with[key]) >= need}
+    drop = {(pi, v.number) for pi, v, key in cands if len(pages_with[key]) >= need
+            or (_chapter_free(key) and len(pages_with[_chapter_free(key)]) >= need)}
     for pi, lines in enumerate(pages):
         for v in lines[:1] + lines[-2:]:
             if _PAGE_NO.match(v.text):
                 drop.add((pi, v.number))
     return drop
+
+
+_CHAPTER_TAIL = re.compile(r"\s+(?:第[一二三四五六七八九十百零〇#]+[章篇部编]|(?:chapter|part)\s+[#ivxlc]+\b)"
+                           r".*$", re.I)
+
+
+def _chapter_free(key: str) -> str:
+    """A running-line key (``running_lines``) without the chapter it names at its end, when
+    at least 4 characters stand before it; else ``""``."""
+    head = _CHAPTER_TAIL.sub("", key)
+    return "^" + head if head != key and len(head.replace(" ", "")) >= 4 else ""
 
 
 def is_toc_page(lines: list[VLine]) -> bool:

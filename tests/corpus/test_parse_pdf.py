@@ -272,3 +272,15 @@ def test_mid_page_running_footer_is_removed(eval_dir: Path, tmp_path: Path) -> N
     text = "\n".join(c.text for c in chunks)
     assert "FORM 10-K 2" not in text and "Table of Contents" not in text
     assert "ITEM 4. MINE SAFETY DISCLOSURES" in text
+
+
+def test_running_header_that_names_its_chapter_is_removed(eval_dir: Path) -> None:
+    """The TH2817B manual heads every page with ``TH2817B 系列使用说明书 第六章 性能测试``: the
+    chapter part changes each chapter, so no one line was on 20 % of the pages and the header
+    stayed in the chunks, where the RAG path quoted it as the answer to "TH2817B系列的基本测量
+    精度是多少？" (zhpdf:03). Its part before the chapter repeats and drops it; the section
+    headings and body lines stay."""
+    doc = parse_file(eval_dir / "zh/docs/pdf/tonghui_th2817b_manual.pdf")
+    lines = [ln.strip() for b in doc.blocks for ln in b.text.split("\n")]
+    assert not [ln for ln in lines if ln.startswith("TH2817B 系列使用说明书 第")]
+    assert "2.1.10 基本精度" in lines and "6.1.8 准确度因子" in lines
