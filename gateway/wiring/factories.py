@@ -68,10 +68,13 @@ def open_collection(store: QdrantChunkStore, collection: str) -> dict[str, Any]:
     :raises corpus.errors.StoreError: the collection does not exist, or its embedded shard is held
         by another process (e.g. ``loopgate serve``: use its HTTP API), or the backend failed.
     """
-    if collection not in store.list_collections():
+    names = store.list_collections()
+    if collection not in names:
+        there = (f"the collections here: {', '.join(sorted(names))}; name one with --collection"
+                 if names else "no collection exists in this data directory yet")
         raise StoreError(
             f"collection {collection!r} does not exist (loopgate ingest DIR --collection "
-            f"{collection})"
+            f"{collection}); {there}"
         )
     return store.collection_meta(collection)
 

@@ -18,6 +18,19 @@ def test_unknown_collection_exits_1_in_every_mode(mode: str) -> None:
     result = CliRunner().invoke(app, ["ask", "who descales the machine?",
                                       "--collection", "nope", "--mode", mode])
     assert result.exit_code == 1, result.output
-    assert "collection 'nope' does not exist (loopgate ingest DIR --collection nope)" in (
-        result.output
-    )
+    out = " ".join(result.output.split())
+    assert "collection 'nope' does not exist (loopgate ingest DIR --collection nope)" in out
+    # a new-user trial: the message did not say which collections there are
+    assert "no collection exists in this data directory yet" in out
+
+
+def test_unknown_collection_names_the_collections_that_exist(cli_home) -> None:
+    (cli_home / "manual.md").write_text("# Care\n\nThe owner descales the machine monthly.\n")
+    ingested = CliRunner().invoke(app, ["ingest", str(cli_home / "manual.md"),
+                                        "--collection", "demo"])
+    assert ingested.exit_code == 0, ingested.output
+    result = CliRunner().invoke(app, ["ask", "who descales the machine?",
+                                      "--collection", "nope", "--mode", "rag"])
+    assert result.exit_code == 1, result.output
+    assert "the collections here: demo; name one with --collection" in " ".join(
+        result.output.split())
