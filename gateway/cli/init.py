@@ -100,8 +100,11 @@ def init_command(
     if redis:
         typer.echo(f"redis                {redis} answers: answer cache and sessions there "
                    "(they survive a restart)")
+    elif not redis_url:  # --redis-url "": the user chose no Redis
+        typer.echo("redis                none (--redis-url \"\"): cache and sessions "
+                   "in-process, lost on restart")
     else:
-        typer.echo(f"redis                none answers at {redis_url or '(not asked)'}: cache and "
+        typer.echo(f"redis                none answers at {redis_url}: cache and "
                    "sessions in-process, lost on restart; to enable, start Redis "
                    "(redis-server) and run init --force, or set LOOPGATE_REDIS_URL=redis://HOST:"
                    "6379/0 in the file")

@@ -159,3 +159,8 @@ def test_init_enables_redis_when_one_answers(tmp_path: Path,
     assert not [ln for ln in lines if ln.startswith("LOOPGATE_REDIS_URL=")], lines
     assert "none answers at redis://127.0.0.1:1/0" in none.output
     assert "LOOPGATE_REDIS_URL=redis://" in " ".join(none.output.split())
+    # --redis-url "" is a choice, not a Redis that did not answer (new-user trial)
+    off = CliRunner().invoke(app, ["init", "-f", "c.env", "--redis-url", ""])
+    assert off.exit_code == 0, off.output
+    assert "redis none (--redis-url \"\")" in " ".join(off.output.split())
+    assert "not asked" not in off.output and "to enable" not in off.output
