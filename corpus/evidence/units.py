@@ -57,6 +57,13 @@ _Q_ITEM_START = re.compile(
     r"\s*(?:[-*•#|]|\d{1,3}[.)、]\s|第[一二三四五六七八九十百零〇\d]{1,6}[条章节款])"
 )
 _Q_TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}")
+# a period that ends a word's abbreviation, not a sentence ("PepsiCo, Inc. (“PepsiCo”) held …",
+# "Mr. Smith", "Addendum No. 1"): the span goes on (a new-user trial saw "PepsiCo, Inc." cut
+# off). Initials ("U.S.", "N.J.", "S.A.") end sentences too often to be joined: measured on the
+# dev questions, joining them made long units that out-scored the answering sentence.
+_Q_ABBREV_END = re.compile(
+    r"(?:\b(?:Inc|Corp|Co|Ltd|Nos?|Mr|Mrs|Ms|Dr|Jr|Sr|vs|Figs?|Dept|approx)\."
+    r"|\be\.g\.|\bi\.e\.)$")
 _Q_MIN, _Q_MAX = 12, 600
 
 # --- "scan": sentence ends and line breaks; English sentence boundaries inside a piece
@@ -156,10 +163,9 @@ def _quote_segment(text: str) -> list[str]:
         spans.append((pos, len(text)))
     merged: list[tuple[int, int]] = []
     for a, b in spans:
-        if (
-            merged
-            and _Q_OPEN_END.search(text[merged[-1][0] : merged[-1][1]].rstrip())
-            and not (_Q_ITEM_START.match(text[a:b]))
+        prev = text[merged[-1][0] : merged[-1][1]].rstrip() if merged else ""
+        if merged and not _Q_ITEM_START.match(text[a:b]) and (
+            _Q_OPEN_END.search(prev) or _Q_ABBREV_END.search(prev)
         ):
             merged[-1] = (merged[-1][0], b)
         else:

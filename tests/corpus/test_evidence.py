@@ -136,3 +136,18 @@ def test_tuning_is_one_frozen_sourced_record() -> None:
     assert record["evidence"]["context_credit"] == 0.6
     assert record["offline"]["strong_margin"] == 0.15
     assert Tuning.model_validate(record) == TUNING
+
+
+def test_an_abbreviation_period_does_not_end_a_quote_sentence() -> None:
+    """A new-user trial asked about the PepsiCo 8-K (FinanceBench PEPSICO_2023_8K, p. 2) and got
+    "(“PepsiCo”) held its 2023 Annual Meeting …": the quote had been cut after "Inc."."""
+    from corpus.evidence import quote_sentences
+
+    text = ("PepsiCo, Inc. (“PepsiCo”) held its 2023 Annual Meeting of Shareholders on May 3, "
+            "2023. At the meeting, Mr. Laguarta was elected. It sells in the U.S. Sales rose in 2023.")
+    assert quote_sentences(text) == [
+        "PepsiCo, Inc. (“PepsiCo”) held its 2023 Annual Meeting of Shareholders on May 3, 2023.",
+        "At the meeting, Mr. Laguarta was elected.",
+        "It sells in the U.S.",
+        "Sales rose in 2023.",
+    ]
