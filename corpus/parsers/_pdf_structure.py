@@ -60,17 +60,17 @@ def running_lines(
             in_margin = v.bbox[3] <= h * _MARGIN or v.bbox[1] >= h * (1 - _MARGIN)
             if in_margin or v is lines[0] or v is lines[-1]:
                 cands.append((pi, v, _DIGITS.sub("#", " ".join(v.text.lower().split()))))
+    # a running header that also names its chapter ("TH2817B 系列使用说明书 第六章 性能测试",
+    # "User Guide Chapter 3 Setup") changes with every chapter: its part before the chapter
+    # repeats, so each line counts under its whole key and under that part
+    keyed = [(pi, v, [key, _chapter_free(key)]) for pi, v, key in cands]
     pages_with: dict[str, set[int]] = {}
-    for pi, _v, key in cands:
-        pages_with.setdefault(key, set()).add(pi)
-        # a running header that also names its chapter ("TH2817B 系列使用说明书 第六章 性能测试",
-        # "User Guide Chapter 3 Setup") changes with every chapter: its part before the chapter
-        # repeats
-        if _chapter_free(key):
-            pages_with.setdefault(_chapter_free(key), set()).add(pi)
+    for pi, _v, keys in keyed:
+        for k in filter(None, keys):
+            pages_with.setdefault(k, set()).add(pi)
     need = max(2, int(0.2 * len(pages)))
-    drop = {(pi, v.number) for pi, v, key in cands if len(pages_with[key]) >= need
-            or (_chapter_free(key) and len(pages_with[_chapter_free(key)]) >= need)}
+    drop = {(pi, v.number) for pi, v, keys in keyed
+            if any(k and len(pages_with[k]) >= need for k in keys)}
     for pi, lines in enumerate(pages):
         for v in lines[:1] + lines[-2:]:
             if _PAGE_NO.match(v.text):
@@ -78,8 +78,8 @@ def running_lines(
     return drop
 
 
-_CHAPTER_TAIL = re.compile(r"\s+(?:第[一二三四五六七八九十百零〇#]+[章篇部编]|(?:chapter|part)\s+[#ivxlc]+\b)"
-                           r".*$", re.I)
+_CHAPTER_TAIL = re.compile(r"\s+(?:第[一二三四五六七八九十百零〇#]+[章篇部编]"
+                           r"|(?:chapter|part)\s+[#ivxlc]+\b).*$", re.I)
 
 
 def _chapter_free(key: str) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from corpus.injection import in_injection
+from corpus.term_forms import YEAR
 from corpus.types import Chunk, SearchHit
 
 __all__ = ["DATE_WORDS", "Statement", "codes", "content_terms", "doc_date", "statements"]
@@ -44,7 +45,6 @@ _REF = re.compile(r"\b(?:sections?|sec\.|items?|notes?|articles?|art\.|clauses?|
 _LEAD_CODE = re.compile(r"(?<![0-9A-Za-z])\d+-[A-Za-z]+\b")
 _PHONE = re.compile(r"\(?\b\d{3}\)?[ .-]?\d{3}[-.]\d{4}\b")
 _SLASH_DATE = re.compile(r"(?<![\d/])\d{1,2}[/.]\d{1,2}[/.](?:19|20)?\d{2}(?![\d/])")
-_YEAR = re.compile(r"(?:19|20)\d{2}")
 _CHANGE = re.compile(r"\b(?:from\s+\S+\s+)?to\b|\bnow\b|改为|调整为|变更为|"
                      r"提高到|提高至|降低到|降低至|上调至|下调至|调至|增至|减至|变为", re.I)
 _DATE_PATTERNS = [
@@ -109,14 +109,17 @@ def _value_of(sentence: str) -> tuple[str, str] | None:
     for pat in (*_DATE_PATTERNS, _DMY, _MDY, _SLASH_DATE, _DAY_MONTH, _REF, _PHONE, _LEAD_CODE,
                 _CODE, _DOTTED):
         undated = pat.sub(lambda m: " " * len(m.group(0)), undated)
+    def has_unit(m: re.Match[str]) -> bool:  # a currency sign before or a unit after
+        return bool(m.group(1) or m.group(3))
+
     values = [m for m in _VALUE.finditer(undated) if m.group(2).strip(".,")]
-    values = [m for m in values if m.group(1) or m.group(3) or not _YEAR.fullmatch(m.group(2))]
+    values = [m for m in values if has_unit(m) or not YEAR.fullmatch(m.group(2))]
     if not values:
         return None
     change = None
     for c in _CHANGE.finditer(undated):
         change = c
-    if change is None and sum(1 for m in values if not (m.group(1) or m.group(3))) >= 2:
+    if change is None and sum(1 for m in values if not has_unit(m)) >= 2:
         return None
     if change is not None:
         after = [m for m in values if m.start() >= change.end()]
