@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi_offline import FastAPIOffline
 
 from gateway.api import ROUTERS, AccessLog, AdminGuard, BodySizeLimit, HeadAsGet, StaticGZip
 from gateway.api.error_handlers import install_error_handlers
@@ -67,7 +68,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             gc.unfreeze()  # collectable again once the app is gone (tests build many apps)
             await components.aclose()
 
-    app = FastAPI(
+    # /docs and /redoc load Swagger UI / ReDoc from this package, not from a CDN: a gateway on
+    # a network without internet showed a blank page (new-user trial)
+    app = FastAPIOffline(
         title="LoopGate",
         summary="Document question answering: hybrid RAG fast path, deep-reading LoopAgent.",
         version="0.1.0",

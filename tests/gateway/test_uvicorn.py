@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -122,3 +123,18 @@ def test_head_is_answered_like_get(server) -> None:
         assert client.head("/v1/sessions/nope").status_code == 404  # as GET
         post_only = client.head("/v1/query")
         assert post_only.status_code == 405 and "POST" in post_only.headers.get("allow", "")
+
+
+def test_api_docs_load_without_a_cdn(server) -> None:
+    """``/docs`` and ``/redoc`` name their scripts and styles on this server, and the server
+    serves them (new-user trial: offline, Swagger UI from the CDN left ``/docs`` blank)."""
+    base, _env = server
+    with httpx.Client(base_url=base, timeout=30) as client:
+        for page, kinds in (("/docs", ("js", "css")), ("/redoc", ("js",))):
+            html = client.get(page).text
+            assets = re.findall(r"""(?:src|href)=['"]([^'"]+\.(?:js|css))['"]""", html)
+            assert {a.rsplit(".", 1)[1] for a in assets} >= set(kinds), (page, assets)
+            for url in assets:
+                assert url.startswith("/"), (page, url)  # this server, not a CDN
+                got = client.get(url)
+                assert got.status_code == 200 and len(got.content) > 10_000, (url, got.status_code)
