@@ -28,7 +28,7 @@ import time
 import unicodedata
 from collections import defaultdict, deque
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -97,14 +97,8 @@ class Agreement:
     found_agree: bool
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe form."""
-        return {
-            "citation_overlap": self.citation_overlap,
-            "document_overlap": self.document_overlap,
-            "page_overlap": self.page_overlap,
-            "answer_similarity": self.answer_similarity,
-            "found_agree": self.found_agree,
-        }
+        """JSON-safe form: every field by name, in declaration order."""
+        return asdict(self)
 
 
 def _jaccard(a: set[Any], b: set[Any]) -> float | None:
