@@ -114,95 +114,56 @@ class GatewayMetrics:
         self.registry = registry or CollectorRegistry(auto_describe=True)
         self._children: dict[tuple[int, tuple[str, ...]], Any] = {}
         self._before_render: list[Callable[[], object]] = []
-        r = self.registry
-        self.requests = Counter(
-            "loopgate_requests",
-            "Requests by final path and requested mode.",
-            ["path", "mode"],
-            registry=r,
-        )
-        self.escalations = Counter(
-            "loopgate_escalations",
-            "Requests the router escalated to the LoopAgent.",
-            ["reason"],
-            registry=r,
-        )
-        self.fallbacks = Counter(
-            "loopgate_fallbacks", "LoopAgent runs that handed the question back to RAG.", registry=r
-        )
-        self.cache_lookups = Counter(
-            "loopgate_cache_lookups", "Answer-cache lookups by result.", ["result"], registry=r
-        )
-        self.tool_calls = Counter(
-            "loopgate_tool_calls",
-            "LoopAgent tool calls by tool and status.",
-            ["tool", "status"],
-            registry=r,
-        )
-        self.tool_timeouts = Counter(
-            "loopgate_tool_timeouts",
-            "Timeouts by LoopAgent tool or router stage.",
-            ["tool"],
-            registry=r,
-        )
-        self.degraded = Counter(
-            "loopgate_degraded", "Requests carrying a degradation flag.", ["flag"], registry=r
-        )
-        self.not_found = Counter(
-            "loopgate_not_found", 'Answers that said "not found".', ["path"], registry=r
-        )
-        self.tokens = Counter(
-            "loopgate_tokens", "LLM tokens spent, by brain.", ["brain"], registry=r
-        )
-        self.request_latency = Histogram(
-            "loopgate_request_latency_seconds",
-            "Whole-request latency by final path.",
-            ["path"],
-            buckets=LATENCY_BUCKETS_S,
-            registry=r,
-        )
-        self.stage_latency = Histogram(
-            "loopgate_stage_latency_seconds",
-            "Latency of each router stage.",
-            ["stage"],
-            buckets=LATENCY_BUCKETS_S,
-            registry=r,
-        )
-        self.loop_steps = Histogram(
-            "loopgate_loop_steps",
-            "LoopAgent turns per request that ran it.",
-            buckets=_STEP_BUCKETS,
-            registry=r,
-        )
-        self.confidence = Histogram(
-            "loopgate_rag_confidence",
-            "RAG confidence of scored requests.",
-            buckets=_CONF_BUCKETS,
-            registry=r,
-        )
-
-        self.sufficiency = Histogram(
+        counter, histogram = self._counter, self._histogram
+        self.requests = counter("loopgate_requests", "Requests by final path and requested mode.",
+                                "path", "mode")
+        self.escalations = counter("loopgate_escalations",
+                                   "Requests the router escalated to the LoopAgent.", "reason")
+        self.fallbacks = counter("loopgate_fallbacks",
+                                 "LoopAgent runs that handed the question back to RAG.")
+        self.cache_lookups = counter("loopgate_cache_lookups", "Answer-cache lookups by result.",
+                                     "result")
+        self.tool_calls = counter("loopgate_tool_calls", "LoopAgent tool calls by tool and status.",
+                                  "tool", "status")
+        self.tool_timeouts = counter("loopgate_tool_timeouts",
+                                     "Timeouts by LoopAgent tool or router stage.", "tool")
+        self.degraded = counter("loopgate_degraded", "Requests carrying a degradation flag.",
+                                "flag")
+        self.not_found = counter("loopgate_not_found", 'Answers that said "not found".', "path")
+        self.tokens = counter("loopgate_tokens", "LLM tokens spent, by brain.", "brain")
+        self.request_latency = histogram("loopgate_request_latency_seconds",
+                                         "Whole-request latency by final path.",
+                                         LATENCY_BUCKETS_S, "path")
+        self.stage_latency = histogram("loopgate_stage_latency_seconds",
+                                       "Latency of each router stage.", LATENCY_BUCKETS_S, "stage")
+        self.loop_steps = histogram("loopgate_loop_steps",
+                                    "LoopAgent turns per request that ran it.", _STEP_BUCKETS)
+        self.confidence = histogram("loopgate_rag_confidence",
+                                    "RAG confidence of scored requests.", _CONF_BUCKETS)
+        self.sufficiency = histogram(
             "loopgate_sufficiency",
             "Sufficiency score of answered requests (share of the question's key terms the "
             "cited evidence covers).",
-            buckets=_CONF_BUCKETS,
-            registry=r,
+            _CONF_BUCKETS,
         )
-        self.rewrites = Counter(
-            "loopgate_rewrites", "Questions rewritten before retrieval.", ["by"], registry=r
-        )
-        self.sub_questions = Histogram(
-            "loopgate_sub_questions",
-            "Parts of questions answered in parts (plan-and-execute).",
-            buckets=(2, 3, 4, 5, 6, 8),
-            registry=r,
-        )
-        self.memory_hits = Counter(
-            "loopgate_memory_hits", "Session memory entries a request used.", registry=r
-        )
-        self.conflicts = Counter(
-            "loopgate_conflicts", "Answers whose cited documents disagree.", registry=r
-        )
+        self.rewrites = counter("loopgate_rewrites", "Questions rewritten before retrieval.", "by")
+        self.sub_questions = histogram("loopgate_sub_questions",
+                                       "Parts of questions answered in parts (plan-and-execute).",
+                                       (2, 3, 4, 5, 6, 8))
+        self.memory_hits = counter("loopgate_memory_hits",
+                                   "Session memory entries a request used.")
+        self.conflicts = counter("loopgate_conflicts", "Answers whose cited documents disagree.")
+
+    def _counter(self, name: str, documentation: str, *labels: str) -> Counter:
+        """A counter ``name`` (exposed as ``name_total``) in this registry, labelled ``labels``."""
+        return Counter(name, documentation, labels, registry=self.registry)
+
+    def _histogram(
+        self, name: str, documentation: str, buckets: tuple[float, ...], *labels: str
+    ) -> Histogram:
+        """A histogram ``name`` in this registry with ``buckets`` (upper bounds), labelled
+        ``labels``."""
+        return Histogram(name, documentation, labels, buckets=buckets, registry=self.registry)
 
     def observe(self, record: RouteRecord) -> None:
         """Update every metric from one route record (see the module table)."""
