@@ -169,7 +169,9 @@ def print_answer(body: dict[str, Any], con: Console) -> None:
         con.print(f"      \"{c['quote']}\"", markup=False)
     d = r.get("decision") or {}
     flags = [f for f in r.get("flags") or () if f != "degraded"]
-    con.print(f"  route {d.get('route', '-')} → {r.get('final_path')} ({d.get('reason', '')})"
+    route, final = d.get("route", "-"), r.get("final_path")
+    path = route if final in (None, route) else f"{route} → {final}"  # an escalation or fallback
+    con.print(f"  route {path} ({d.get('reason', '')})"
               + (f" · flags {', '.join(flags)}" if flags else "")
               + (" · cached" if body.get("cached") else ""), markup=False, style="dim")
 

@@ -81,14 +81,20 @@ def _summary(report: IngestReport, console: Console) -> None:
         console.print(notes)
     mode = "keyword-only (no embedding model)" if report.keyword_only else "dense + keyword"
     console.print(
-        f"{report.pages} pages, {report.chunks} chunks from {len(report.files)} files "
-        f"({report.ignored} other files ignored) · {mode} · corpus version "
+        f"{_count(report.pages, 'page')}, {_count(report.chunks, 'chunk')} from "
+        f"{_count(len(report.files), 'file')} ({_count(report.ignored, 'other file')} ignored)"
+        f" · {mode} · corpus version "
         f"{report.corpus_version} · {report.elapsed_s:.1f} s"
         + ("" if report.changed else " · nothing changed")
     )
 
 
 _CODE = re.compile(r"[a-z][a-z0-9_]*")
+
+
+def _count(n: int, noun: str) -> str:
+    """``"1 page"``, ``"3 pages"``: a count with its noun in the singular only for one."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def warnings_table(report: IngestReport) -> Table | None:

@@ -59,6 +59,8 @@ def test_chat_answers_several_questions_in_one_process(collection: str) -> None:
     assert "[1] faq.md | FAQ > Warranty | p.1 | line 4" in out
     assert "mode: rag" in out and "(mode=rag requested)" in out
     assert "(mode=loop requested)" in out
+    # the route line names a path once unless the answer came from another one
+    assert "route rag (mode=rag requested)" in out and "route rag → rag" not in out, out
     assert "chat: 2 documents" in out and "spec_zh.md" in out  # /sources
     assert "unknown or incomplete command" in out  # /mode nonsense
     assert "no collection 'nope' (there are: chat)" in out

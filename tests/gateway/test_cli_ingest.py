@@ -47,6 +47,15 @@ def test_ingest_prints_summary_and_skips_unchanged(data_dir: Path, docs: Path) -
     assert result.exit_code == 0, result.output
     assert "ingested" in result.output and "empty_file" in result.output
     assert "keyword-only" in result.output
+    # 2 text files of 1 page each, an empty one, an image ignored: singular where there is one
+    assert "2 pages, 2 chunks from 3 files (1 other file ignored)" in " ".join(
+        result.output.split()), result.output
+    one = docs.parent / "one"
+    one.mkdir()
+    (one / "note.md").write_text("# Note\n\nOne page, one chunk.\n", encoding="utf-8")
+    single = run(str(one), "--collection", "s", "--no-embed")
+    assert "1 page, 1 chunk from 1 file (0 other files ignored)" in " ".join(
+        single.output.split()), single.output
     again = run(str(docs), "--collection", "t", "--no-embed")
     assert again.exit_code == 0, again.output
     assert "nothing changed" in again.output
