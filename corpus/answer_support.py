@@ -185,18 +185,21 @@ class SupportModel:
     Usage example::
 
         model = SupportModel.load()                       # corpus/answer_support.json
-        p = model.score(support_features(q, terms, unit, ctx, chunk_text))
-        found = p >= model.threshold
+        feats = support_features(q, terms, unit, ctx, chunk_text)
+        found = model.score(feats) >= model.threshold_for(feats, "rag")
 
     :param names: feature names; ``weights``, ``means``, ``stds`` align with them.
     :param bias: intercept. :param threshold: the RAG path's refusal threshold in [0, 1] (0:
         never refuse). :param loop_threshold: the LoopAgent's (its own coverage floor refuses
         first, so its runs get their own threshold).
     :param meta: provenance (runs, n, AUROC, budget) — informative only.
-    :param languages: per-language weights (``"en"``, ``"zh"``: the question is Chinese when
-        its ``zh`` feature is 1), each a model of its own; a language without one uses these
-        (per-language calibration: on the dev runs one pooled model ranked Chinese answers
-        worse than their retrieval confidence, AUROC 0.92 → 0.75 on DRCD/CMRC).
+    :param languages: per-language weights and thresholds (``"en"``, ``"zh"``: the question is
+        Chinese when its ``zh`` feature is 1), each a model of its own; a language without one
+        uses these (per-language calibration: on the dev runs one pooled model ranked Chinese
+        answers worse than their retrieval confidence, AUROC 0.92 → 0.75 on DRCD/CMRC; and its
+        probabilities are far sharper — a Chinese answer from a document that is not in the
+        collection scores below 0.01 where an English one scores 0.4 — so each language gets
+        its own refusal threshold: :meth:`threshold_for`).
     """
 
     names: tuple[str, ...]
@@ -220,9 +223,21 @@ class SupportModel:
             z += w * (float(features.get(name, m)) - m) / (s or 1.0)
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
-    def answers(self, features: Mapping[str, float]) -> bool:
-        """True when the answer clears the refusal threshold."""
-        return self.score(features) >= self.threshold
+    def threshold_for(self, features: Mapping[str, float], mode: str = "rag") -> float:
+        """The refusal threshold in [0, 1] for an answer with these features on path ``mode``
+        (``"rag"`` or ``"loop"``): its language model's when there is one, else this model's.
+        """
+        own = self.languages.get("zh" if float(features.get("zh", 0.0)) > 0 else "en", self)
+        return own.loop_threshold if mode == "loop" else own.threshold
+
+    def refuses(self, mode: str = "rag") -> bool:
+        """True when some answer on path ``mode`` can fall below a threshold (one above 0)."""
+        return any((m.loop_threshold if mode == "loop" else m.threshold) > 0
+                   for m in (self, *self.languages.values()))
+
+    def answers(self, features: Mapping[str, float], mode: str = "rag") -> bool:
+        """True when the answer clears its refusal threshold (:meth:`threshold_for`)."""
+        return self.score(features) >= self.threshold_for(features, mode)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form (the model file's content)."""
@@ -257,7 +272,7 @@ class SupportModel:
             raise SupportModelError("malformed support model: languages is not a mapping")
         return cls(names, arrays[0], arrays[1], arrays[2], bias, threshold,
                    dict(data.get("meta") or {}), loop_threshold,
-                   {str(k): cls.from_dict({**v, "threshold": 0.0}) for k, v in langs.items()})
+                   {str(k): cls.from_dict(v) for k, v in langs.items()})
 
     @classmethod
     def load(cls, path: Path | None = None) -> SupportModel | None:

@@ -234,7 +234,7 @@ class AnswerChecks:
         if self.support_model is None:
             return res
         res.support_p = round(self.support_model.score(res.support), 4)
-        if res.support_p < self.support_model.loop_threshold:
+        if res.support_p < self.support_model.threshold_for(res.support, "loop"):
             _refuse(res)
             res.unsupported = True
         return res

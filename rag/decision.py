@@ -177,7 +177,8 @@ class AnswerDecider:
                 out.append(got.flag)
         support, support_p = yield from self._support(r, evidence, found, out, timeout_s)
         model = self.support_model
-        if found and support_p is not None and model is not None and support_p < model.threshold:
+        if (found and support_p is not None and model is not None
+                and support_p < model.threshold_for(support, "rag")):
             found = False  # the quote lacks what was asked (corpus.answer_support)
             out.append(f"unsupported:{support_p:.2f}")
         if found and computed is None and asks_figure(r.question):
@@ -222,7 +223,7 @@ class AnswerDecider:
         if self.record_support:
             wanted = bool(evidence)
         else:
-            wanted = found and model is not None and model.threshold > 0
+            wanted = found and model is not None and model.refuses("rag")
         if not wanted:
             return {}, (0.0 if model is not None and self.record_support else None)
         check = partial(answer_support, r, evidence, self.tokenizer, r.collection,

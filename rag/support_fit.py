@@ -11,21 +11,25 @@ labels gets weights of its own, the pooled ones serving the other); a feature
 a record lacks (``retrieval`` on the LoopAgent's records) is imputed by the mean of the
 records that have it, as :meth:`SupportModel.score` does at run time.
 
-The refusal threshold is then chosen on the same records: the one refusing the most
-unanswerable questions while answerable questions refused (already or by the threshold) stay
-within ``budget`` and the answerable questions whose gold evidence would be lost stay within
-``max_hit_loss`` (shares of the answerable records; issue 15: ≤ 5 % wrongly refused, evidence
-hit down ≤ 1 point). ``cross_validate`` reports the same figures out of sample, with the shares
-the threshold *adds* (``unanswerable_added``, ``false_refusal_added``); the calibrate command
-keeps the threshold only when, out of sample, it refuses a larger share of the unanswerable
-questions than of the answerable ones (else the model ranks confidence and refuses nothing).
+The refusal thresholds are then chosen on the same records, one per path and language (the
+languages' probabilities differ in sharpness: ``corpus.answer_support.SupportModel``), each the
+one refusing the most unanswerable questions of that path and language while answerable
+questions refused (already or by the threshold) stay within ``budget`` and the answerable
+questions whose gold evidence would be lost stay within ``max_hit_loss`` in every ``group``
+(shares of the answerable records; issue 15: ≤ 5 % wrongly refused, evidence hit down ≤ 1
+point in any dataset: the calibrate command makes each dataset of each run a group).
+``cross_validate`` reports the same figures out of sample, with the shares the thresholds
+*add* (``unanswerable_added``, ``false_refusal_added``); the calibrate command keeps a path's
+threshold for a language only when, out of sample, it refuses a larger share of that language's
+unanswerable questions than of its answerable ones (else the model ranks confidence and
+refuses nothing there).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from corpus.answer_support import SUPPORT_FEATURES, SupportModel
@@ -46,7 +50,8 @@ class SupportRecord:
     given cites the gold: evidence hit), ``refused`` (already "not found" for another reason),
     ``group`` (the run it came from: the budgets hold in each), ``mode`` (``rag`` or ``loop``:
     each path gets its own threshold). A record without features (the path gave no evidence)
-    is never scored nor refitted; it counts in the refusal shares of its run."""
+    is never scored nor refitted; it counts in the refusal shares of its run. ``lang``:
+    ``"en"`` or ``"zh"`` (``""``: from the ``zh`` feature; ``"en"`` without features)."""
 
     features: Mapping[str, float]
     answerable: bool
@@ -55,6 +60,14 @@ class SupportRecord:
     refused: bool
     group: str = ""
     mode: str = "rag"
+    lang: str = ""
+
+    @property
+    def language(self) -> str:
+        """``"en"`` or ``"zh"``: ``lang`` when given, else the ``zh`` feature's."""
+        if self.lang in ("en", "zh"):
+            return self.lang
+        return "zh" if float(self.features.get("zh", 0.0)) > 0 else "en"
 
     @property
     def label(self) -> int:
@@ -149,18 +162,24 @@ def fit_support(records: Sequence[SupportRecord], *, budget: float = 0.05,
         "unanswerable": sum(1 for r in scored if not r.answerable),
         "auroc_in_sample": auroc([model.score(r.features) for r in scored], y),
         "budget": budget, "max_hit_loss": max_hit_loss}
-    thresholds = {}
+    thresholds: dict[tuple[str, str], float] = {}
     for mode in ("rag", "loop"):
-        idx = [i for i, r in enumerate(records) if r.mode == mode]
-        if not any(records[i].answerable for i in idx):
-            thresholds[mode] = 0.0
-            continue
-        t, fig = choose_threshold([scores[i] for i in idx], [records[i] for i in idx],
-                                  budget=budget, max_hit_loss=max_hit_loss)
-        thresholds[mode] = t
-        info.update({f"in_sample_{mode}_{k}": v for k, v in fig.items()})
-    return SupportModel(names, tuple(w), tuple(m), tuple(s), b, thresholds["rag"], info,
-                        thresholds["loop"], languages)
+        for lang in ("", *languages):  # "": the pooled threshold, for a language without a model
+            idx = [i for i, r in enumerate(records)
+                   if r.mode == mode and lang in ("", r.language)]
+            if not any(records[i].answerable for i in idx):
+                thresholds[mode, lang] = 0.0
+                continue
+            t, fig = choose_threshold([scores[i] for i in idx], [records[i] for i in idx],
+                                      budget=budget, max_hit_loss=max_hit_loss)
+            thresholds[mode, lang] = t
+            tag = f"{mode}_{lang}" if lang else mode
+            info.update({f"in_sample_{tag}_{k}": v for k, v in fig.items()})
+    languages = {lang: replace(lm, threshold=thresholds["rag", lang],
+                               loop_threshold=thresholds["loop", lang])
+                 for lang, lm in languages.items()}
+    return SupportModel(names, tuple(w), tuple(m), tuple(s), b, thresholds["rag", ""], info,
+                        thresholds["loop", ""], languages)
 
 
 def cross_validate(records: Sequence[SupportRecord], *, folds: int = 5, budget: float = 0.05,
@@ -169,7 +188,8 @@ def cross_validate(records: Sequence[SupportRecord], *, folds: int = 5, budget: 
     """Out-of-sample figures: each fold scored and thresholded (by its path's threshold) by a
     model fitted on the others; returns ``auroc``, and per path (``rag_…``, ``loop_…``)
     ``unanswerable_refused``, ``false_refusal``, ``hit_loss``, ``unanswerable_added``,
-    ``false_refusal_added`` (for a path with records).
+    ``false_refusal_added`` (for a path with records), and the same per language
+    (``rag_en_…``, ``rag_zh_…``, ``loop_en_…``, ``loop_zh_…``).
 
     :raises CalibrationError: a training fold with too few records or one label.
     """
@@ -183,15 +203,18 @@ def cross_validate(records: Sequence[SupportRecord], *, folds: int = 5, budget: 
         model = fit_support(train, budget=budget, max_hit_loss=max_hit_loss, l2=l2)
         for i in test:
             scores[i] = model.score(records[i].features) if records[i].features else 1.0
-            t = model.loop_threshold if records[i].mode == "loop" else model.threshold
-            refuse[i] = scores[i] < t
+            refuse[i] = bool(records[i].features) and scores[i] < model.threshold_for(
+                records[i].features, records[i].mode)
     fitted = [i for i, r in enumerate(records) if r.features]
     out = {"auroc": auroc([scores[i] for i in fitted], [records[i].label for i in fitted])}
     for mode in ("rag", "loop"):
-        idx = [i for i, r in enumerate(records) if r.mode == mode]
-        if idx:
-            out.update({f"{mode}_{k}": v for k, v in
-                        _refusals([records[i] for i in idx], [refuse[i] for i in idx]).items()})
+        for lang in ("", "en", "zh"):
+            idx = [i for i, r in enumerate(records)
+                   if r.mode == mode and lang in ("", r.language)]
+            if idx:
+                tag = f"{mode}_{lang}" if lang else mode
+                out.update({f"{tag}_{k}": v for k, v in _refusals(
+                    [records[i] for i in idx], [refuse[i] for i in idx]).items()})
     return out
 
 

@@ -223,13 +223,16 @@ def support_records(path: Path) -> list[Any]:
             str(f).startswith("unsupported:") for f in as_list(route.get("flags")))
         answerable = score.get("refusal_correct") is None
         mode = "loop" if str(row.get("mode") or route.get("final_path")) == "loop" else "rag"
+        lang = str(row.get("lang") or "")
         out.append(SupportRecord(
             with_language_forms({k: float(v) for k, v in feats.items()}) if feats else {},
             answerable,
             bool(score.get("evidence_hit_at_k")) and answerable,
             bool(score.get("evidence_hit")) and answerable,
             (bool(score.get("refused")) and not by_support) or not feats,
-            group=str(path), mode=mode))
+            # the budgets hold in each dataset of each run (issue 15: no dataset drops > 1 point)
+            group=f"{path}:{row.get('dataset') or ''}", mode=mode,
+            lang=lang if lang in ("en", "zh") else ""))
     return out
 
 
@@ -237,7 +240,7 @@ def _calibrate_support(paths: list[Path], out: Path | None, l2: float, budget: f
                        max_hit_loss: float) -> None:
     from dataclasses import replace
 
-    from corpus.answer_support import PACKAGED, SUPPORT_FEATURES
+    from corpus.answer_support import PACKAGED, SUPPORT_FEATURES, SupportModel
     from rag.errors import CalibrationError
     from rag.support_fit import cross_validate, fit_support
 
@@ -253,29 +256,41 @@ def _calibrate_support(paths: list[Path], out: Path | None, l2: float, budget: f
     meta.update({f"cv_{k}": v for k, v in cv.items()})
     dropped = []
     for mode in ("rag", "loop"):
-        if cv.get(f"{mode}_unanswerable_added", 0.0) <= cv.get(f"{mode}_false_refusal_added", 0.0):
-            # out of sample the threshold refuses answerable questions as readily as
-            # unanswerable ones: this path keeps the model for confidence, refuses nothing
-            dropped.append(mode)
+        for lang in ("", *model.languages):
+            tag = f"{mode}_{lang}" if lang else mode
+            if cv.get(f"{tag}_unanswerable_added", 0.0) <= cv.get(
+                    f"{tag}_false_refusal_added", 0.0):
+                # out of sample the threshold refuses answerable questions as readily as
+                # unanswerable ones: this path keeps the model for confidence, refuses nothing
+                dropped.append(tag)
+
+    def kept(m: SupportModel, lang: str) -> SupportModel:
+        rag, loop = (f"rag_{lang}", f"loop_{lang}") if lang else ("rag", "loop")
+        return replace(m, threshold=0.0 if rag in dropped else m.threshold,
+                       loop_threshold=0.0 if loop in dropped else m.loop_threshold)
+
     meta["threshold_dropped"] = dropped
-    model = replace(model, meta=meta,
-                    threshold=0.0 if "rag" in dropped else model.threshold,
-                    loop_threshold=0.0 if "loop" in dropped else model.loop_threshold)
+    model = replace(kept(model, ""), meta=meta,
+                    languages={k: kept(v, k) for k, v in model.languages.items()})
     target = out or PACKAGED
     target.write_text(json.dumps(model.to_dict(), indent=2) + "\n", encoding="utf-8")
     typer.echo(f"fitted on {meta['n']} records ({meta['positives']} on gold evidence, "
                f"{meta['unanswerable']} unanswerable); wrote {target}")
     typer.echo(f"  AUROC in sample {meta['auroc_in_sample']:.3f}, 5-fold {cv['auroc']:.3f}")
-    for mode, t in (("rag", model.threshold), ("loop", model.loop_threshold)):
-        if f"{mode}_false_refusal" not in cv:
-            continue
-        note = " (dropped: out of sample no lift)" if mode in dropped else ""
-        typer.echo(f"  {mode} threshold {t:.3f}{note}")
-        for key in ("unanswerable_refused", "false_refusal", "hit_loss", "unanswerable_added",
-                    "false_refusal_added"):
-            ins = meta.get(f"in_sample_{mode}_{key}")
-            shown = "  -  " if ins is None else f"{float(ins):.3f}"
-            typer.echo(f"    {key:>22} in sample {shown}   5-fold {cv[f'{mode}_{key}']:.3f}")
+    shown_models = [("", model), *model.languages.items()]
+    for mode in ("rag", "loop"):
+        for lang, m in shown_models:
+            tag = f"{mode}_{lang}" if lang else mode
+            if f"{tag}_false_refusal" not in cv:
+                continue
+            t = m.loop_threshold if mode == "loop" else m.threshold
+            note = " (dropped: out of sample no lift)" if tag in dropped else ""
+            typer.echo(f"  {mode} {lang or 'pooled'} threshold {t:.3f}{note}")
+            for key in ("unanswerable_refused", "false_refusal", "hit_loss",
+                        "unanswerable_added", "false_refusal_added"):
+                ins = meta.get(f"in_sample_{tag}_{key}")
+                shown = "  -  " if ins is None else f"{float(ins):.3f}"
+                typer.echo(f"    {key:>22} in sample {shown}   5-fold {cv[f'{tag}_{key}']:.3f}")
     for name, w in zip(SUPPORT_FEATURES, model.weights, strict=True):
         typer.echo(f"  {name:>14} {w:+.3f}")
 

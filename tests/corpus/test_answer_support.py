@@ -185,3 +185,34 @@ def test_the_budget_holds_in_every_run_and_counts_answers_without_evidence() -> 
     more = [*recs[:25], rec(0.0, True, "a", refused=True)]
     t, fig = choose_threshold([*scores[:25], 1.0], more, budget=0.05, max_hit_loss=1.0)
     assert t == 0.0  # 2 of 21 answerable refused would be 9.5 %
+
+
+def test_each_language_gets_its_own_threshold() -> None:
+    """Chinese answers from a document not in the collection score far lower than English ones
+    (measured: below 0.01 against about 0.4): one pooled threshold would refuse either too few
+    Chinese or too many English answers. Here the Chinese unanswerable answers are weak and
+    apart, the English ones mixed with the answerable: Chinese gets a threshold that refuses
+    them, English none that its budget allows, and the model file keeps both."""
+    from rag.support_fit import SupportRecord, fit_support
+
+    def rec(cov: float, zh: bool, answerable: bool, i: int) -> SupportRecord:
+        feats = {"unit_cov": cov, "zh": 1.0 if zh else 0.0, "ctx_zh": cov if zh else 0.0}
+        return SupportRecord(feats, answerable, answerable, answerable, False,
+                             group="zh" if zh else "en", lang="zh" if zh else "en")
+
+    recs = [rec(0.8 + 0.01 * (i % 10), True, True, i) for i in range(40)]  # zh answerable
+    recs += [rec(0.1, True, False, i) for i in range(20)]  # zh: weak, apart
+    recs += [rec(0.3 + 0.06 * (i % 10), False, True, i) for i in range(40)]  # en answerable
+    recs += [rec(0.3 + 0.06 * (i % 10), False, False, i) for i in range(20)]  # en: the same
+    model = fit_support(recs, budget=0.05, max_hit_loss=0.0)
+    assert set(model.languages) == {"en", "zh"}
+    zh = {"unit_cov": 0.1, "zh": 1.0, "ctx_zh": 0.1}
+    en = {"unit_cov": 0.3, "zh": 0.0, "ctx_zh": 0.0}
+    assert model.threshold_for(zh) == model.languages["zh"].threshold > 0
+    assert model.threshold_for(en) == model.languages["en"].threshold
+    assert not model.answers(zh) and model.refuses("rag") and not model.refuses("loop")
+    ans_en = [r for r in recs if r.answerable and r.lang == "en"]
+    assert sum(not model.answers(r.features) for r in ans_en) / len(ans_en) <= 0.05
+    back = SupportModel.from_dict(model.to_dict())
+    assert back.threshold_for(zh) == model.threshold_for(zh)
+    assert back.threshold_for(zh, "loop") == 0.0  # no loop records: the loop refuses nothing
