@@ -17,7 +17,7 @@ one refusing the most unanswerable questions of that path and language while ans
 questions refused (already or by the threshold) stay within ``budget`` and the answerable
 questions whose gold evidence would be lost stay within ``max_hit_loss`` in every ``group``
 (shares of the answerable records; issue 15: ≤ 5 % wrongly refused, evidence hit down ≤ 1
-point in any dataset: the calibrate command makes each dataset of each run a group).
+point; the calibrate command makes each run a group).
 ``cross_validate`` reports the same figures out of sample, with the shares the thresholds
 *add* (``unanswerable_added``, ``false_refusal_added``); the calibrate command keeps a path's
 threshold for a language only when, out of sample, it refuses a larger share of that language's
@@ -134,19 +134,24 @@ def choose_threshold(scores: Sequence[float], records: Sequence[SupportRecord], 
 
 def fit_support(records: Sequence[SupportRecord], *, budget: float = 0.05,
                 max_hit_loss: float = 0.01, l2: float = 1.0,
-                meta: Mapping[str, Any] | None = None) -> SupportModel:
-    """Fit the weights and choose the threshold (module docstring).
+                meta: Mapping[str, Any] | None = None,
+                weights: SupportModel | None = None) -> SupportModel:
+    """Fit the weights and choose the thresholds (module docstring).
 
     :param budget: most answerable records refused (share, 0..1), counting those already
         refused; a threshold never raises the share above what was already refused.
     :param max_hit_loss: most answerable records whose gold citation the threshold removes.
+    :param weights: a model whose weights (pooled and per language) are kept: only the
+        thresholds are chosen (``None``: fitted here).
     :raises CalibrationError: fewer than 10 records, or only one label.
     """
     names = SUPPORT_FEATURES
     scored = [r for r in records if r.features]
-    x = _matrix(scored, names)
     y = [r.label for r in scored]
-    w, b, m, s = fit_logistic(x, y, l2=l2)
+    if weights is not None:
+        model = _without_thresholds(weights)
+        return _with_thresholds(model, records, scored, y, meta, budget, max_hit_loss)
+    w, b, m, s = fit_logistic(_matrix(scored, names), y, l2=l2)
     languages = {}
     for lang in ("en", "zh"):
         own = [r for r in scored if (float(r.features.get("zh", 0.0)) > 0) == (lang == "zh")]
@@ -156,6 +161,22 @@ def fit_support(records: Sequence[SupportRecord], *, budget: float = 0.05,
             languages[lang] = SupportModel(names, tuple(lw), tuple(lm), tuple(ls), lb, 0.0,
                                            {"n": len(own)})
     model = SupportModel(names, tuple(w), tuple(m), tuple(s), b, 0.0, {}, 0.0, languages)
+    return _with_thresholds(model, records, scored, y, meta, budget, max_hit_loss)
+
+
+def _without_thresholds(model: SupportModel) -> SupportModel:
+    """``model`` (its languages' too) with every threshold 0 and no meta."""
+    return replace(model, threshold=0.0, loop_threshold=0.0, meta={},
+                   languages={k: replace(v, threshold=0.0, loop_threshold=0.0)
+                              for k, v in model.languages.items()})
+
+
+def _with_thresholds(model: SupportModel, records: Sequence[SupportRecord],
+                     scored: Sequence[SupportRecord], y: Sequence[int],
+                     meta: Mapping[str, Any] | None, budget: float,
+                     max_hit_loss: float) -> SupportModel:
+    """``model`` with a threshold per path and language chosen on ``records`` and its meta."""
+    languages = dict(model.languages)
     scores = [model.score(r.features) if r.features else 1.0 for r in records]
     info: dict[str, Any] = {
         **(meta or {}), "n": len(scored), "positives": sum(y),
@@ -178,17 +199,18 @@ def fit_support(records: Sequence[SupportRecord], *, budget: float = 0.05,
     languages = {lang: replace(lm, threshold=thresholds["rag", lang],
                                loop_threshold=thresholds["loop", lang])
                  for lang, lm in languages.items()}
-    return SupportModel(names, tuple(w), tuple(m), tuple(s), b, thresholds["rag", ""], info,
-                        thresholds["loop", ""], languages)
+    return replace(model, threshold=thresholds["rag", ""], meta=info,
+                   loop_threshold=thresholds["loop", ""], languages=languages)
 
 
 def cross_validate(records: Sequence[SupportRecord], *, folds: int = 5, budget: float = 0.05,
-                   max_hit_loss: float = 0.01, l2: float = 1.0, seed: int = 0
-                   ) -> dict[str, float]:
+                   max_hit_loss: float = 0.01, l2: float = 1.0, seed: int = 0,
+                   weights: SupportModel | None = None) -> dict[str, float]:
     """Out-of-sample figures: each fold scored and thresholded (by its path's threshold) by a
-    model fitted on the others; returns ``auroc``, and per path (``rag_…``, ``loop_…``)
-    ``unanswerable_refused``, ``false_refusal``, ``hit_loss``, ``unanswerable_added``,
-    ``false_refusal_added`` (for a path with records), and the same per language
+    model fitted on the others (``weights``: as :func:`fit_support`); returns ``auroc``, and
+    per path (``rag_…``, ``loop_…``) ``unanswerable_refused``, ``false_refusal``,
+    ``hit_loss``, ``unanswerable_added``, ``false_refusal_added`` (for a path with records),
+    and the same per language
     (``rag_en_…``, ``rag_zh_…``, ``loop_en_…``, ``loop_zh_…``).
 
     :raises CalibrationError: a training fold with too few records or one label.
@@ -200,7 +222,8 @@ def cross_validate(records: Sequence[SupportRecord], *, folds: int = 5, budget: 
     for k in range(folds):
         test = set(order[k::folds])
         train = [records[i] for i in order if i not in test]
-        model = fit_support(train, budget=budget, max_hit_loss=max_hit_loss, l2=l2)
+        model = fit_support(train, budget=budget, max_hit_loss=max_hit_loss, l2=l2,
+                            weights=weights)
         for i in test:
             scores[i] = model.score(records[i].features) if records[i].features else 1.0
             refuse[i] = bool(records[i].features) and scores[i] < model.threshold_for(
