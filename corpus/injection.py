@@ -13,6 +13,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from corpus._regex_literals import literal_gate
+
 __all__ = ["INJECTION_PATTERNS", "clean_segments", "in_injection", "injection_lines",
            "is_injection"]
 
@@ -66,6 +68,9 @@ _RX = re.compile("|".join(f"(?:{p})" for p in INJECTION_PATTERNS), re.IGNORECASE
 # upper-case role labels opening a line: SYSTEM: / [ASSISTANT] / ### SYSTEM PROMPT:
 _ROLE = re.compile(r"(?:^|\n)\s*[\[<(#*]*\s*(?:SYSTEM|ASSISTANT|DEVELOPER)(?:\s+(?:PROMPT|MESSAGE|"
                    r"OVERRIDE|NOTE|INSTRUCTIONS?))?\s*[\]>)*]*\s*[:：]")
+# the words each pattern cannot match without (corpus._regex_literals): nearly every text lacks
+# them all and is cleared by a few substring tests instead of the two searches
+_GATES = tuple(literal_gate(rx) for rx in (_RX, _ROLE))
 
 
 def _norm(text: str) -> str:
@@ -92,7 +97,8 @@ def _judged(text: str) -> bool:
 
 def _judge(text: str) -> bool:
     t = _norm(text)
-    return _RX.search(t) is not None or _ROLE.search(t) is not None
+    return any((gate is None or gate(t)) and rx.search(t) is not None
+               for rx, gate in zip((_RX, _ROLE), _GATES, strict=True))
 
 
 def injection_lines(text: str) -> list[int]:
