@@ -125,9 +125,8 @@ class Tokenizer:
     :param avgdl: assumed average chunk length in terms (default 256).
     """
 
-    def __init__(
-        self, *, k1: float = BM25_K1, b: float = BM25_B, avgdl: float = BM25_AVGDL
-    ) -> None:
+    def __init__(self, *, k1: float = BM25_K1, b: float = BM25_B,
+                 avgdl: float = BM25_AVGDL) -> None:
         self.k1, self.b, self.avgdl = k1, b, avgdl
         self._stems = _STEM_CACHE  # shared by all instances of the process
 
@@ -140,9 +139,10 @@ class Tokenizer:
         (use it for substring checks of :meth:`quoted_phrases` against chunk text). Terminal
         escape sequences (ECMA-48 CSI, ``\\x1b[31m``) and other control characters are dropped
         first: a question pasted from a coloured terminal has no term ``31m``."""
+        text = _CONTROL.sub(" ", text) if _CONTROL.search(text) else text
+        if text.isascii():  # NFKC and OpenCC leave ASCII as it is (test_tokenizer)
+            return text.lower()
         cc = _engines()[0]
-        if _CONTROL.search(text):
-            text = _CONTROL.sub(" ", text)
         return str(cc.convert(unicodedata.normalize("NFKC", text).lower()))  # type: ignore[attr-defined]
 
     # --- terms -------------------------------------------------------------------------

@@ -156,3 +156,20 @@ def test_answer_format_instructions_are_no_key_terms(tok: Tokenizer) -> None:
     assert {"fy2018", "3m", "ppne", "net", "balanc", "sheet", "analyst"} <= set(keys)
     # instruction words stay in the query terms (BM25 of the whole question)
     assert "round" in tok.query_terms(wrapped)
+
+
+def test_ascii_text_skips_nfkc_and_opencc(tok: Tokenizer) -> None:
+    # normalize only lower-cases ASCII text: NFKC and OpenCC leave every ASCII string as it is
+    # (all one- and two-character strings checked, and runs of every printable character)
+    import string
+    import unicodedata
+
+    from corpus.tokenizer import _CONTROL, _engines
+
+    def full(text: str) -> str:
+        text = _CONTROL.sub(" ", text)
+        return str(_engines()[0].convert(unicodedata.normalize("NFKC", text).lower()))  # type: ignore[attr-defined]
+
+    chars = [chr(i) for i in range(128)]
+    samples = [a + b for a in chars for b in chars] + [string.printable * 3, "Tai-Pei IS 42"]
+    assert all(tok.normalize(s) == full(s) for s in samples)
