@@ -100,7 +100,8 @@ class Chunk:
     def from_payload(cls, data: dict[str, Any]) -> Chunk:
         """Rebuild a chunk from :meth:`to_payload` output (unknown keys are ignored)."""
         names = cls.__dataclass_fields__.keys()
-        kw = {k: v for k, v in data.items() if k in names}
+        # a stored payload has exactly the fields: taken whole, not key by key
+        kw = dict(data) if data.keys() <= names else {k: data[k] for k in data.keys() & names}
         kw["section_path"] = tuple(kw.get("section_path") or ())
         kw["line_map"] = tuple(map(tuple, kw.get("line_map") or ()))
         kw["page_labels"] = tuple(kw.get("page_labels") or ())

@@ -242,7 +242,7 @@ class EdgeBackend:
             )
         with self._errors(f"search {collection!r}"):
             hits = self._shard(collection).query(req)
-        return [(dict(h.payload or {}), float(h.score)) for h in hits]
+        return [(h.payload or {}, float(h.score)) for h in hits]  # a new dict per access
 
     def flush(self) -> None:
         with self._lock, self._errors("flush"):
