@@ -65,6 +65,7 @@ _Q_ABBREV_END = re.compile(
     r"(?:\b(?:Inc|Corp|Co|Ltd|Nos?|Mr|Mrs|Ms|Dr|Jr|Sr|vs|Figs?|Dept|approx)\."
     r"|\be\.g\.|\bi\.e\.)$")
 _Q_MIN, _Q_MAX = 12, 600
+_Q_TAIL = 16  # characters of a span's end read by _Q_OPEN_END / _Q_ABBREV_END (8 needed)
 
 # --- "scan": sentence ends and line breaks; English sentence boundaries inside a piece
 _S_SENT = re.compile(r"[^。！？；!?;\n]+(?:[。！？；!?;]|$)|[^\n]+", re.M)
@@ -163,8 +164,13 @@ def _quote_segment(text: str) -> list[str]:
         spans.append((pos, len(text)))
     merged: list[tuple[int, int]] = []
     for a, b in spans:
-        prev = text[merged[-1][0] : merged[-1][1]].rstrip() if merged else ""
-        if merged and not _Q_ITEM_START.match(text[a:b]) and (
+        prev = ""
+        if merged:  # the end of the span so far: both patterns read its last 8 characters
+            start, end = merged[-1]
+            while end > start and text[end - 1].isspace():
+                end -= 1
+            prev = text[max(start, end - _Q_TAIL) : end]
+        if merged and not _Q_ITEM_START.match(text, a, b) and (
             _Q_OPEN_END.search(prev) or _Q_ABBREV_END.search(prev)
         ):
             merged[-1] = (merged[-1][0], b)
