@@ -68,6 +68,7 @@ class TermMatcher:
         self.normalize: Callable[[str], str] = (
             getattr(tokenizer, "normalize", None) or normalize or str.lower)
         self._analyse = getattr(tokenizer, "terms", None)
+        self._plain = [(t, not DIGIT.search(t)) for t in self.terms]
         self._cache: dict[str, tuple[str, ...]] = {}
         self._credit_cache: dict[str, dict[str, float]] = {}
         # codes written with separators → without them: the text may write ESP32-PICO-D4 with
@@ -120,8 +121,10 @@ class TermMatcher:
         if got is None:
             low = self.normalize(text)
             toks = set(self._analyse(text)) if self._analyse else set()
-            # exact: a code or number never matches a longer one (corpus.term_match)
-            got = tuple(t for t in self.terms if t in toks or holds_term(t, low))
+            # exact: a code or number never matches a longer one (corpus.term_match); a term
+            # without a digit is a substring test (what holds_term does for it)
+            got = tuple(t for t, plain in self._plain if t in toks
+                        or (t in low if plain else holds_term(t, low)))
             if len(self._cache) < _CACHE_MAX:
                 self._cache[text] = got
         return got
