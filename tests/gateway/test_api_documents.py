@@ -311,3 +311,43 @@ async def test_job_whose_every_file_failed_is_failed(tmp_path, embed_model_path)
                                          ("ok.md", b"# OK\n\nThe return period is seven days.\n")])
         assert {f["path"]: f["status"] for f in job["report"]["files"]} == {
             "noise2.txt": "failed", "ok.md": "ingested"}
+
+
+async def test_an_upload_never_replaces_a_document_ingested_from_a_folder(
+        tmp_path, embed_model_path) -> None:
+    """A file uploaded under the name of a document that ``loopgate ingest`` read from a folder
+    is refused (``name_in_use``, 409 when it is the only file) and that document stays (found
+    by a new-user trial: an upload of another ``mission.md`` replaced the handbook's without a
+    word); once it is deleted the name is free. An uploaded document is still replaced by a new
+    upload of its name. DELETE on an unknown collection says so, as a query does."""
+    folder = tmp_path / "handbook"
+    folder.mkdir()
+    (folder / "mission.md").write_text("# Mission\n\nEveryone can contribute.\n", "utf-8")
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        ingestor = app.state.components.ingest.writer.ingestor()
+        await asyncio.to_thread(ingestor.ingest_paths, [folder], "c", root=folder)
+        parts = [("files", ("mission.md", b"# Other\n\nA different mission.\n", "text/markdown")),
+                 ("files", ("notes.md", b"# Notes\n\nReturns within seven days.\n",
+                            "text/markdown"))]
+        r = await client.post("/v1/documents", data={"collection": "c"}, files=parts)
+        assert r.status_code == 202, r.text
+        assert r.json()["files"] == ["notes.md"]
+        (refused,) = r.json()["report"]["files"]
+        assert (refused["path"], refused["error_code"]) == ("mission.md", "name_in_use")
+        assert str(folder / "mission.md") in refused["error_message"]
+        await app.state.components.ingest.wait_idle()
+        r = await client.post("/v1/documents", data={"collection": "c"}, files=parts[:1])
+        assert r.status_code == 409 and "mission.md" in r.json()["error"]["message"], r.text
+        answer = (await client.post("/v1/query", json={
+            "question": "Who can contribute?", "collection": "c", "mode": "rag",
+            "use_cache": False})).json()
+        assert "Everyone can contribute" in answer["answer"], answer  # the folder's, kept
+        again = await upload(app, client, [("notes.md", b"# Notes\n\nReturns within 30 days.\n")],
+                             collection="c")
+        assert again["report"]["counts"]["replaced"] == 1  # an upload replaces an upload
+        r = await client.delete("/v1/documents/mission.md", params={"collection": "c"})
+        assert r.status_code == 200
+        r = await client.post("/v1/documents", data={"collection": "c"}, files=parts[:1])
+        assert r.status_code == 202, r.text
+        r = await client.delete("/v1/documents/x.md", params={"collection": "nosuch"})
+        assert r.status_code == 404 and "unknown collection" in r.json()["error"]["message"]

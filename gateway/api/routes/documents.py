@@ -30,6 +30,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, File, Form, Query, UploadFile
 
 from corpus.catalogue import Catalogue
+from corpus.errors import StoreError
 from corpus.ingest import FileResult
 from corpus.parsers.pdf import warned_pages
 from corpus.types import DocumentInfo
@@ -44,6 +45,7 @@ from gateway.api.deps import (
 from gateway.api.responses import OrjsonResponse
 from gateway.errors import (
     BadRequest,
+    Conflict,
     GatewayError,
     NotFound,
     PayloadTooLarge,
@@ -125,11 +127,34 @@ def _refused(name: str, code: str, message: str) -> dict[str, Any]:
 
 def _nothing_to_ingest(refused: list[dict[str, Any]]) -> GatewayError:
     """The 4xx of an upload none of whose files can be ingested: 415 when each is of a type
-    not accepted, else 400; the message names every file."""
+    not accepted, 409 when each would replace a document not uploaded, else 400; the message
+    names every file."""
     why = "; ".join(f["error_message"] for f in refused)
     if all(f["error_code"] == "unsupported_type" for f in refused):
         return UnsupportedType(why)
+    if all(f["error_code"] == "name_in_use" for f in refused):
+        return Conflict(f"nothing to ingest: {why}")
     return BadRequest(f"nothing to ingest: {why}")
+
+
+def _ingested_elsewhere(store: Any, collection: str, folder: Path,
+                        names: list[str]) -> dict[str, str]:
+    """``{name: source}`` of the ``names`` that are already documents of ``collection`` read
+    from outside its upload ``folder`` (``loopgate ingest`` of a folder): an upload of that
+    name would replace them (a new user lost a folder's ``mission.md`` that way). An entry
+    whose source is unknown (written before sources were kept), a missing collection or a
+    store that cannot be read now (the job then reports what happens): none."""
+    try:
+        entries = Catalogue(store).entries(collection)
+    except StoreError:
+        return {}
+    out = {}
+    for n in names:
+        e = entries.get(n)
+        if e is not None and e.source and not Path(e.source).resolve().is_relative_to(
+                folder.resolve()):
+            out[n] = e.source
+    return out
 
 
 def _require_store(components: Components) -> None:
@@ -161,6 +186,14 @@ async def upload_documents(
             refused.append(_refused(n, "unsupported_type", f"{n!r}: unsupported file type; "
                                     f"accepted: {', '.join(sorted(allowed))}"))
     folder = upload_dir(settings.data_dir, name, create=False)
+    skip_now = {f["path"] for f in refused}
+    taken = await asyncio.to_thread(_ingested_elsewhere, components.store, name, folder,
+                                    [n for n in names if n not in skip_now])
+    for n, source in taken.items():
+        refused.append(_refused(n, "name_in_use", (
+            f"{n!r} is already a document of {name!r}, ingested from {source}, not uploaded: "
+            f"an upload would replace it; delete it first (DELETE /v1/documents/{n}) or "
+            "upload the file under another name")))
     job_id = new_job_id()
     staging = components.ingest.staging_dir(job_id)
     accepted: list[str] = []
@@ -200,7 +233,8 @@ async def upload_documents(
 
 
 @router.get("/jobs/{job_id}")
-async def ingest_job(job_id: str, components: ComponentsDep, principal: PrincipalDep) -> OrjsonResponse:
+async def ingest_job(job_id: str, components: ComponentsDep,
+                     principal: PrincipalDep) -> OrjsonResponse:
     """Progress and report of an ingest job."""
     job = components.ingest.get(job_id)
     if job is None:
@@ -244,6 +278,7 @@ async def delete_document(
     _require_store(components)
     name = check_collection_name(collection or settings.default_collection)
     principal.check(name)
+    await require_collection(components, name)  # "unknown collection", as a query says
     removed = await components.ingest.delete(name, doc)  # the uploaded file goes first
     if removed is None:
         raise NotFound(f"collection {name!r} has no document {doc!r}")
