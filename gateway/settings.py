@@ -19,7 +19,12 @@ import platformdirs
 from pydantic import Field, SecretStr, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["Settings", "get_settings", "resolve_paths"]
+__all__ = ["Settings", "SettingsFileError", "get_settings", "resolve_paths"]
+
+
+class SettingsFileError(ValueError):
+    """The settings file named by ``LOOPGATE_ENV_FILE`` cannot be read as settings (not UTF-8
+    text); the message names the file and the line."""
 
 
 _MIGRATION_MODE = re.compile(r"^(?:proxy|shadow|gateway|canary(?::(\d+(?:\.\d+)?))?)$")
@@ -257,6 +262,7 @@ def get_settings() -> Settings:
     answers from any working directory (without a settings file: the working directory).
 
     :raises FileNotFoundError: ``LOOPGATE_ENV_FILE`` names a file that does not exist.
+    :raises SettingsFileError: that file is not UTF-8 text.
     """
     env_file = os.environ.get("LOOPGATE_ENV_FILE", "").strip()
     if not env_file:
@@ -265,4 +271,10 @@ def get_settings() -> Settings:
     if not path.is_file():
         raise FileNotFoundError(f"LOOPGATE_ENV_FILE={env_file}: no such settings file "
                                 "(`loopgate init` writes one)")
+    try:
+        path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:  # pydantic-settings would raise it from deep inside
+        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        raise SettingsFileError(f"LOOPGATE_ENV_FILE={env_file}: line {line} is not UTF-8 "
+                                "text; a settings file holds NAME=value lines in UTF-8") from None
     return resolve_paths(Settings(_env_file=path), path.parent)

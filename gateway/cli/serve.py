@@ -46,7 +46,7 @@ def load_settings() -> Any:
     from pydantic import ValidationError
     from pydantic_settings import SettingsError
 
-    from gateway.settings import get_settings
+    from gateway.settings import SettingsFileError, get_settings
 
     try:
         s = get_settings()
@@ -58,7 +58,7 @@ def load_settings() -> Any:
         typer.echo(f"error: LOOPGATE_{field.upper()} is malformed: expected {_expected(field)}",
                    err=True)
         raise typer.Exit(2) from None
-    except FileNotFoundError as exc:  # LOOPGATE_ENV_FILE names no file
+    except (FileNotFoundError, SettingsFileError) as exc:  # no such file, or not UTF-8 text
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     except ValidationError as exc:

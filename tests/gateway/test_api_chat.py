@@ -79,6 +79,12 @@ async def test_chat_bad_requests(tmp_path, embed_model_path) -> None:
         r = await client.post("/v1/chat/completions", json={"model": "loopgate-auto", "messages": [
             {"role": "user", "content": "hi"}], "collection": "a.b"})
         assert r.status_code == 400 and "invalid collection name" in r.json()["error"]["message"]
+        # a question over 4,000 characters is refused as on /v1/query, not cut (the question
+        # at its end was lost: hostile-input trial)
+        long = "请回答。" * 1000 + "网络运营者应当留存相关的网络日志不少于多久？"
+        r = await client.post("/v1/chat/completions", json={"model": "loopgate-auto", "messages": [
+            {"role": "user", "content": long}]})
+        assert r.status_code == 400 and "4000 characters" in r.json()["error"]["message"], r.text
 
 
 async def test_fields_it_cannot_honour_are_a_400_naming_them(tmp_path, embed_model_path) -> None:

@@ -41,6 +41,21 @@ def test_a_settings_file_that_does_not_exist_is_one_line(
 
 
 @pytest.mark.parametrize("argv", COMMANDS, ids=lambda a: a[0])
+def test_a_settings_file_that_is_not_utf8_is_one_line(
+    argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hostile-input trial: bytes that are not UTF-8 in the settings file ended the command
+    with a UnicodeDecodeError traceback from inside pydantic-settings."""
+    env = tmp_path / "latin.env"
+    env.write_bytes(b"LOOPGATE_DATA_DIR=/tmp/x\nLOOPGATE_LOOP_DEADLINE_S=\xff\xfe\n")
+    monkeypatch.setenv("LOOPGATE_ENV_FILE", str(env))
+    result = CliRunner().invoke(app, argv)
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert f"error: LOOPGATE_ENV_FILE={env}: line 2 is not UTF-8 text" in result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("argv", COMMANDS, ids=lambda a: a[0])
 def test_an_invalid_setting_is_named(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("LOOPGATE_ENV_FILE", raising=False)
     monkeypatch.setenv("LOOPGATE_RAG_TOP_K", "abc")
