@@ -351,3 +351,25 @@ async def test_an_upload_never_replaces_a_document_ingested_from_a_folder(
         assert r.status_code == 202, r.text
         r = await client.delete("/v1/documents/x.md", params={"collection": "nosuch"})
         assert r.status_code == 404 and "unknown collection" in r.json()["error"]["message"]
+
+
+async def test_an_upload_names_its_collection_or_is_refused(tmp_path, embed_model_path) -> None:
+    """Hostile-input trial: ``?collection=qp`` and a misspelt form field ``colection`` put the
+    file into the default collection without a word, and of two ``collection`` fields the last
+    won. Now the query parameter names the collection as on the other document routes, and an
+    unknown field or two different collections are a 400 naming them."""
+    doc = ("files", ("g.md", b"# G\n\nThe warranty is two years.\n", "text/markdown"))
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        r = await client.post("/v1/documents", params={"collection": "qp"}, files=[doc])
+        assert r.status_code == 202 and r.json()["collection"] == "qp", r.text
+        r = await client.post("/v1/documents", data={"colection": "secret"}, files=[doc])
+        assert r.status_code == 400 and "'colection'" in r.json()["error"]["message"], r.text
+        r = await client.post("/v1/documents", data={"collection": ["up", "other"]}, files=[doc])
+        assert r.status_code == 400 and "two collections" in r.json()["error"]["message"], r.text
+        r = await client.post("/v1/documents", data={"collection": "up"},
+                              params={"collection": "other"}, files=[doc])
+        assert r.status_code == 400 and "two collections" in r.json()["error"]["message"], r.text
+        r = await client.post("/v1/documents", data={"collection": "same"},
+                              params={"collection": "same"}, files=[doc])
+        assert r.status_code == 202 and r.json()["collection"] == "same", r.text
+        await app.state.components.ingest.wait_idle()

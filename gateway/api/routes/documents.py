@@ -27,10 +27,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Form, Query, UploadFile
+from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 
 from corpus.catalogue import Catalogue
-from corpus.errors import StoreError
 from corpus.ingest import FileResult
 from corpus.parsers.pdf import warned_pages
 from corpus.types import DocumentInfo
@@ -43,6 +42,7 @@ from gateway.api.deps import (
     require_collection,
 )
 from gateway.api.responses import OrjsonResponse
+from gateway.api.uploads import ingested_elsewhere, upload_collection
 from gateway.errors import (
     BadRequest,
     Conflict,
@@ -137,26 +137,6 @@ def _nothing_to_ingest(refused: list[dict[str, Any]]) -> GatewayError:
     return BadRequest(f"nothing to ingest: {why}")
 
 
-def _ingested_elsewhere(store: Any, collection: str, folder: Path,
-                        names: list[str]) -> dict[str, str]:
-    """``{name: source}`` of the ``names`` that are already documents of ``collection`` read
-    from outside its upload ``folder`` (``loopgate ingest`` of a folder): an upload of that
-    name would replace them (a new user lost a folder's ``mission.md`` that way). An entry
-    whose source is unknown (written before sources were kept), a missing collection or a
-    store that cannot be read now (the job then reports what happens): none."""
-    try:
-        entries = Catalogue(store).entries(collection)
-    except StoreError:
-        return {}
-    out = {}
-    for n in names:
-        e = entries.get(n)
-        if e is not None and e.source and not Path(e.source).resolve().is_relative_to(
-                folder.resolve()):
-            out[n] = e.source
-    return out
-
-
 def _require_store(components: Components) -> None:
     if components.store is None:
         raise ServiceUnavailable(f"the chunk store is unavailable: {scrub(components.store_error)}")
@@ -164,13 +144,19 @@ def _require_store(components: Components) -> None:
 
 @router.post("", status_code=202)
 async def upload_documents(
+    request: Request,
     files: Annotated[list[UploadFile], File(description="Documents to ingest.")],
     components: ComponentsDep,
     settings: SettingsDep,
     principal: PrincipalDep,
     collection: Annotated[str | None, Form()] = None,
 ) -> OrjsonResponse:
-    """Upload documents; they are ingested in the background (progress: the job URL)."""
+    """Upload documents; they are ingested in the background (progress: the job URL). The
+    collection is the form field ``collection`` or the query parameter of that name (as on the
+    other document routes); another form field or query parameter, two values, or a form field
+    and a query parameter that differ are a 400 (a tester's misspelt ``colection`` and
+    ``?collection=`` went into the default collection without a word)."""
+    collection = await upload_collection(request, collection)
     _require_store(components)
     name = check_collection_name(collection or settings.default_collection)
     principal.check(name)
@@ -187,7 +173,7 @@ async def upload_documents(
                                     f"accepted: {', '.join(sorted(allowed))}"))
     folder = upload_dir(settings.data_dir, name, create=False)
     skip_now = {f["path"] for f in refused}
-    taken = await asyncio.to_thread(_ingested_elsewhere, components.store, name, folder,
+    taken = await asyncio.to_thread(ingested_elsewhere, components.store, name, folder,
                                     [n for n in names if n not in skip_now])
     for n, source in taken.items():
         refused.append(_refused(n, "name_in_use", (
