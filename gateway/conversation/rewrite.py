@@ -20,7 +20,12 @@ Rules, in order (each names itself in :attr:`Rewrite.rules`, shown in the route 
    "A的B是多少").
 4. ``pronoun`` — it / its / they / this …, 它 / 其 / 该: the previous question's topic (the
    named item, else its phrase after of/for/about) replaces the first pronoun.
-5. ``previous_question`` — any other follow-up (short, or opening with and/also/what about, 那/
+5. ``own_question`` (Chinese) — a follow-up that asks a question of its own (a question word
+   and two content words: 违反的话怎么处罚？ after 网络运营者应当留存相关的网络日志不少于多久？):
+   the previous question's subject (its first noun run, 网络运营者) is put before it, not the
+   whole previous question, whose own ask (多久) would draw retrieval back to the previous
+   answer (a new-user trial got the log-retention clause again);
+6. ``previous_question`` — any other follow-up (short, or opening with and/also/what about, 那/
    还有): the previous standalone question is put before it, as retrieval did before.
 
 A question that is not a follow-up (:func:`gateway.routing.followup.is_followup`: a leading
@@ -36,8 +41,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import rjieba
+
 from gateway.conversation.items import Anchor, ItemList, find_anchor, find_anchors, move, words
-from gateway.conversation.slots import fill_slot
+from gateway.conversation.slots import fill_slot, subject_zh
 from gateway.routing.followup import is_followup
 
 __all__ = ["Rewrite", "is_followup", "resolve_dates", "rewrite_rules"]
@@ -93,6 +100,21 @@ _PRONOUN = re.compile(r"\b(?P<p>its|it|they|them|their|this|that|these|those)\b|
 _TOPIC = re.compile(r"\b(?:of|for|about|regarding|on)\s+(?P<t>[^?？]+)", re.IGNORECASE)
 _GENERIC = frozenset(_STEP_WORDS.split("|")) | {"that", "it", "this", "after", "before",
                                                 "below", "above", "under", "about", "what"}
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_LEAD_PREPOSITIONS = re.compile(r"^(?:(?:at|in|on|by|to|from|with|of|for|about)\s+)+",
+                                re.IGNORECASE)
+_ZH_LEAD = re.compile(r"^\s*(?:那么|那|还有|另外|而且|然后|而)[，,\s]*")
+_ZH_ASK = re.compile(r"怎么|怎样|如何|为什么|为何|什么|哪些|哪个|哪里|哪|多少|多久|多长|几|是否|"
+                     r"能否|可否|吗")
+_ZH_CONTENT_TAGS = ("n", "v", "l", "eng", "j")
+
+
+def _content_words_zh(text: str) -> int:
+    """Nouns and verbs of a Chinese text (jieba's tags), question words not counted."""
+    return sum(1 for tok, tag in rjieba.tag(text)
+               if tag.startswith(_ZH_CONTENT_TAGS) and not _ZH_ASK.fullmatch(tok))
+
+
 _MONTHS = ("January February March April May June July August September October November "
            "December").split()
 
@@ -147,9 +169,11 @@ def _replace_span(text: str, old: str, new: str) -> str | None:
 def _topic(previous: str, anchor: Anchor | None) -> str:
     if anchor is not None:
         return anchor.label
+    if _CJK.search(previous) and (subject := subject_zh(previous)):
+        return subject  # TH2817B 的基本准确度是多少？ is about TH2817B
     m = _TOPIC.search(previous)
-    if m:
-        return m.group("t").strip()
+    if m:  # "vote on at the meeting": the phrase after the last preposition of a run
+        return _LEAD_PREPOSITIONS.sub("", m.group("t")).strip()
     return re.sub(r"^\s*(?:what|which|who|how|when|where)\s+(?:\w+\s+)?(?:is|are|was|were|do|"
                   r"does|did)\s+", "", previous, flags=re.IGNORECASE).rstrip("?？ ")
 
@@ -205,9 +229,22 @@ def _pronoun(question: str, previous: str, lists: Sequence[ItemList], cited: int
     return question[: m.start()] + rep + question[m.end():], None
 
 
+def _own_question(question: str, previous: str, lists: Sequence[ItemList], cited: int
+                  ) -> tuple[str | None, str | None] | None:
+    if not _CJK.search(question):
+        return None
+    rest = _ZH_LEAD.sub("", question).strip()
+    if not _ZH_ASK.search(rest) or _content_words_zh(rest) < 2:
+        return None
+    subject = subject_zh(previous)
+    if not subject or subject in rest:
+        return None
+    return subject + rest, None
+
+
 def rewrite_rules(question: str, previous: str | None, lists: Sequence[ItemList] = (),
                   current_date: str | None = None, *, cited: int = 0) -> Rewrite:
-    """Rewrite ``question`` into a standalone question (module docstring, rules 1-5).
+    """Rewrite ``question`` into a standalone question (module docstring, rules 1-6).
 
     :param previous: the previous turn's standalone question, or ``None``.
     :param lists: item lists of the documents the previous answer cited
@@ -222,7 +259,7 @@ def rewrite_rules(question: str, previous: str | None, lists: Sequence[ItemList]
     if previous and is_followup(question):
         prev, _ = resolve_dates(previous, current_date)
         for name, rule in (("ordinal", _ordinal), ("substitute", _substitute),
-                           ("pronoun", _pronoun)):
+                           ("pronoun", _pronoun), ("own_question", _own_question)):
             out, focus = rule(q, prev, lists, cited) or (None, None)
             if out and out.strip() and out.strip() != q.strip():
                 return Rewrite(question, _tidy(out), (*rules, name), "rules", focus)

@@ -29,7 +29,7 @@ from functools import lru_cache
 
 import rjieba
 
-__all__ = ["fill_slot"]
+__all__ = ["fill_slot", "subject_zh"]
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _ZH_NUM = r"(?:\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千万半]+)"
@@ -82,6 +82,18 @@ def _tags(text: str) -> tuple[tuple[str, str, int], ...]:
         out.append((tok, tag, pos))
         pos += len(tok)
     return tuple(out)
+
+
+def subject_zh(text: str) -> str | None:
+    """The first run of nouns of a Chinese question (jieba's tags: ``TH2817B``,
+    ``网络运营者``, ``劳动合同法规定``) — what it is about; ``None`` without one."""
+    run: list[str] = []
+    for tok, tag, _ in _tags(text):
+        if _is_noun(tag) and tok.strip():
+            run.append(tok)
+        elif run:
+            break
+    return "".join(run) or None
 
 
 def _by_shape(previous: str, x: str) -> str | None:
