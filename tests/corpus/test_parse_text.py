@@ -89,10 +89,34 @@ def test_western_latin1_text_decodes_exactly_with_a_warning(
     assert [w.split(":")[0] for w in doc.warnings] == ["encoding_guessed"]
 
 
+@pytest.mark.parametrize("encoding", ["latin-1", "cp1252"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Le naïve garçon a payé 5 £ au café.\n",
+        "café naïve Müller £\n",
+        "Ça coûte 10 £.\n",
+        "Er kostet ½ £ oder ¼ £.\n",
+    ],
+)
+def test_lone_symbol_does_not_turn_western_text_central_european(text: str, encoding: str) -> None:
+    """A symbol standing alone (``£`` is ``Ł`` in windows-1250) no longer makes the detector read
+    a whole Western sentence as windows-1250 (tester: ``naïve`` → ``naďve``, ``£`` → ``Ł``,
+    ``coûte`` → ``coűte``, with only an ``encoding_guessed … windows-1250`` warning)."""
+    decoded, enc, warnings = decode_text(text.encode(encoding), Path("fr.txt"))
+    assert (decoded, enc) == (text, "windows-1252")
+    assert len(warnings) == 1 and warnings[0].startswith("encoding_guessed: ")
+
+
 @pytest.mark.parametrize(
     ("text", "encoding"),
     [
         ("Zażółć gęślą jaźń. Książka leży na stole w małym pokoju.\n", "cp1250"),
+        # Central European letters inside words outweigh a lone symbol
+        ("Pan Łukasz płaci 20 zł za kawę w Łodzi.\n", "cp1250"),
+        ("Příliš žluťoučký kůň úpěl ďábelské ódy za 5 €.\n", "cp1250"),
+        ("Zażółć gęślą jaźń, pchnąć w tę łódź jeża ± 2 °C.\n", "cp1250"),
+        ("Zażółć gęślą jaźń, pchnąć w tę łódź jeża.\n", "iso-8859-2"),
         ("Příliš žluťoučký kůň úpěl ďábelské ódy.\n", "cp1250"),
         ("Москва — столица России, город федерального значения.\n", "cp1251"),
     ],
