@@ -76,9 +76,16 @@ class Catalogue:
     def find(self, collection: str, doc: str) -> CatalogueEntry | None:
         """The entry whose path or ``doc_id`` (or a unique ``doc_id`` prefix ≥ 8 hex digits, or a
         unique path suffix such as the file name) is ``doc``; ``None`` when none or ambiguous."""
+        found = self.candidates(collection, doc)
+        return found[0] if len(found) == 1 else None
+
+    def candidates(self, collection: str, doc: str) -> list[CatalogueEntry]:
+        """Every entry ``doc`` may name, as :meth:`find` reads it: the one of that path, else
+        those of that ``doc_id`` (or prefix ≥ 8), else those whose path ends in ``/doc`` —
+        more than one means ``doc`` is ambiguous (``readme.md`` of ``a/`` and ``b/``)."""
         entries = self.entries(collection)
         if doc in entries:
-            return entries[doc]
+            return [entries[doc]]
         found = [
             e
             for e in entries.values()
@@ -86,7 +93,7 @@ class Catalogue:
         ]
         if not found:
             found = [e for p, e in entries.items() if p.endswith("/" + doc.lstrip("/"))]
-        return found[0] if len(found) == 1 else None
+        return found
 
     def outline(self, collection: str, doc: str) -> list[OutlineEntry]:
         """Section tree of a document (path or ``doc_id``, as :meth:`find`); ``[]`` if unknown."""

@@ -373,3 +373,23 @@ async def test_an_upload_names_its_collection_or_is_refused(tmp_path, embed_mode
                               params={"collection": "same"}, files=[doc])
         assert r.status_code == 202 and r.json()["collection"] == "same", r.text
         await app.state.components.ingest.wait_idle()
+
+
+async def test_deleting_a_file_name_of_two_folders_names_both(tmp_path, embed_model_path) -> None:
+    """Hostile-input trial: DELETE of ``readme.md`` when ``a/readme.md`` and ``b/readme.md``
+    both exist said "has no document"; it is a 409 naming both paths, and nothing is removed."""
+    root = tmp_path / "docs"
+    for sub, text in (("a", "Alpha keeps logs for 14 days."), ("b", "Beta keeps them 30 days.")):
+        (root / sub).mkdir(parents=True)
+        (root / sub / "readme.md").write_text(f"# Readme\n\n{text}\n", "utf-8")
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        ingestor = app.state.components.ingest.writer.ingestor()
+        await asyncio.to_thread(ingestor.ingest_paths, [root], "amb", root=root)
+        r = await client.delete("/v1/documents/readme.md", params={"collection": "amb"})
+        assert r.status_code == 409, r.text
+        assert "a/readme.md" in r.json()["error"]["message"]
+        assert "b/readme.md" in r.json()["error"]["message"]
+        listing = (await client.get("/v1/documents", params={"collection": "amb"})).json()
+        assert len(listing["documents"]) == 2
+        r = await client.delete("/v1/documents/a/readme.md", params={"collection": "amb"})
+        assert r.status_code == 200, r.text

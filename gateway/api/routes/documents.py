@@ -267,5 +267,10 @@ async def delete_document(
     await require_collection(components, name)  # "unknown collection", as a query says
     removed = await components.ingest.delete(name, doc)  # the uploaded file goes first
     if removed is None:
+        named = await asyncio.to_thread(Catalogue(components.store).candidates, name, doc)
+        if len(named) > 1:  # a file name of two folders: say so, not "no document"
+            paths = ", ".join(sorted(e.info.path for e in named))
+            raise Conflict(f"{doc!r} names {len(named)} documents of {name!r} ({paths}): "
+                           "give the path")
         raise NotFound(f"collection {name!r} has no document {doc!r}")
     return OrjsonResponse({"collection": name, "removed": removed})
