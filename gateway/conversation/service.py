@@ -173,8 +173,10 @@ class ConversationService:
         standalone = rw.question
         rw = await self._cross_stage.apply(rw, q.collection, record)
         record.rewrote(rw.question if rw.changed else None, rw.by, rw.rules)
+        # where this turn's memory came from: in-process when Redis did not answer
+        backend = "memory" if "session_memory_local" in flags else self.store.backend
         record.in_session((memory.turn_count + 1) if memory else None,
-                          self.store.backend if memory else None,
+                          backend if memory else None,
                           memory_tokens(memory) if memory else 0, hits)
         record.flag_all(flags)
         new_q = q

@@ -131,6 +131,8 @@ async def test_redis_down_keeps_memory_in_process_flagged(tmp_path) -> None:
         body = await _post(client, {"question": "And for the next one?", "session_id": "local"})
         assert body["rewritten_question"] == NEXT
         assert "session_memory_local" in body["route"]["flags"]
+        # the record names where the memory came from (hostile-input trial: it said "redis")
+        assert body["route"]["session"]["backend"] == "memory", body["route"]["session"]
 
 
 async def test_redis_down_sessions_api_serves_the_in_process_memory(tmp_path) -> None:
