@@ -41,7 +41,7 @@ from corpus.errors import StoreError
 __all__ = ["EdgeBackend"]
 
 _LOCKED = (
-    "the data directory {path} is held by another LoopGate process (e.g. `loopgate serve`); "
+    "the data directory {path} is held by another LoopGate process (e.g. `loopgate serve` or `loopgate ingest`); "
     "use its HTTP API, stop it, or configure a Qdrant server (LOOPGATE_QDRANT_URL)"
 )
 _INDEX_TYPES = {

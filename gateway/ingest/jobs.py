@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from corpus.errors import IngestCancelled
-from gateway.errors import public_error
+from gateway.errors import is_lock_error, public_error
 from gateway.ingest.job import IngestJob, new_job_id
 from gateway.ingest.job_store import JobStore
 from gateway.ingest.recovery import recover
@@ -68,6 +68,8 @@ class IngestJobs:
                               prefix=f"{s.redis_key_prefix}ingest:{scope}:",
                               timeout_s=max(1.0, s.timeout_cache_s * 4), keep=_KEEP_JOBS)
         self.drain_s = float(getattr(s, "ingest_drain_s", 4.0))
+        self.held_wait_s = float(getattr(s, "ingest_held_wait_s", 600.0))
+        self._held_since: dict[str, float] = {}
         self.jobs: OrderedDict[str, IngestJob] = OrderedDict()
         self.recovered: dict[str, Any] = {}
         self._locks: dict[str, asyncio.Lock] = {}
@@ -152,7 +154,29 @@ class IngestJobs:
         except Exception as exc:  # noqa: BLE001 - the run goes on; said in the log
             log.error("job %s: record not persisted: %s", job.job_id, exc)
 
+    def _wait_held(self, job: IngestJob, exc: BaseException) -> bool:
+        """True (the job is queued again, with a note) when ``exc`` says another process holds
+        the collection and the job has waited less than ``ingest_held_wait_s`` for it (a
+        hostile-input trial: an upload made while ``loopgate ingest`` wrote a new collection
+        failed at once and was never tried again)."""
+        if not is_lock_error(exc):
+            return False
+        since = self._held_since.setdefault(job.job_id, time.monotonic())
+        if time.monotonic() - since >= self.held_wait_s:
+            self._held_since.pop(job.job_id, None)
+            return False
+        job.status = "queued"
+        job.note = (f"collection {job.collection!r} is held by another LoopGate process (a "
+                    "`loopgate ingest`?): tried again until it is free, for at most "
+                    f"{self.held_wait_s:g} s")
+        return True
+
+    async def _run_later(self, job: IngestJob, delay_s: float) -> None:
+        await asyncio.sleep(delay_s)
+        await self._run(job)
+
     async def _run(self, job: IngestJob) -> None:
+        retry = False
         async with self._lock(job.collection):
             if self.writer.closing:
                 return  # stays queued in the job store: resumes at the next start
@@ -166,12 +190,19 @@ class IngestJobs:
                 job.note = (f"interrupted by a shutdown after {job.progress.get('files_done', 0)} "
                             f"of {len(job.files)} files; resumes at the next start")
             except Exception as exc:  # noqa: BLE001 - reported through the job
-                job.status, job.error = "failed", public_error(exc)
-                job.finished_at = time.time()
-                log.error("ingest job %s failed: %s: %s", job.job_id, type(exc).__name__, exc)
+                if self._wait_held(job, exc):
+                    retry = True
+                else:
+                    job.status, job.error = "failed", public_error(exc)
+                    job.finished_at = time.time()
+                    log.error("ingest job %s failed: %s: %s", job.job_id, type(exc).__name__,
+                              exc)
             finally:
                 self.c.forget(job.collection)
             await self._save(job)
+        if retry:
+            self._spawn(self._run_later(job, min(30.0, 2.0 ** job.attempts)))
+            return
         if job.status in ("done", "failed"):
             await asyncio.to_thread(shutil.rmtree, self.staging_dir(job.job_id), True)
             await asyncio.to_thread(self.store.trim)

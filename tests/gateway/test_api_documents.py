@@ -143,8 +143,10 @@ async def test_longest_collection_name_is_ingested(tmp_path, embed_model_path) -
 
 async def test_job_on_a_held_collection_ends_failed(tmp_path, embed_model_path) -> None:
     """Every failure of a job, including the catalogue lookup before ingesting, ends as
-    ``failed`` with the error (it stayed ``running`` forever)."""
-    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+    ``failed`` with the error (it stayed ``running`` forever) — for a held collection once
+    ``ingest_held_wait_s`` has passed (0 here: at once)."""
+    settings = make_settings(tmp_path, embed_model_path, ingest_held_wait_s=0)
+    async with running(settings) as (app, client):
         with held_collection(tmp_path / "data", "held"):
             r = await client.post("/v1/documents", data={"collection": "held"},
                                   files=[("files", ("x.md", b"# x\n\ntext\n", "text/plain"))])
@@ -393,3 +395,26 @@ async def test_deleting_a_file_name_of_two_folders_names_both(tmp_path, embed_mo
         assert len(listing["documents"]) == 2
         r = await client.delete("/v1/documents/a/readme.md", params={"collection": "amb"})
         assert r.status_code == 200, r.text
+
+
+async def test_an_upload_waits_for_a_collection_another_process_holds(
+        tmp_path, embed_model_path) -> None:
+    """Hostile-input trial: an upload made while a ``loopgate ingest`` wrote the same new
+    collection failed at once (StoreError) and was never tried again. The job now stays queued
+    with a note and is ingested once the other process lets go."""
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        with held_collection(tmp_path / "data", "held"):
+            r = await client.post("/v1/documents", data={"collection": "held"},
+                                  files=[("files", ("x.md", b"# X\n\nThe warranty is two years.\n",
+                                                    "text/plain"))])
+            assert r.status_code == 202, r.text
+            url = r.json()["status_url"]
+            for _ in range(100):
+                job = (await client.get(url)).json()
+                if job.get("note"):
+                    break
+                await asyncio.sleep(0.1)
+            assert job["status"] == "queued" and "held by another" in job["note"], job
+        await app.state.components.ingest.wait_idle()  # the holder is gone: the retry runs
+        job = (await client.get(url)).json()
+        assert job["status"] == "done" and job["report"]["counts"]["ingested"] == 1, job
