@@ -19,7 +19,25 @@ import platformdirs
 from pydantic import Field, SecretStr, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["Settings", "SettingsFileError", "get_settings", "resolve_paths"]
+__all__ = ["Settings", "SettingsFileError", "get_settings", "resolve_paths", "unknown_settings"]
+
+
+def unknown_settings(path: Path) -> list[tuple[str, str | None]]:
+    """The ``LOOPGATE_*`` names of the settings file ``path`` that are no setting (a typo such
+    as ``LOOPGATE_RAG_TOPK`` was ignored without a word), each with the closest setting's name
+    or ``None``; other names (``COMPOSE_…``) are left alone. Read with python-dotenv, as
+    pydantic-settings reads the file; ``[]`` when the file cannot be read as UTF-8."""
+    import difflib
+
+    from dotenv import dotenv_values
+
+    try:
+        names = [k for k in dotenv_values(path) if k and k.upper().startswith("LOOPGATE_")]
+    except (OSError, UnicodeDecodeError):
+        return []
+    known = {f"LOOPGATE_{f.upper()}" for f in Settings.model_fields} | {"LOOPGATE_ENV_FILE"}
+    return [(k, next(iter(difflib.get_close_matches(k.upper(), sorted(known), n=1)), None))
+            for k in names if k.upper() not in known]
 
 
 class SettingsFileError(ValueError):

@@ -15,6 +15,7 @@ from pathlib import Path
 import typer
 
 from gateway.cli import ask, calibrate, chat, ingest, init, serve
+from gateway.settings import unknown_settings
 
 __all__ = ["app", "main", "unread_settings_note"]
 
@@ -31,6 +32,7 @@ def _root(ctx: typer.Context) -> None:
     """LoopGate command line."""
     if ctx.invoked_subcommand != "init":
         unread_settings_note()
+        unknown_settings_note()
         # a missing settings file or a malformed setting: one line and exit 2, not a traceback
         serve.load_settings()
 
@@ -50,6 +52,21 @@ def unread_settings_note() -> str | None:
             f"(export LOOPGATE_ENV_FILE={here.resolve()})")
     typer.echo(note, err=True)
     return note
+
+
+def unknown_settings_note() -> list[str]:
+    """Warn on stderr (and return the lines) about ``LOOPGATE_*`` names in the settings file
+    that are no setting, with the closest one (:func:`gateway.settings.unknown_settings`)."""
+    env_file = os.environ.get("LOOPGATE_ENV_FILE", "").strip()
+    path = Path(env_file).expanduser() if env_file else None
+    if path is None or not path.is_file():
+        return []
+    lines = [f"warning: {name} in {path} is not a setting, ignored"
+             + (f" (did you mean {near}?)" if near else "")
+             for name, near in unknown_settings(path)]
+    for line in lines:
+        typer.echo(line, err=True)
+    return lines
 
 
 # Registered in the order shown in --help: the plugged-in commands (eval) before serve.

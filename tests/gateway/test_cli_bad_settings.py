@@ -77,3 +77,21 @@ def test_a_number_that_is_not_finite_is_named(name: str, value: str,
     result = CliRunner().invoke(app, ["ask", "q", "--collection", "c"])
     assert result.exit_code == 2, (result.output, result.exception)
     assert f"error: {name} is invalid" in result.output
+
+
+def test_a_name_in_the_settings_file_that_is_no_setting_is_warned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hostile-input trial: ``LOOPGATE_RAG_TOPK=3`` in the settings file was ignored without a
+    word. The command still runs, with a warning naming the closest setting; a name without the
+    prefix (another tool's, in a shared file) is left alone."""
+    env = tmp_path / "typo.env"
+    env.write_text(f"LOOPGATE_DATA_DIR={tmp_path / 'data'}\nLOOPGATE_RAG_TOPK=3\n"
+                   "LOOPGATE_NOTHING_LIKE_IT=1\nCOMPOSE_PROJECT_NAME=x\n", encoding="utf-8")
+    monkeypatch.setenv("LOOPGATE_ENV_FILE", str(env))
+    result = CliRunner().invoke(app, ["ask", "q", "--collection", "c"])
+    out = " ".join(result.output.split())
+    assert (f"warning: LOOPGATE_RAG_TOPK in {env} is not a setting, ignored "
+            "(did you mean LOOPGATE_RAG_TOP_K?)") in out, out
+    assert f"warning: LOOPGATE_NOTHING_LIKE_IT in {env} is not a setting, ignored" in out
+    assert "COMPOSE_PROJECT_NAME" not in out
