@@ -16,7 +16,16 @@ from pathlib import Path
 from typing import Literal
 
 import platformdirs
-from pydantic import Field, SecretStr, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    AnyHttpUrl,
+    Field,
+    SecretStr,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 __all__ = ["Settings", "SettingsFileError", "get_settings", "resolve_paths", "unknown_settings"]
@@ -45,6 +54,7 @@ class SettingsFileError(ValueError):
     text); the message names the file and the line."""
 
 
+_HTTP_URL: TypeAdapter[AnyHttpUrl] = TypeAdapter(AnyHttpUrl)
 _MIGRATION_MODE = re.compile(r"^(?:proxy|shadow|gateway|canary(?::(\d+(?:\.\d+)?))?)$")
 _PLACEHOLDERS = {"changeme", "changethis", "secret", "password", "test", "example"}
 
@@ -201,6 +211,19 @@ class Settings(BaseSettings):
         if isinstance(value, str) and not value.strip():
             return _default_data_dir() if info.field_name == "data_dir" else None
         return value
+
+    @field_validator("llm_base_url", "qdrant_url", "legacy_rag_url")
+    @classmethod
+    def _http_url_or_empty(cls, value: str) -> str:
+        """An http(s) URL with a host, or empty (pydantic's ``AnyHttpUrl``): a hostile-input
+        trial's ``LOOPGATE_LLM_BASE_URL=not-a-url`` passed and failed only at the first call."""
+        if value.strip():
+            try:
+                _HTTP_URL.validate_python(value.strip())
+            except ValidationError:
+                raise ValueError(f"{value!r} is not an http(s) URL (e.g. http://127.0.0.1:8080/v1)"
+                                 ) from None
+        return value.strip()
 
     @field_validator("migration_default_mode")
     @classmethod

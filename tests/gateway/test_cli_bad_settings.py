@@ -95,3 +95,16 @@ def test_a_name_in_the_settings_file_that_is_no_setting_is_warned(
             "(did you mean LOOPGATE_RAG_TOP_K?)") in out, out
     assert f"warning: LOOPGATE_NOTHING_LIKE_IT in {env} is not a setting, ignored" in out
     assert "COMPOSE_PROJECT_NAME" not in out
+
+
+@pytest.mark.parametrize("name", ["LOOPGATE_LLM_BASE_URL", "LOOPGATE_QDRANT_URL",
+                                  "LOOPGATE_LEGACY_RAG_URL"])
+def test_a_url_setting_that_is_no_url_is_named(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hostile-input trial: ``LOOPGATE_LLM_BASE_URL=not-a-url`` was accepted; now every URL
+    setting is an http(s) URL or empty."""
+    monkeypatch.delenv("LOOPGATE_ENV_FILE", raising=False)
+    monkeypatch.setenv(name, "not-a-url")
+    result = CliRunner().invoke(app, ["ask", "q", "--collection", "c"])
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert f"error: {name} is invalid" in result.output and "not an http(s) URL" in (
+        " ".join(result.output.split()))
