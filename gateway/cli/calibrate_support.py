@@ -41,7 +41,8 @@ def support_records(path: Path) -> list[Any]:
             str(f).startswith("unsupported:") for f in as_list(route.get("flags")))
         answerable = score.get("refusal_correct") is None
         mode = "loop" if str(row.get("mode") or route.get("final_path")) == "loop" else "rag"
-        lang = str(row.get("lang") or "")
+        # the eval's language tags: en, zh-Hans, zh-Hant (a question's script)
+        lang = str(row.get("lang") or "").split("-")[0].lower()
         out.append(SupportRecord(
             with_language_forms({k: float(v) for k, v in feats.items()}) if feats else {},
             answerable,

@@ -50,3 +50,17 @@ def test_keep_weights_chooses_per_language_thresholds(tmp_path: Path) -> None:
     assert fitted.languages["zh"].threshold > 0 and not fitted.answers(weak)
     assert fitted.languages["en"].threshold == 0.0  # English: no lift, nothing refused
     assert json.loads(out.read_text())["meta"]["threshold_dropped"]
+
+
+def test_records_take_the_language_of_the_eval_row(tmp_path: Path) -> None:
+    """The eval tags Chinese questions zh-Hans / zh-Hant: a record without support features (no
+    evidence) counts in the Chinese budget, not the English one (it counted as English)."""
+    from gateway.cli.calibrate_support import support_records
+
+    rng = random.Random(3)
+    rows = [_row(0, "zh", True, True, rng), {**_row(1, "zh", True, True, rng), "lang": "zh-Hant"}]
+    rows[1]["record"]["route_record"]["support"] = {}
+    rows.append({**_row(2, "en", True, True, rng)})
+    results = tmp_path / "results.jsonl"
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert [r.language for r in support_records(results)] == ["zh", "zh", "en"]
