@@ -65,6 +65,11 @@ class Catalogue:
         recs = self.store.records(collection, _KIND)
         return {path: CatalogueEntry.from_data(d) for path, d in recs.items()}
 
+    def entry(self, collection: str, path: str) -> CatalogueEntry | None:
+        """The document stored under ``path`` (reads its one record), ``None`` when none."""
+        data = self.store.record(collection, _KIND, path)
+        return CatalogueEntry.from_data(data) if data is not None else None
+
     def has_documents(self, collection: str) -> bool:
         """True when the collection holds at least one document (reads one record)."""
         return bool(self.store.records(collection, _KIND, limit=1))

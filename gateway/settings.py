@@ -313,10 +313,11 @@ def get_settings() -> Settings:
     if not path.is_file():
         raise FileNotFoundError(f"LOOPGATE_ENV_FILE={env_file}: no such settings file "
                                 "(`loopgate init` writes one)")
+    data = path.read_bytes()
     try:
-        path.read_bytes().decode("utf-8")
+        data.decode("utf-8")
     except UnicodeDecodeError as exc:  # pydantic-settings would raise it from deep inside
-        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        line = data[: exc.start].count(b"\n") + 1
         raise SettingsFileError(f"LOOPGATE_ENV_FILE={env_file}: line {line} is not UTF-8 "
                                 "text; a settings file holds NAME=value lines in UTF-8") from None
     return resolve_paths(Settings(_env_file=path), path.parent)

@@ -42,14 +42,13 @@ def ingested_elsewhere(store: Any, collection: str, folder: Path,
     name would replace them (a new user lost a folder's ``mission.md`` that way). An entry
     whose source is unknown (written before sources were kept), a missing collection or a
     store that cannot be read now (the job then reports what happens): none."""
+    catalogue, out = Catalogue(store), {}
     try:
-        entries = Catalogue(store).entries(collection)
+        for n in names:  # a record each: the upload's names, not the whole collection
+            e = catalogue.entry(collection, n)
+            if e is not None and e.source and not Path(e.source).resolve().is_relative_to(
+                    folder.resolve()):
+                out[n] = e.source
     except StoreError:
         return {}
-    out = {}
-    for n in names:
-        e = entries.get(n)
-        if e is not None and e.source and not Path(e.source).resolve().is_relative_to(
-                folder.resolve()):
-            out[n] = e.source
     return out

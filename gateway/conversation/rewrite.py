@@ -45,7 +45,7 @@ import rjieba
 
 from gateway.conversation.items import Anchor, ItemList, find_anchor, find_anchors, move, words
 from gateway.conversation.slots import fill_slot, subject_zh
-from gateway.routing.followup import is_followup
+from gateway.routing.followup import LEAD_ZH, is_followup
 
 __all__ = ["Rewrite", "is_followup", "resolve_dates", "rewrite_rules"]
 
@@ -103,7 +103,6 @@ _GENERIC = frozenset(_STEP_WORDS.split("|")) | {"that", "it", "this", "after", "
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _LEAD_PREPOSITIONS = re.compile(r"^(?:(?:at|in|on|by|to|from|with|of|for|about)\s+)+",
                                 re.IGNORECASE)
-_ZH_LEAD = re.compile(r"^\s*(?:那么|那|还有|另外|而且|然后|而)[，,\s]*")
 _ZH_ASK = re.compile(r"怎么|怎样|如何|为什么|为何|什么|哪些|哪个|哪里|哪|多少|多久|多长|几|是否|"
                      r"能否|可否|吗")
 _ZH_CONTENT_TAGS = ("n", "v", "l", "eng", "j")
@@ -233,7 +232,7 @@ def _own_question(question: str, previous: str, lists: Sequence[ItemList], cited
                   ) -> tuple[str | None, str | None] | None:
     if not _CJK.search(question):
         return None
-    rest = _ZH_LEAD.sub("", question).strip()
+    rest = LEAD_ZH.sub("", question).lstrip(" ，,").strip()
     if not _ZH_ASK.search(rest) or _content_words_zh(rest) < 2:
         return None
     subject = subject_zh(previous)

@@ -203,6 +203,7 @@ class IngestJobs:
         if retry:
             self._spawn(self._run_later(job, min(30.0, 2.0 ** job.attempts)))
             return
+        self._held_since.pop(job.job_id, None)  # not waiting (any more)
         if job.status in ("done", "failed"):
             await asyncio.to_thread(shutil.rmtree, self.staging_dir(job.job_id), True)
             await asyncio.to_thread(self.store.trim)

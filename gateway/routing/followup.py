@@ -48,6 +48,7 @@ import rjieba
 __all__ = [
     "ANTECEDENT_MIN",
     "ELLIPSIS_ZH_MAX",
+    "LEAD_ZH",
     "OWN_CONTENT_MIN",
     "OWN_CONTENT_MIN_ZH",
     "followup_reason",
@@ -68,7 +69,8 @@ _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’&._-]*")
 _LEAD_EN = re.compile(r"^\s*(?:and|but|also|or|then|plus|what about|how about|what of|same for)"
                       r"\b", re.IGNORECASE)
 _CLASSIFIER = "个些项条份台款种类本家部位名件颗只套张段章节篇"
-_LEAD_ZH = re.compile(rf"^\s*(?:那么|那(?![{_CLASSIFIER}])|还有|另外|而且?|然后|此外)")
+#: a Chinese connective opening a follow-up (那 before a classifier is a demonstrative)
+LEAD_ZH = re.compile(rf"^\s*(?:那么|那(?![{_CLASSIFIER}])|还有|另外|而且?|然后|此外)")
 _STOP_EN = frozenset("""
 a an the and or but also then plus so of for to in on at by with from into about as than
 what when where which who whom whose why how is are was were be been being do does did done
@@ -191,7 +193,7 @@ def followup_reason(question: str) -> str | None:
     q = question.strip()
     if not q:
         return None
-    if _LEAD_EN.search(q) or _LEAD_ZH.search(q):
+    if _LEAD_EN.search(q) or LEAD_ZH.search(q):
         return "lead"
     if _dangling_ordinal(q):
         return "ordinal"
