@@ -147,7 +147,9 @@ class CrossLanguageStage:
                          record: RouteTrace) -> CrossTerms | None:
         """The LLM's key terms in the documents' language that the collection holds, with its
         translation as the phrase to append, or ``None`` (no LLM, same language; a document in
-        the question's own language holds it: flag ``crosslang_llm_skipped``, no call; a failed
+        the question's own language holds it, or a mixed collection's question names no
+        document in the other language (``CrossLanguage.translation_skip``): flag
+        ``crosslang_llm_skipped``, no call; a failed
         or late call: flag ``crosslang_llm_failed``; a reply with no term the collection holds:
         flag ``crosslang_llm_unused``). The model's translation is kept in the route record
         either way; the dictionary's terms stand in for ``None``."""
@@ -157,9 +159,10 @@ class CrossLanguageStage:
         target = await asyncio.to_thread(cl.target_for, question, collection)
         if target is None:
             return None
-        if await asyncio.to_thread(cl.own_document_holds, question, collection):
+        if await asyncio.to_thread(cl.translation_skip, question, collection, target):
             # a document in the question's own language holds it (an English question on the
-            # English pages of a mixed collection): no model call, the dictionary's bounds
+            # English pages of a mixed collection), or a mixed collection's question names no
+            # document in the other language: no model call, the dictionary's bounds
             record.flag("crosslang_llm_skipped")
             return None
         try:

@@ -174,7 +174,9 @@ async def test_with_an_llm_an_english_page_holding_the_question_asks_no_translat
         tmp_path) -> None:
     """The same mixed collection with an LLM: the English page holds the question, so the
     model is not asked (no call, flag ``crosslang_llm_skipped``); a question only the Chinese
-    law holds is translated."""
+    law holds is translated when it names that document (``law.md``), and not when it names
+    no document in the other language (a mixed collection; the dictionary's bound): a
+    question in Chinese that names no English document is not translated either."""
     import json
     import sys
     from pathlib import Path
@@ -205,8 +207,15 @@ async def test_with_an_llm_an_english_page_holding_the_question_asks_no_translat
             assert route.get("cross_language") is None
             assert not [m for m in srv.requests
                         if m["messages"][0]["content"].startswith("Translate")]
+            for question in ("How long must network logs be kept?", "新员工的薪水什么时候发？"):
+                r = await client.post("/v1/query", json={"question": question})
+                route = r.json()["route"]
+                assert "crosslang_llm_skipped" in route["flags"], question
+                assert route.get("cross_language") is None, question
+            assert not [m for m in srv.requests
+                        if m["messages"][0]["content"].startswith("Translate")]
             r = await client.post("/v1/query", json={
-                "question": "How long must network logs be kept?"})
+                "question": "How long must network logs be kept under the law?"})
             route = r.json()["route"]
             assert route["cross_language"]["units"] == ["llm"]
             assert "网络日志" in route["cross_language"]["terms"]
