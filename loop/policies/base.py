@@ -1,6 +1,7 @@
 """Shared parts of the LLM reading policies: the byte-stable system prompt, the first prompt
 (question, date, conversation, directory, RAG candidates), :class:`Turn`, and
-:class:`ChatPolicy` (the conversation of the tools and JSON-action policies)."""
+:class:`ChatPolicy` (the conversation of the tools and JSON-action policies, and their turn:
+one LLM call, re-asked once when the reply holds no usable call)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from corpus.types import SearchHit
+from loop.controller import LoopState
+from loop.errors import LLMProtocolError
 from loop.llm_client import AsyncLLMClient, ChatReply
 from loop.tools import TOOLS, snippet
 from loop.types import ToolCall
@@ -66,8 +69,17 @@ class Turn:
 
 class ChatPolicy:
     """What the tools and JSON-action policies share: the client, the brain
-    (``llm:<model>:<protocol>``) and the conversation so far, which starts with ``system`` and
-    the first user message.
+    (``llm:<model>:<protocol>``), the conversation so far, which starts with ``system`` and
+    the first user message, and the turn (:meth:`propose`): a subclass says how the last step
+    is announced (:meth:`_prompt`), how the model is called (:meth:`_chat`), which calls a reply
+    holds (:meth:`_calls`, which also records the reply in the conversation), the re-ask
+    message (``reask``) and what the error says when the re-asked reply holds none either
+    (``no_call``).
+
+    Usage example (either policy)::
+
+        policy = LLMToolsPolicy(client, first_user_message)  # or LLMJsonPolicy
+        result = await drive(policy, state)
 
     :param client: the chat-completions client.
     :param first_user: the first user message (:func:`first_prompt`).
@@ -83,6 +95,46 @@ class ChatPolicy:
             {"role": "system", "content": system},
             {"role": "user", "content": first_user},
         ]
+
+    #: the user message a reply without a usable call is answered with, once
+    reask: str = ""
+    #: the start of the :class:`LLMProtocolError` message when the re-asked reply holds none
+    no_call: str = ""
+
+    async def propose(self, state: LoopState) -> Turn:
+        """The calls of one assistant reply (one LLM call; a second one, re-asked with the
+        unusable reply and ``reask``, when the first holds no usable call).
+
+        :raises LLMProtocolError: the re-asked reply holds no usable call either.
+        """
+        turn = Turn()
+        bad = ""
+        for attempt in range(2):
+            msgs = self._prompt(state)
+            if attempt:
+                msgs = [*msgs, {"role": "assistant", "content": bad},
+                        {"role": "user", "content": self.reask}]
+            reply = await self._chat(msgs)
+            turn.count(reply)
+            calls = self._calls(reply, state)
+            if calls:
+                turn.calls = calls
+                turn.note = "re-asked once" if attempt else ""
+                return turn
+            bad = reply.content[:2000]
+        raise LLMProtocolError(f"{self.no_call} after a re-ask: {bad[:200]!r}")
+
+    def _prompt(self, state: LoopState) -> list[dict[str, Any]]:  # pragma: no cover
+        """The conversation sent this turn (with the last step announced on the last turn)."""
+        raise NotImplementedError
+
+    async def _chat(self, msgs: list[dict[str, Any]]) -> ChatReply:  # pragma: no cover
+        """One LLM call on ``msgs`` in the subclass's protocol."""
+        raise NotImplementedError
+
+    def _calls(self, reply: ChatReply, state: LoopState) -> list[ToolCall]:  # pragma: no cover
+        """The usable calls of ``reply`` (recorded in the conversation), or none."""
+        raise NotImplementedError
 
 
 def _hit_line(i: int, hit: SearchHit, question: str) -> str:

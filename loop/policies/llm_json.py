@@ -14,9 +14,8 @@ import re
 from typing import Any
 
 from loop.controller import LoopState
-from loop.errors import LLMProtocolError
-from loop.llm_client import AsyncLLMClient
-from loop.policies.base import LAST_STEP, SYSTEM_PROMPT, ChatPolicy, Turn
+from loop.llm_client import AsyncLLMClient, ChatReply
+from loop.policies.base import LAST_STEP, SYSTEM_PROMPT, ChatPolicy
 from loop.tools import TOOLS
 from loop.types import ToolCall, ToolResult
 
@@ -86,42 +85,36 @@ def parse_action(text: str) -> ToolCall | None:
 
 
 class LLMJsonPolicy(ChatPolicy):
-    """Reads through an LLM in JSON-action mode.
+    """Reads through an LLM in JSON-action mode (usage: :class:`~loop.policies.base.ChatPolicy`)."""
 
-    Usage example::
-
-        policy = LLMJsonPolicy(client, first_user_message)
-        result = await drive(policy, state)
-    """
+    reask = REASK
+    no_call = "no valid JSON action"
 
     def __init__(self, client: AsyncLLMClient, first_user: str) -> None:
         super().__init__(client, first_user, system=JSON_SYSTEM_PROMPT, protocol="json")
 
-    async def propose(self, state: LoopState) -> Turn:
-        """One action (one LLM call; a second one when the first reply is unusable)."""
-        turn = Turn()
-        bad = ""
-        for attempt in range(2):
-            msgs = self.messages
-            if state.last_turn:
-                last = {**msgs[-1], "content": msgs[-1]["content"] + "\n\n" + LAST_STEP}
-                msgs = [*msgs[:-1], last]
-            if attempt:
-                msgs = [*msgs, {"role": "assistant", "content": bad},
-                        {"role": "user", "content": REASK}]
-            reply = await self.client.chat(msgs, json_schema=ACTION_SCHEMA)
-            turn.count(reply)
-            call = parse_action(reply.content)
-            if call is None and reply.tool_calls:
-                call = reply.tool_calls[0]
-            if call is not None:
-                self.messages.append({"role": "assistant", "content": json.dumps(
-                    {"tool": call.name, "arguments": call.arguments}, ensure_ascii=False)})
-                turn.calls = [call]
-                turn.note = "re-asked once" if attempt else ""
-                return turn
-            bad = reply.content[:2000]
-        raise LLMProtocolError(f"no valid JSON action after a re-ask: {bad[:200]!r}")
+    def _prompt(self, state: LoopState) -> list[dict[str, Any]]:
+        """The conversation; on the last turn, its last message ends with the last-step note."""
+        msgs = self.messages
+        if state.last_turn:
+            last = {**msgs[-1], "content": msgs[-1]["content"] + "\n\n" + LAST_STEP}
+            msgs = [*msgs[:-1], last]
+        return msgs
+
+    async def _chat(self, msgs: list[dict[str, Any]]) -> ChatReply:
+        """One call constrained by :data:`ACTION_SCHEMA`."""
+        return await self.client.chat(msgs, json_schema=ACTION_SCHEMA)
+
+    def _calls(self, reply: ChatReply, state: LoopState) -> list[ToolCall]:
+        """The reply's JSON action (else its first native tool call), recorded as JSON."""
+        call = parse_action(reply.content)
+        if call is None and reply.tool_calls:
+            call = reply.tool_calls[0]
+        if call is None:
+            return []
+        self.messages.append({"role": "assistant", "content": json.dumps(
+            {"tool": call.name, "arguments": call.arguments}, ensure_ascii=False)})
+        return [call]
 
     def observe(self, call: ToolCall, result: ToolResult) -> None:
         """Send the result back as a user turn."""

@@ -12,9 +12,8 @@ import json
 from typing import Any
 
 from loop.controller import MAX_CALLS_PER_TURN, LoopState
-from loop.errors import LLMProtocolError
-from loop.llm_client import AsyncLLMClient
-from loop.policies.base import LAST_STEP, SYSTEM_PROMPT, ChatPolicy, Turn
+from loop.llm_client import AsyncLLMClient, ChatReply
+from loop.policies.base import LAST_STEP, SYSTEM_PROMPT, ChatPolicy
 from loop.policies.llm_json import parse_action
 from loop.tools import TOOLS
 from loop.types import ToolCall, ToolResult
@@ -26,46 +25,43 @@ REASK = "Call one of the tools now (answer ends the work)."
 
 
 class LLMToolsPolicy(ChatPolicy):
-    """Reads through an LLM with native tool calls.
+    """Reads through an LLM with native tool calls (usage:
+    :class:`~loop.policies.base.ChatPolicy`)."""
 
-    Usage example::
-
-        policy = LLMToolsPolicy(client, first_user_message)
-        result = await drive(policy, state)
-    """
+    reask = REASK
+    no_call = "no tool call"
 
     def __init__(self, client: AsyncLLMClient, first_user: str) -> None:
         super().__init__(client, first_user, system=SYSTEM_PROMPT, protocol="tools")
         self.as_user = client.config.tool_results_as_user
 
-    async def propose(self, state: LoopState) -> Turn:
-        """The calls of one assistant reply (one LLM call; two when it called no tool)."""
-        turn = Turn()
-        text = ""
-        for attempt in range(2):
-            msgs = list(self.messages)
-            if state.last_turn:
-                msgs.append({"role": "user", "content": LAST_STEP})
-            if attempt:
-                msgs += [{"role": "assistant", "content": text}, {"role": "user", "content": REASK}]
-            reply = await self.client.chat(msgs, tools=OPENAI_TOOLS)
-            turn.count(reply)
-            calls = reply.tool_calls
-            if not calls and (parsed := parse_action(reply.content)) is not None:
-                calls = [ToolCall(parsed.name, parsed.arguments, f"call_t{state.turn}")]
-            if calls:
-                calls = [c if c.call_id else ToolCall(c.name, c.arguments, f"call_{i}")
-                         for i, c in enumerate(calls[:MAX_CALLS_PER_TURN])]
-                self.messages.append({"role": "assistant", "content": reply.content or None,
-                                      "tool_calls": [
-                    {"id": c.call_id, "type": "function", "function": {
-                        "name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)}}
-                    for c in calls]})
-                turn.calls = calls
-                turn.note = "re-asked once" if attempt else ""
-                return turn
-            text = reply.content[:2000]
-        raise LLMProtocolError(f"no tool call after a re-ask: {text[:200]!r}")
+    def _prompt(self, state: LoopState) -> list[dict[str, Any]]:
+        """The conversation; on the last turn, the last-step note as a user message after it."""
+        msgs = list(self.messages)
+        if state.last_turn:
+            msgs.append({"role": "user", "content": LAST_STEP})
+        return msgs
+
+    async def _chat(self, msgs: list[dict[str, Any]]) -> ChatReply:
+        """One call offering :data:`OPENAI_TOOLS`."""
+        return await self.client.chat(msgs, tools=OPENAI_TOOLS)
+
+    def _calls(self, reply: ChatReply, state: LoopState) -> list[ToolCall]:
+        """The reply's tool calls (else its text parsed as a JSON action), at most
+        ``MAX_CALLS_PER_TURN``, each with a call id, recorded as the assistant's tool calls."""
+        calls = reply.tool_calls
+        if not calls and (parsed := parse_action(reply.content)) is not None:
+            calls = [ToolCall(parsed.name, parsed.arguments, f"call_t{state.turn}")]
+        if not calls:
+            return []
+        calls = [c if c.call_id else ToolCall(c.name, c.arguments, f"call_{i}")
+                 for i, c in enumerate(calls[:MAX_CALLS_PER_TURN])]
+        self.messages.append({"role": "assistant", "content": reply.content or None,
+                              "tool_calls": [
+            {"id": c.call_id, "type": "function", "function": {
+                "name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)}}
+            for c in calls]})
+        return calls
 
     def observe(self, call: ToolCall, result: ToolResult) -> None:
         """Send the result back (``role: tool`` with the call id, or a user turn)."""
