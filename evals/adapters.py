@@ -33,7 +33,6 @@ from corpus.types import Chunk, ChunkStore, Citation, SearchFilter, SearchHit
 from evals.questions import Question
 from evals.reading import Reading, RouterReading, ask_in_session
 from evals.types import AnswerRecord, Location
-from gateway.routing import QueryInput
 
 __all__ = [
     "LoopAgentAnswerer",
@@ -220,14 +219,17 @@ class LoopAgentAnswerer(RouterReading):
         )
 
 
-class RouterAnswerer:
+class RouterAnswerer(RouterReading):
     """``mode=auto`` (or ``rag``/``loop`` through the router): ``gateway.routing.router.Router.ask``
-    with the answer cache bypassed.
+    with the answer cache bypassed. It asks the question as the other answerers' router reading
+    does (:meth:`evals.reading.RouterReading.query`), and ``Router.ask`` reads it itself.
 
     :param router: the router, built over the real components.
     :param store: chunk store to resolve the route record's candidate chunk ids.
     :param mode: router mode sent with every question.
     """
+
+    router: Any
 
     def __init__(self, router: Any, store: ChunkStore | None, *, mode: str = "auto") -> None:
         if mode not in ("auto", "rag", "loop"):
@@ -245,29 +247,17 @@ class RouterAnswerer:
         return await ask_in_session(self.router, self.mode, self.answer, question, collection,
                                     turns=turns, current_date=current_date)
 
-    async def answer(
-        self,
-        question: Question,
-        collection: str,
-        *,
-        history: list[dict[str, str]],
-        current_date: str | None,
-        session_id: str | None = None,
-    ) -> AnswerRecord:
+    async def _read_as(self, question: Question, collection: str,
+                       history: list[dict[str, str]], current_date: str | None,
+                       session_id: str | None) -> Reading:
+        """The question as sent (``Router.ask`` reads it itself)."""
+        return Reading(self.query(question, collection, history, current_date, session_id),
+                       question.question)
+
+    async def run(self, read: Reading, collection: str, *, current_date: str | None,
+                  t0: float) -> AnswerRecord:
         """Ask the router; map its route record onto the scored record."""
-        kw: dict[str, Any] = {
-            "question": question.question,
-            "collection": collection,
-            "mode": self.mode,
-            "history": tuple(history),
-            "use_cache": False,
-        }
-        if current_date:
-            kw["current_date"] = current_date
-        if session_id:
-            kw.update(session_id=session_id, caller="eval")
-        t0 = time.perf_counter()
-        res = await self.router.ask(QueryInput(**kw))
+        res = await self.router.ask(read.query)
         ms = (time.perf_counter() - t0) * 1000.0
         route: dict[str, Any] = dict(res.route or {})
         ids = [str(i) for i in route.get("candidates") or []]

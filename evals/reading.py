@@ -7,7 +7,9 @@ eval asks a follow-up's earlier turns through the router in one session.
   out, a relative period dated, cross-language terms, the session's focus document as the
   filter) and hands the :class:`Reading` to the answerer's own path; without one, the question
   as written with the history's previous turn before it for retrieval
-  (``gateway.routing.rules.retrieval_query``).
+  (``gateway.routing.rules.retrieval_query``). ``evals.adapters.RouterAnswerer`` shares its
+  ``answer`` and the query an eval sends (:meth:`RouterReading.query`), leaving the reading
+  to ``Router.ask``.
 - :func:`ask_in_session` asks the earlier turns through the router in a fresh session, then the
   question, and forgets the session (used by the rag and loop answerers and by
   ``evals.adapters.RouterAnswerer``).
@@ -77,9 +79,9 @@ class RouterReading:
     """What the rag and loop answerers share when given the gateway's router: a follow-up's
     earlier turns asked through it (in the answerer's ``mode``) in one fresh session, and every
     question read as it reads it (``Router.read_as``) before the answerer runs its own path
-    (:meth:`run`)."""
+    (:meth:`run`). The router answerer shares :meth:`answer` and :meth:`query`."""
 
-    mode: Literal["rag", "loop"]
+    mode: Literal["auto", "rag", "loop"]
     router: Any | None
 
     async def answer(
@@ -114,19 +116,25 @@ class RouterReading:
         return await ask_in_session(self.router, self.mode, self.answer, question, collection,
                                     turns=turns, current_date=current_date)
 
+    def query(self, question: Question, collection: str, history: list[dict[str, str]],
+              current_date: str | None, session_id: str | None) -> QueryInput:
+        """The question as an eval sends it to the router: in this answerer's mode, with the
+        ``history``, the answer cache bypassed, the ``current_date``; in the session
+        ``session_id`` (when given) as the ``eval`` caller."""
+        return QueryInput(question.question, collection, self.mode, history=tuple(history),
+                          use_cache=False, current_date=current_date, session_id=session_id,
+                          caller="eval" if session_id else "")
+
     async def _read_as(self, question: Question, collection: str,
                        history: list[dict[str, str]], current_date: str | None,
                        session_id: str | None) -> Reading:
         """The router's reading (``Router.read_as``), else the question as written with the
         history's previous turn before it for retrieval."""
         if self.router is None:
-            q = QueryInput(question.question, collection, self.mode, history=tuple(history),
-                           use_cache=False, current_date=current_date)
+            q = self.query(question, collection, history, current_date, None)
             return Reading(q, str(retrieval_query(question.question, tuple(history))))
-        read = await self.router.read_as(QueryInput(
-            question.question, collection, self.mode, history=tuple(history), use_cache=False,
-            current_date=current_date, session_id=session_id,
-            caller="eval" if session_id else ""))
+        read = await self.router.read_as(
+            self.query(question, collection, history, current_date, session_id))
         route = read.record.to_dict()
         shown = {k: route[k] for k in ("rewritten_question", "rewrite", "session",
                                        "cross_language") if route.get(k) is not None}
