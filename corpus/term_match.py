@@ -52,15 +52,18 @@ _PERIOD = re.compile(
     # compound fiscal periods and the "f2019" typo of fy2019: fy2023q1, q1fy2023, 2023h1
     r"|^(?:fy|cy|f|y|q[1-4]|h[12])*(?:19|20)\d\d(?:q[1-4]|h[12])?$"
 )
-# a real code has a part mixing letters and digits (esp32, v3det, gpt-4o) or a number part of
-# two digits or more (fw-301, covid-19); "top-3" and "5-hop" are words
-_CODE_PART = re.compile(r"[a-z]\d|\d[a-z]|(?<![a-z0-9])\d{2,}")
+# a real code has a part mixing letters and digits (esp32, v3det, gpt-4o), a number part of
+# two digits or more (fw-301, covid-19), or is one letter joined to a number (t-2, w-2, s-1:
+# a model or a form); "top-3" and "5-hop" are words
+_CODE_PART = re.compile(r"[a-z]\d|\d[a-z]|(?<![a-z0-9])\d{2,}|^[a-z][-_/]\d")
 
 
 def has_code_part(term: str) -> bool:
     """True when a code-shaped term (:func:`is_code`) has a part that only an identifier has:
-    letters and digits mixed (``esp32``, ``gpt-4o``) or a number of two digits or more
-    (``fw-301``, ``covid-19``); ``top-3`` and ``5-hop`` have none (they are words)."""
+    letters and digits mixed (``esp32``, ``gpt-4o``), a number of two digits or more
+    (``fw-301``, ``covid-19``), or it is one letter joined to a number (``t-2``, ``w-2``: the
+    Thingamajig T-2 is no T-1 — a break-it trial got T-1's capacity at confidence 0.97 for
+    the deleted T-2); ``top-3`` and ``5-hop`` have none (they are words)."""
     return _CODE_PART.search(term) is not None
 
 

@@ -165,7 +165,7 @@ class Settings(BaseSettings):
     session_max_tokens: int = Field(2000, ge=200, le=100000, description="Bound of one session's memory in estimated tokens (window + summary + fact cards + retrieval state).")
     session_window_turns: int = Field(4, ge=1, le=50, description="Recent turns a session memory keeps verbatim; older ones are folded into its summary.")
     decompose: bool = Field(True, description="Split multi-part and comparison questions into sub-questions answered concurrently, each with its own citations (gateway.routing.decompose).")
-    decompose_max_parts: int = Field(4, ge=2, le=8, description="Most sub-questions one question is split into; a question that would give more is answered whole.")
+    decompose_max_parts: int = Field(4, ge=2, le=8, description="Most sub-questions of one question that are answered; the parts after them are listed as not answered (flag parts_over_limit).")
     conflict_check: bool = Field(True, description="Look for cited and retrieved passages of different documents that give different values for the same thing; list both with source and date, prefer the newer (gateway.routing.conflict).")
     cross_language: bool = Field(True, description="Add a question's key terms in the documents' language (CC-CEDICT, kept only when the collection holds them) when it is asked in the other language.")
     stats_max_records: int = Field(2000, ge=10, le=10000, description="Most recent route records /v1/stats and the dashboard aggregate.")

@@ -77,6 +77,8 @@ class Plan:
     kind: Literal["multipart", "comparison"]
     parts: tuple[str, ...]
     rule: str
+    #: parts beyond ``max_parts`` (:func:`decompose`): not run, said to be not answered
+    left: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=4096)
@@ -84,8 +86,11 @@ def decompose(question: str, *, max_parts: int = 4) -> Plan | None:
     """Split ``question`` into standalone sub-questions (module docstring); memoised (pure, and
     the result is frozen: a repeated question — every cache hit — is not split again).
 
-    :param max_parts: a question that would give more parts is left whole (``None``).
-    :returns: a plan with 2..``max_parts`` distinct parts, or ``None`` (one question).
+    :param max_parts: parts run at most; the ones after are kept in ``Plan.left`` (not run,
+        said to be not answered: a break-it trial's five-question message was answered whole,
+        "Not found", when five parts were one too many).
+    :returns: a plan with 2..``max_parts`` distinct parts (and the rest in ``left``), or
+        ``None`` (one question).
     """
     q = question.strip()
     if len(q) < 8:
@@ -96,10 +101,9 @@ def decompose(question: str, *, max_parts: int = 4) -> Plan | None:
             continue
         parts = _with_subject([p for p in (s.strip() for s in parts) if _substantial(p)])
         parts = list(dict.fromkeys(parts))
-        if 2 <= len(parts) <= max_parts:
-            return Plan("comparison" if rule == "pair" else "multipart", tuple(parts), rule)
-        if len(parts) > max_parts:
-            return None
+        if len(parts) >= 2:
+            return Plan("comparison" if rule == "pair" else "multipart",
+                        tuple(parts[:max_parts]), rule, tuple(parts[max_parts:]))
     return None
 
 

@@ -68,7 +68,12 @@ class PlanStages(RouterStages):
         :raises ServiceUnavailable: every part found no path that can run.
         """
         rec = ctx.record
-        rec.decide("plan", f"{plan.kind} question: {len(plan.parts)} parts (rule {plan.rule})")
+        more = (f"; {len(plan.left)} more not run (LOOPGATE_DECOMPOSE_MAX_PARTS)"
+                if plan.left else "")
+        rec.decide("plan", f"{plan.kind} question: {len(plan.parts)} parts (rule {plan.rule})"
+                   + more)
+        if plan.left:
+            rec.flag("parts_over_limit")
         await self._emit(ctx, {"type": "route", **rec.decision, "parts": list(plan.parts)})
         subs = [Ctx(ctx.deadline, RouteTrace.start(p, q.collection, q.mode), None)
                 for p in plan.parts]
@@ -180,6 +185,12 @@ def merge_parts(question: str, plan: Plan, results: list[QueryResult | None]
         marks = "".join(f"[{n + 1}]" for n in idx)
         lines.append(f"{i}. {part}\n{answer}{(' ' + marks) if marks else ''}")
         parts.append({"question": part, "answer": answer, "found": found, "citations": idx})
+    for i, part in enumerate(plan.left, len(plan.parts) + 1):
+        answer = ("（未回答：超出一次最多回答的部分数）" if zh else
+                  "(not answered: more parts than one question may have, "
+                  "LOOPGATE_DECOMPOSE_MAX_PARTS)")
+        lines.append(f"{i}. {part}\n{answer}")
+        parts.append({"question": part, "answer": answer, "found": False, "citations": []})
     conflicts = [{**r.conflict, "part": i} for i, r in enumerate(results)
                  if r is not None and r.conflict is not None]
     result = QueryResult("\n\n".join(lines), citations, any(p["found"] for p in parts), {},

@@ -74,9 +74,22 @@ def test_decompose_leaves_single_questions_whole(question: str) -> None:
 
 
 def test_decompose_max_parts() -> None:
-    q = "A是多少？B是多少？C是多少？D是多少？E是多少？"
-    assert decompose(q, max_parts=4) is None
-    assert decompose("甲的数值是多少？乙的数值是多少？", max_parts=4) is not None
+    """Parts beyond ``max_parts`` are not run but kept, and the merged answer lists them as
+    not answered (a break-it trial's five questions in one message got a bare "Not found")."""
+    from gateway.routing.plan import merge_parts
+    from gateway.routing.types import QueryResult
+
+    q = "甲的数值是多少？乙的数值是多少？丙的数值是多少？丁的数值是多少？戊的数值是多少？"
+    plan = decompose(q, max_parts=4)
+    assert plan is not None and len(plan.parts) == 4 and plan.parts[0] == "甲的数值是多少？"
+    assert plan.left == ("戊的数值是多少？",)
+    two = decompose("甲的数值是多少？乙的数值是多少？", max_parts=4)
+    assert two is not None and two.left == ()
+    answered = [QueryResult(f"{p} 1", [], True, {}, cached=False) for p in plan.parts]
+    result, parts = merge_parts(q, plan, answered)
+    assert [p["question"] for p in parts] == [*plan.parts, "戊的数值是多少？"]
+    assert parts[-1]["found"] is False and "未回答" in parts[-1]["answer"]
+    assert result.found and "5. 戊的数值是多少？" in result.answer
 
 
 @pytest.fixture

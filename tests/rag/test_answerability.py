@@ -22,6 +22,19 @@ def test_compound_periods_and_ranked_counts_are_no_codes() -> None:
         "prover9", "50-shot", "covid-19", "gpt-4o", "3m-8000"]
 
 
+def test_one_letter_joined_to_a_number_is_a_code() -> None:
+    """A break-it trial asked "What is the capacity of the Thingamajig T-2?" of a collection
+    holding only the T-1 and T-3 manuals: "t-2" was read as a word like "top-3", so the answer
+    was T-1's capacity at confidence 0.97. A letter joined to a number names a model or a form
+    (T-2, W-2, S-1); a word joined to a number still does not."""
+    terms = ["t-2", "w-2", "capac", "top-3", "5-hop", "x"]
+    assert codes_of(terms) == ["t-2", "w-2"]
+    assert missing_codes(["t-2", "capac"], ["The Thingamajig T-1 has a capacity of 100 liters."]
+                         ) == ["t-2"]
+    assert missing_codes(["t-2"], ["The Thingamajig T-2 has a capacity of 200 liters."]) == []
+    assert missing_codes(["t-2"], ["The Thingamajig T-20 holds 2,000 liters."]) == ["t-2"]
+
+
 def test_a_code_matches_whole_across_separators_never_inside_a_longer_code() -> None:
     assert missing_codes(["fw-301"], ["FW-3010 保修 3 年"]) == ["fw-301"]
     assert missing_codes(["fw-301"], ["型号 FW-301。"]) == []
