@@ -23,6 +23,10 @@ class CacheConfig:
     :param key_prefix: prefix of every Redis key (``loopgate:``).
     :param near_entries: entries of the in-process near-cache in front of the store (0 = off;
         ``gateway.cache._near_cache``).
+    :param answer_tag: what else than the corpus decides an answer — the LLM setup
+        (:func:`gateway.cache.build.answer_tag`); part of every entry key, so answers cached
+        without an LLM are not served once one is configured (a new-user trial got the
+        extractive answers of before for 24 h), nor another model's. ``""``: none (no LLM).
     """
 
     ttl_s: int = 86400
@@ -31,6 +35,7 @@ class CacheConfig:
     version_scope: VersionScope = "corpus"
     key_prefix: str = "loopgate:"
     near_entries: int = 0
+    answer_tag: str = ""
 
     def __post_init__(self) -> None:
         if self.ttl_s < 1 or self.negative_ttl_s < 1 or self.max_entries < 1:

@@ -76,10 +76,17 @@ class AnswerCache:
         return [_ANY_VERSION if found else corpus_version]
 
     def _entry_key(self, ns: str, mode: str, token: str, summary: str) -> str:
-        return f"{ns}e:{_digest(mode, token, summary)}"
+        return f"{ns}e:{_digest(*self._mode(mode), token, summary)}"
 
     def _alias_key(self, ns: str, mode: str, token: str, alias: str) -> str:
-        return f"{ns}a:{_digest(mode, token, alias)}"
+        return f"{ns}a:{_digest(*self._mode(mode), token, alias)}"
+
+    def _mode(self, mode: str) -> tuple[str, ...]:
+        """The key's mode part: with the answer configuration's tag when there is one
+        (``CacheConfig.answer_tag``: an answer written with another LLM setup is another
+        entry; the per-document sets stay shared, so a changed document retires both)."""
+        tag = self.config.answer_tag
+        return (mode, tag) if tag else (mode,)
 
     @staticmethod
     def _summary(question: str, what: str = "question") -> str:

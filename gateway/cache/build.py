@@ -4,6 +4,7 @@ one from the settings."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 
 import redis.asyncio
@@ -15,7 +16,7 @@ from gateway.cache.answer_cache import AnswerCache
 from gateway.redis_support import CircuitBreaker, open_redis
 from gateway.settings import Settings
 
-__all__ = ["MemoryAnswerCache", "RedisAnswerCache", "build_answer_cache"]
+__all__ = ["MemoryAnswerCache", "RedisAnswerCache", "answer_tag", "build_answer_cache"]
 
 
 class MemoryAnswerCache(AnswerCache):
@@ -51,6 +52,17 @@ class RedisAnswerCache(AnswerCache):
         )
 
 
+def answer_tag(settings: Settings) -> str:
+    """A short digest of the settings besides the corpus that decide an answer — the LLM's
+    base URL, model, scope and LoopAgent protocol — or ``""`` without an LLM (the keys of
+    before). Two gateways sharing one Redis with other LLM setups keep apart entries."""
+    if not settings.llm_base_url:
+        return ""
+    raw = "\x1f".join((settings.llm_base_url, settings.llm_model, settings.llm_scope,
+                       settings.llm_protocol))
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:12]
+
+
 def build_answer_cache(
     settings: Settings,
     client: redis.asyncio.Redis | None = None,
@@ -59,6 +71,7 @@ def build_answer_cache(
     """The cache the settings ask for: Redis when ``redis_url`` (or ``client``) is given, else
     the in-process LRU."""
     config = CacheConfig(
+        answer_tag=answer_tag(settings),
         ttl_s=settings.cache_ttl_s,
         negative_ttl_s=settings.cache_negative_ttl_s,
         max_entries=settings.cache_max_entries,

@@ -411,3 +411,31 @@ async def test_a_redis_answering_with_errors_is_unavailable_not_a_crash(tmp_path
     finally:
         proc.terminate()
         await asyncio.wait_for(proc.wait(), 10)
+
+
+async def test_an_answer_cached_with_another_llm_setup_is_not_served(
+        redis_url: str, prefix: str) -> None:
+    """Two gateways on one Redis, without and with an LLM (``answer_tag``): each reads only
+    its own entries (a new-user trial got the extractive answers cached before the LLM was
+    configured), and a changed document retires both (document scope: shared sets)."""
+    from gateway.cache.build import answer_tag
+    from gateway.settings import Settings
+
+    plain = Settings(_env_file=None)
+    llm = Settings(_env_file=None, llm_base_url="http://127.0.0.1:8089/v1", llm_model="local")
+    assert answer_tag(plain) == "" and answer_tag(llm)
+    assert answer_tag(llm) != answer_tag(Settings(_env_file=None, llm_model="other",
+                                                  llm_base_url="http://127.0.0.1:8089/v1"))
+    kw = {"collection": "c12", "mode": "auto", "corpus_version": "v1"}
+    a = await _make("redis", redis_url, prefix, version_scope="document")
+    b = await _make("redis", redis_url, prefix, version_scope="document",
+                    answer_tag=answer_tag(llm))
+    await _put_shipping(a, "3 个工作日", collection="c12", mode="auto")
+    assert (await a.get("标准配送要几天？", **kw)).answer == _ans("3 个工作日")
+    assert await b.get("标准配送要几天？", **kw) is None
+    await _put_shipping(b, "三个工作日内发货", collection="c12", mode="auto")
+    assert (await b.get("标准配送要几天？", **kw)).answer == _ans("三个工作日内发货")
+    assert (await a.get("标准配送要几天？", **kw)).answer == _ans("3 个工作日")
+    await a.invalidate_documents("c12", [DOC_SHIPPING])
+    assert await a.get("标准配送要几天？", **kw) is None
+    assert await b.get("标准配送要几天？", **kw) is None
