@@ -58,7 +58,8 @@ def start(model: str, port: int, ctx: int = 8192, threads: int = 1) -> object:
 
 def suggested_settings(base: str) -> str:
     """Probe the served model's speed (``loop.llm_speed``) and return the settings that fit it:
-    the pick protocol, the per-call timeout and the loop deadline of
+    the pick protocol for the LoopAgent with extractive RAG answers (scope ``loop``: a small
+    model's RAG answer took 30-118 s), the per-call timeout and the loop deadline of
     :func:`loop.llm_speed.fit_budgets`, and the request deadline the gateway's own start-up
     probe sets (``gateway.wiring.llm_budgets``: the loop's plus ``REQUEST_MARGIN_S``)."""
     import asyncio
@@ -67,7 +68,8 @@ def suggested_settings(base: str) -> str:
 
     speed, fit = asyncio.run(measured_budgets(base))
     return (f"# measured: prompt {speed.prompt_tps} tok/s, generation >= {speed.gen_tps} "
-            f"tok/s\nLOOPGATE_LLM_PROTOCOL=pick LOOPGATE_LLM_TIMEOUT_S={fit.call_timeout_s} "
+            f"tok/s\nLOOPGATE_LLM_PROTOCOL=pick LOOPGATE_LLM_SCOPE=loop "
+            f"LOOPGATE_LLM_TIMEOUT_S={fit.call_timeout_s} "
             f"LOOPGATE_LOOP_DEADLINE_S={fit.deadline_s} "
             f"LOOPGATE_REQUEST_DEADLINE_S={fit.deadline_s + REQUEST_MARGIN_S:.1f}")
 

@@ -139,10 +139,13 @@ def assemble(c: Components) -> None:
     rag = loop = None
     if c.store is not None:
         retriever = build_retriever(s, c.store, c.tokenizer, c.embedder)
-        answer_llm = c.llm if s.llm_scope == "all" else None  # conversation: rewrites only
-        rag = HybridRagEngine(retriever, llm=answer_llm, answer_floor=s.rag_answer_floor)
+        # scope all: RAG answers and the LoopAgent; loop: the LoopAgent only (RAG extractive);
+        # conversation: neither (rewrites, summaries and translations only)
+        rag_llm = c.llm if s.llm_scope == "all" else None
+        loop_llm = c.llm if s.llm_scope in ("all", "loop") else None
+        rag = HybridRagEngine(retriever, llm=rag_llm, answer_floor=s.rag_answer_floor)
         c.agent = LoopAgent(
-            c.store, RetrieverSearch(retriever), llm=answer_llm, key_terms=c.tokenizer,
+            c.store, RetrieverSearch(retriever), llm=loop_llm, key_terms=c.tokenizer,
             documents=catalogue_directory(c.store),
             # evidence sentences are short: batches of UNIT_EMBED_BATCH, as before issue 19;
             # questions through the retrieval embedder's query cache (the RAG path's vector)

@@ -68,7 +68,7 @@ def fit_llm_budgets(settings: Settings) -> tuple[Settings, dict[str, Any]]:
     if settings.llm_budgets == "fixed":
         report["detail"] = "LOOPGATE_LLM_BUDGETS=fixed: the configured budgets"
         return settings, report
-    if settings.llm_scope != "all":
+    if settings.llm_scope == "conversation":
         report["detail"] = ("llm_scope=conversation: the LoopAgent reads offline, the "
                             "conversation stage has its own timeout; nothing to size")
         return settings, report

@@ -93,3 +93,20 @@ async def test_fast_server_never_tightens_and_operator_values_stay(tmp_path: Pat
             s, rep = fit_llm_budgets(_settings(tmp_path, srv, **kw))
             assert rep["status"] == "fixed" and rep["detail"]
         assert len(srv.requests) == n  # none of them probed
+
+
+async def test_scope_loop_gives_the_llm_to_the_loopagent_only(tmp_path: Path) -> None:
+    """``LOOPGATE_LLM_SCOPE=loop`` (a small local model): the LoopAgent reads with the model,
+    RAG answers stay extractive (a new-user trial waited 30-118 s for RAG answers the
+    citation check then refused); ``all`` gives it to both, ``conversation`` to neither; the
+    start-up probe sizes budgets for ``loop`` as for ``all``."""
+    with ScriptedChatServer([slow]) as srv:
+        for scope, rag_has, loop_has in (("loop", False, True), ("all", True, True),
+                                         ("conversation", False, False)):
+            settings = _settings(tmp_path / scope, srv, llm_scope=scope, llm_budgets="fixed")
+            async with running(settings) as (app, _client):
+                c = app.state.components
+                assert (c.router.rag.llm is not None) is rag_has, scope
+                assert (c.agent.client is not None) is loop_has, scope
+        _, rep = fit_llm_budgets(_settings(tmp_path / "probe", srv, llm_scope="loop"))
+        assert rep["status"] == "fitted", rep
