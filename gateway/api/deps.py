@@ -13,8 +13,10 @@ with :meth:`Principal.check` (``"*"`` allows all).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -41,6 +43,7 @@ __all__ = [
     "omitted_collection",
     "principal_of",
     "require_collection",
+    "require_filter_documents",
 ]
 
 #: The store's collection-name rule (``corpus._store_common``): one rule for every route.
@@ -155,6 +158,30 @@ async def require_collection(components: Components, name: str) -> None:
     known = await components.known_collections()
     if known is not None and name not in known:
         raise NotFound(f"unknown collection {name!r}; known: {', '.join(sorted(known)) or 'none'}")
+
+
+async def require_filter_documents(components: Components, collection: str,
+                                   doc_ids: Sequence[str], paths: Sequence[str]) -> None:
+    """:raises NotFound: a ``doc_ids`` / ``paths`` filter names a document the collection does
+    not hold (a break-it trial's mistyped ``"paths": ["nope.md"]`` was answered "Not found: the
+    documents retrieved do not answer this confidently", as if the documents did not know).
+    An unreachable store is not judged here (the query path flags it)."""
+    if (not doc_ids and not paths) or components.store is None:
+        return
+    from corpus.catalogue import Catalogue
+
+    try:
+        entries = await asyncio.to_thread(Catalogue(components.store).entries, collection)
+    except Exception:  # noqa: BLE001 - the store's own failure is reported by the query path
+        return
+    ids = {e.info.doc_id for e in entries.values()}
+    unknown = [f"path {p!r}" for p in paths if p not in entries]
+    unknown += [f"doc_id {d!r}" for d in doc_ids if d not in ids]
+    if unknown:
+        raise NotFound(f"filters name {len(unknown)} document(s) not in collection "
+                       f"{collection!r}: {', '.join(unknown[:5])}"
+                       + (" …" if len(unknown) > 5 else "")
+                       + " (GET /v1/documents lists its paths and doc_ids)")
 
 
 SettingsDep = Annotated[Settings, Depends(_settings)]

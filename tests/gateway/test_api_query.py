@@ -168,6 +168,27 @@ async def test_filters_hold_on_every_path_and_bypass_the_cache(tmp_path, embed_m
             assert "7 天" not in body["answer"], (mode, body["answer"])
 
 
+async def test_a_filter_naming_no_document_of_the_collection_is_404(tmp_path, embed_model_path,
+                                                                    v1) -> None:
+    """A break-it trial's mistyped ``paths`` filter (and unknown doc ids) got "Not found: the
+    documents retrieved do not answer this confidently", as if the documents did not know: now
+    a 404 naming what the filter names and the collection does not hold."""
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        await upload(app, client, v1)
+        docs = (await client.get("/v1/documents")).json()
+        doc_id = next(d["doc_id"] for d in docs["documents"] if d["path"] == "shipping.md")
+        for flt, named in (({"paths": ["nope.md"]}, "'nope.md'"),
+                           ({"doc_ids": ["deadbeef"]}, "'deadbeef'"),
+                           ({"paths": ["shipping.md", "../../etc/passwd"]}, "passwd")):
+            for url in ("/v1/query", "/v1/query/stream"):
+                r = await client.post(url, json={"question": "退货期限是几天？", "filters": flt})
+                assert r.status_code == 404, (url, flt, r.text)
+                assert named in r.json()["error"]["message"], r.text
+        for flt in ({"paths": ["shipping.md"]}, {"doc_ids": [doc_id]}):
+            r = await client.post("/v1/query", json={"question": "配送要几天？", "filters": flt})
+            assert r.status_code == 200, (flt, r.text)
+
+
 async def test_unknown_fields_are_refused_naming_the_field(tmp_path, embed_model_path, v1) -> None:
     """A misspelt filter is a 400 naming it, never an unfiltered search (``filters.path`` and a
     top-level ``filter`` were silently ignored)."""

@@ -36,6 +36,7 @@ from gateway.api.deps import (
     omitted_collection,
     principal_of,
     require_collection,
+    require_filter_documents,
 )
 from gateway.api.responses import OrjsonResponse, result_body
 from gateway.api.text import Utf8Str, has_words
@@ -141,6 +142,8 @@ async def to_query_input(
     await require_collection(components, collection)
     flt = None
     if req.filters is not None:
+        await require_filter_documents(components, collection, req.filters.doc_ids,
+                                       req.filters.paths)
         flt = SearchFilter(tuple(req.filters.doc_ids), tuple(req.filters.paths),
                            tuple(req.filters.section_prefix))
     history = tuple({"role": t.role, "content": t.content} for t in req.history)
