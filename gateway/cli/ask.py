@@ -186,6 +186,11 @@ def ask_command(
         raise typer.BadParameter("the question is empty", param_hint="QUESTION")
     if bad := not_utf8(question):
         raise typer.BadParameter(bad, param_hint="QUESTION")
+    from gateway.routing.types import QUESTION_MAX_CHARS
+
+    if len(question) > QUESTION_MAX_CHARS:
+        raise typer.BadParameter(f"the question holds {len(question):,} characters; at most "
+                                 f"{QUESTION_MAX_CHARS:,} (as over HTTP)", param_hint="QUESTION")
     if top_k is not None and mode is not AskMode.rag:
         raise typer.BadParameter("--top-k applies to --mode rag only", param_hint="--top-k")
     s = get_settings()

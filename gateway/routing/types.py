@@ -23,6 +23,7 @@ from corpus.types import Citation, SearchFilter, SearchHit
 from gateway.routing.trace import RouteTrace
 
 __all__ = [
+    "QUESTION_MAX_CHARS",
     "AnswerCache",
     "AnswerDraft",
     "ConversationStage",
@@ -36,6 +37,11 @@ __all__ = [
     "RagResult",
     "RouteSink",
 ]
+
+#: Most characters of one question (and of one history turn) on every entry point: the HTTP
+#: API answers 400 above it, ``loopgate ask`` exits 2 (a break-it trial: the CLI answered a
+#: 5,000-character question the API refused).
+QUESTION_MAX_CHARS = 4000
 
 EventSink = Callable[[dict[str, Any]], Awaitable[None]]
 

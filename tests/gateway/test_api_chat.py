@@ -85,6 +85,12 @@ async def test_chat_bad_requests(tmp_path, embed_model_path) -> None:
         r = await client.post("/v1/chat/completions", json={"model": "loopgate-auto", "messages": [
             {"role": "user", "content": long}]})
         assert r.status_code == 400 and "4000 characters" in r.json()["error"]["message"], r.text
+        # session ids follow /v1/query's rule ("" was a 200 here and a 400 there: break-it trial)
+        for sid in ("", "a/b", "x" * 201):
+            r = await client.post("/v1/chat/completions", json={
+                "model": "loopgate-auto", "session_id": sid,
+                "messages": [{"role": "user", "content": "hi"}]})
+            assert r.status_code == 400 and "session_id" in r.json()["error"]["message"], sid
 
 
 async def test_fields_it_cannot_honour_are_a_400_naming_them(tmp_path, embed_model_path) -> None:
@@ -200,4 +206,5 @@ async def test_lone_surrogate_is_a_400_not_a_500(tmp_path) -> None:
                 assert r.status_code == 400, (body, r.text)
                 err = r.json()["error"]
                 assert err["code"] == "bad_request" and err["message"].startswith(f"{field}: ")
-                assert "surrogate" in err["message"]
+                # a session id is checked as /v1/query checks it (letters, digits, ._:-)
+                assert "surrogate" in err["message"] or field == "session_id", err

@@ -29,6 +29,16 @@ def test_ask_refuses_a_question_that_is_not_utf8() -> None:
     assert "Traceback" not in result.output
 
 
+def test_ask_refuses_a_question_longer_than_the_api_takes() -> None:
+    """``loopgate ask`` answered a 5,000-character question that /v1/query refuses (break-it
+    trial): one limit on every entry point, ``QUESTION_MAX_CHARS``."""
+    from gateway.routing.types import QUESTION_MAX_CHARS
+
+    result = CliRunner().invoke(app, ["ask", "x" * (QUESTION_MAX_CHARS + 1), "--collection", "c"])
+    assert result.exit_code == 2, result.output
+    assert "4,001 characters" in result.output and "Traceback" not in result.output
+
+
 def test_chat_says_so_and_goes_on() -> None:
     console = Console(record=True, width=200)
     session = ChatSession(None, "c", "rag", console)  # the check comes before any component

@@ -28,10 +28,11 @@ from sse_starlette import EventSourceResponse
 from corpus.citations import citation_location
 from gateway.api.deps import ComponentsDep, PrincipalDep, RouterDep
 from gateway.api.responses import OrjsonResponse
-from gateway.api.routes.query import HISTORY_LIMIT, QueryRequest, to_query_input
+from gateway.api.routes.query import HISTORY_LIMIT, QueryRequest, SessionId, to_query_input
 from gateway.api.text import Utf8Json, Utf8Str
 from gateway.errors import BadRequest, NotFound, error_body, status_of, validation_message
 from gateway.routing import QueryResult
+from gateway.routing.types import QUESTION_MAX_CHARS
 
 __all__ = ["MODELS", "ChatRequest", "format_footnotes", "router"]
 
@@ -60,7 +61,7 @@ class ChatRequest(BaseModel):
     messages: list[ChatMessage] = Field(min_length=1)
     stream: bool = False
     collection: Utf8Str | None = None
-    session_id: Utf8Str | None = None
+    session_id: SessionId | None = None
     n: int | None = None
     tools: list[dict[str, Any]] | None = None
     tool_choice: str | dict[str, Any] | None = None
@@ -157,7 +158,7 @@ def _to_query(req: ChatRequest) -> QueryRequest:
         raise BadRequest("no user message with text: the last user message is the question")
     last = users[-1]
     history = [{"role": m.role if m.role in ("user", "assistant") else "system",
-                "content": _text(m.content)[:4000]}
+                "content": _text(m.content)[:QUESTION_MAX_CHARS]}
                for m in req.messages[:last] if m.role in ("user", "assistant")]
     try:
         return QueryRequest.model_validate({
@@ -184,7 +185,7 @@ def derived_session(messages: list[ChatMessage]) -> str:
 
 def _previous_user(req: ChatRequest) -> str:
     users = [_text(m.content) for m in req.messages if m.role == "user" and _text(m.content).strip()]
-    return users[-2][:4000].strip() if len(users) >= 2 else ""
+    return users[-2][:QUESTION_MAX_CHARS].strip() if len(users) >= 2 else ""
 
 
 def _completion(req: ChatRequest, body: dict[str, Any]) -> dict[str, Any]:

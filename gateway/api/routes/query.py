@@ -42,6 +42,7 @@ from gateway.api.responses import OrjsonResponse, result_body
 from gateway.api.text import Utf8Str, has_words
 from gateway.errors import BadRequest, Conflict, client_message, status_of, validation_message
 from gateway.routing import QueryInput, QueryResult
+from gateway.routing.types import QUESTION_MAX_CHARS
 from gateway.wiring import Components
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "QueryFilters",
     "QueryRequest",
     "QueryResponse",
+    "SessionId",
     "Turn",
     "dispatch_migration",
     "router",
@@ -57,7 +59,7 @@ __all__ = [
 
 router = APIRouter(prefix="/v1/query", tags=["query"])
 
-Text = Annotated[str, StringConstraints(max_length=4000)]
+Text = Annotated[str, StringConstraints(max_length=QUESTION_MAX_CHARS)]
 SessionId = Annotated[str, StringConstraints(min_length=1, max_length=200,
                                              pattern=r"^[A-Za-z0-9][A-Za-z0-9._:\-]*$")]
 #: Most previous turns a request may carry (the chat facade keeps the most recent ones).
