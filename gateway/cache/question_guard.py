@@ -18,27 +18,12 @@ from dataclasses import dataclass
 
 import rjieba
 
+from corpus.zh_numerals import CN_NUMBER, cn_to_int
 from gateway.cache.normalize import normalize_question
 
 __all__ = ["GuardResult", "QuestionSignature", "compare_questions", "question_signature"]
 
 
-_CN_DIGITS = {
-    "零": 0,
-    "〇": 0,
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-}
-_CN_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10_000, "亿": 100_000_000}
-_CN_NUMBER = re.compile("[零〇一二两三四五六七八九十百千万亿]+")
 _CODE = re.compile(r"(?<![0-9a-z])[a-z][a-z0-9]*(?:[-_/.][a-z0-9]+)*(?![0-9a-z])")
 _ACRONYM = re.compile(r"(?<![A-Za-z])[A-Z]{2,}(?![A-Za-z])")
 _NUMBER = re.compile(r"-?\d+(?:[.,:/]\d+)*\s?([a-zµμ°%‰]+|[\u4e00-\u9fff])?")
@@ -121,23 +106,6 @@ _POLARITY: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
-def _cn_to_int(numeral: str) -> int:
-    """Read a Chinese numeral (``三``, ``十五``, ``两千三百``) as an integer."""
-    total, section, digit = 0, 0, 0
-    for ch in numeral:
-        if ch in _CN_DIGITS:
-            digit = digit * 10 + _CN_DIGITS[ch] if digit and not section else _CN_DIGITS[ch]
-        else:
-            unit = _CN_UNITS[ch]
-            if unit >= 10_000:
-                total += (section + digit) * unit
-                section, digit = 0, 0
-            else:
-                section += (digit or 1) * unit
-                digit = 0
-    return total + section + digit
-
-
 def _has_word(text: str, word: str) -> bool:
     if word.isascii():
         return re.search(rf"(?<![a-z]){re.escape(word)}(?:s|d|ed|ing)?(?![a-z])", text) is not None
@@ -173,8 +141,8 @@ def question_signature(question: str) -> QuestionSignature:
     codes = [m.group(0) for m in _CODE.finditer(text) if any(c.isdigit() for c in m.group(0))]
     rest = _CODE.sub(" ", text)
     rest = (
-        _CN_NUMBER.sub(lambda m: f" {_cn_to_int(m.group(0))}", rest)
-        if _CN_NUMBER.search(rest)
+        CN_NUMBER.sub(lambda m: f" {cn_to_int(m.group(0))}", rest)
+        if CN_NUMBER.search(rest)
         else rest
     )
     numbers = [m.group(0).replace(" ", "") for m in _NUMBER.finditer(rest)]

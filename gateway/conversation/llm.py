@@ -26,6 +26,8 @@ from dataclasses import dataclass
 import rjieba
 from json_repair import repair_json
 
+from corpus.zh_numerals import cn_to_int, number_values
+
 from gateway.conversation.english_terms import STOP_WORDS
 from gateway.conversation.items import words
 from gateway.conversation.memory import SessionMemory
@@ -55,6 +57,9 @@ _T_SCHEMA = {"type": "object", "properties": {"text": {"type": "string", "maxLen
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _NUMBER = re.compile(r"(?<![A-Za-z0-9])\d+(?:[.,]\d+)*(?![A-Za-z0-9])")
+#: a quantity in Chinese numerals with its unit (六个月, 三十日, 两倍), not an ordinal (第三条)
+_CN_QUANTITY = re.compile(r"(?<!第)([零〇一二两三四五六七八九十百千]+[万亿]?)(个?(?:年|月|日|天|周|星期|"
+                          r"小时|分钟|秒|次|倍|岁|元|米|人|项|份|%|％))")
 #: Chinese question and function words, no key term (多少 is not "number amount")
 _ZH_FUNCTION = frozenset("多少 什么 哪些 哪个 哪里 如何 怎么 怎样 为何 为什么 是否 多久 多长 "
                          "多大 几个 几天 几次 可以 应该 应当 必须 需要 以及 或者 还是 这个 "
@@ -79,8 +84,15 @@ class KeyTerms:
 
 def translation_phrase(translation: str, question: str) -> str:
     """``translation`` without the numbers ``question`` does not hold (an invented answer:
-    "…的默认GPIB地址是12。" for a question with no number), spaces collapsed."""
+    "…的默认GPIB地址是12。" for a question with no number), spaces collapsed. A number in
+    Chinese numerals (``六个月``) counts too, against the question's numbers in any script
+    (``three years`` = 三年): a new-user trial's "how long may the probation period be for a
+    contract of three years or more?" was searched with "…三年以上劳动合同的试用期不得超过
+    六个月" — the model's answer — appended; an ordinal (``第三条``) stays."""
     kept = _NUMBER.sub(lambda m: m.group(0) if m.group(0) in question else "", translation)
+    asked = number_values(question)
+    kept = _CN_QUANTITY.sub(
+        lambda m: m.group(0) if float(cn_to_int(m.group(1))) in asked else "", kept)
     return " ".join(kept.split())
 
 
