@@ -27,7 +27,6 @@ import rjieba
 from json_repair import repair_json
 
 from corpus.zh_numerals import cn_to_int, number_values
-
 from gateway.conversation.english_terms import STOP_WORDS
 from gateway.conversation.items import words
 from gateway.conversation.memory import SessionMemory
@@ -58,8 +57,8 @@ _HAN = re.compile(r"[\u4e00-\u9fff]")
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _NUMBER = re.compile(r"(?<![A-Za-z0-9])\d+(?:[.,]\d+)*(?![A-Za-z0-9])")
 #: a quantity in Chinese numerals with its unit (六个月, 三十日, 两倍), not an ordinal (第三条)
-_CN_QUANTITY = re.compile(r"(?<!第)([零〇一二两三四五六七八九十百千]+[万亿]?)(个?(?:年|月|日|天|周|星期|"
-                          r"小时|分钟|秒|次|倍|岁|元|米|人|项|份|%|％))")
+_CN_QUANTITY = re.compile(r"(?<!第)([零〇一二两三四五六七八九十百千]+[万亿]?)"
+                          r"(个?(?:年|月|日|天|周|星期|小时|分钟|秒|次|倍|岁|元|米|人|项|份|%|％))")
 #: Chinese question and function words, no key term (多少 is not "number amount")
 _ZH_FUNCTION = frozenset("多少 什么 哪些 哪个 哪里 如何 怎么 怎样 为何 为什么 是否 多久 多长 "
                          "多大 几个 几天 几次 可以 应该 应当 必须 需要 以及 或者 还是 这个 "
