@@ -150,9 +150,11 @@ def _parse(path: Path, data: bytes, doc: pymupdf.Document) -> ParsedDocument:
     lines = [page_lines(p) for p in pages]
     scans = [i for i, p in enumerate(pages) if needs_ocr(p, sum(len(v.text) for v in lines[i]))]
     read_by_ocr: list[int] = []
+    ocr_ran = 0  # pages OCR ran on (it is installed), whether it found text or not
     for i in scans:
         tp = ocr_textpage(pages[i])
         if tp is not None:
+            ocr_ran += 1
             ocr_lines = page_lines(pages[i], tp)
             if ocr_lines:
                 lines[i] = ocr_lines
@@ -194,6 +196,11 @@ def _parse(path: Path, data: bytes, doc: pymupdf.Document) -> ParsedDocument:
     if doc.get_page_labels():
         labels = {i + 1: p.get_label() for i, p in enumerate(pages) if p.get_label()}
     if not any(lines):
+        if scans and ocr_ran == len(scans):
+            # OCR ran on every page without text and found none (a break-it trial's 1-pixel
+            # image was told "OCR is needed" with Tesseract installed)
+            raise ParseError("no_text", f"{path}: no text layer, and OCR ({ocr_languages()}) "
+                             f"found no text on any of {len(pages)} page(s)")
         if any(p.get_images(full=False) for p in pages):
             raise ParseError(
                 "needs_ocr", f"{path}: no text layer on any of {len(pages)} page(s): OCR is needed"

@@ -68,9 +68,23 @@ def _scan(path: Path) -> Path:
     return path
 
 
-def test_scanned_pdf_needs_ocr(tmp_path: Path) -> None:
-    with pytest.raises(ParseError) as err:
-        parse_file(_scan(tmp_path / "scan.pdf"))
+def test_scanned_pdf_needs_ocr(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A PDF of a picture without text: "OCR is needed" when OCR is not installed; when it is
+    and found nothing, "no text" saying OCR ran (a break-it trial's 1-pixel image was told
+    "OCR is needed" with Tesseract installed)."""
+    if ocr_languages():
+        with pytest.raises(ParseError) as err:
+            parse_file(_scan(tmp_path / "scan.pdf"))
+        assert err.value.code == "no_text" and "OCR" in str(err.value)
+        assert "found no text" in str(err.value)
+    monkeypatch.setenv("LOOPGATE_OCR_LANGUAGES", "")
+    ocr_languages.cache_clear()
+    try:
+        with pytest.raises(ParseError) as err:
+            parse_file(_scan(tmp_path / "scan2.pdf"))
+    finally:
+        monkeypatch.undo()
+        ocr_languages.cache_clear()
     assert err.value.code == "needs_ocr"
 
 
