@@ -63,12 +63,28 @@ def holds_figure_unit(unit: str, normalized: str, terms: Iterable[str]) -> bool:
     return bool(DIGIT.search(unit)) and holds_figure(normalized, terms)
 
 
+# a line that is only Markdown links (a list item of them, or several joined by , ; | ·):
+# navigation — a table of contents or a "see also" list — it names a topic, it states nothing
+_LINKS_ONLY = re.compile(
+    r"^\s*(?:[-*+]|\d+[.)])?\s*(?:\[[^\]\n]+\]\([^)\s]*\)\s*[,;|·]?\s*)+$")
+
+
+def is_link_line(unit: str) -> bool:
+    """True for a unit that is only Markdown links (``- [Metrics](/handbook/sales/…)``): a
+    new-user trial got "[Everyone can contribute with GitLab](/handbook/company/mission/…)"
+    as the answer to "What is GitLab's mission?" at confidence 0.97, the mission's own
+    sentence ten lines below."""
+    return _LINKS_ONLY.match(unit) is not None
+
+
 def excluded(chunk: Chunk, unit: str, codes: Sequence[str],
              normalize: Callable[[str], str]) -> bool:
     """True when ``unit`` (of ``chunk``) is never evidence: another code of the family of one
     of ``codes`` (the question's codes, ``corpus.term_match.code_terms``) without the
-    question's own, or an order to a model (``corpus.injection``)."""
-    return bool(codes and foreign_code(normalize(unit), codes)) or in_injection(chunk.text, unit)
+    question's own, an order to a model (``corpus.injection``), or a line of links alone
+    (:func:`is_link_line`: navigation)."""
+    return (bool(codes and foreign_code(normalize(unit), codes))
+            or in_injection(chunk.text, unit) or is_link_line(unit))
 
 
 # headings of a revision history, whole (an optional chapter / section number in front)

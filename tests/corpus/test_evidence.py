@@ -151,3 +151,33 @@ def test_an_abbreviation_period_does_not_end_a_quote_sentence() -> None:
         "It sells in the U.S.",
         "Sales rose in 2023.",
     ]
+
+
+def test_a_line_of_links_alone_is_never_the_answer(tmp_path: Path) -> None:
+    """New-user trial: "What is GitLab's mission?" was answered with the handbook's navigation
+    line "[Everyone can contribute with GitLab](/handbook/company/mission/…)" at confidence
+    0.97, the mission's own sentence below it. A unit of Markdown links alone is navigation:
+    no evidence on either path (``corpus.evidence.recognise.is_link_line``); a sentence
+    holding a link still is."""
+    from corpus.evidence.recognise import is_link_line
+    from corpus.tokenizer import Tokenizer
+    from rag.extractive import extract_answer
+    from rag.types import Confidence, ConfidenceFeatures, Retrieval, RetrievedChunk
+
+    assert is_link_line("- [Metrics](/handbook/sales/meddppicc/#metrics)")
+    assert is_link_line("1. [A](/a), [B](/b)")
+    assert not is_link_line("See [the mission page](/m) for the mission of GitLab.")
+    md = tmp_path / "mission.md"
+    md.write_text("# Mission\n\n- [Everyone can contribute with GitLab's mission](/handbook/"
+                  "company/mission/#contribute)\n- [Values](/handbook/values/)\n\n"
+                  "It is GitLab's mission to enable everyone to contribute to and co-create "
+                  "the software that powers our world.\n", encoding="utf-8")
+    tok = Tokenizer()
+    q = "What is GitLab's mission?"
+    chunks = chunk_document(parse_file(md), rel_path="mission.md")
+    items = tuple(RetrievedChunk((c,), 1.0) for c in chunks)
+    r = Retrieval(q, "c", items, Confidence(0.5, ConfidenceFeatures()), "keyword",
+                  key_terms=tuple(tok.key_terms(q)))
+    ev = extract_answer(r, tok.key_terms(q), make_citation, normalize=tok.normalize)
+    assert ev and ev[0].text.startswith("It is GitLab's mission"), [e.text for e in ev]
+    assert not any(is_link_line(e.text) for e in ev)
