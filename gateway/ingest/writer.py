@@ -144,6 +144,7 @@ class CollectionWriter:
         await self.retire(job.collection, str(version or self.host.corpus_version(job.collection)),
                            changed)
         bad = [f for f in files if f["status"] == "failed"]
+        await asyncio.to_thread(self._drop_failed, root, bad, before)
         if files and len(bad) == len(files):  # as `loopgate ingest` exits 1
             job.status = "failed"
             job.error = (f"no file could be ingested: {bad[0]['error_code']}: "
@@ -152,6 +153,22 @@ class CollectionWriter:
             job.status = "done"
         job.progress["phase"] = "done"
         job.finished_at = time.time()
+
+    @staticmethod
+    def _drop_failed(root: Path, bad: list[dict[str, Any]], before: dict[str, Any]) -> None:
+        """Remove from the upload folder the new files that could not be ingested, noting it
+        in their report (``upload_removed``): kept there, unlisted by ``GET /v1/documents``
+        and beyond the API's reach, they were tried again at every restart's reconciliation
+        and failed again (break-it trial: encrypted, truncated and image-only PDFs stayed). A
+        file that replaced an indexed document stays (the index still holds the document)."""
+        for f in bad:
+            if f["path"] in before:
+                continue
+            (root / f["path"]).unlink(missing_ok=True)
+            f["warnings"] = [*f.get("warnings", []), "upload_removed: the file could not be "
+                             "ingested and was removed from the upload folder"]
+        if bad:
+            fsync_dir(root)
 
     @staticmethod
     def _stepper(job: IngestJob) -> Callable[[str, str, int, int], None]:

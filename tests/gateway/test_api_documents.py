@@ -94,6 +94,11 @@ async def test_failed_file_is_reported_and_batch_goes_on(tmp_path, embed_model_p
         by_path = {f["path"]: f for f in job["report"]["files"]}
         assert by_path["good.md"]["status"] == "ingested"
         assert by_path["broken.pdf"]["status"] == "failed" and by_path["broken.pdf"]["error_code"]
+        # a new file that could not be ingested leaves the upload folder, and its report says so
+        # (it stayed there, unlisted, and failed again at every restart: break-it trial)
+        folder = tmp_path / "data" / "uploads" / job["collection"]
+        assert (folder / "good.md").is_file() and not (folder / "broken.pdf").exists()
+        assert any(w.startswith("upload_removed:") for w in by_path["broken.pdf"]["warnings"])
 
 
 @contextmanager
