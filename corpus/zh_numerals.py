@@ -22,7 +22,7 @@ _EN_WORDS = {w: i for i, w in enumerate(
     "fifteen sixteen seventeen eighteen nineteen twenty".split())}
 _EN_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
                   "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000,
-                  "half": 0, "once": 1, "twice": 2, "a dozen": 12})
+                  "once": 1, "twice": 2, "dozen": 12})
 _EN_WORD = re.compile(r"[a-z]+")
 
 

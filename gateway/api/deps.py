@@ -170,13 +170,20 @@ async def require_filter_documents(components: Components, collection: str,
         return
     from corpus.catalogue import Catalogue
 
+    catalogue = Catalogue(components.store)
+
+    def missing() -> list[str]:
+        # a path is one record read; doc ids need the collection's whole list
+        out = [f"path {p!r}" for p in paths if catalogue.entry(collection, p) is None]
+        if doc_ids:
+            ids = {e.info.doc_id for e in catalogue.entries(collection).values()}
+            out += [f"doc_id {d!r}" for d in doc_ids if d not in ids]
+        return out
+
     try:
-        entries = await asyncio.to_thread(Catalogue(components.store).entries, collection)
+        unknown = await asyncio.to_thread(missing)
     except Exception:  # noqa: BLE001 - the store's own failure is reported by the query path
         return
-    ids = {e.info.doc_id for e in entries.values()}
-    unknown = [f"path {p!r}" for p in paths if p not in entries]
-    unknown += [f"doc_id {d!r}" for d in doc_ids if d not in ids]
     if unknown:
         raise NotFound(f"filters name {len(unknown)} document(s) not in collection "
                        f"{collection!r}: {', '.join(unknown[:5])}"

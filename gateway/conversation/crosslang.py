@@ -54,6 +54,19 @@ _EN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 #: headwords of one glossed run searched in the collection, in the dictionary's order
 _HEADS_SEARCHED = 8
+#: a collection is "mostly" in a language when this share of its documents is (else mixed)
+_MOSTLY = 0.8
+
+
+def _latin(question: str) -> bool:
+    """Whether ``question`` is in Latin script (fewer than 30 % of its characters Han, each
+    counted three times): its other-language documents are then the Chinese ones."""
+    return len(_HAN.findall(question)) * 3 < len(question.strip()) * 0.3
+
+
+def _share(counts: dict[str, int], language: str) -> float:
+    """The share of the collection's documents (``counts``: per language) in ``language``."""
+    return counts.get(language, 0) / (sum(counts.values()) or 1)
 
 
 class CrossLanguage:
@@ -102,15 +115,12 @@ class CrossLanguage:
         hit = self._langs.get(collection)
         if hit is None or time.monotonic() - hit[0] > self.cache_s:
             return False
-        han = len(_HAN.findall(question))
-        target = "zh" if han * 3 < len(question.strip()) * 0.3 else "en"
-        return not hit[1].get(target, 0)
+        return not hit[1].get("zh" if _latin(question) else "en", 0)
 
     def target_for(self, question: str, collection: str) -> str | None:
         """``zh`` or ``en`` when ``question`` is in the other script than some of the
         collection's documents (blocking), else ``None``."""
-        han = len(_HAN.findall(question))
-        target = "zh" if han * 3 < len(question.strip()) * 0.3 else "en"
+        target = "zh" if _latin(question) else "en"
         return target if self._lang_counts(collection).get(target, 0) else None
 
     def translation_skip(self, question: str, collection: str, target: str) -> str | None:
@@ -128,8 +138,7 @@ class CrossLanguage:
         gained one."""
         if self.own_document_holds(question, collection):
             return "own_document"
-        counts = self._lang_counts(collection)
-        if counts.get(target, 0) / (sum(counts.values()) or 1) < 0.8 \
+        if _share(self._lang_counts(collection), target) < _MOSTLY \
                 and self._named(question, collection, target) is None:
             return "unnamed"
         return None
@@ -149,12 +158,11 @@ class CrossLanguage:
         ``TUNING.cross_language.own_language_share`` of them (the bounds of
         :meth:`terms_for`). False when the collection has no document in its language."""
         counts = self._lang_counts(collection)
-        han = len(_HAN.findall(question))
-        latin = han * 3 < len(question.strip()) * 0.3
+        latin = _latin(question)
         target, own = ("zh", "en") if latin else ("en", "zh")
         if not counts.get(own, 0) or not counts.get(target, 0):
             return False
-        if counts[target] / (sum(counts.values()) or 1) >= 0.8:
+        if _share(counts, target) >= _MOSTLY:
             return self._held(question, collection, latin)
         held, n = self._own_best(question, collection, latin)
         return n >= 2 and held > TUNING.cross_language.own_language_share * n
@@ -164,17 +172,15 @@ class CrossLanguage:
         documents' language or nothing qualifies. A question in the documents' language never
         waits for the dictionary index (a one-shot ``loopgate ask`` waited ``wait_s`` for it)."""
         counts = self._lang_counts(collection)
-        total = sum(counts.values()) or 1
-        han = len(_HAN.findall(question))
-        to_zh = han * 3 < len(question.strip()) * 0.3  # a Latin-script question
+        to_zh = _latin(question)
         target, own = ("zh", "en") if to_zh else ("en", "zh")
-        share = counts.get(target, 0) / total
+        share = _share(counts, target)
         if counts.get(target, 0) == 0:
             return None
-        if share >= 0.8 and counts.get(own, 0) and self._held(question, collection, to_zh):
+        if share >= _MOSTLY and counts.get(own, 0) and self._held(question, collection, to_zh):
             return None  # a document in the question's own language holds it: no terms
         named = self._named(question, collection, target) if to_zh else None
-        if share < 0.8 and named is None:
+        if share < _MOSTLY and named is None:
             # a mixed collection (the other language under 80 % of its documents): terms only
             # for a question that names an other-language document. Measured on the whole eval
             # corpus (301 documents, 54 % Chinese, e5): the English zh-PDF questions reached
@@ -189,7 +195,7 @@ class CrossLanguage:
         found = [(sp, h, where) for sp in spans for h in sp.heads[:_HEADS_SEARCHED]
                  if (where := search.docs_of(h))]
         if not found:  # no term, but a document named: retrieval still runs inside it
-            return CrossTerms((), (), 0.0, named) if named and share >= 0.8 else None
+            return CrossTerms((), (), 0.0, named) if named and share >= _MOSTLY else None
         focus, best_cells = focus_document(found, codes(question) if to_zh else [], search, named)
         chosen, units, taken = choose_terms(spans, found, focus)
         if focus is not None and to_zh and self.doc_texts is not None:
@@ -202,7 +208,7 @@ class CrossLanguage:
             return None
         covered = len(taken) if to_zh else len(units)
         coverage = min(1.0, covered / max(1, n_units))
-        if share < 0.8 and not self._mixed_ok(question, collection, to_zh, counts.get(own, 0),
+        if share < _MOSTLY and not self._mixed_ok(question, collection, to_zh, counts.get(own, 0),
                                               coverage, found, focus, best_cells):
             return None
         return CrossTerms(tuple(chosen), tuple(units), round(coverage, 3), named)
