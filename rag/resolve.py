@@ -21,6 +21,13 @@ Pure scoring over :class:`~corpus.profile.DocumentProfile` s (no I/O)::
                     period years meet them are kept when there are any
     resolved      = the candidates, when there are at most ``max_docs`` of them
 
+A name written in lower case ("what is EBITDA for costco in FY2021?") is not a name term; when
+the name terms resolve nothing, the question's other key terms that are an issuer's word
+(``words``: alphabetic, four letters or more, as rare as an entity term) are tried, and the
+resolution holds only when the question names a period those documents cover: a lower-case word
+is as often a common word ("square miles", "health") that an issuer's name happens to hold, and
+"company + period" is how a question about a filing pins it (issue 15, item 1).
+
 A question naming no rare entity, or more documents than ``max_docs``, is *unsure*: retrieval
 then runs over the whole collection (``Retrieval.resolution`` says why).
 
@@ -85,6 +92,7 @@ class _Card:
     profile: DocumentProfile
     strong: set[str] = field(default_factory=set)  # issuer words and codes: names the document
     weak: set[str] = field(default_factory=set)  # every term of the identity text
+    issuer_words: set[str] = field(default_factory=set)  # the issuer's own words
 
 
 class DocumentResolver:
@@ -115,9 +123,9 @@ class DocumentResolver:
                 (_SPLIT.sub(" ", p.path.rsplit("/", 1)[-1]), p.title, p.organisation)
             )
             # names: the issuer's words, and codes (letters + digits) of file name, title, issuer
-            names = set(terms(p.organisation))
-            names |= {t for t in terms(strong_text) if _CODE.search(t)}
-            card = _Card(p, names, set(terms(p.identity)) | names)
+            issuer = set(terms(p.organisation))
+            names = issuer | {t for t in terms(strong_text) if _CODE.search(t)}
+            card = _Card(p, names, set(terms(p.identity)) | names, issuer)
             self._cards.append(card)
             for t in card.weak:
                 df[t] += 1
@@ -137,9 +145,31 @@ class DocumentResolver:
     def __len__(self) -> int:
         return len(self._cards)
 
-    def resolve(self, question: str, key_terms: Sequence[str]) -> Resolution:
+    def resolve(self, question: str, key_terms: Sequence[str],
+                words: Sequence[str] = ()) -> Resolution:
         """Resolve ``question`` given its name terms (``Tokenizer.name_terms``; key terms work
-        too, less precisely); never raises."""
+        too, less precisely); never raises.
+
+        :param words: the question's other key terms (``Tokenizer.key_terms``), tried as issuer
+            words written in lower case when ``key_terms`` resolve nothing; such a resolution
+            is kept only when the question names a year its documents cover (module doc).
+        """
+        got = self._resolve(question, key_terms)
+        if got.doc_ids or not words or not got.years:
+            return got
+        names = set(key_terms)
+        issuer = [t for t in dict.fromkeys(words)
+                  if t not in names and len(t) >= 4 and t.isalpha()
+                  and any(t in c.issuer_words for c in self._cards)]
+        if not issuer:
+            return got
+        loose = self._resolve(question, [*key_terms, *issuer], in_period_only=True)
+        return loose if loose.doc_ids else got
+
+    def _resolve(self, question: str, key_terms: Sequence[str], *,
+                 in_period_only: bool = False) -> Resolution:
+        """:meth:`resolve` of the name terms ``key_terms``; ``in_period_only``: no resolution
+        unless some candidate's period years meet the question's."""
         years = question_years(question)
         terms = [self._spelled(t) for t in dict.fromkeys(key_terms)]
         cands = [
@@ -175,6 +205,8 @@ class DocumentResolver:
             in_period = self._fiscal(in_period or picked, in_period, fiscal)
         if in_period:
             picked = in_period
+        elif in_period_only:
+            return Resolution(years=years)
         picked.sort(key=lambda i: (-scores[i], self._cards[i].profile.path))
         entity = tuple(t for t in cands if t in matched)
         docs = tuple(self._cards[i].profile for i in picked)
@@ -262,6 +294,7 @@ class ProfileSource:
             self._cache[collection] = (version, res)
             return res
 
-    def resolve(self, collection: str, question: str, key_terms: Sequence[str]) -> Resolution:
-        """Resolve ``question`` in ``collection`` (see :class:`DocumentResolver`)."""
-        return self.resolver(collection).resolve(question, key_terms)
+    def resolve(self, collection: str, question: str, key_terms: Sequence[str],
+                words: Sequence[str] = ()) -> Resolution:
+        """Resolve ``question`` in ``collection`` (see :meth:`DocumentResolver.resolve`)."""
+        return self.resolver(collection).resolve(question, key_terms, words)

@@ -170,7 +170,8 @@ class HybridRetriever(FlowStage[Retrieval]):
             first.append(
                 Step(
                     "resolve",
-                    partial(self.resolver.resolve, collection, question, _names(self, question)),
+                    partial(self.resolver.resolve, collection, question, _names(self, question),
+                            key_terms),
                     cfg.search_timeout_s,
                 )
             )

@@ -138,6 +138,26 @@ def test_a_misspelt_issuer_name_resolves_to_its_filings(profiles: list[DocumentP
     assert not r.resolve(q, TOK.name_terms(q)).sure
 
 
+def test_an_issuer_written_in_lower_case_resolves_with_a_period(
+    profiles: list[DocumentProfile],
+) -> None:
+    """mmlongbench:1006 / 1013 / 1014 write "costco", :1028 "netflix": no name term, so they
+    were resolved to no document and answered from Verizon's 10-K. A lower-case issuer word
+    resolves when the question names a period of that issuer's filings; without one it does not
+    (a lower-case word is as often a common word an issuer's name holds: "square miles" named
+    Square, Inc. in a dev trial)."""
+    r = DocumentResolver(profiles, TOK.terms)
+    for q, want in (("what is EBITDA  for costco in FY2021?", "COSTCO_2021_10K.pdf"),
+                    ("what method did netflix use to pay the dividend to shareholders in FY2015.",
+                     "NETFLIX_2015_10K.pdf")):
+        assert not r.resolve(q, TOK.name_terms(q)).doc_ids  # name terms alone: nothing
+        res = r.resolve(q, TOK.name_terms(q), TOK.key_terms(q))
+        assert res.sure and _names(res) == {want}, (q, res)
+    for q in ("How many square miles does the county cover?",  # no period
+              "How many square miles did the county cover in 1999?"):  # no filing of 1999
+        assert not r.resolve(q, TOK.name_terms(q), TOK.key_terms(q)).doc_ids, q
+
+
 def test_nothing_named_is_not_resolved(profiles: list[DocumentProfile]) -> None:
     r = DocumentResolver(profiles, TOK.terms)
     for q in (
