@@ -180,6 +180,7 @@ class LoopAgentAnswerer(RouterReading):
             current_date=current_date,
             offline=self.offline,
             flt=flt,
+            search_query=query,
         )
         fallback = res.stop_reason == "fallback_to_rag"
         answer, found = res.answer, res.found

@@ -157,7 +157,7 @@ class LoopAgent:
         self, question: str, collection: str, *, candidates: Sequence[SearchHit] = (),
         history: Sequence[dict[str, Any]] = (), current_date: str | None = None,
         flt: SearchFilter | None = None, on_event: EventCallback | None = None,
-        offline: bool = False,
+        offline: bool = False, search_query: str | None = None,
     ) -> LoopResult:
         """Answer ``question`` from ``collection`` by reading.
 
@@ -167,6 +167,10 @@ class LoopAgent:
         :param flt: restrict every search (documents, section prefix).
         :param on_event: called with each :class:`StepEvent` as it happens.
         :param offline: force the offline policy even when an LLM is configured.
+        :param search_query: the text the caller's retrieval searched for this question (a
+            follow-up with its earlier turn, a period relative to today with its year:
+            ``gateway.routing.rules.search_query``); the offline policy's first search asks it
+            instead of the question's words. ``None``: the question.
         :returns: the :class:`LoopResult` (verified citations only). Never raises for LLM or
             tool failures; raises ``ValueError`` for an empty question.
         """
@@ -174,7 +178,7 @@ class LoopAgent:
             raise ValueError("question is empty")
         res = await self._run(question, collection, candidates=candidates, history=history,
                               current_date=current_date, flt=flt, on_event=on_event,
-                              offline=offline)
+                              offline=offline, search_query=search_query)
         res = await self.checks.scope(question, collection, res)
         res = await self.checks.presence(question, collection, res)
         res = answer_alone(await self.checks.support(question, collection, res))
@@ -186,6 +190,7 @@ class LoopAgent:
         self, question: str, collection: str, *, candidates: Sequence[SearchHit],
         history: Sequence[dict[str, Any]], current_date: str | None,
         flt: SearchFilter | None, on_event: EventCallback | None, offline: bool,
+        search_query: str | None = None,
     ) -> LoopResult:
         ctx = ToolContext(self.store, self.search, collection, self.config, flt=flt)
         for h in candidates:
@@ -193,7 +198,8 @@ class LoopAgent:
             ctx.hits[h.chunk.chunk_id] = h.score
         terms = (self.key_terms.key_terms(question)
                  or self.key_terms.key_terms(terms_source(question, history)))
-        state = LoopState(question, ctx, TermMatcher(terms, self.key_terms))
+        state = LoopState(question, ctx, TermMatcher(terms, self.key_terms),
+                          query=search_query if search_query and search_query != question else "")
         if self.client is None or offline:
             return await self._offline(state, on_event)
         try:
@@ -228,9 +234,10 @@ class LoopAgent:
         self, question: str, collection: str, *, candidates: Sequence[SearchHit] = (),
         history: Sequence[dict[str, Any]] = (), current_date: str | None = None,
         flt: SearchFilter | None = None, on_event: EventCallback | None = None,
-        offline: bool = False,
+        offline: bool = False, search_query: str | None = None,
     ) -> LoopResult:
         """Sync twin of :meth:`run_async` (CLI, scripts): same arguments, ``asyncio.run``."""
         return asyncio.run(self.run_async(
             question, collection, candidates=candidates, history=history,
-            current_date=current_date, flt=flt, on_event=on_event, offline=offline))
+            current_date=current_date, flt=flt, on_event=on_event, offline=offline,
+            search_query=search_query))

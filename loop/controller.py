@@ -60,6 +60,9 @@ class LoopState:
     question: str
     ctx: ToolContext
     matcher: TermMatcher
+    #: the text the first search asks (the caller's search query: a follow-up with its earlier
+    #: turn, a relative period with its year); ``""``: the question
+    query: str = ""
     started: float = field(default_factory=time.monotonic)
     turn: int = 0
     step: int = 0

@@ -134,7 +134,9 @@ def ask_loop(question: str, collection: str, *, settings: Settings | None = None
                     shown["resolution"] = list(res_paths)
             res = await agent.run_async(asked.question, collection, candidates=seeds,
                                         history=list(asked.history), current_date=current_date,
-                                        offline=offline, flt=scope)
+                                        offline=offline, flt=scope,
+                                        search_query=read.retrieval_query
+                                        if read is not None else None)
             return res, shown
         finally:
             await c.aclose()

@@ -68,7 +68,8 @@ class LoopAgentEngine:
 
     async def run(self, collection: str, question: str, *, seeds: Sequence[SearchHit],
                   history: Sequence[dict[str, str]], on_event: EventSink | None,
-                  flt: SearchFilter | None = None, current_date: str | None = None) -> LoopResult:
+                  flt: SearchFilter | None = None, current_date: str | None = None,
+                  search_query: str | None = None) -> LoopResult:
         """Run the agent; returns the router's ``LoopResult`` (draft or fallback reason)."""
         pages: dict[str, str] = {h.chunk.chunk_id: f"{h.chunk.path} p.{h.chunk.page_start}"
                                  for h in seeds}
@@ -92,7 +93,8 @@ class LoopAgentEngine:
                 await on_event(ev)
 
         kw: dict[str, Any] = dict(candidates=list(seeds), history=list(history),
-                                  on_event=forward, flt=flt, current_date=current_date)
+                                  on_event=forward, flt=flt, current_date=current_date,
+                                  search_query=search_query)
         end = (time.monotonic() + self.deadline_s - self.llm_reserve_s) if self.deadline_s else None
         with llm_deadline(end):
             res = await self.agent.run_async(question, collection, **kw)

@@ -60,7 +60,7 @@ class EscalationStages(RouterStages):
         (``rag_degraded``)."""
         rec = ctx.record
         rec.escalate(q.mode == "auto")
-        loop_res = await self._loop_run(ctx, q, rag_res)
+        loop_res = await self._loop_run(ctx, q, rag_res, query)
         if loop_res is None:
             if rag_res is not None and rag_res.hits and self.rag is not None:
                 # the LoopAgent timed out or failed: degrade to the RAG answer we already have

@@ -203,7 +203,7 @@ class RouterStages:
         return draft
 
     async def _loop_run(
-        self, ctx: Ctx, q: QueryInput, seeds: RagResult | None
+        self, ctx: Ctx, q: QueryInput, seeds: RagResult | None, query: str | None = None
     ) -> LoopResult | None:
         assert self.loop is not None
         loop = self.loop
@@ -220,7 +220,8 @@ class RouterStages:
                 ctx, "loop",
                 lambda: loop.run(q.collection, q.question, seeds=seeds.hits if seeds else [],
                                  history=q.history, on_event=on_step,
-                                 current_date=q.current_date, flt=flt),
+                                 current_date=q.current_date, flt=flt,
+                                 search_query=query),
                 self.settings.loop_deadline_s + 1.0,
             )
         except (DeadlineExceeded, ServiceUnavailable):

@@ -205,10 +205,12 @@ class LoopBackend(Protocol):
         on_event: EventSink | None,
         flt: SearchFilter | None = None,
         current_date: str | None = None,
+        search_query: str | None = None,
     ) -> LoopResult:
         """Run the agent seeded with the RAG candidates; ``on_event`` gets each step; ``flt``
         restricts every search of the agent to the caller's documents; ``current_date``
-        (``YYYY-MM-DD``) is told to the LLM as today's date."""
+        (``YYYY-MM-DD``) is told to the LLM as today's date; ``search_query`` is the text the
+        RAG retrieval searched (``rules.search_query``), the offline policy's first search."""
 
 
 class AnswerCache(Protocol):

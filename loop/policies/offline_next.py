@@ -35,8 +35,9 @@ def _runs_on(last: str) -> bool:
 
 
 def first_searches(state: LoopState, tuning: OfflineTuning) -> list[str]:
-    """The question, and (``term_search``) its key terms alone when that differs."""
-    out = [state.question]
+    """The question (as the caller searched it, :attr:`LoopState.query`, when given), and
+    (``term_search``) its key terms alone when that differs."""
+    out = [state.query or state.question]
     alt = " ".join(state.matcher.terms)
     if tuning.term_search and alt.replace(" ", "") != state.question.replace(" ", ""):
         out.append(alt)

@@ -106,6 +106,24 @@ def test_offline_searches_again_with_the_terms_the_corpus_holds(
     assert set(third) < set(terms) and "这颗" not in third and "模组" in third
 
 
+def test_the_first_search_asks_the_callers_search_query(
+        esp32_kb: KB, tokenizer: Tokenizer, eval_dir: Path):
+    """The router searches a relative period with its year ("the quarter that preceded the
+    current one (2025)") and a follow-up with its earlier turn; the LoopAgent's first search
+    asked the bare question (GitLab temporal questions: the year's fiscal calendar page never
+    searched). Given ``search_query``, the first search asks it; the key-term search still asks
+    the question's own terms."""
+    q = zh_pdf_question(eval_dir, "zhpdf:08")["question"]
+    agent = LoopAgent(esp32_kb.store, esp32_kb.search, key_terms=tokenizer)
+    for given, first in ((None, q), (q + " (2025)", q + " (2025)"), (q, q)):
+        events: list[StepEvent] = []
+        asyncio.run(agent.run_async(q, esp32_kb.collection, on_event=events.append,
+                                    search_query=given))
+        queries = [e.arguments["query"] for e in events if e.kind == "tool" and e.tool == "search"]
+        assert queries[0] == first, (given, queries)
+        assert queries[1] == " ".join(tokenizer.key_terms(q)), queries
+
+
 def test_a_code_matches_whatever_separates_its_parts(tokenizer: Tokenizer):
     """The datasheet's title writes ESP32-PICO-D4 with soft hyphens and its file name with
     underscores (read as spaces): both name the product; ESP32 alone or a longer code does
