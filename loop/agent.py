@@ -38,6 +38,8 @@ from loop.types import DocumentDirectory, KeyTermExtractor, SearchBackend, UnitE
 
 __all__ = ["LoopAgent", "SimpleKeyTerms", "terms_source"]
 
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
 _STOP = {"the", "a", "an", "of", "in", "on", "is", "are", "what", "which", "how", "who", "when",
          "does", "do", "to", "for", "and", "or", "was", "were", "by", "with", "it", "this",
          "that", "是", "的", "多少", "什么", "哪些", "哪个", "吗", "呢", "几"}
@@ -198,6 +200,11 @@ class LoopAgent:
             ctx.hits[h.chunk.chunk_id] = h.score
         terms = (self.key_terms.key_terms(question)
                  or self.key_terms.key_terms(terms_source(question, history)))
+        if search_query and search_query != question:
+            # the year the caller dated a relative period with ("the current quarter (2025)")
+            # ranks evidence too: the page of this year's periods, not a style guide's example
+            terms = [*terms, *(t for t in self.key_terms.key_terms(search_query)
+                               if t not in terms and _YEAR.fullmatch(t))]
         state = LoopState(question, ctx, TermMatcher(terms, self.key_terms),
                           query=search_query if search_query and search_query != question else "")
         if self.client is None or offline:

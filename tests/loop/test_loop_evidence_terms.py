@@ -111,17 +111,19 @@ def test_the_first_search_asks_the_callers_search_query(
     """The router searches a relative period with its year ("the quarter that preceded the
     current one (2025)") and a follow-up with its earlier turn; the LoopAgent's first search
     asked the bare question (GitLab temporal questions: the year's fiscal calendar page never
-    searched). Given ``search_query``, the first search asks it; the key-term search still asks
-    the question's own terms."""
+    searched). Given ``search_query``, the first search asks it; the key-term search asks the
+    question's own terms, and the year the query was dated with."""
     q = zh_pdf_question(eval_dir, "zhpdf:08")["question"]
     agent = LoopAgent(esp32_kb.store, esp32_kb.search, key_terms=tokenizer)
-    for given, first in ((None, q), (q + " (2025)", q + " (2025)"), (q, q)):
+    terms = " ".join(tokenizer.key_terms(q))
+    for given, first, second in ((None, q, terms), (q + " (2025)", q + " (2025)", terms + " 2025"),
+                                 (q, q, terms)):
         events: list[StepEvent] = []
         asyncio.run(agent.run_async(q, esp32_kb.collection, on_event=events.append,
                                     search_query=given))
         queries = [e.arguments["query"] for e in events if e.kind == "tool" and e.tool == "search"]
         assert queries[0] == first, (given, queries)
-        assert queries[1] == " ".join(tokenizer.key_terms(q)), queries
+        assert queries[1] == second, queries
 
 
 def test_a_code_matches_whatever_separates_its_parts(tokenizer: Tokenizer):
