@@ -35,6 +35,9 @@ __all__ = [
     "score_question",
 ]
 
+#: the scores of a gold location, all ``None`` for a question that has none (``unanswerable``)
+_LOCATION_SCORES = ("evidence_hit", "evidence_hit_at_k", "evidence_rank", "answer_precision",
+                    "doc_hit", "section_hit")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # a letter or digit of a word a number or gold cannot start or end inside; Chinese characters
 # are not: Chinese writes no spaces, "总薪酬的20%" holds the gold "20%" ("P3" holds no "3")
@@ -200,14 +203,7 @@ def score_question(question: Question, record: AnswerRecord, *, k: int = 5) -> d
     refused = is_refusal(record.answer, record.found) or record.error is not None
     out: dict[str, Any] = {"gold_level": level, "refused": refused}
     if level == "none":
-        out.update(
-            evidence_hit=None,
-            evidence_hit_at_k=None,
-            evidence_rank=None,
-            answer_precision=None,
-            doc_hit=None,
-            section_hit=None,
-        )
+        out.update(dict.fromkeys(_LOCATION_SCORES))
     else:
         cites = [] if refused else record.citations
         out["evidence_hit"] = any(location_hits_gold(question, c) for c in cites)
