@@ -42,6 +42,7 @@ __all__ = [
     "check_collection_name",
     "omitted_collection",
     "principal_of",
+    "read_collection",
     "require_collection",
     "require_filter_documents",
 ]
@@ -158,6 +159,20 @@ async def require_collection(components: Components, name: str) -> None:
     known = await components.known_collections()
     if known is not None and name not in known:
         raise NotFound(f"unknown collection {name!r}; known: {', '.join(sorted(known)) or 'none'}")
+
+
+async def read_collection(components: Components, principal: Principal, name: str | None) -> str:
+    """The collection a read asks (document listing, viewer): ``name``, else
+    :func:`omitted_collection`'s; returned once its name is valid, the caller may use it and it
+    exists.
+
+    :raises BadRequest: an invalid collection name. :raises Forbidden: the caller may not use it.
+    :raises NotFound: it does not exist (:func:`require_collection`).
+    """
+    collection = check_collection_name(name or await omitted_collection(components, principal))
+    principal.check(collection)
+    await require_collection(components, collection)
+    return collection
 
 
 async def require_filter_documents(components: Components, collection: str,

@@ -38,7 +38,7 @@ from gateway.api.deps import (
     PrincipalDep,
     SettingsDep,
     check_collection_name,
-    omitted_collection,
+    read_collection,
     require_collection,
 )
 from gateway.api.responses import OrjsonResponse
@@ -236,9 +236,7 @@ async def list_documents(
 ) -> OrjsonResponse:
     """Documents of a collection (warnings, warned pages), its corpus version, its recent jobs."""
     _require_store(components)
-    name = check_collection_name(collection or await omitted_collection(components, principal))
-    principal.check(name)
-    await require_collection(components, name)
+    name = await read_collection(components, principal, collection)
     entries = await asyncio.to_thread(Catalogue(components.store).entries, name)
     version = await asyncio.to_thread(components.corpus_version, name)
     return OrjsonResponse({

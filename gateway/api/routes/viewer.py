@@ -30,9 +30,8 @@ from gateway.api.deps import (
     ComponentsDep,
     Principal,
     PrincipalDep,
-    check_collection_name,
     omitted_collection,
-    require_collection,
+    read_collection,
 )
 from gateway.api.responses import OrjsonResponse
 from gateway.errors import BadRequest, Conflict, NotFound, ServiceUnavailable
@@ -109,10 +108,7 @@ def _source(components: Components, collection: str, doc_id: str) -> tuple[Path,
 async def _collection(components: Components, principal: Principal, name: str | None) -> str:
     if components.store is None:
         raise ServiceUnavailable("the chunk store is unavailable")
-    collection = check_collection_name(name or await omitted_collection(components, principal))
-    principal.check(collection)
-    await require_collection(components, collection)
-    return collection
+    return await read_collection(components, principal, name)
 
 
 def _marks(lines: list[str], first: int, last: int, quote: str) -> dict[int, list[int]]:
