@@ -1,8 +1,17 @@
-"""A small real collection for a test: files ingested into an embedded Qdrant, keyword-only."""
+"""A small real collection for a test: files ingested into an embedded Qdrant, keyword-only;
+what an ingest run said of each file."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+from corpus.ingest import IngestReport
+
+
+def file_statuses(report: IngestReport) -> dict[str, tuple[str, str]]:
+    """``{path: (status, error_code)}`` of every file of ``report`` (``error_code`` ``""`` when
+    none)."""
+    return {f.path: (f.status, f.error_code) for f in report.files}
 
 
 def ingest_keyword_only(data_dir: Path, docs: Path, collection: str) -> None:

@@ -13,6 +13,7 @@ from corpus.catalogue import Catalogue
 from corpus.ingest import Ingestor, IngestReport
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
+from tests._support.ingest import file_statuses
 
 pytestmark = pytest.mark.integration
 
@@ -22,10 +23,6 @@ TOK = Tokenizer()
 def _case(cases_dir: Path, name: str) -> tuple[Path, dict]:
     folder = next(cases_dir.glob(f"{name}*"))
     return folder, json.loads((folder / "expected.json").read_text(encoding="utf-8"))
-
-
-def _by_path(report: IngestReport) -> dict[str, tuple[str, str]]:
-    return {f.path: (f.status, f.error_code) for f in report.files}
 
 
 # case 18: file name -> (status, error code); the ingested ones also carry this warning code
@@ -52,7 +49,7 @@ def test_18_type_from_the_bytes_each_file_a_clear_status(
     folder, exp = _case(cases_dir, "18-")
     assert set(CASE18) == set(exp["inputs"])
     report = Ingestor(store, TOK, workers=1).ingest_paths([folder], "c")
-    assert _by_path(report) == CASE18  # one bad file never aborts the batch
+    assert file_statuses(report) == CASE18  # one bad file never aborts the batch
     by_path = {f.path: f for f in report.files}
     for f in report.files:
         if f.status == "failed":
@@ -97,17 +94,17 @@ def test_16_duplicates_add_no_chunks_a_new_version_is_kept(
         return ing.ingest_paths([folder / n for n in names], "c", root=folder)
 
     first = step("guide.md")
-    assert _by_path(first) == {"guide.md": ("ingested", "")}
+    assert file_statuses(first) == {"guide.md": ("ingested", "")}
     n = store.count_chunks("c")
     assert n == first.chunks > 0
     version = Catalogue(store).corpus_version("c")
 
     again = step("guide.md")  # idempotent
-    assert _by_path(again) == {"guide.md": ("unchanged", "")}
+    assert file_statuses(again) == {"guide.md": ("unchanged", "")}
     assert store.count_chunks("c") == n and not again.changed
 
     dups = step("guide (1).md", "guide_crlf.md")
-    assert _by_path(dups) == {
+    assert file_statuses(dups) == {
         "guide (1).md": ("skipped", "duplicate"),
         "guide_crlf.md": ("skipped", "duplicate"),
     }
@@ -117,14 +114,14 @@ def test_16_duplicates_add_no_chunks_a_new_version_is_kept(
     assert store.count_chunks("c") == n and not dups.changed
     assert Catalogue(store).corpus_version("c") == version  # cached answers stay valid
     assert set(Catalogue(store).entries("c")) == {"guide.md"}
-    assert _by_path(step("guide_crlf.md")) == {"guide_crlf.md": ("skipped", "duplicate")}
+    assert file_statuses(step("guide_crlf.md")) == {"guide_crlf.md": ("skipped", "duplicate")}
 
     v2 = step("guide_v2.md")  # 14 -> 30 days: a real new version
-    assert _by_path(v2) == {"guide_v2.md": ("ingested", "")} and not v2.files[0].warnings
+    assert file_statuses(v2) == {"guide_v2.md": ("ingested", "")} and not v2.files[0].warnings
     assert store.count_chunks("c") == n + v2.chunks and v2.chunks > 0
 
     pdf = step("guide.pdf")  # stretch: the same text as PDF is flagged
-    assert _by_path(pdf) == {"guide.pdf": ("ingested", "")}
+    assert file_statuses(pdf) == {"guide.pdf": ("ingested", "")}
     assert pdf.files[0].warnings == [
         "probable_duplicate: the same text as 'guide.md' in another layout or format; "
         "indexed as its own document"
@@ -139,7 +136,7 @@ def test_16_one_walk_keeps_one_copy_and_a_path_turned_copy_loses_its_old_text(
 ) -> None:
     folder, _ = _case(cases_dir, "16-")
     report = Ingestor(store, TOK, workers=1).ingest_paths([folder], "c")
-    status = _by_path(report)
+    status = file_statuses(report)
     # walk order: "guide (1).md" sorts before "guide.md"
     assert status == {
         "guide (1).md": ("ingested", ""),
@@ -158,7 +155,7 @@ def test_16_one_walk_keeps_one_copy_and_a_path_turned_copy_loses_its_old_text(
     ing.ingest_paths([own], "d")
     (own / "b.md").write_bytes(b"# A\r\n\r\nThe vault code is 4711.  \r\n")
     second = ing.ingest_paths([own], "d")
-    assert _by_path(second) == {"a.md": ("unchanged", ""), "b.md": ("removed", "duplicate")}
+    assert file_statuses(second) == {"a.md": ("unchanged", ""), "b.md": ("removed", "duplicate")}
     assert second.files[1].duplicate_of == "a.md" and second.changed
     assert set(Catalogue(store).entries("d")) == {"a.md"}
     assert not store.keyword_search("d", TOK.sparse_query("lobby"), 5)
@@ -180,7 +177,7 @@ def test_16_a_copy_of_a_changed_file_keeps_the_old_text(
     (docs / "copy.md").write_text(old, encoding="utf-8")
     (docs / "crlf.md").write_bytes(old.replace("\n", "  \r\n").encode())
     report = ing.ingest_paths([docs], "c")
-    assert _by_path(report) == {
+    assert file_statuses(report) == {
         "copy.md": ("ingested", ""),
         "crlf.md": ("skipped", "duplicate"),
         "guide.md": ("replaced", ""),

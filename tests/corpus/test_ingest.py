@@ -22,6 +22,7 @@ from corpus.ingest import Ingestor, IngestProgress
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
 from corpus.types import ParsedDocument
+from tests._support.ingest import file_statuses
 
 pytestmark = pytest.mark.integration
 
@@ -108,7 +109,7 @@ def test_bad_files_fail_alone_and_the_batch_goes_on(
         (docs / "zz_vanish.md").unlink(missing_ok=True)
 
     report = Ingestor(store, TOK, workers=1).ingest_paths([docs, explicit], "c", progress=vanish)
-    status = {f.path: (f.status, f.error_code) for f in report.files}
+    status = file_statuses(report)
     if importlib.util.find_spec("corpus.parsers.docx") is None:  # engineer A's DOCX parser
         expected["bomb.docx"] = "corrupt"  # not landed yet: still one clear per-file failure
     for name, code in expected.items():
@@ -283,7 +284,7 @@ def test_special_files_and_several_empty_files_fail_alone(
     (docs / "loopb.md").symlink_to(docs / "loopa.md")  # the batch goes on (it stopped it)
     report = Ingestor(store, TOK, workers=1).ingest_paths([docs], "c")
     assert all(str(tmp_path) not in (f.error_message or "") for f in report.files)
-    status = {f.path: (f.status, f.error_code) for f in report.files}
+    status = file_statuses(report)
     assert report.ignored == 4  # zeros.txt -> /dev/zero, secret.txt outside, the loop's two
     assert status == {
         "pipe.txt": ("failed", "unsupported_type"),
@@ -316,7 +317,7 @@ def test_names_not_utf8_fail_alone_and_the_batch_goes_on(
     (docs / "zz.txt").write_text("The last file of the walk is read too.\n")
     ing = Ingestor(store, TOK, workers=1)
     report = ing.ingest_paths([docs], "c")
-    status = {f.path: (f.status, f.error_code) for f in report.files}
+    status = file_statuses(report)
     assert status == {
         "good.md": ("ingested", ""),
         "zz.txt": ("ingested", ""),
@@ -361,7 +362,7 @@ def test_parser_crash_in_a_worker_is_one_failure(store: QdrantChunkStore, tmp_pa
         (docs / f"doc{i}.md").write_text(f"# Doc {i}\n\nBody text number {i} of the batch.\n")
     (docs / "crash.md").write_text("# Crash\n\nThis file kills its parser process.\n")
     report = Ingestor(store, TOK, workers=2, parse=crashing_parse).ingest_paths([docs], "c")
-    status = {f.path: (f.status, f.error_code) for f in report.files}
+    status = file_statuses(report)
     assert status.pop("crash.md") == ("failed", "corrupt")
     assert set(status.values()) == {("ingested", "")} and len(status) == 3
 
