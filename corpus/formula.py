@@ -24,7 +24,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["STANDARD", "BinOp", "Item", "Node", "Num", "definitions", "parse", "standard"]
+__all__ = ["RATIOS", "STANDARD", "BinOp", "Item", "Node", "Num", "definitions", "parse", "ratio",
+           "standard"]
 
 _NOTE = re.compile(r"\[[^\]]*\]")
 _WORD_OPS = (
@@ -177,11 +178,85 @@ def definitions(question: str) -> list[tuple[str, Node]]:
 # both parts: "Calculate unadjusted EBITDA using unadjusted operating income and D&A")
 STANDARD = {"ebitda": "operating income + depreciation and amortization"}
 
+# the textbook definitions of the common financial ratios (CFA Institute, "Financial Analysis
+# Techniques", CFA Program curriculum: activity, liquidity, solvency and profitability ratios;
+# an "average" balance is the mean of the year's and the prior year's year-end, an operating
+# profit stands for EBIT), by the names a question uses; field knowledge, not fitted to
+# questions. A question that defines its own formula is read by its definition instead.
+RATIOS: dict[str, str] = {
+    "return on assets": "net income / total assets",
+    "return on equity": "net income / total shareholders' equity",
+    "current ratio": "total current assets / total current liabilities",
+    "quick ratio": "(cash and cash equivalents + short-term investments + accounts receivable)"
+                   " / total current liabilities",
+    "cash ratio": "(cash and cash equivalents + short-term investments)"
+                  " / total current liabilities",
+    "interest coverage": "operating income / interest expense",
+    "operating cash flow ratio": "net cash provided by operating activities"
+                                 " / total current liabilities",
+    "return on capital employed": "operating income / (total assets - total current liabilities)",
+    "inventory turnover": "cost of sales / average inventories",
+    "receivables turnover": "revenue / average accounts receivable",
+    "payables turnover": "cost of sales / average accounts payable",
+    "total asset turnover": "revenue / average total assets",
+    "fixed asset turnover": "revenue / average property, plant and equipment",
+    "days inventory outstanding": "365 * average inventories / cost of sales",
+    "days sales outstanding": "365 * average accounts receivable / revenue",
+    "days payable outstanding": "365 * average accounts payable / cost of sales",
+    "cash conversion cycle": "days inventory outstanding + days sales outstanding"
+                             " - days payable outstanding",
+}
+# other names of the ratios above (abbreviations, singular / plural, "times interest earned")
+_RATIO_NAMES = {
+    "roa": "return on assets", "return on asset": "return on assets",
+    "return on total assets": "return on assets",
+    "roe": "return on equity", "return on shareholders' equity": "return on equity",
+    "return on stockholders' equity": "return on equity",
+    "return on shareholders equity": "return on equity",
+    "return on stockholders equity": "return on equity",
+    "acid-test ratio": "quick ratio", "acid test ratio": "quick ratio",
+    "interest coverage ratio": "interest coverage", "times interest earned": "interest coverage",
+    "roce": "return on capital employed",
+    "inventory turnover ratio": "inventory turnover",
+    "receivables turnover ratio": "receivables turnover",
+    "accounts receivable turnover": "receivables turnover",
+    "payables turnover ratio": "payables turnover",
+    "accounts payable turnover": "payables turnover",
+    "asset turnover": "total asset turnover", "asset turnover ratio": "total asset turnover",
+    "total asset turnover ratio": "total asset turnover",
+    "fixed asset turnover ratio": "fixed asset turnover",
+    "dio": "days inventory outstanding", "days inventory on hand": "days inventory outstanding",
+    "dso": "days sales outstanding", "days of sales outstanding": "days sales outstanding",
+    "dpo": "days payable outstanding", "days payables outstanding": "days payable outstanding",
+    "ccc": "cash conversion cycle",
+}
+
+
+_TO_RATIO = re.compile(r"^(?P<a>[\w&' -]+?)\s+to\s+(?P<b>[\w&' -]+?)\s+ratio$")
+
+
+def ratio(name: str) -> Node | None:
+    """The definition of the financial ratio ``name`` names as a whole: one of :data:`RATIOS`
+    (``"ROA"``, ``"return on asset"``, ``"current ratio"``, ``"days payable outstanding
+    (DPO)"``), or ``"A to B ratio"`` read as A / B (``"sales to stockholder equity ratio"``);
+    ``None`` for any other name."""
+    low = " ".join(re.sub(r"\([^)]*\)", " ", name.lower()).replace("’", "'").split())
+    expr = RATIOS.get(_RATIO_NAMES.get(low, low))
+    if expr is not None:
+        return parse(expr)
+    m = _TO_RATIO.match(low)
+    if m and m.group("a").strip() and m.group("b").strip():
+        return BinOp("/", Item(m.group("a").strip()), Item(m.group("b").strip()))
+    return None
+
 
 def standard(name: str) -> Node | None:
-    """The standard definition of ``name`` when its last word is a key of :data:`STANDARD`
-    (``"unadjusted EBITDA"`` → operating income + depreciation and amortization), else
-    ``None``."""
+    """The standard definition of ``name``: a financial ratio it names (:func:`ratio`), else
+    the figure of :data:`STANDARD` its last word names (``"unadjusted EBITDA"`` → operating
+    income + depreciation and amortization); ``None`` for any other name."""
+    got = ratio(name)
+    if got is not None:
+        return got
     words = name.lower().split()
     expr = STANDARD.get(words[-1]) if words else None
     return parse(expr) if expr else None

@@ -1,5 +1,6 @@
 """The formula a question asks for: the asked phrase read as a formula (``A less B``, ``A as a %
-of B``, ``A % margin``, ``N year average of E from FY1 to FY2``) or the defined formula it names
+of B``, ``A % margin``, ``N year average of E from FY1 to FY2``, a financial ratio by its name:
+``ROA``, ``current ratio``, ``cash conversion cycle``) or the defined formula it names
 (``corpus.derived``)."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from corpus.derived._numbers import YEAR
-from corpus.formula import BinOp, Item, Node, parse
+from corpus.formula import BinOp, Item, Node, parse, ratio
 
 __all__ = ["Asked", "asked_formula", "asked_phrase", "question_head"]
 
@@ -17,11 +18,13 @@ __all__ = ["Asked", "asked_formula", "asked_phrase", "question_head"]
 class Asked:
     """The formula a question asks for: ``node``; ``percent`` when the asked phrase says so
     (``as a % of``, ``% margin``); ``years`` the fiscal years an ``N year average of …`` runs
-    over (empty: one figure)."""
+    over (empty: one figure); ``standard`` when ``node`` is a ratio's textbook definition (its
+    line items then need rows whose labels name them wholly)."""
 
     node: Node
     percent: bool = False
     years: tuple[str, ...] = ()
+    standard: bool = False
 
 
 # phrases of the asked figure read as formulas (English financial phrasing, not fitted to a
@@ -52,9 +55,10 @@ def _phrase_formula(phrase: str) -> tuple[Node, bool] | None:
     return None
 
 
-def asked_phrase(question: str) -> Asked | None:
+def asked_phrase(question: str, *, ratios: bool = True) -> Asked | None:
     """The asked phrase (``what is the FY2022 unadjusted EBITDA less capex``) as a formula, or
-    ``None`` when it holds none of the operator phrases."""
+    ``None`` when it holds none of the operator phrases; with ``ratios``, also a financial
+    ratio it names by its textbook definition (``corpus.formula.ratio``)."""
     m = _ASKED.search(question_head(question))
     if not m:
         return None
@@ -69,15 +73,25 @@ def asked_phrase(question: str) -> Asked | None:
         node = inner[0] if inner else Item(avg.group("e"))
         return Asked(node, inner[1] if inner else False,
                       tuple(str(y) for y in range(a, b + 1)))
-    got = _phrase_formula(" ".join(YEAR.sub(" ", raw).split()))
-    return Asked(got[0], got[1]) if got else None
+    phrase = " ".join(YEAR.sub(" ", raw).split())
+    got = _phrase_formula(phrase)
+    if got is not None:
+        return Asked(got[0], got[1])
+    # a financial ratio named without a definition ("what is roa for ADBE in FY2015?", "what
+    # is current ratio in FY2021 for Nike?"): its textbook definition (corpus.formula.RATIOS);
+    # the name is the phrase up to a preposition that starts its company or period
+    name = _NAME_END.split(phrase, maxsplit=1)[0].strip()
+    known = ratio(name) if name and ratios else None
+    return Asked(known, standard=True) if known is not None else None
 
 
 def asked_formula(question: str, defs: list[tuple[str, Node]]) -> Asked | None:
     """The formula the question asks for: the asked phrase read as a formula
-    (:func:`asked_phrase`); else the first defined formula whose name the question text
-    before the definitions names; else the first defined formula."""
-    phrase = asked_phrase(question)
+    (:func:`asked_phrase`; a ratio's textbook definition only when the question defines no
+    formula); else the first defined formula whose name the question text before the
+    definitions names; else the first defined formula."""
+    # a formula the question defines wins over a ratio's textbook definition
+    phrase = asked_phrase(question, ratios=not defs)
     if phrase is not None:
         return phrase
     low = question_head(question).lower()
@@ -102,4 +116,7 @@ def question_head(question: str) -> str:
 _ASKED = re.compile(r"\bwhat\s+(?:is|was|were|are)\s+(?:the\s+)?(?:[\w.&]+['’]s\s+)?"
                     r"(?P<q>[^?]+)\?", re.I)
 _LESS = re.compile(r"\s+less\s+", re.I)
+# where a ratio's name ends in an asked phrase: "current ratio in FY2021 for Nike", "sales to
+# stockholder equity ratio of Neflix", "return on capital employed for the fiscal year …"
+_NAME_END = re.compile(r"\s+(?:in|for|of|at|during|as\s+of)\b.*$", re.I)
 _PERCENT = re.compile(r"%|\bpercent", re.I)

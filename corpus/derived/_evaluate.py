@@ -12,7 +12,7 @@ from corpus.derived._asked import asked_formula, question_head
 from corpus.derived._numbers import AVERAGE, YEAR, converted, decimals_of, fmt, years_in
 from corpus.derived._rows import best_row, cell_value, statement_rows_of
 from corpus.derived._types import Derived, MoreRows, Normalize, RowAt, TermsOf, TextAbove
-from corpus.formula import BinOp, Item, Node, Num, standard
+from corpus.formula import BinOp, Item, Node, Num, ratio, standard
 from corpus.statement_rows import asked_unit, label_cover
 
 __all__ = ["formula_answer"]
@@ -39,11 +39,13 @@ class _Eval:
     more: MoreRows | None = None
     above: TextAbove | None = None
     seen: set[str] = field(default_factory=set)
+    strict: bool = False  # line items of a textbook definition: labels must name them wholly
 
 
 def _item(words: str, ev: _Eval) -> tuple[float, str] | None:
     """``(value, shown arithmetic)`` of one line item: ``average X between Y1 and Y2`` (mean of
-    two cells), ``change in X between Y1 and Y2`` (later − earlier), ``FY2017 X`` (one cell),
+    two cells; ``average X`` alone: the question's year and the one before),
+    ``change in X between Y1 and Y2`` (later − earlier), ``FY2017 X`` (one cell),
     ``X`` (the cell of the question's year); a name the question defines is its formula."""
     name = re.sub(r"^(?:the|a|an)\s+", "", words.strip(), flags=re.I).lower()
     if name in ev.defs:
@@ -52,10 +54,14 @@ def _item(words: str, ev: _Eval) -> tuple[float, str] | None:
         ev.defs[name] = node
         return _named(words, got)
     known = standard(name) if name not in ev.seen else None
-    if known is not None:  # a figure with a standard definition (EBITDA)
+    if known is not None:  # a figure with a standard definition (EBITDA, DIO)
         ev.seen.add(name)
+        # a ratio's textbook line items need wholly named rows; EBITDA's parts (operating
+        # income: "Operating profit") are read like the question's own words
+        strict, ev.strict = ev.strict, ev.strict or ratio(name) is not None
         got = _node(known, ev)
         ev.seen.discard(name)
+        ev.strict = strict
         return _named(words, got)
     return _row_item(words, ev)
 
@@ -69,9 +75,15 @@ def _row_item(words: str, ev: _Eval) -> tuple[float, str] | None:
     """``(value, shown)`` of a line item read from the statement row its words name."""
     years = sorted(years_in(words)) if (AVERAGE.search(words) or _CHANGE_ITEM.search(words)) \
         else years_in(words)
+    if not years and ev.year and AVERAGE.search(words):
+        # "average inventories" of a standard ratio: the year's and the prior year's year-end
+        # balance (corpus.formula.RATIOS)
+        years = [str(int(ev.year) - 1), ev.year]
     plain = " ".join(_ITEM_WORDS.sub(" ", YEAR.sub(" ", words)).split())
     terms = ev.terms_of(plain)
     rows = [r for r in ev.rows if ev.doc_id is None or r.chunk.doc_id == ev.doc_id]
+    if ev.strict:
+        rows = [r for r in rows if _names_item(r.row.label, plain, ev.terms_of)]
     two = len(years) == 2 and bool(AVERAGE.search(words) or _CHANGE_ITEM.search(words))
     need = years if two else [years[0]] if len(years) == 1 else [ev.year] if (
         not years and ev.year) else []
@@ -90,7 +102,9 @@ def _row_item(words: str, ev: _Eval) -> tuple[float, str] | None:
         found = statement_rows_of(ev.more(query, ev.doc_id), ev.above)
         ev.rows = [*ev.rows, *found]
         r = best_row([*([r] if r is not None else []),
-                       *(f for f in found if ev.doc_id is None or f.chunk.doc_id == ev.doc_id)],
+                       *(f for f in found if (ev.doc_id is None or f.chunk.doc_id == ev.doc_id)
+                         and (not ev.strict
+                              or _names_item(f.row.label, plain, ev.terms_of)))],
                       terms, need, ev.normalize, balance=balance)
     if r is None:
         return None
@@ -110,6 +124,39 @@ def _row_item(words: str, ev: _Eval) -> tuple[float, str] | None:
     if ev.used is not None and all(u is not r for u in ev.used):
         ev.used.append(r)
     return value, shown
+
+
+# words statements write for the same item: "stockholders' equity" / "shareholders' equity" /
+# "shareowners' equity", "sales" / "revenue(s)" (as the tokenizer's stems)
+_SAME_WORD = {"stockhold": "sharehold", "shareown": "sharehold", "sale": "revenu"}
+_LABEL_WORD = re.compile(r"[a-z][a-z'-]*")
+# words a statement puts before a line item's own name ("Total net sales" for revenue)
+_LEADING = frozenset({"total", "net"})
+
+
+def _stems(text: str, terms_of: TermsOf) -> list[str]:
+    """The stems of ``text``'s words in order (function words left out)."""
+    out: list[str] = []
+    for w in _LABEL_WORD.findall(text.lower()):
+        got = terms_of(w)[0]
+        if got:
+            out.append(_SAME_WORD.get(got[0], got[0]))
+    return out
+
+
+def _names_item(label: str, item: str, terms_of: TermsOf) -> bool:
+    """True when the row ``label`` begins with the line item's words (``item``; compared as
+    the tokenizer's stems, one starting the other, ``_SAME_WORD`` alike), after a leading
+    "Total" / "Net" the item lacks: "Net income attributable to Nike" and "Total net sales"
+    name "net income" and "revenue"; "Total" does not name "total assets", nor "Total current
+    assets" "total assets", nor "Interest income" "interest expense", nor "Total current
+    liabilities" "accounts receivable" (a field-vocabulary group holds both)."""
+    want = _stems(item, terms_of)
+    have = _stems(label, terms_of)
+    while have and have[0] in _LEADING and have[0] not in want:
+        have = have[1:]
+    return bool(want) and len(have) >= len(want) and all(
+        h.startswith(w) or w.startswith(h) for w, h in zip(want, have, strict=False))
 
 
 def _node(node: Node, ev: _Eval) -> tuple[float, str] | None:
@@ -157,7 +204,8 @@ def formula_answer(question: str, defs: list[tuple[str, Node]], rows: Sequence[R
     node = asked.node
     head_years = years_in(question_head(question)) or years_in(question)
     year = head_years[0] if head_years else None
-    ev = _Eval(rows, dict(defs), year, terms_of, normalize, used=[], more=more, above=above)
+    ev = _Eval(rows, dict(defs), year, terms_of, normalize, used=[], more=more, above=above,
+               strict=asked.standard)
     rest = question
     for name, _ in defs:  # "% margin", "in units of percents" outside the formulas' own text
         rest = rest.replace(name, " ")

@@ -10,6 +10,8 @@ import pytest
 from corpus.chunker import chunk_document
 from corpus.citations import make_citation
 from corpus.derived import derived_answer, looked_up_answer
+from corpus.derived._asked import asked_formula
+from corpus.formula import RATIOS, BinOp, Item, definitions, ratio, standard
 from corpus.parsers import parse_file
 from corpus.tokenizer import Tokenizer
 from rag.expand import QueryExpander
@@ -76,11 +78,27 @@ def test_no_computation_without_a_form_or_a_row(sheet: Path) -> None:
      "Considering the data in the balance sheet, what is Block's (formerly known as Square) "
      "FY2016 working capital ratio? Define working capital ratio as total current assets "
      "divided by total current liabilities. Round your answer to two decimal places.", "1.73 ="),
+    # ratios named without a definition, read by their textbook definitions (corpus.formula.
+    # RATIOS): MMLongBench-Doc dev questions 1037 (gold 2.72), 1036 (97.40), 1032 (3.46),
+    # 1044 (0.023)
+    ("NIKE_2021_10K.pdf", (59, 61),
+     "What is current ratio in FY2021 for Nike?  Round your answer to two decimal places.",
+     "2.72 = Total current assets 2021 26,291 / Total current liabilities 2021 9,674"),
+    ("NIKE_2021_10K.pdf", (59, 61),
+     "What is  cash conversion cycle in FY2021 for Nike? Round your answer to two decimal "
+     "places.", "97.40 = days inventory outstanding 105.6"),
+    ("NIKE_2021_10K.pdf", (59, 61),
+     "what is the FY2021 inventory turnover ratio for Nike?Round your answer to two decimal "
+     "places.", "3.46 = Cost of sales 2021 24,576 / average of Inventories 2020 7,367 and "
+     "2021 6,854"),
+    ("AMAZON_2017_10K.pdf", (38, 40),
+     "what is Amazon's FY2017 return on asset ? round your answer to three decimal",
+     "0.023 = Net income 2017 3,033 / Total assets 2017 131,310"),
 ])
 def test_financebench_derived_figures(eval_dir: Path, pdf: str, pages: tuple[int, int],
                                       question: str, starts: str) -> None:
     """FinanceBench dev questions financebench_id_08135 (gold 30.8%) and _04660 (gold 1.73),
-    computed from the statement pages of the filing."""
+    and MMLongBench-Doc ratios, computed from the statement pages of the filing."""
     path = eval_dir / "en/docs/financebench" / pdf
     if not path.exists():
         pytest.skip(f"{path} absent (../shared/eval)")
@@ -90,6 +108,36 @@ def test_financebench_derived_figures(eval_dir: Path, pdf: str, pages: tuple[int
                          EXP.phrases)
     assert got is not None and got[0].startswith(starts), got
     assert all(c.page in pages for c in got[1])
+
+
+def test_a_ratio_named_without_a_definition_is_read_by_its_textbook_definition(
+        sheet: Path) -> None:
+    """"current ratio" = total current assets / total current liabilities (CFA curriculum);
+    a line item of a textbook definition needs a row whose label begins with its words:
+    with no "Total assets" row, "Total current assets" does not stand in for it and nothing is
+    computed (the extractive answer stands)."""
+    got = _answer("What is ACME's current ratio in FY2021?", sheet)
+    assert got is not None and got[0].startswith(
+        "1.73 = Total current assets 2021 1,001 / Total current liabilities 2021 577"), got
+    assert _answer("What is ACME's return on assets in FY2021?", sheet) is None
+
+
+def test_ratio_names() -> None:
+    for name in RATIOS:
+        assert ratio(name) is not None, name
+    assert ratio("ROA") == ratio("return on asset") == ratio("Return on total assets")
+    assert ratio("days payable outstanding (DPO)") == ratio("dpo")
+    assert ratio("sales to stockholder equity ratio") == BinOp(
+        "/", Item("sales"), Item("stockholder equity"))
+    assert ratio("net income") is None and ratio("ratio") is None
+    assert standard("unadjusted EBITDA") is not None and ratio("unadjusted EBITDA") is None
+    # a formula the question defines wins over the textbook one
+    got = asked_formula("What is the FY2019 cash conversion cycle (CCC)? CCC is defined as: "
+                        "DIO + DSO - DPO.", definitions("What is the FY2019 cash conversion "
+                                                        "cycle (CCC)? CCC is defined as: DIO + "
+                                                        "DSO - DPO."))
+    assert got is not None and not got.standard and got.node == BinOp(
+        "-", BinOp("+", Item("DIO"), Item("DSO")), Item("DPO"))
 
 
 def test_a_ratio_takes_both_rows_from_one_document(tmp_path: Path) -> None:
