@@ -108,8 +108,13 @@ def _row_item(words: str, ev: _Eval) -> tuple[float, str] | None:
                       terms, need, ev.normalize, balance=balance)
     if r is None:
         return None
+    # a ratio's expense is its amount: statements write an expense or payment in parentheses
+    # ("Interest expense (848)"), which would turn "interest coverage" negative
+    amount = ev.strict and _OUTFLOW.search(r.row.label) is not None
     if two:
         a, b = cell_value(r, years[0]), cell_value(r, years[1])
+        if amount:
+            a, b = abs(a), abs(b)
         if AVERAGE.search(words):
             shown = f"average of {r.row.label} {years[0]} {fmt(a)} and {years[1]} {fmt(b)}"
             value = (a + b) / 2
@@ -118,7 +123,7 @@ def _row_item(words: str, ev: _Eval) -> tuple[float, str] | None:
             value = b - a
     else:
         year = need[0]
-        value = cell_value(r, year)
+        value = abs(cell_value(r, year)) if amount else cell_value(r, year)
         shown = f"{r.row.label} {year} {fmt(value)}"
     ev.doc_id = r.chunk.doc_id  # a formula of two filings' rows means nothing
     if ev.used is not None and all(u is not r for u in ev.used):
@@ -130,6 +135,8 @@ def _row_item(words: str, ev: _Eval) -> tuple[float, str] | None:
 # "shareowners' equity", "sales" / "revenue(s)" (as the tokenizer's stems)
 _SAME_WORD = {"stockhold": "sharehold", "shareown": "sharehold", "sale": "revenu"}
 _LABEL_WORD = re.compile(r"[a-z][a-z'-]*")
+# a row of an amount spent (its sign is the statement's presentation, not the ratio's)
+_OUTFLOW = re.compile(r"\b(?:expenses?|costs?|payments?|purchases?|repurchases?|paid)\b", re.I)
 # words a statement puts before a line item's own name ("Total net sales" for revenue)
 _LEADING = frozenset({"total", "net"})
 

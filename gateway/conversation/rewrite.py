@@ -4,7 +4,10 @@ Rules, in order (each names itself in :attr:`Rewrite.rules`, shown in the route 
 
 1. ``relative_date`` — with ``current_date``: "last year" → 2024, "this month" → November 2025,
    "yesterday" → 2025-11-10, 去年 → 2024年, 上个月 → 2025年10月 …
-2. ``ordinal`` — "the next one", "the following type", "the one below it", "the level above
+2. ``year_step`` — "and the year before?", "what about the following year?", 上一年呢: the one
+   year the previous question named, one year back or on ("What was Nike's net income in
+   FY2019?" → "… in FY2018?"; a new-user trial got the FY2019 answer again);
+3. ``ordinal`` — "the next one", "the following type", "the one below it", "the level above
    that", "the last one", 下一个 …: the item the previous question named is found in an ordered
    list of the documents the previous answer cited (sibling headings, table rows, list items,
    :mod:`gateway.conversation.items`), the step is taken and the new item replaces the old one
@@ -12,20 +15,20 @@ Rules, in order (each names itself in :attr:`Rewrite.rules`, shown in the route 
    next one?" → "What is the prefix for Location Channels in Slack?"). When the follow-up says
    more than the step ("For the next item, are family plans covered?") the item replaces the
    step phrase in the follow-up instead.
-3. ``substitute`` — "And for the CFO?", "What about 2019?", 那2019年呢, 三年以上的呢: the new
+4. ``substitute`` — "And for the CFO?", "What about 2019?", 那2019年呢, 三年以上的呢: the new
    entity replaces the one of the same list (an item list holding both), else the place of
    the same kind in the previous question (:func:`gateway.conversation.slots.fill_slot`: the
    same shape — year, quantity or range with its unit, acronym, code, number —, the value of
    an attributive for 无固定期限的, the noun phrase with the same head word, the A or B of
    "A的B是多少").
-4. ``pronoun`` — it / its / they / this …, 它 / 其 / 该: the previous question's topic (the
+5. ``pronoun`` — it / its / they / this …, 它 / 其 / 该: the previous question's topic (the
    named item, else its phrase after of/for/about) replaces the first pronoun.
-5. ``own_question`` (Chinese) — a follow-up that asks a question of its own (a question word
+6. ``own_question`` (Chinese) — a follow-up that asks a question of its own (a question word
    and two content words: 违反的话怎么处罚？ after 网络运营者应当留存相关的网络日志不少于多久？):
    the previous question's subject (its first noun run, 网络运营者) is put before it, not the
    whole previous question, whose own ask (多久) would draw retrieval back to the previous
    answer (a new-user trial got the log-retention clause again);
-6. ``previous_question`` — any other follow-up (short, or opening with and/also/what about, 那/
+7. ``previous_question`` — any other follow-up (short, or opening with and/also/what about, 那/
    还有): the previous standalone question is put before it, as retrieval did before.
 
 A question that is not a follow-up (:func:`gateway.routing.followup.is_followup`: a leading
@@ -241,9 +244,33 @@ def _own_question(question: str, previous: str, lists: Sequence[ItemList], cited
     return subject + rest, None
 
 
+# a step of one year from the year the previous question named: "and the year before?", "what
+# about the previous year?", 上一年呢 (not "last year": that is relative to today, rule 1)
+_YEAR_STEP = re.compile(
+    r"\b(?P<back>(?:the\s+)?(?:year\s+before|previous\s+year|prior\s+year|preceding\s+year)|"
+    r"a\s+year\s+(?:earlier|before))\b"
+    r"|\b(?P<fwd>(?:the\s+)?(?:year\s+after|next\s+year|following\s+year)|"
+    r"a\s+year\s+later)\b"
+    r"|(?P<zback>上一年|前一年|上一个?财年|前一个?财年)|(?P<zfwd>下一年|后一年|下一个?财年)", re.I)
+_ONE_YEAR = re.compile(r"(?<![\d.])(?P<fy>FY\s*'?|fiscal\s+(?:year\s+)?)?(?P<y>(?:19|20)\d\d)"
+                       r"(?![\d.])", re.I)
+
+
+def _year_step(question: str, previous: str, lists: Sequence[ItemList], cited: int
+               ) -> tuple[str | None, str | None] | None:
+    m = _YEAR_STEP.search(question)
+    years = list(_ONE_YEAR.finditer(previous))
+    if m is None or len({y.group("y") for y in years}) != 1:
+        return None
+    step = -1 if (m.group("back") or m.group("zback")) else 1
+    out = _ONE_YEAR.sub(lambda y: (y.group("fy") or "") + str(int(y.group("y")) + step),
+                        previous)
+    return out, None
+
+
 def rewrite_rules(question: str, previous: str | None, lists: Sequence[ItemList] = (),
                   current_date: str | None = None, *, cited: int = 0) -> Rewrite:
-    """Rewrite ``question`` into a standalone question (module docstring, rules 1-6).
+    """Rewrite ``question`` into a standalone question (module docstring, rules 1-7).
 
     :param previous: the previous turn's standalone question, or ``None``.
     :param lists: item lists of the documents the previous answer cited
@@ -257,7 +284,8 @@ def rewrite_rules(question: str, previous: str | None, lists: Sequence[ItemList]
     rules = ["relative_date"] if dated else []
     if previous and is_followup(question):
         prev, _ = resolve_dates(previous, current_date)
-        for name, rule in (("ordinal", _ordinal), ("substitute", _substitute),
+        for name, rule in (("year_step", _year_step), ("ordinal", _ordinal),
+                           ("substitute", _substitute),
                            ("pronoun", _pronoun), ("own_question", _own_question)):
             out, focus = rule(q, prev, lists, cited) or (None, None)
             if out and out.strip() and out.strip() != q.strip():

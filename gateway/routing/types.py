@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from corpus.types import Citation, SearchFilter, SearchHit
+from gateway.routing.followup import is_followup
 from gateway.routing.trace import RouteTrace
 
 __all__ = [
@@ -71,9 +72,13 @@ class QueryInput:
         """Whether the answer cache may serve or store this request: not when the caller turned
         it off, nor when filters restrict the documents (the cache key does not carry filters,
         so a filtered question must never be answered from, or leave, an unfiltered entry);
-        likewise a question asked with a ``current_date``, whose answer may depend on it."""
+        likewise a question asked with a ``current_date``, whose answer may depend on it, and a
+        follow-up asked with a history that was not rewritten into a standalone question ("and
+        the year before?": the key does not carry the history, so a new-user trial got another
+        conversation's cached answer, :func:`gateway.routing.followup.is_followup`)."""
         return (self.use_cache and self.current_date is None
-                and (self.filters is None or self.filters.is_empty()))
+                and (self.filters is None or self.filters.is_empty())
+                and not (self.history and is_followup(self.question)))
 
 
 @dataclass(slots=True)

@@ -114,3 +114,17 @@ def test_a_follow_up_without_its_own_ask_is_still_read_with_the_previous_questio
     for follow_up in ("那碎米率呢？", "为什么呢？"):
         rw = rewrite_rules(follow_up, previous)
         assert rw.rules == ("previous_question",) and rw.question.startswith(previous)
+
+
+def test_a_year_step_moves_the_previous_question_s_one_year() -> None:
+    """A new-user trial asked "what was nike's net income in fy2019", then "and the year
+    before?", and got the FY2019 figure again (the follow-up was appended to the previous
+    question, which still named FY2019)."""
+    r = rewrite_rules("and the year before?", "what was nike's net income in fy2019")
+    assert (r.question, r.rules) == ("What was nike's net income in fy2018", ("year_step",))
+    r = rewrite_rules("What about the following year?", "What was Costco's revenue in FY 2020?")
+    assert r.question == "What was Costco's revenue in FY 2021?"
+    assert rewrite_rules("那上一年呢？", "2019年营业收入是多少？").question == "2018年营业收入是多少？"
+    # no year, or two: nothing to step from
+    for previous in ("What is GitLab's mission?", "Compare revenue in 2018 and 2019"):
+        assert rewrite_rules("and the year before?", previous).rules == ("previous_question",)

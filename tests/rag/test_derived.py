@@ -122,6 +122,17 @@ def test_a_ratio_named_without_a_definition_is_read_by_its_textbook_definition(
     assert _answer("What is ACME's return on assets in FY2021?", sheet) is None
 
 
+def test_a_ratio_reads_an_expense_written_in_parentheses_as_its_amount(tmp_path: Path) -> None:
+    """Interest coverage = operating income / interest expense; the income statement writes
+    the expense "(25)": the ratio is 8.00, not -8.00."""
+    path = _acme_10k(tmp_path, "# Consolidated Statements of Operations\n\nYear Ended "
+                     "December 31,\n\n2020 2021\n\nOperating income 150 200\n\n"
+                     "Interest expense (20) (25)\n\nNet income 100 130\n")
+    got = _answer("What is ACME's interest coverage ratio in FY2021?", path)
+    assert got is not None and got[0].startswith(
+        "8.00 = Operating income 2021 200 / Interest expense 2021 25"), got
+
+
 def test_ratio_names() -> None:
     for name in RATIOS:
         assert ratio(name) is not None, name
