@@ -42,7 +42,7 @@ import re
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rapidfuzz.distance import DamerauLevenshtein
 
@@ -55,6 +55,16 @@ __all__ = ["DocumentResolver", "ProfileSource", "Resolution", "fiscal_years", "i
            "question_years"]
 
 _CODE = re.compile(r"(?=.*\d)(?=.*[a-z])")
+# an organisation a question asks about: "Walmart's", "Johnson & Johnson's", or "for Boeing" /
+# "of Boeing" before the period, the end or a comma (capitalised words; not a sentence's first)
+_NAME = r"[A-Z][\w&.-]*(?:\s+(?:&\s+)?[A-Z][\w&.-]*){0,3}"
+_SUBJECT = re.compile(
+    rf"(?<=\s)(?P<p>{_NAME})['’]s\b"
+    rf"|\b(?:for|of)\s+(?P<f>{_NAME})(?=\s*(?:\?|$|,|\s+(?:in|for|during|as\s+of)\s+"
+    r"(?:FY|fiscal|the\s+(?:fiscal|year|quarter)|Q[1-4]|(?:19|20)\d\d)))")
+# capitalised words that open no organisation's name
+_NOT_SUBJECT = frozenset({"The", "This", "That", "Its", "Their", "What", "Which", "Who", "Fiscal",
+                          "FY", "Q1", "Q2", "Q3", "Q4"})
 _SPLIT = re.compile(r"[\s_\-./\\()\[\],;:]+")
 _FLAT = re.compile(r"[^0-9a-z]+")
 # shortest name term read as a misspelt issuer word: a 4-letter word is one edit from too many
@@ -71,6 +81,9 @@ class Resolution:
     :param years: the question's years.
     :param sure: True when retrieval should run inside ``doc_ids``.
     :param reason: one line for the route record (``"3m + 2018 → 1 document"``).
+    :param unknown_subjects: organisations the question asks about that no document's identity
+        names (:meth:`DocumentResolver.unknown_subjects`).
+    :param issuer_docs: doc ids of the documents whose cover names an issuer.
     """
 
     doc_ids: tuple[str, ...] = ()
@@ -79,6 +92,11 @@ class Resolution:
     years: tuple[int, ...] = ()
     sure: bool = False
     reason: str = ""
+    #: organisations the question asks about ("Walmart's revenue", "revenue for Boeing in
+    #: 2022") that no document's identity names, and the documents with an issuer of their own:
+    #: an answer from one of those is another organisation's figure (rag.decision)
+    unknown_subjects: tuple[str, ...] = ()
+    issuer_docs: frozenset[str] = frozenset()
 
     @property
     def filter(self) -> SearchFilter | None:
@@ -138,6 +156,8 @@ class DocumentResolver:
         # issuer words a misspelt name may stand for (_spelled)
         self._issuer_words = {t for c in self._cards for t in terms(c.profile.organisation)
                               if len(t) >= _MIN_TYPO_LEN and t.isalpha()}
+        self._issuer_docs = frozenset(c.profile.doc_id for c in self._cards
+                                      if c.profile.organisation.strip())
         n = max(1, len(self._cards))
         self._n = n
         self._max_df = max(5, int(min_df_share * n))
@@ -155,6 +175,9 @@ class DocumentResolver:
             is kept only when the question names a year its documents cover (module doc).
         """
         got = self._resolve(question, key_terms)
+        unknown = self.unknown_subjects(question)
+        if unknown:
+            got = replace(got, unknown_subjects=unknown, issuer_docs=self._issuer_docs)
         if got.doc_ids or not words or not got.years:
             return got
         names = set(key_terms)
@@ -164,7 +187,24 @@ class DocumentResolver:
         if not issuer:
             return got
         loose = self._resolve(question, [*key_terms, *issuer], in_period_only=True)
-        return loose if loose.doc_ids else got
+        return replace(loose, unknown_subjects=got.unknown_subjects,
+                       issuer_docs=got.issuer_docs) if loose.doc_ids else got
+
+    def unknown_subjects(self, question: str) -> tuple[str, ...]:
+        """The organisations ``question`` asks about — a capitalised name in the possessive
+        ("Walmart's revenue") or after "for" / "of" ending the asked phrase ("revenue for Boeing
+        in 2022") — none of whose words any document's identity text (file name, title, issuer,
+        cover) holds, lower-cased; ``()`` when every one is named somewhere (or none is asked).
+        Such a question is about an organisation the collection has no document of."""
+        out: list[str] = []
+        for m in _SUBJECT.finditer(question):
+            name = (m.group("p") or m.group("f") or "").strip()
+            if not name or name.split()[0] in _NOT_SUBJECT or any(c.isdigit() for c in name):
+                continue  # "of FY2021", "for Q2": a period, not an organisation
+            terms = [t for t in self._terms(name) if t]
+            if terms and all(self._df.get(self._spelled(t), 0) == 0 for t in terms):
+                out.append(name.lower())
+        return tuple(dict.fromkeys(out))
 
     def _resolve(self, question: str, key_terms: Sequence[str], *,
                  in_period_only: bool = False) -> Resolution:

@@ -254,3 +254,40 @@ def test_a_hyphenated_code_names_the_file_written_with_underscores() -> None:
     assert res.sure and res.doc_ids == ("esp",), res
     q = "CH583的供电电压是多少？"
     assert r.resolve(q, TOK.name_terms(q)).doc_ids == ("ch",)
+
+
+def test_an_organisation_no_document_names_is_an_unknown_subject(
+    profiles: list[DocumentProfile],
+) -> None:
+    """A new-user trial asked "What was Walmart's revenue in FY2020?" of Costco's, Nike's and
+    Amcor's filings and got Costco's list of competitors as the answer. The resolver names such
+    an organisation (rag.decision then answers "not found" from a filing of another issuer);
+    in the whole FinanceBench set Walmart has its own 10-K and nothing is unknown."""
+    few = [p for p in profiles if p.path.rsplit("/", 1)[-1].startswith(("COSTCO", "NIKE", "AMCOR"))]
+    r = DocumentResolver(few, TOK.terms)
+    for q in ("What was Walmart's revenue in FY2020?",
+              "What was the revenue for Walmart in FY2020?"):
+        res = r.resolve(q, TOK.name_terms(q), TOK.key_terms(q))
+        assert res.unknown_subjects == ("walmart",), (q, res)
+        assert {"COSTCO_2021_10K", "NIKE_2019_10K"} <= res.issuer_docs  # covers name issuers
+    for q in ("What was Costco's revenue in FY2021?", "What is the FY2019 revenue of Nike?",
+              "what was costco's revenue in fy2021"):
+        assert not r.resolve(q, TOK.name_terms(q), TOK.key_terms(q)).unknown_subjects, q
+    whole = DocumentResolver(profiles, TOK.terms)
+    q = "What was Walmart's revenue in FY2020?"
+    assert not whole.resolve(q, TOK.name_terms(q)).unknown_subjects
+
+
+def test_a_question_about_an_organisation_the_collection_lacks_is_not_found(
+        store: QdrantChunkStore) -> None:
+    """PepsiCo's and Foot Locker's 8-Ks only: "Walmart's" figures are no filing's here, so the
+    RAG answer is "not found" (flag ``other_organisation:walmart``) rather than a PepsiCo line;
+    PepsiCo's own question is still answered."""
+    from rag.pipeline import RagPipeline
+
+    retriever = HybridRetriever(store, TOK, None, resolver=ProfileSource(store, TOK.terms))
+    rag = RagPipeline(retriever, answer_floor=0.0)
+    asked = rag.run("What did Walmart's shareholders vote on at the 2023 annual meeting?", "fin")
+    assert not asked.found and "other_organisation:walmart" in asked.flags, asked.flags
+    own = rag.run("What did PepsiCo's shareholders vote on at the 2023 annual meeting?", "fin")
+    assert own.found and not any(f.startswith("other_organisation") for f in own.flags)
