@@ -162,6 +162,7 @@ class LoopAgentAnswerer(RouterReading):
         q, query = read.query, read.text
         seeds: list[SearchHit] = []
         confidence = None
+        resolution: Any = None
         # the session's focus document (a follow-up stepping along its list), as the router
         scope = read.scope
         flt: SearchFilter | None = scope
@@ -169,6 +170,7 @@ class LoopAgentAnswerer(RouterReading):
             r = await asyncio.to_thread(self.retriever.run, query, collection, flt=scope)
             seeds = [SearchHit(c, it.score) for it in r.items for c in it.chunks]
             confidence = float(r.confidence.value)
+            resolution = r.resolution
             # as the router does: that filter, else the loop reads inside the documents the
             # retrieval resolved the question to
             flt = scope or r.resolved_filter
@@ -185,6 +187,11 @@ class LoopAgentAnswerer(RouterReading):
         fallback = res.stop_reason == "fallback_to_rag"
         answer, found = res.answer, res.found
         citations = [citation_location(c) for c in (*res.citations, *res.related)]
+        if (found and res.citations and resolution is not None
+                and resolution.other_organisation(res.citations[0].doc_id)):
+            # as the router does (gateway.routing.escalation): another issuer's figure for a
+            # question about an organisation the collection has no document of
+            answer, found = "Not found in the documents.", False
         if fallback and self.fallback is not None:
             broad = await asyncio.to_thread(
                 self.fallback.run, query, collection, top_k=self.broad_top_k, flt=scope

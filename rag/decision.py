@@ -175,14 +175,14 @@ class AnswerDecider:
                     out.append("absent_in_document:" + ",".join(missing))
             else:
                 out.append(got.flag)
-        res = r.resolution
-        if (found and evidence and res is not None and res.unknown_subjects
-                and evidence[0].citation.doc_id in res.issuer_docs):
+        other = (r.resolution.other_organisation(evidence[0].citation.doc_id)
+                 if found and evidence and r.resolution is not None else None)
+        if other is not None:
             # the question asks about an organisation no document of the collection is by or
             # about, and the answer would be another issuer's figure ("What was Walmart's
             # revenue?" answered from Costco's list of competitors: a new-user trial)
             found, computed = False, None
-            out.append("other_organisation:" + ",".join(res.unknown_subjects))
+            out.append(other)
         support, support_p = yield from self._support(r, evidence, found, out, timeout_s)
         model = self.support_model
         if (found and support_p is not None and model is not None

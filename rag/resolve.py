@@ -98,6 +98,14 @@ class Resolution:
     unknown_subjects: tuple[str, ...] = ()
     issuer_docs: frozenset[str] = frozenset()
 
+    def other_organisation(self, doc_id: str) -> str | None:
+        """The flag ``other_organisation:<names>`` when an answer quoted from ``doc_id`` would be
+        another issuer's figure for a question about an organisation no document is by or about
+        (:attr:`unknown_subjects`, ``doc_id`` in :attr:`issuer_docs`), else ``None``."""
+        if self.unknown_subjects and doc_id in self.issuer_docs:
+            return "other_organisation:" + ",".join(self.unknown_subjects)
+        return None
+
     @property
     def filter(self) -> SearchFilter | None:
         """The resolved documents as a search filter when resolution is sure of at least one,

@@ -14,6 +14,7 @@ from gateway.routing.fit import RoutingModel, fitted_decision
 from gateway.routing.rules import Decision, RuleConfig, decide, detect_signals
 from gateway.routing.stages import Ctx, RouterStages
 from gateway.routing.types import AnswerDraft, QueryInput, RagResult
+from loop.types import NOT_FOUND as LOOP_NOT_FOUND
 
 __all__ = ["EscalationStages"]
 
@@ -69,7 +70,7 @@ class EscalationStages(RouterStages):
             return None
         rec.looped(loop_res.steps, loop_res.tokens, loop_res.flags, loop_res.dropped_citations)
         reason = loop_res.fallback_reason
-        draft = loop_res.draft
+        draft = loop_res.draft = _other_organisation(loop_res.draft, rag_res)
         if (reason is None and draft is not None and not draft.found
                 and draft.brain == "loop-offline" and rec.cross_language):
             # the offline LoopAgent reads evidence by the question's words, which a question in
@@ -92,3 +93,17 @@ class EscalationStages(RouterStages):
                                      "retrieve_broad")
         return None if broad is None else await self._rag_answer(ctx, q.question, broad,
                                                                  broad=True)
+
+
+def _other_organisation(draft: AnswerDraft | None, rag_res: RagResult | None) -> AnswerDraft | None:
+    """``draft``, or "not found" (flag ``other_organisation:<names>``) when it quotes a filing of
+    another issuer for a question about an organisation no document of the collection is by or
+    about (``rag.resolve.Resolution.other_organisation``; the RAG answer makes the same check)."""
+    res = getattr(rag_res.raw, "resolution", None) if rag_res is not None else None
+    if draft is None or not draft.found or not draft.citations or res is None:
+        return draft
+    flag = res.other_organisation(draft.citations[0].doc_id)
+    if flag is None:
+        return draft
+    return AnswerDraft(LOOP_NOT_FOUND, [], False, draft.brain, draft.tokens, [*draft.flags, flag],
+                       related=[*draft.citations, *draft.related])
