@@ -33,6 +33,7 @@ from corpus.types import Chunk, ChunkStore, Citation, SearchFilter, SearchHit
 from evals.questions import Question
 from evals.reading import Reading, RouterReading, ask_in_session
 from evals.types import AnswerRecord, Location
+from loop.types import NOT_FOUND as LOOP_NOT_FOUND
 
 __all__ = [
     "LoopAgentAnswerer",
@@ -191,7 +192,7 @@ class LoopAgentAnswerer(RouterReading):
                 and resolution.other_organisation(res.citations[0].doc_id)):
             # as the router does (gateway.routing.escalation): another issuer's figure for a
             # question about an organisation the collection has no document of
-            answer, found = "Not found in the documents.", False
+            answer, found = LOOP_NOT_FOUND, False
         if fallback and self.fallback is not None:
             broad = await asyncio.to_thread(
                 self.fallback.run, query, collection, top_k=self.broad_top_k, flt=scope

@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 
 from corpus.answer_support import SupportModel
+from corpus.term_forms import YEAR
 from corpus.types import ChunkStore, SearchFilter, SearchHit
 from loop.answer_checks import AnswerChecks, answer_alone, checked
 from loop.config import LLMConfig, LoopConfig
@@ -37,8 +38,6 @@ from loop.tools import ToolContext
 from loop.types import DocumentDirectory, KeyTermExtractor, SearchBackend, UnitEmbedder
 
 __all__ = ["LoopAgent", "SimpleKeyTerms", "terms_source"]
-
-_YEAR = re.compile(r"(?:19|20)\d\d")
 
 _STOP = {"the", "a", "an", "of", "in", "on", "is", "are", "what", "which", "how", "who", "when",
          "does", "do", "to", "for", "and", "or", "was", "were", "by", "with", "it", "this",
@@ -204,7 +203,7 @@ class LoopAgent:
             # the year the caller dated a relative period with ("the current quarter (2025)")
             # ranks evidence too: the page of this year's periods, not a style guide's example
             terms = [*terms, *(t for t in self.key_terms.key_terms(search_query)
-                               if t not in terms and _YEAR.fullmatch(t))]
+                               if t not in terms and YEAR.fullmatch(t))]
         state = LoopState(question, ctx, TermMatcher(terms, self.key_terms),
                           query=search_query if search_query and search_query != question else "")
         if self.client is None or offline:

@@ -118,7 +118,6 @@ class _Card:
     profile: DocumentProfile
     strong: set[str] = field(default_factory=set)  # issuer words and codes: names the document
     weak: set[str] = field(default_factory=set)  # every term of the identity text
-    issuer_words: set[str] = field(default_factory=set)  # the issuer's own words
 
 
 class DocumentResolver:
@@ -144,6 +143,7 @@ class DocumentResolver:
         self._terms = terms
         self._cards = []
         df: dict[str, int] = defaultdict(int)
+        issuers: set[str] = set()  # every issuer's words
         for p in profiles:
             strong_text = "\n".join(
                 (_SPLIT.sub(" ", p.path.rsplit("/", 1)[-1]), p.title, p.organisation)
@@ -151,7 +151,8 @@ class DocumentResolver:
             # names: the issuer's words, and codes (letters + digits) of file name, title, issuer
             issuer = set(terms(p.organisation))
             names = issuer | {t for t in terms(strong_text) if _CODE.search(t)}
-            card = _Card(p, names, set(terms(p.identity)) | names, issuer)
+            card = _Card(p, names, set(terms(p.identity)) | names)
+            issuers |= issuer
             self._cards.append(card)
             for t in card.weak:
                 df[t] += 1
@@ -162,8 +163,8 @@ class DocumentResolver:
                        for c in self._cards]
         self._issuer = [issuer_key(c.profile.organisation) for c in self._cards]
         # issuer words a misspelt name may stand for (_spelled)
-        self._issuer_words = {t for c in self._cards for t in terms(c.profile.organisation)
-                              if len(t) >= _MIN_TYPO_LEN and t.isalpha()}
+        self._issuer_terms = frozenset(issuers)
+        self._issuer_words = {t for t in issuers if len(t) >= _MIN_TYPO_LEN and t.isalpha()}
         self._issuer_docs = frozenset(c.profile.doc_id for c in self._cards
                                       if c.profile.organisation.strip())
         n = max(1, len(self._cards))
@@ -190,8 +191,7 @@ class DocumentResolver:
             return got
         names = set(key_terms)
         issuer = [t for t in dict.fromkeys(words)
-                  if t not in names and len(t) >= 4 and t.isalpha()
-                  and any(t in c.issuer_words for c in self._cards)]
+                  if t not in names and len(t) >= 4 and t.isalpha() and t in self._issuer_terms]
         if not issuer:
             return got
         loose = self._resolve(question, [*key_terms, *issuer], in_period_only=True)
