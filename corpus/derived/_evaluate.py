@@ -82,8 +82,9 @@ def _row_item(words: str, ev: _Eval) -> tuple[float, str] | None:
     plain = " ".join(_ITEM_WORDS.sub(" ", YEAR.sub(" ", words)).split())
     terms = ev.terms_of(plain)
     rows = [r for r in ev.rows if ev.doc_id is None or r.chunk.doc_id == ev.doc_id]
+    want = _stems(plain, ev.terms_of) if ev.strict else []
     if ev.strict:
-        rows = [r for r in rows if _names_item(r.row.label, plain, ev.terms_of)]
+        rows = [r for r in rows if _names_item(r.row.label, want, ev.terms_of)]
     two = len(years) == 2 and bool(AVERAGE.search(words) or _CHANGE_ITEM.search(words))
     need = years if two else [years[0]] if len(years) == 1 else [ev.year] if (
         not years and ev.year) else []
@@ -104,7 +105,7 @@ def _row_item(words: str, ev: _Eval) -> tuple[float, str] | None:
         r = best_row([*([r] if r is not None else []),
                        *(f for f in found if (ev.doc_id is None or f.chunk.doc_id == ev.doc_id)
                          and (not ev.strict
-                              or _names_item(f.row.label, plain, ev.terms_of)))],
+                              or _names_item(f.row.label, want, ev.terms_of)))],
                       terms, need, ev.normalize, balance=balance)
     if r is None:
         return None
@@ -151,14 +152,13 @@ def _stems(text: str, terms_of: TermsOf) -> list[str]:
     return out
 
 
-def _names_item(label: str, item: str, terms_of: TermsOf) -> bool:
-    """True when the row ``label`` begins with the line item's words (``item``; compared as
-    the tokenizer's stems, one starting the other, ``_SAME_WORD`` alike), after a leading
+def _names_item(label: str, want: Sequence[str], terms_of: TermsOf) -> bool:
+    """True when the row ``label`` begins with the line item's words (``want``: their stems,
+    :func:`_stems`; one starting the other, ``_SAME_WORD`` alike), after a leading
     "Total" / "Net" the item lacks: "Net income attributable to Nike" and "Total net sales"
     name "net income" and "revenue"; "Total" does not name "total assets", nor "Total current
     assets" "total assets", nor "Interest income" "interest expense", nor "Total current
     liabilities" "accounts receivable" (a field-vocabulary group holds both)."""
-    want = _stems(item, terms_of)
     have = _stems(label, terms_of)
     while have and have[0] in _LEADING and have[0] not in want:
         have = have[1:]
