@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from corpus.term_forms import ANY_YEAR
 from corpus.tuning import TUNING
 
 __all__ = ["UNITS", "Cell", "StatementRow", "asked_unit", "asked_years",
@@ -37,7 +38,6 @@ _CELL = re.compile(
 )
 _CELL_START = re.compile(r"(?<=\s)[$(\d—–-]")
 _DIGIT_OR_MONEY = re.compile(r"[\d$|]")
-_YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
 _OTHER_NUMBER = re.compile(r"\d{3,}|\d[.,]\d")
 _NOT_LETTER = re.compile(r"[\W\d_]")
 _MIN_CELLS = 2
@@ -158,10 +158,10 @@ def _header_line(line: str) -> tuple[tuple[str, ...], bool, int]:
     reading is remembered): its years, whether it cannot be part of a header (longer than 120
     characters, another number, more than 50 letters besides the years), its NFKC length."""
     ln = unicodedata.normalize("NFKC", line)
-    rest = _YEAR.sub(" ", ln)  # date words and day numbers only: "At December 31, 2019"
+    rest = ANY_YEAR.sub(" ", ln)  # date words and day numbers only: "At December 31, 2019"
     blocked = (len(ln) > 120 or bool(_OTHER_NUMBER.search(rest))
                or len(_NOT_LETTER.sub("", rest)) > 50)
-    return tuple(_YEAR.findall(ln)), blocked, len(ln)
+    return tuple(ANY_YEAR.findall(ln)), blocked, len(ln)
 
 
 def _last_lines(text: str, n: int, *, nonblank: bool = False) -> list[str]:
@@ -181,7 +181,7 @@ def _last_lines(text: str, n: int, *, nonblank: bool = False) -> list[str]:
 def asked_years(specific: Iterable[str]) -> tuple[str, ...]:
     """The four-digit years among a question's specific terms (``corpus.presence.specific_terms``
     gives ``fy2019`` as ``2019``), in question order."""
-    return tuple(t for t in specific if _YEAR.fullmatch(t))
+    return tuple(t for t in specific if ANY_YEAR.fullmatch(t))
 
 
 def label_cover(label: str, key_terms: Sequence[str],

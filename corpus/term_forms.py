@@ -17,12 +17,14 @@ from collections.abc import Callable, Iterable, Sequence
 
 from corpus.term_match import holds_term
 
-__all__ = ["YEAR", "asked_dates", "asked_dotted", "asked_labels", "holds_specific",
+__all__ = ["ANY_YEAR", "YEAR", "asked_dates", "asked_dotted", "asked_labels", "holds_specific",
            "index_blind", "written_dates", "written_labels", "written_marks"]
 
 #: a four-digit year 1900–2099 (``fullmatch`` a term)
 YEAR = re.compile(r"(?:19|20)\d\d")
-_ANY_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+#: a four-digit year 1900–2099 standing alone in a text, not inside a longer number
+#: (``search`` / ``findall`` / ``sub`` a text)
+ANY_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 # a numbered figure or table the question names: "Figure 7", "Fig. 3", "Table 2", "图7", "表3"
 # ("代表3种" is no table: a count word follows the number)
 _LABEL_ASKED = re.compile(
@@ -135,13 +137,13 @@ def written_dates(text: str) -> set[str]:
                 m.group("mon"), m.group("d"))
             first = int(d)
             days = range(first, max(first, int(m.group("d_end") or 0)) + 1)
-            years = _ANY_YEAR.findall(text, m.end(), m.end() + _DATE_REACH)
+            years = ANY_YEAR.findall(text, m.end(), m.end() + _DATE_REACH)
             add(_MONTHS.index(_month(mon)) + 1, days, years)
         elif m.group("mon"):
             nxt = _YEAR_NEXT.match(text, m.end())
             if nxt:
                 add(_MONTHS.index(_month(m.group("mon"))) + 1, [],
-                    [nxt.group("y"), *_ANY_YEAR.findall(nxt.group("more"))])
+                    [nxt.group("y"), *ANY_YEAR.findall(nxt.group("more"))])
         elif m.group("y2"):
             a, b = int(m.group("a")), int(m.group("b"))
             add(a, [b], [m.group("y2")])
@@ -206,7 +208,7 @@ def index_blind(term: str) -> bool:
 def written_marks(texts: Sequence[str], normalize: Callable[[str], str]) -> set[str]:
     """Every four-digit year (1900–2099) of ``texts``, and every figure / table label, date and
     dotted identifier they write once normalised, as terms (:func:`index_blind` terms)."""
-    marks = {m.group() for t in texts for m in _ANY_YEAR.finditer(t)}
+    marks = {m.group() for t in texts for m in ANY_YEAR.finditer(t)}
     whole = normalize("\n".join(texts))
     marks.update(written_labels(whole))
     marks.update(written_dates(whole))

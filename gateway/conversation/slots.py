@@ -29,6 +29,8 @@ from functools import lru_cache
 
 import rjieba
 
+from corpus.term_forms import ANY_YEAR
+
 __all__ = ["fill_slot", "subject_zh"]
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -54,10 +56,10 @@ _EN_QTY = (rf"(?<![\w.])(?:(?:more than|less than|fewer than|at least|at most|ov
            rf"(?:\s+(?:or|and)\s+(?:more|less|longer|shorter|above|over|under|fewer|older|"
            rf"younger|later|earlier))?")
 _QUANTITY = re.compile(rf"{_ZH_QTY}|{_EN_QTY}", re.IGNORECASE)
-_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 #: shapes in the order tried: year, quantity / range with unit, acronym, code, number
 # (ASCII boundaries: a Chinese character next to a code is a boundary, for \b it is a letter)
-_SHAPES = (_YEAR, _QUANTITY, re.compile(r"(?<![A-Za-z0-9_-])[A-Z][A-Z0-9]{1,6}(?![A-Za-z0-9_-])"),
+_SHAPES = (ANY_YEAR, _QUANTITY,
+           re.compile(r"(?<![A-Za-z0-9_-])[A-Z][A-Z0-9]{1,6}(?![A-Za-z0-9_-])"),
            re.compile(r"(?<![A-Za-z0-9_])[A-Za-z]+[-_]?\d[A-Za-z0-9_-]*(?<!-)(?![A-Za-z0-9_])"),
            re.compile(r"(?<![A-Za-z0-9_.])\d+(?:\.\d+)?(?![A-Za-z0-9_.])"))
 _NOUN_TAGS = ("n", "l", "eng", "j", "vn", "nz", "ng")

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from corpus.term_forms import ANY_YEAR
 from gateway.routing.followup import is_followup
 
 __all__ = [
@@ -57,7 +58,6 @@ _COMPARISON = re.compile(
     r"|区别|差别|差异|比较|对比|相比|相较|不同之处|有何不同|有什么不同|哪个更|哪一个更|孰",
     re.IGNORECASE,
 )
-_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 _CODE = re.compile(r"\b[A-Z]{1,6}-?\d{2,}[A-Z0-9-]*\b")
 _NAME_PAIR = re.compile(
     r"\b([A-Z][\w&'.-]+(?:\s+[A-Z][\w&'.-]+)*)\s+(?:and|or|&)\s+([A-Z][\w&'.-]+(?:\s+[A-Z][\w&'.-]+)*)"
@@ -111,8 +111,8 @@ def _count_subquestions(question: str) -> int:
 
 def _distinct_entities(question: str) -> list[str]:
     """Distinct entities of one kind (years, product codes, conjoined names), largest group first."""
-    years = sorted(set(_YEAR.findall(question)))
-    codes = sorted({c for c in _CODE.findall(question) if not _YEAR.fullmatch(c)})
+    years = sorted(set(ANY_YEAR.findall(question)))
+    codes = sorted({c for c in _CODE.findall(question) if not ANY_YEAR.fullmatch(c)})
     names: list[str] = []
     for m in _NAME_PAIR.finditer(question):
         pair = [g for g in m.groups() if g]
@@ -237,7 +237,7 @@ def dated_query(query: str, current_date: str | None) -> str:
 
     :param current_date: ``YYYY-MM-DD`` or ``None`` (nothing added).
     """
-    if not current_date or not _RELATIVE_PERIOD.search(query) or _YEAR.search(query):
+    if not current_date or not _RELATIVE_PERIOD.search(query) or ANY_YEAR.search(query):
         return query
     return f"{query} ({_period_year(query, current_date)})"
 
