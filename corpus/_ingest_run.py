@@ -41,7 +41,7 @@ _TEXT_LIKE = (".txt", ".text", ".md", ".markdown", ".html", ".htm")
 #: the worker pool (parse processes, and embed processes that each load the embedding model,
 #: ~0.55 GB, tens of seconds on a loaded 2-core machine) starts only when the files for it hold
 #: at least this many bytes together; below that they are read in this process. Measured here
-#: (2 cores, load 11-14, e5-small, see README "Speed"): 4 Markdown files of 98 bytes took 91 s
+#: (2 cores, load 11-14, e5-small, see docs/ingest.md, "Speed"): 4 Markdown files of 98 bytes took 91 s
 #: with the pool against 7.8 s in one process in a new-user
 #: trial; here 26.9 s against 17.1 s (wall, loopgate ingest); the 8 zh PDFs (9.9 MB) keep the pool and its
 #: speed. The cut lies between; 500 kB keeps the 5 FinanceBench filings (0.71 MB) of the

@@ -6,7 +6,7 @@ bounded total time, a log line per failed attempt) so the gateway does not start
 an ingest job does not start writing — before its backends are up; Compose's ``depends_on``
 and Kubernetes' start order do not guarantee that.
 
-What is checked comes from LoopGate's own settings (``LOOPGATE_*`` environment, see README):
+What is checked comes from LoopGate's own settings (``LOOPGATE_*`` environment, see docs/settings.md):
 
 - ``LOOPGATE_QDRANT_URL`` set → qdrant-client ``get_collections()`` must succeed;
 - ``LOOPGATE_REDIS_URL`` set → Redis ``PING`` must succeed.

@@ -1,7 +1,7 @@
 """LoopGate settings (pydantic-settings): environment variables ``LOOPGATE_*`` and an optional
 ``.env``-style file named by ``LOOPGATE_ENV_FILE``.
 
-Every field is documented in README.md ("Settings"); ``tests/gateway/test_settings_documented.py``
+Every field is documented in docs/settings.md; ``tests/gateway/test_settings_documented.py``
 checks that. Library packages (corpus, rag, loop) never read the environment: the gateway builds
 their explicit config objects from these settings.
 """
@@ -64,7 +64,7 @@ def _default_data_dir() -> Path:
 
 
 class Settings(BaseSettings):
-    """All LoopGate settings; see README "Settings" for each variable."""
+    """All LoopGate settings; see docs/settings.md for each variable."""
 
     model_config = SettingsConfigDict(
         env_prefix="LOOPGATE_",
@@ -183,7 +183,7 @@ class Settings(BaseSettings):
     admin_keys: list[str] = Field(default_factory=list, description='JSON list of admin API keys (a key not also in api_keys may use every collection). With api_keys set, only an admin key reads /metrics, /docs, /openapi.json, /v1/stats (the dashboard\'s data), the dashboard page itself (the browser asks: any user name, the key as password) and every caller\'s route records; other keys see only their own questions in /v1/routes.')
     upload_extensions: list[str] = Field(default_factory=lambda: [".pdf", ".md", ".markdown", ".txt", ".docx", ".html", ".htm"], description="File types accepted by POST /v1/documents.")
 
-    # --- migration from an existing RAG service (gateway.migration; README "Migrate …") ----
+    # --- migration from an existing RAG service (gateway.migration; docs/migration.md) ----
     migration_modes: dict[str, str] = Field(default_factory=dict, description='JSON map collection → migration mode: proxy, shadow, canary[:N] (N % to LoopGate) or gateway.')
     migration_default_mode: str = Field("gateway", description="Migration mode of collections not named in migration_modes.")
     migration_canary_percent: float = Field(10.0, ge=0, le=100, description="Share of questions (%) a canary collection sends to LoopGate when its mode gives no :N.")
@@ -200,7 +200,7 @@ class Settings(BaseSettings):
     legacy_rag_source_fields: dict[str, str] = Field(default_factory=lambda: {"path": "path", "page": "page", "quote": "text"}, description="JSON map path/page/quote/score/chunk_id → JMESPath within one source item.")
     legacy_rag_found_path: str = Field("", description="JMESPath to a true/false \"found\" flag in the reply; empty = found when the answer is not blank.")
     legacy_rag_timeout_s: float = Field(10.0, gt=0, description="Whole-call deadline for the existing RAG service, seconds.")
-    existing_collections: dict[str, dict[str, str | int]] = Field(default_factory=dict, description="JSON map collection → payload mapping of a Qdrant collection built by another pipeline (read-only; see README).")
+    existing_collections: dict[str, dict[str, str | int]] = Field(default_factory=dict, description="JSON map collection → payload mapping of a Qdrant collection built by another pipeline (read-only; see docs/migration.md).")
 
     @field_validator("data_dir", "embed_model_path", mode="before")
     @classmethod

@@ -47,7 +47,7 @@ def settings_text(data_dir: Path, model: Path | None, port: int,
     lines = [
         f"# LoopGate settings written by `loopgate init` ({stamp}); every path is absolute.",
         "# Commands read this file when LOOPGATE_ENV_FILE names it; variables set in the",
-        "# environment win over it. All settings: README.md, \"Settings\".",
+        "# environment win over it. All settings: docs/settings.md.",
         f"LOOPGATE_DATA_DIR={data_dir}",
     ]
     if model is not None:

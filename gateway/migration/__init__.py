@@ -1,4 +1,4 @@
-"""Gradual migration from an existing RAG service (README "Migrate from an existing RAG").
+"""Gradual migration from an existing RAG service (docs/migration.md).
 
 - :mod:`gateway.migration.legacy` — HTTP adapter of the legacy service (mapping in settings);
 - :mod:`gateway.migration.modes` — proxy / shadow / canary / gateway per collection, the

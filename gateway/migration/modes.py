@@ -1,7 +1,7 @@
 """Migration modes per collection and the canary split (the dispatcher that applies them is
 :mod:`gateway.migration.dispatcher`).
 
-Modes (README "Migrate from an existing RAG, step by step"):
+Modes (docs/migration.md, "Migrate from an existing RAG, step by step"):
 
 - ``proxy``   — the legacy service answers; LoopGate is not run; the exchange is recorded.
 - ``shadow``  — the legacy service answers; LoopGate answers the same question in a background
