@@ -84,6 +84,8 @@ class IngestReport:
     keyword_only: bool = True
     corpus_version: int = 0
     elapsed_s: float = 0.0
+    #: findings about the whole collection (``embed_runtime_differs: …``), not one file
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -121,6 +123,7 @@ class IngestReport:
             "corpus_version": self.corpus_version,
             "changed": self.changed,
             "elapsed_s": round(self.elapsed_s, 3),
+            "warnings": list(self.warnings),
             "files": [asdict(f) for f in self.files],
         }
 

@@ -25,6 +25,7 @@ from corpus._ingest_worker import embed_prepared, run_prepare
 from corpus._ingest_write import DocumentWriter, StepFn
 from corpus.catalogue import Catalogue
 from corpus.catalogue_entry import CatalogueEntry
+from corpus.embed_probe import probe_vector, runtime_name, vectors_differ
 from corpus.errors import IngestCancelled
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.types import PassageEmbedder
@@ -106,6 +107,24 @@ class IngestRun:
                 )
             )
 
+    def _check_runtime(self, emb: PassageEmbedder, *, empty: bool) -> None:
+        """Store the embedding runtime's fingerprint with a collection that holds no document
+        yet (``corpus.embed_probe``); for one that holds a fingerprint of another runtime, say so
+        in the report (``embed_runtime_differs``): the new vectors will not match the old ones
+        exactly. A collection built before fingerprints were stored is left without one."""
+        meta = self.store.collection_meta(self.collection)
+        probe, stored = probe_vector(emb), meta.get("embed_probe")
+        if stored is None:
+            if empty:
+                self.store.update_meta(self.collection, embed_probe=probe,
+                                       embed_runtime=runtime_name())
+        elif vectors_differ(stored, probe):
+            self.report.warnings.append(
+                f"embed_runtime_differs: the collection's vectors were made by "
+                f"{meta.get('embed_runtime') or 'another runtime'}, these by "
+                f"{runtime_name() or 'this one'}, and differ (int8 model, runtime kernels): "
+                f"dense search mixes the two; re-ingest into a new collection to make them one")
+
     def run(self, files: list[Path], rels: list[str], dirs: list[Path]) -> IngestReport:
         """Ingest ``files`` (stored as ``rels``; ``dirs`` the walked folders)."""
         collection, emb = self.collection, self.embedder
@@ -113,6 +132,8 @@ class IngestRun:
                                      embed_model=emb.model_name if emb else None)
         self.store.purge_staged(collection)
         entries = self.catalogue.entries(collection)
+        if emb is not None:
+            self._check_runtime(emb, empty=not entries)
         self.total, seen = len(files), set[str]()
         jobs = self._sort_out(hash_files(files, rels, seen, self.done), entries)
         # text keys of the documents kept; a path being re-read no longer vouches for its text

@@ -16,6 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from corpus.embed_probe import probe_vector, runtime_name, vectors_differ
 from rag.embed_model import KNOWN_MODELS, load_text_embedding, onnx_file
 from rag.errors import CollectionMismatchError, EmbedderError, EmbedderUnavailable
 
@@ -23,6 +24,7 @@ __all__ = [
     "DEFAULT_EMBED_MODEL",
     "FastEmbedEmbedder",
     "check_collection",
+    "runtime_note",
     "startup_check",
 ]
 
@@ -184,7 +186,10 @@ def check_collection(store: Any, collection: str, embedder: Any | None) -> str:
     :param embedder: the configured embedder (``model_name``, ``dim``) or ``None`` (keyword-only).
     :returns: ``"ok"``; ``"missing"`` when the collection does not exist yet; ``"keyword_only"``
         when no embedder is configured; ``"no_dense"`` when the collection holds no dense
-        vectors yet (ingest with a model configured embeds what is missing).
+        vectors yet (ingest with a model configured embeds what is missing);
+        ``"runtime_differs"`` when the collection's stored fingerprint of the embedding runtime
+        (``corpus.embed_probe``) differs from this runtime's: queries still work, their vectors
+        are a little off the index's (:func:`runtime_note` says what to do).
     :raises CollectionMismatchError: stored model or dimension differs — with what to do.
     """
     if embedder is None:
@@ -199,7 +204,20 @@ def check_collection(store: Any, collection: str, embedder: Any | None) -> str:
         raise CollectionMismatchError(
             collection, (model, int(dim) if dim else None), (embedder.model_name, int(embedder.dim))
         )
+    stored = meta.get("embed_probe")
+    if stored is not None and vectors_differ(stored, probe_vector(embedder)):
+        return "runtime_differs"
     return "ok"
+
+
+def runtime_note(store: Any, collection: str) -> str:
+    """What ``"runtime_differs"`` (:func:`check_collection`) means for ``collection``: which
+    runtime built its vectors, which one runs now, and the two ways out."""
+    built = (store.collection_meta(collection) or {}).get("embed_runtime") or "another runtime"
+    now = runtime_name() or "this runtime"
+    return (f"collection {collection!r} was embedded by {built}, questions are embedded by {now}: "
+            f"the int8 model's vectors differ between the two, so dense search is slightly off; "
+            f"install {built.replace(' ', '==')} or re-ingest the documents into a new collection")
 
 
 def startup_check(store: Any, embedder: Any | None) -> dict[str, str]:

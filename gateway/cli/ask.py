@@ -95,7 +95,7 @@ def ask_rag(
     from gateway.routing import QueryInput
     from gateway.settings import get_settings
     from gateway.wiring import build_components, build_retriever, open_collection
-    from rag.embedder import check_collection
+    from rag.embedder import check_collection, runtime_note
     from rag.errors import RetrievalError
     from rag.pipeline import RagPipeline
     from rag.retriever import resolve_filter
@@ -127,6 +127,8 @@ def ask_rag(
             if state == "no_dense":
                 err.print("[yellow]the collection has no dense vectors yet: keyword-only[/]")
                 embedder = None
+            elif state == "runtime_differs":
+                err.print(f"[yellow]warning: {runtime_note(store, collection)}[/]")
             flt = resolve_filter(store, collection, documents=documents,
                                  path_prefix=path_prefix)
             # the question as the router reads it (the caller's filter kept)

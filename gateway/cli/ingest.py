@@ -79,6 +79,8 @@ def _summary(report: IngestReport, console: Console) -> None:
     notes = warnings_table(report)
     if notes is not None:
         console.print(notes)
+    for warning in report.warnings:  # about the whole collection (embed_runtime_differs)
+        console.print(f"[yellow]warning: {warning}[/]")
     mode = "keyword-only (no embedding model)" if report.keyword_only else "dense + keyword"
     console.print(
         f"{_count(report.pages, 'page')}, {_count(report.chunks, 'chunk')} from "

@@ -108,10 +108,13 @@ def build_components(settings: Settings) -> Components:
     if c.store is not None and c.embedder is None:  # dense vectors but no model: 409 + the fix
         c.embedding_mismatch.update(dense_without_model(settings, c.store, c.embedder_error))
     if c.store is not None and c.embedder is not None:
-        from rag.embedder import startup_check
+        from rag.embedder import runtime_note, startup_check
 
         for name, state in startup_check(c.store, c.embedder).items():
-            if state not in ("ok", "missing", "no_dense", "keyword_only"):
+            if state == "runtime_differs":
+                c.embedding_warnings[name] = runtime_note(c.store, name)
+                log.warning("%s", c.embedding_warnings[name])
+            elif state not in ("ok", "missing", "no_dense", "keyword_only"):
                 c.embedding_mismatch[name] = state
                 if not is_lock_error(Exception(state)):  # the command says that once itself
                     log.error("collection %r: %s", name, state)

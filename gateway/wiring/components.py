@@ -47,6 +47,9 @@ class Components:
     # collection -> what to do, for collections embedded with another model or dimension than
     # the configured embedder (``rag.embedder.startup_check`` at start-up; queries get 409)
     embedding_mismatch: dict[str, str] = field(default_factory=dict)
+    #: collection -> note, for collections whose vectors another embedding runtime made
+    #: (``rag.embedder.runtime_note``; queries answer, dense search slightly off; ``/readyz``)
+    embedding_warnings: dict[str, str] = field(default_factory=dict)
     llm: AsyncLLMClient | None = None
     #: the start-up speed probe's report (``gateway.wiring.llm_budgets``; ``/readyz``)
     llm_budgets: dict[str, Any] | None = None

@@ -198,3 +198,25 @@ async def test_collection_embedded_with_another_model_is_refused_clearly(
         r = await client.post("/v1/query", json={"question": "warranty?", "collection": "old"})
         assert r.status_code == 409, r.text
         assert "re-ingest" in r.json()["error"]["message"]
+
+
+async def test_collection_embedded_by_another_runtime_is_answered_and_told(
+        tmp_path, embed_model_path) -> None:
+    """A collection whose stored runtime fingerprint (corpus.embed_probe) differs from this
+    runtime's answers (200, not 409) and /readyz names it with what to do."""
+    from corpus.embed_probe import PROBE_DIMS
+    from corpus.qdrant_store import QdrantChunkStore
+
+    if embed_model_path is None:
+        pytest.skip("no local embedding model (../shared/models/multilingual-e5-small)")
+    settings = make_settings(tmp_path, embed_model_path)
+    store = QdrantChunkStore.embedded(settings.data_dir / "qdrant")
+    store.ensure_collection("older", dense_dim=384, embed_model="intfloat/multilingual-e5-small")
+    store.update_meta("older", embed_probe=[0.5] * PROBE_DIMS, embed_runtime="onnxruntime 1.24.4")
+    store.close()
+    async with running(settings) as (_app, client):
+        ready = (await client.get("/readyz")).json()
+        assert "older" not in ready.get("embedding_mismatch", {})
+        assert "install onnxruntime==1.24.4" in ready["embedding_warnings"]["older"]
+        r = await client.post("/v1/query", json={"question": "warranty?", "collection": "older"})
+        assert r.status_code == 200, r.text

@@ -173,4 +173,6 @@ async def readyz(components: ComponentsDep) -> OrjsonResponse:
         body["llm_budgets"] = components.llm_budgets
     if components.embedding_mismatch:  # those collections answer 409 until re-ingested
         body["embedding_mismatch"] = components.embedding_mismatch
+    if components.embedding_warnings:  # answered, dense search slightly off until re-ingested
+        body["embedding_warnings"] = components.embedding_warnings
     return OrjsonResponse(body, status_code=200 if ready else 503)
