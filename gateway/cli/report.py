@@ -63,9 +63,14 @@ def print_rag_answer(ans: RagAnswer, *, console: Console | None = None) -> None:
     for c in ans.related:
         print_citation(con, "-", c)
     feats = "  ".join(f"{k}={v:.3f}" for k, v in r.confidence.features.to_dict().items())
+    # the retrieval's confidence is not the answer's: a "not found" answer says why beside it
+    # (a new-user trial read "Not found" above "confidence 0.801" and could not tell which held)
+    support = "" if ans.support_p is None else f"  [bold]answer support[/bold] {ans.support_p:.3f}"
+    why = ("" if ans.found or not ans.answer_flags
+           else f"\n[bold]not found because[/bold] {', '.join(ans.answer_flags)}")
     con.print(
-        f"[bold]confidence[/bold] {r.confidence.value:.3f} ({r.mode}"
-        f"{'; flags: ' + ', '.join(r.flags) if r.flags else ''})\n  {feats}"
+        f"[bold]retrieval confidence[/bold] {r.confidence.value:.3f} ({r.mode}"
+        f"{'; flags: ' + ', '.join(r.flags) if r.flags else ''}){support}{why}\n  {feats}"
     )
     table = Table(title="retrieved", show_edge=False)
     for col in ("#", "path", "section", "pages", "rrf", "dense", "bm25"):

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 
 import rjieba
 
+from corpus.term_match import is_code
 from gateway.conversation.items import Anchor, ItemList, find_anchor, find_anchors, move, words
 from gateway.conversation.slots import fill_slot, subject_zh
 from gateway.routing.followup import LEAD_ZH, is_followup
@@ -104,6 +105,13 @@ _TOPIC = re.compile(r"\b(?:of|for|about|regarding|on)\s+(?P<t>[^?？]+)", re.IGN
 _GENERIC = frozenset(_STEP_WORDS.split("|")) | {"that", "it", "this", "after", "before",
                                                 "below", "above", "under", "about", "what"}
 _CJK = re.compile(r"[\u3400-\u9fff]")
+# a previous question's lead, left out of its topic: a follow-up's connective ("And what does
+# the K-200 not cover?"), then its question word and auxiliary ("what does", "how often should")
+_CONNECTIVE = re.compile(r"^\s*(?:and|also|so|but|then|or)\b[\s,]*", re.IGNORECASE)
+_ASK_LEAD = re.compile(
+    r"^\s*(?:what|which|who|how|when|where)\s+(?:\w+\s+)?(?:is|are|was|were|do|does|did|"
+    r"should|can|could|will|would|has|have|had)\s+", re.IGNORECASE)
+_TOPIC_WORDS = 4  # "the K-200", "the warranty period": a topic is a short noun phrase
 _LEAD_PREPOSITIONS = re.compile(r"^(?:(?:at|in|on|by|to|from|with|of|for|about)\s+)+",
                                 re.IGNORECASE)
 _ZH_ASK = re.compile(r"怎么|怎样|如何|为什么|为何|什么|哪些|哪个|哪里|哪|多少|多久|多长|几|是否|"
@@ -176,8 +184,16 @@ def _topic(previous: str, anchor: Anchor | None) -> str:
     m = _TOPIC.search(previous)
     if m:  # "vote on at the meeting": the phrase after the last preposition of a run
         return _LEAD_PREPOSITIONS.sub("", m.group("t")).strip()
-    return re.sub(r"^\s*(?:what|which|who|how|when|where)\s+(?:\w+\s+)?(?:is|are|was|were|do|"
-                  r"does|did)\s+", "", previous, flags=re.IGNORECASE).rstrip("?？ ")
+    rest = _ASK_LEAD.sub("", _CONNECTIVE.sub("", previous)).rstrip("?？ ")
+    # the rest may be a subject and its verb ("the K-200 not cover"): the one code it names
+    # stands for it; else a short rest is the topic ("What is the warranty period?"), a longer
+    # one none (the previous question is put before, rule 7). A new-user trial: "How often
+    # should I descale it?" after "And what does the K-200 not cover?" was read "How often
+    # should I descale And what does the K-200 not cover?", and not found.
+    codes = [w.strip(".,;:") for w in rest.split() if is_code(w.strip(".,;:").lower())]
+    if len(codes) == 1:
+        return f"the {codes[0]}"
+    return rest if len(rest.split()) <= _TOPIC_WORDS else ""
 
 
 def _ordinal(question: str, previous: str, lists: Sequence[ItemList], cited: int

@@ -70,6 +70,22 @@ def test_pronoun_takes_the_previous_topic(lists):
     assert rw.question == "Who approves the travel policy's changes?"
 
 
+def test_a_follow_ups_topic_is_its_subject_not_the_whole_question():
+    # new-user trial: the third turn was read "How often should I descale And what does the
+    # K-200 not cover?" and answered not found
+    second = rewrite_rules("And what does it not cover?", "What is the warranty period of the K-200?")
+    assert second.question == "And what does the K-200 not cover?"
+    third = rewrite_rules("How often should I descale it?", second.question)
+    assert third.question == "How often should I descale the K-200?"
+    assert third.rules == ("pronoun",)
+    # a short rest is the topic; a long one without one code is none: rule 7 puts the
+    # previous question before the follow-up instead of pasting it into it
+    assert rewrite_rules("How long is it?", "What is the warranty period?").question == (
+        "How long is the warranty period?")
+    rw = rewrite_rules("Who signed it?", "When was the contract between Acme and Beta signed?")
+    assert rw.rules == ("previous_question",)
+
+
 def test_relative_dates_need_current_date():
     assert resolve_dates("What changed last year?", None) == ("What changed last year?", False)
     assert resolve_dates("What changed last year?", "2025-11-11")[0] == "What changed 2024?"
