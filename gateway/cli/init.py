@@ -12,6 +12,7 @@ holds no ONNX model.
 from __future__ import annotations
 
 import datetime
+import hashlib
 import socket
 from pathlib import Path
 from typing import Annotated
@@ -40,6 +41,14 @@ def redis_answers(url: str, timeout: float = 0.5) -> bool:
         return False
 
 
+def install_prefix(data_dir: Path) -> str:
+    """``"loopgate:<8 hex>:"``, the Redis key prefix of the installation keeping its state in
+    ``data_dir`` (the first 8 hex digits of the SHA-1 of its absolute path): the CLI and
+    ``loopgate serve`` reading one settings file share it, two installations do not."""
+    digest = hashlib.sha1(str(data_dir.resolve()).encode("utf-8")).hexdigest()[:8]
+    return f"loopgate:{digest}:"
+
+
 def settings_text(data_dir: Path, model: Path | None, port: int,
                   redis_url: str | None = None) -> str:
     """The settings file's text (``KEY=value`` lines, ``#`` comments)."""
@@ -57,6 +66,10 @@ def settings_text(data_dir: Path, model: Path | None, port: int,
     lines.append(f"LOOPGATE_PORT={port}")
     if redis_url:
         lines.append(f"LOOPGATE_REDIS_URL={redis_url}")
+        # keys of this installation apart from another's on the same Redis: a new-user trial
+        # found the shared default prefix's route log holding another checkout's questions (and
+        # two installs' collections of one name would share cached answers)
+        lines.append(f"LOOPGATE_REDIS_KEY_PREFIX={install_prefix(data_dir)}")
     else:
         lines.append("# no Redis: in-process cache and sessions (LOOPGATE_REDIS_URL=redis://…)")
     return "\n".join(lines) + "\n"

@@ -153,6 +153,13 @@ def test_init_enables_redis_when_one_answers(tmp_path: Path,
     monkeypatch.setenv("LOOPGATE_ENV_FILE", str(tmp_path / "loopgate.env"))
     get_settings.cache_clear()
     assert get_settings().redis_url == "redis://127.0.0.1:6379/0"
+    # this installation's keys apart from another's on the same Redis (new-user trial: the
+    # default prefix's route log held another checkout's questions)
+    from gateway.cli.init import install_prefix
+
+    prefix = get_settings().redis_key_prefix
+    assert prefix == install_prefix(tmp_path / "state") and prefix.startswith("loopgate:")
+    assert prefix != install_prefix(tmp_path / "other")
     none = CliRunner().invoke(app, ["init", "-f", "b.env", "--redis-url", "redis://127.0.0.1:1/0"])
     assert none.exit_code == 0, none.output
     lines = (tmp_path / "b.env").read_text().splitlines()
