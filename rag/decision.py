@@ -51,6 +51,7 @@ from rag.answerability import (
 )
 from rag.cases import answer_cases
 from rag.compose import asks_figure, figure_answer
+from rag.cross_evidence import cross_language, dense_evidence
 from rag.extractive import NOT_FOUND_TEXT, answer_text, extract_answer
 from rag.steps import Flow, Step
 from rag.types import Evidence, Retrieval
@@ -97,6 +98,9 @@ class AnswerDecider:
         features are recorded); ``False``: only when the decision needs it (found, and the
         model has a threshold above 0).
     :param flag_missing: flag ``not_in_evidence:<codes>`` when no unit names a code.
+    :param embedder: the retrieval's embedder (``embed_query``, ``embed_passages``): a question
+        in the other language than its passages gets the units closest to it by the embedding
+        first (``rag.cross_evidence``, flag ``cross_language_evidence``); ``None``: words only.
     """
 
     def __init__(self, tokenizer: Any, store: ChunkStore | None, *,
@@ -106,8 +110,10 @@ class AnswerDecider:
                  vocabulary: DocumentVocabulary | None = None,
                  support_model: SupportModel | None = None,
                  phrases: Callable[[str], Sequence[str]] | None = None,
-                 record_support: bool = True, flag_missing: bool = False) -> None:
+                 record_support: bool = True, flag_missing: bool = False,
+                 embedder: Any | None = None) -> None:
         self.tokenizer, self.store, self.make_citation = tokenizer, store, make_citation
+        self.embedder = embedder if hasattr(embedder, "embed_passages") else None
         self.answer_floor, self.max_evidence = answer_floor, max_evidence
         self.presence, self.vocabulary, self.support_model = presence, vocabulary, support_model
         self.phrases = phrases
@@ -129,6 +135,20 @@ class AnswerDecider:
         evidence = extract_answer(r, r.key_terms, self.make_citation,
                                   max_evidence=self.max_evidence * wider,
                                   normalize=self.tokenizer.normalize)
+        if self.embedder is not None and cross_language(r.question, r.items):
+            # the question shares no words with the passages: the units closest to it by the
+            # multilingual embedding come first (rag.cross_evidence), the word-scored after
+            try:
+                dense = dense_evidence(r, self.make_citation, self.embedder.embed_query,
+                                       self.embedder.embed_passages,
+                                       max_evidence=self.max_evidence)
+            except Exception:  # noqa: BLE001 - the embedder failed: the word-scored stand
+                dense = []
+                out.append("cross_evidence_error")
+            if dense:
+                out.append("cross_language_evidence")
+                chosen = {e.text for e in dense}
+                evidence = dense + [e for e in evidence if e.text not in chosen]
         # every code the question names must be in the answer unit or its context
         # when a check below leaves no unit, these are still shown, apart: the closest passages
         closest = evidence[: self.max_evidence]

@@ -86,7 +86,8 @@ class RagPipeline(FlowStage[RagAnswer]):
         self.decider = AnswerDecider(
             tok, retriever.store, make_citation=self.make_citation, answer_floor=answer_floor,
             max_evidence=max_evidence, presence=self.presence, vocabulary=self.vocabulary,
-            support_model=self.support_model, phrases=self._phrases)
+            support_model=self.support_model, phrases=self._phrases,
+            embedder=retriever.embedder)
 
     def warm_up(self) -> None:
         """Load the embedding model now."""

@@ -87,7 +87,7 @@ class HybridRagEngine:
             max_evidence=max_evidence, presence=self.presence, vocabulary=self.vocabulary,
             support_model=self.support_model,
             phrases=getattr(retriever.expander, "phrases", None),
-            record_support=False, flag_missing=True)
+            record_support=False, flag_missing=True, embedder=retriever.embedder)
 
     async def retrieve(self, collection: str, query: str, *, top_k: int,
                        flt: SearchFilter | None) -> RagResult:

@@ -1,0 +1,113 @@
+"""Evidence for a question asked in the other language than the passages retrieved for it: the
+units chosen by the multilingual embedding, not by shared words.
+
+The extractive answer (``rag.extractive``) scores a sentence or table row by the question's key
+terms it holds. An English question on Chinese documents shares no words with them but the few
+dictionary terms the conversation stage appended (``gateway.conversation.crosslang``), so the
+answer unit was often the wrong one although dense retrieval had found the page: on the 8 zh-PDF
+collection, the 30 zh-PDF dev questions asked in English (``benchmarks/crosslang``) had the gold
+page among the top-5 items' units for 25, and the answer's citation on it for 12; the unit whose
+e5 vector is closest to the question's was on it for 17 (prototype measured this session).
+e5 is trained for this (Wang et al. 2024, "Multilingual E5 Text Embeddings", cross-lingual
+retrieval); the same vectors rank sentences as they rank chunks.
+
+The language test reads scripts only: a question of Latin letters (CJK under
+:data:`QUESTION_OTHER_MAX` of its letters: the appended dictionary terms are few) whose top items
+are mostly CJK (over :data:`PASSAGE_CJK_MIN`), or the reverse (a Chinese question over English
+passages).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from corpus.evidence import split_units
+from corpus.evidence.recognise import is_link_line
+from corpus.injection import in_injection
+from corpus.types import Chunk, Citation
+from rag.types import Evidence, RetrievedChunk, Retrieval
+
+__all__ = ["PASSAGE_CJK_MIN", "QUESTION_OTHER_MAX", "cross_language", "dense_evidence",
+           "script_share"]
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_LATIN = re.compile(r"[A-Za-z]")
+#: most CJK share of a question's letters still read as a Latin-script question
+QUESTION_OTHER_MAX = 0.25
+#: least CJK share of the top items' letters read as Chinese passages (and, mirrored, the most
+#: for English passages under a Chinese question: 1 - PASSAGE_CJK_MIN)
+PASSAGE_CJK_MIN = 0.5
+TOP_ITEMS = 3  # items whose units are compared (the retrieval's best)
+MAX_UNITS = 64  # units embedded per question at the most (latency: ~10-20 ms each on 2 cores)
+_MIN_UNIT_CHARS = 8  # a heading number or a lone cell says nothing
+
+
+def script_share(text: str) -> float:
+    """Share of CJK characters among the CJK characters and Latin letters of ``text`` (0..1;
+    0.5 when it has neither)."""
+    cjk, latin = len(_CJK.findall(text)), len(_LATIN.findall(text))
+    return cjk / (cjk + latin) if cjk + latin else 0.5
+
+
+def cross_language(question: str, items: Sequence[RetrievedChunk]) -> bool:
+    """True when ``question`` and the text of its top :data:`TOP_ITEMS` items are in different
+    scripts (module docstring); ``False`` without items."""
+    if not items:
+        return False
+    text = " ".join(c.text for it in items[:TOP_ITEMS] for c in it.chunks)
+    q, docs = script_share(question), script_share(text)
+    if q <= QUESTION_OTHER_MAX:
+        return docs >= PASSAGE_CJK_MIN
+    if q >= 1.0 - QUESTION_OTHER_MAX:
+        return docs <= 1.0 - PASSAGE_CJK_MIN
+    return False
+
+
+def dense_evidence(
+    retrieval: Retrieval,
+    make_citation: Callable[[Chunk, str], Citation | None],
+    embed_query: Callable[[str], Sequence[float]],
+    embed_passages: Callable[[Sequence[str]], Sequence[Sequence[float]]],
+    *,
+    max_evidence: int = 3,
+) -> list[Evidence]:
+    """Up to ``max_evidence`` verified units of the top :data:`TOP_ITEMS` items, best first by
+    the cosine of their passage vector with the question's (``Evidence.score`` = the cosine,
+    -1..1). Units are the extractive ones (``corpus.evidence.split_units``, ``"quote"``), at
+    most :data:`MAX_UNITS`, none that is an injection or only links; a unit whose quote does
+    not verify is dropped.
+
+    :param embed_query: the question embedder (e5's ``"query: "`` prefix added by it).
+    :param embed_passages: the passage embedder (``"passage: "``), vectors in input order.
+    :raises Exception: what the embedder raises (``rag.errors.EmbedderError``).
+    """
+    units: list[tuple[str, Chunk]] = []
+    for item in retrieval.items[:TOP_ITEMS]:
+        for chunk in item.chunks:
+            for u in split_units(chunk, "quote"):
+                if (len(u.strip()) >= _MIN_UNIT_CHARS and not in_injection(chunk.text, u)
+                        and not is_link_line(u)):
+                    units.append((u, chunk))
+    units = units[:MAX_UNITS]
+    if not units:
+        return []
+    q = np.asarray(embed_query(retrieval.question), dtype=np.float32)
+    v = np.asarray(embed_passages([u for u, _ in units]), dtype=np.float32)
+    sims = v @ q
+    out: list[Evidence] = []
+    seen: set[str] = set()
+    for i in np.argsort(-sims, kind="stable"):
+        unit, chunk = units[int(i)]
+        if unit in seen:
+            continue
+        seen.add(unit)
+        cit = make_citation(chunk, unit)
+        if cit is None:
+            continue
+        out.append(Evidence(text=unit, score=round(float(sims[int(i)]), 4), citation=cit))
+        if len(out) >= max_evidence:
+            break
+    return out
