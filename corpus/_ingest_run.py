@@ -25,7 +25,7 @@ from corpus._ingest_worker import embed_prepared, run_prepare
 from corpus._ingest_write import DocumentWriter, StepFn
 from corpus.catalogue import Catalogue
 from corpus.catalogue_entry import CatalogueEntry
-from corpus.embed_probe import probe_vector, runtime_name, vectors_differ
+from corpus.embed_probe import runtime_name, vectors_differ
 from corpus.errors import IngestCancelled
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.types import PassageEmbedder
@@ -107,13 +107,14 @@ class IngestRun:
                 )
             )
 
-    def _check_runtime(self, emb: PassageEmbedder, *, empty: bool) -> None:
-        """Store the embedding runtime's fingerprint with a collection that holds no document
-        yet (``corpus.embed_probe``); for one that holds a fingerprint of another runtime, say so
-        in the report (``embed_runtime_differs``): the new vectors will not match the old ones
+    def _check_runtime(self, probe: list[float], *, empty: bool) -> None:
+        """Store the embedding runtime's fingerprint ``probe`` (the embedder's ``fingerprint()``,
+        ``corpus.embed_probe``; an embedder without one is not checked) with a collection that
+        holds no document yet; for one that holds a fingerprint of another runtime, say so in
+        the report (``embed_runtime_differs``): the new vectors will not match the old ones
         exactly. A collection built before fingerprints were stored is left without one."""
         meta = self.store.collection_meta(self.collection)
-        probe, stored = probe_vector(emb), meta.get("embed_probe")
+        stored = meta.get("embed_probe")
         if stored is None:
             if empty:
                 self.store.update_meta(self.collection, embed_probe=probe,
@@ -132,8 +133,9 @@ class IngestRun:
                                      embed_model=emb.model_name if emb else None)
         self.store.purge_staged(collection)
         entries = self.catalogue.entries(collection)
-        if emb is not None:
-            self._check_runtime(emb, empty=not entries)
+        fingerprint = getattr(emb, "fingerprint", None)  # a runtime's (rag.embedder), not a stub's
+        if callable(fingerprint):
+            self._check_runtime(fingerprint(), empty=not entries)
         self.total, seen = len(files), set[str]()
         jobs = self._sort_out(hash_files(files, rels, seen, self.done), entries)
         # text keys of the documents kept; a path being re-read no longer vouches for its text

@@ -158,6 +158,14 @@ class FastEmbedEmbedder:
                 self._queries.popitem(last=False)
         return vec.tolist()  # type: ignore[no-any-return]
 
+    def fingerprint(self) -> list[float]:
+        """This runtime's fingerprint (``corpus.embed_probe.probe_vector``): the first 16
+        components of one fixed passage's vector, stored with a new collection and compared
+        when it is opened or ingested into again.
+
+        :raises EmbedderError: the runtime failed."""
+        return probe_vector(self)
+
     def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
         """Embed several questions at once (same as :meth:`embed_query` per text)."""
         return self._run([self._query_prefix + t for t in texts], self.batch_size)
@@ -204,8 +212,8 @@ def check_collection(store: Any, collection: str, embedder: Any | None) -> str:
         raise CollectionMismatchError(
             collection, (model, int(dim) if dim else None), (embedder.model_name, int(embedder.dim))
         )
-    stored = meta.get("embed_probe")
-    if stored is not None and vectors_differ(stored, probe_vector(embedder)):
+    stored, fingerprint = meta.get("embed_probe"), getattr(embedder, "fingerprint", None)
+    if stored is not None and callable(fingerprint) and vectors_differ(stored, fingerprint()):
         return "runtime_differs"
     return "ok"
 

@@ -34,7 +34,7 @@ def test_a_new_collection_stores_the_runtime_fingerprint(
     report = Ingestor(store, Tokenizer(), embedder, workers=1).ingest_paths([docs], "probe")
     meta = store.collection_meta("probe")
     assert len(meta["embed_probe"]) == PROBE_DIMS
-    assert meta["embed_probe"] == probe_vector(embedder)
+    assert meta["embed_probe"] == probe_vector(embedder) == embedder.fingerprint()
     assert meta["embed_runtime"].startswith("onnxruntime ")
     assert report.warnings == []
     assert check_collection(store, "probe", embedder) == "ok"
