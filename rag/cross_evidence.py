@@ -28,7 +28,8 @@ from corpus.evidence import split_units
 from corpus.evidence.recognise import is_link_line
 from corpus.injection import in_injection
 from corpus.types import Chunk, Citation
-from rag.types import Evidence, RetrievedChunk, Retrieval
+from rag.extractive import verified_evidence
+from rag.types import Evidence, Retrieval, RetrievedChunk
 
 __all__ = ["PASSAGE_CJK_MIN", "QUESTION_OTHER_MAX", "cross_language", "dense_evidence",
            "script_share"]
@@ -43,6 +44,10 @@ PASSAGE_CJK_MIN = 0.5
 TOP_ITEMS = 3  # items whose units are compared (the retrieval's best)
 MAX_UNITS = 64  # units embedded per question at the most (latency: ~10-20 ms each on 2 cores)
 _MIN_UNIT_CHARS = 8  # a heading number or a lone cell says nothing
+
+
+def _no_reading() -> str:
+    return ""  # a unit chosen by its vector is shown as quoted (no statement-cell reading)
 
 
 def script_share(text: str) -> float:
@@ -97,17 +102,6 @@ def dense_evidence(
     q = np.asarray(embed_query(retrieval.question), dtype=np.float32)
     v = np.asarray(embed_passages([u for u, _ in units]), dtype=np.float32)
     sims = v @ q
-    out: list[Evidence] = []
-    seen: set[str] = set()
-    for i in np.argsort(-sims, kind="stable"):
-        unit, chunk = units[int(i)]
-        if unit in seen:
-            continue
-        seen.add(unit)
-        cit = make_citation(chunk, unit)
-        if cit is None:
-            continue
-        out.append(Evidence(text=unit, score=round(float(sims[int(i)]), 4), citation=cit))
-        if len(out) >= max_evidence:
-            break
-    return out
+    order = (int(i) for i in np.argsort(-sims, kind="stable"))
+    ranked = ((float(sims[i]), units[i][0], units[i][1], _no_reading) for i in order)
+    return verified_evidence(ranked, make_citation, max_evidence)

@@ -18,7 +18,8 @@ from such a line, is never evidence (:func:`corpus.injection.in_injection`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 
 from corpus.citations import display_quote
 from corpus.evidence import (
@@ -45,7 +46,7 @@ from rag.expand import QueryExpander
 from rag.types import Evidence, Retrieval
 
 __all__ = ["NOT_FOUND_TEXT", "answer_text", "display_text", "evidence_units", "extract_answer",
-           "score_unit"]
+           "score_unit", "verified_evidence"]
 
 NOT_FOUND_TEXT = "Not found: the documents retrieved do not answer this confidently."
 
@@ -150,17 +151,27 @@ def extract_answer(
         first = [u for u in evidence_units(top) if not in_injection(top.text, u)][:1]
         scored = [(1e-3, 0, first[0], top, ())] if first else []
     scored.sort(key=lambda t: (-t[0], t[1]))
+    return verified_evidence(
+        ((s, unit, chunk, partial(_reading, unit, chunk, before, years))
+         for s, _, unit, chunk, before in scored),
+        make_citation, max_evidence)
+
+
+def verified_evidence(ranked: Iterable[tuple[float, str, Chunk, Callable[[], str]]],
+                      make_citation: CitationMaker, max_evidence: int) -> list[Evidence]:
+    """The first ``max_evidence`` distinct units of ``ranked`` (``(score, unit, chunk,
+    reading)``, best first) whose quote verifies (``make_citation``); a unit seen before or not
+    verified is skipped. ``reading()`` is called only for a unit kept (``Evidence.reading``)."""
     out: list[Evidence] = []
     seen: set[str] = set()
-    for s, _, unit, chunk, before in scored:
+    for s, unit, chunk, reading in ranked:
         if unit in seen:
             continue
         seen.add(unit)
         cit = make_citation(chunk, unit)
         if cit is None:
             continue
-        out.append(Evidence(text=unit, score=round(s, 4), citation=cit,
-                            reading=_reading(unit, chunk, before, years)))
+        out.append(Evidence(text=unit, score=round(s, 4), citation=cit, reading=reading()))
         if len(out) >= max_evidence:
             break
     return out
