@@ -24,9 +24,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from corpus.evidence import split_units
-from corpus.evidence.recognise import is_link_line
-from corpus.injection import in_injection
+from corpus.evidence import nfkc_lower, split_units
+from corpus.evidence.recognise import excluded
+from corpus.evidence.units import CJK
 from corpus.types import Chunk, Citation
 from rag.extractive import verified_evidence
 from rag.types import Evidence, Retrieval, RetrievedChunk
@@ -34,7 +34,6 @@ from rag.types import Evidence, Retrieval, RetrievedChunk
 __all__ = ["PASSAGE_CJK_MIN", "QUESTION_OTHER_MAX", "cross_language", "dense_evidence",
            "script_share"]
 
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
 #: most CJK share of a question's letters still read as a Latin-script question
 QUESTION_OTHER_MAX = 0.25
@@ -53,7 +52,7 @@ def _no_reading() -> str:
 def script_share(text: str) -> float:
     """Share of CJK characters among the CJK characters and Latin letters of ``text`` (0..1;
     0.5 when it has neither)."""
-    cjk, latin = len(_CJK.findall(text)), len(_LATIN.findall(text))
+    cjk, latin = len(CJK.findall(text)), len(_LATIN.findall(text))
     return cjk / (cjk + latin) if cjk + latin else 0.5
 
 
@@ -78,23 +77,27 @@ def dense_evidence(
     embed_passages: Callable[[Sequence[str]], Sequence[Sequence[float]]],
     *,
     max_evidence: int = 3,
+    codes: Sequence[str] = (),
+    normalize: Callable[[str], str] = nfkc_lower,
 ) -> list[Evidence]:
     """Up to ``max_evidence`` verified units of the top :data:`TOP_ITEMS` items, best first by
     the cosine of their passage vector with the question's (``Evidence.score`` = the cosine,
     -1..1). Units are the extractive ones (``corpus.evidence.split_units``, ``"quote"``), at
-    most :data:`MAX_UNITS`, none that is an injection or only links; a unit whose quote does
-    not verify is dropped.
+    most :data:`MAX_UNITS`, none that the extractive path leaves out either
+    (``corpus.evidence.recognise.excluded``: another code of the family of one of ``codes``,
+    an injection, a line of links); a unit whose quote does not verify is dropped.
 
     :param embed_query: the question embedder (e5's ``"query: "`` prefix added by it).
     :param embed_passages: the passage embedder (``"passage: "``), vectors in input order.
+    :param codes: the question's codes (``corpus.term_match.code_terms`` of its key terms).
+    :param normalize: the key terms' normaliser (``Tokenizer.normalize``).
     :raises Exception: what the embedder raises (``rag.errors.EmbedderError``).
     """
     units: list[tuple[str, Chunk]] = []
     for item in retrieval.items[:TOP_ITEMS]:
         for chunk in item.chunks:
             for u in split_units(chunk, "quote"):
-                if (len(u.strip()) >= _MIN_UNIT_CHARS and not in_injection(chunk.text, u)
-                        and not is_link_line(u)):
+                if len(u.strip()) >= _MIN_UNIT_CHARS and not excluded(chunk, u, codes, normalize):
                     units.append((u, chunk))
     units = units[:MAX_UNITS]
     if not units:

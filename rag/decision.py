@@ -42,6 +42,7 @@ from corpus.derived import computable
 from corpus.document_vocabulary import DocumentVocabulary
 from corpus.presence import DocumentTermProbe, subject_acronyms
 from corpus.question_scope import asked_pages
+from corpus.term_match import code_terms
 from corpus.types import Chunk, ChunkStore, Citation
 from rag.answerability import (
     answer_support,
@@ -141,7 +142,9 @@ class AnswerDecider:
             try:
                 dense = dense_evidence(r, self.make_citation, self.embedder.embed_query,
                                        self.embedder.embed_passages,
-                                       max_evidence=self.max_evidence)
+                                       max_evidence=self.max_evidence,
+                                       codes=code_terms(r.key_terms),
+                                       normalize=self.tokenizer.normalize)
             except Exception:  # noqa: BLE001 - the embedder failed: the word-scored stand
                 dense = []
                 out.append("cross_evidence_error")

@@ -80,6 +80,7 @@ class FastEmbedEmbedder:
         self._queries: OrderedDict[tuple[int, ...], Any] = OrderedDict()  # ids -> float32 array
         self._queries_lock = threading.Lock()
         self.query_cache_hits = 0
+        self._fingerprint: list[float] | None = None  # fingerprint(), once
 
     def check_files(self) -> None:
         """Check that the model folder holds an ONNX file, without loading it.
@@ -161,10 +162,13 @@ class FastEmbedEmbedder:
     def fingerprint(self) -> list[float]:
         """This runtime's fingerprint (``corpus.embed_probe.probe_vector``): the first 16
         components of one fixed passage's vector, stored with a new collection and compared
-        when it is opened or ingested into again.
+        when it is opened or ingested into again. Computed once per embedder (the start-up
+        check asks it for every collection).
 
         :raises EmbedderError: the runtime failed."""
-        return probe_vector(self)
+        if self._fingerprint is None:
+            self._fingerprint = probe_vector(self)
+        return list(self._fingerprint)
 
     def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
         """Embed several questions at once (same as :meth:`embed_query` per text)."""
@@ -221,11 +225,13 @@ def check_collection(store: Any, collection: str, embedder: Any | None) -> str:
 def runtime_note(store: Any, collection: str) -> str:
     """What ``"runtime_differs"`` (:func:`check_collection`) means for ``collection``: which
     runtime built its vectors, which one runs now, and the two ways out."""
-    built = (store.collection_meta(collection) or {}).get("embed_runtime") or "another runtime"
+    built = (store.collection_meta(collection) or {}).get("embed_runtime") or ""
     now = runtime_name() or "this runtime"
-    return (f"collection {collection!r} was embedded by {built}, questions are embedded by {now}: "
-            f"the int8 model's vectors differ between the two, so dense search is slightly off; "
-            f"install {built.replace(' ', '==')} or re-ingest the documents into a new collection")
+    # "onnxruntime 1.24.4" -> "install onnxruntime==1.24.4"; an unnamed runtime: re-ingest only
+    fix = f"install {built.replace(' ', '==')} or re-ingest" if built else "re-ingest"
+    return (f"collection {collection!r} was embedded by {built or 'another runtime'}, questions "
+            f"are embedded by {now}: the int8 model's vectors differ between the two, so dense "
+            f"search is slightly off; {fix} the documents into a new collection")
 
 
 def startup_check(store: Any, embedder: Any | None) -> dict[str, str]:

@@ -52,6 +52,7 @@ def test_vectors_of_another_runtime_are_told_not_refused(
     assert check_collection(store, "probe", embedder) == "runtime_differs"
     note = runtime_note(store, "probe")
     assert "onnxruntime 1.24.4" in note and "install onnxruntime==1.24.4" in note
+    assert embedder.fingerprint() == embedder.fingerprint()  # taken once, the same each time
 
     more = ingestor.ingest_paths([_docs(tmp_path / "b", "two.md", "# Two\n\nSecond text.\n")],
                                  "probe")
@@ -60,6 +61,9 @@ def test_vectors_of_another_runtime_are_told_not_refused(
     assert more.counts["ingested"] == 1  # told, not refused: the documents are in
     # the stored fingerprint stays the collection's (the first vectors' runtime)
     assert store.collection_meta("probe")["embed_probe"] == other
+    store.update_meta("probe", embed_runtime=None)  # a runtime that could not be named
+    unnamed = runtime_note(store, "probe")
+    assert "another runtime" in unnamed and "install" not in unnamed and "re-ingest" in unnamed
 
 
 def test_a_collection_built_before_fingerprints_gets_none_afterwards(
