@@ -5,13 +5,16 @@ replace them)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from fastapi import Request
 
 from corpus.catalogue import Catalogue
 from corpus.errors import StoreError
 from gateway.errors import BadRequest
+
+if TYPE_CHECKING:
+    from corpus.qdrant_store import QdrantChunkStore
 
 __all__ = ["ingested_elsewhere", "upload_collection"]
 
@@ -35,7 +38,7 @@ async def upload_collection(request: Request, form_value: str | None) -> str | N
     return str(values[0]) if values else form_value
 
 
-def ingested_elsewhere(store: Any, collection: str, folder: Path,
+def ingested_elsewhere(store: QdrantChunkStore, collection: str, folder: Path,
                         names: list[str]) -> dict[str, str]:
     """``{name: source}`` of the ``names`` that are already documents of ``collection`` read
     from outside its upload ``folder`` (``loopgate ingest`` of a folder): an upload of that
