@@ -10,6 +10,8 @@
 - :mod:`gateway.routing.decompose` – multi-part / comparison questions split into parts (pure);
 - :mod:`gateway.routing.plan` – the parts run concurrently and merged (plan-and-execute);
 - :mod:`gateway.routing.followup` – is a question a follow-up of an earlier turn (pure);
+- :mod:`gateway.routing.slots` – the place of an earlier question (or part) an elliptic phrase
+  fills (pure; follow-ups and elliptic parts of one question);
 - :mod:`gateway.routing.focus` – exclusion / contrast clauses taken out of the question read
   ("While the Marketing team …, what is …", ", not part of Finance,");
 - :mod:`gateway.routing.conflict` – cited passages of two documents that disagree (stage
