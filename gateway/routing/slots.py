@@ -206,7 +206,8 @@ def _by_opposite(previous: str, x: str) -> str | None:
         if rest and rest not in previous:
             return None
         return previous.replace(_OTHER_END[hit], hit, 1)
-    xs = [w.lower() for w in _EN_WORD.findall(x) if w.lower() not in _EN_STOP - {"most"}]
+    xs: list[str] = [w.lower() for w in _EN_WORD.findall(x)
+                     if w.lower() not in _EN_STOP - {"most"}]
     ends = [w for w in xs if w in _OTHER_END]
     if len(ends) != 1:
         return None
