@@ -8,6 +8,8 @@
   drives (implemented by ``gateway.engines``);
 - :mod:`gateway.routing.rules` – the pure decision rules (threshold rule, question signals);
 - :mod:`gateway.routing.decompose` – multi-part / comparison questions split into parts (pure);
+- :mod:`gateway.routing.elliptic` – a second part that is elliptic ("…, and the minimum?",
+  CH583呢) filled from the first (pure; decompose rule ``elliptic``);
 - :mod:`gateway.routing.plan` – the parts run concurrently and merged (plan-and-execute);
 - :mod:`gateway.routing.followup` – is a question a follow-up of an earlier turn (pure);
 - :mod:`gateway.routing.slots` – the place of an earlier question (or part) an elliptic phrase
