@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from gateway.cli.report import answer_to_dict, print_rag_answer
+from gateway.cli.report import answer_to_dict, print_rag_answer, print_unresolved
 
 if TYPE_CHECKING:
     from gateway.settings import Settings
@@ -134,6 +134,9 @@ def ask_rag(
             # the question as the router reads it (the caller's filter kept)
             read = asyncio.run(c.router.read_as(QueryInput(question, collection, "rag",
                                                            filters=flt)))
+            if read.unresolved is not None:  # "下一条呢？" with no earlier turn: not found
+                print_unresolved(question, read.unresolved, as_json)
+                return 0
             asked = read.query
             scope = asked.filters if asked.filters and not asked.filters.is_empty() else None
             pipeline = RagPipeline(

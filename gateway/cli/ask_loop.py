@@ -114,6 +114,8 @@ def ask_loop(question: str, collection: str, *, settings: Settings | None = None
             q = QueryInput(question, collection, "loop", filters=flt,
                            history=tuple(history or ()), current_date=current_date)
             read = await router.read_as(q) if router is not None else None
+            if read is not None and read.unresolved is not None:
+                return None, {"unresolved": read.unresolved}  # no earlier turn to read it by
             asked = read.query if read is not None else q
             scope = asked.filters if asked.filters and not asked.filters.is_empty() else None
             shown: dict[str, Any] = {}
@@ -142,6 +144,11 @@ def ask_loop(question: str, collection: str, *, settings: Settings | None = None
             await c.aclose()
 
     res, shown = asyncio.run(go())
+    if res is None:
+        from gateway.cli.report import print_unresolved
+
+        print_unresolved(question, shown["unresolved"], as_json)
+        return 0
     if as_json:
         print(json.dumps({**res.to_dict(), **shown}, ensure_ascii=False, indent=2))
     else:

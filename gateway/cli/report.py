@@ -1,18 +1,22 @@
 """What the question commands print: one citation's lines (every mode of ``loopgate ask``),
 and the report of a RAG answer (``--mode rag``): its JSON form and the human-readable one
-(answer, citations, related, confidence with its features, the retrieved items, timings)."""
+(answer, citations, related, confidence with its features, the retrieved items, timings); the
+"not found" of a question that leans on an earlier turn there is none of (every mode)."""
 
 from __future__ import annotations
 
+import json
+import sys
 from collections.abc import Mapping
 from typing import Any
 
 from rich.console import Console
 
 from corpus.types import Citation
+from gateway.routing.reference import DanglingReference, unresolved_answer
 from rag.types import RagAnswer
 
-__all__ = ["answer_to_dict", "print_citation", "print_rag_answer"]
+__all__ = ["answer_to_dict", "print_citation", "print_rag_answer", "print_unresolved"]
 
 
 def answer_to_dict(ans: RagAnswer) -> dict[str, Any]:
@@ -110,3 +114,16 @@ def print_citation(con: Console, mark: str, c: Citation | Mapping[str, Any]) -> 
 
 def _num(v: float | None) -> str:
     return "-" if v is None else f"{v:.3f}"
+
+
+def print_unresolved(question: str, ref: DanglingReference, as_json: bool) -> None:
+    """The "not found" of a question that leans on an earlier turn there is none of
+    (``gateway.routing.reference``), as ``/v1/query`` answers it (flag ``unresolved_reference``)."""
+    answer = unresolved_answer(question, ref)
+    if as_json:
+        body = {"answer": answer, "found": False, "citations": [],
+                "flags": ["unresolved_reference"],
+                "unresolved_reference": {"kind": ref.kind, "phrase": ref.phrase}}
+        sys.stdout.write(json.dumps(body, ensure_ascii=False, indent=2) + "\n")
+    else:
+        print(answer)

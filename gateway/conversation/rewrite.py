@@ -17,7 +17,7 @@ Rules, in order (each names itself in :attr:`Rewrite.rules`, shown in the route 
    step phrase in the follow-up instead.
 4. ``substitute`` — "And for the CFO?", "What about 2019?", 那2019年呢, 三年以上的呢: the new
    entity replaces the one of the same list (an item list holding both), else the place of
-   the same kind in the previous question (:func:`gateway.conversation.slots.fill_slot`: the
+   the same kind in the previous question (:func:`gateway.routing.slots.fill_slot`: the
    same shape — year, quantity or range with its unit, acronym, code, number —, the value of
    an attributive for 无固定期限的, the noun phrase with the same head word, the A or B of
    "A的B是多少").
@@ -48,8 +48,8 @@ import rjieba
 
 from corpus.term_match import is_code
 from gateway.conversation.items import Anchor, ItemList, find_anchor, find_anchors, move, words
-from gateway.conversation.slots import fill_slot, subject_zh
 from gateway.routing.followup import LEAD_ZH, is_followup
+from gateway.routing.slots import fill_slot, subject_zh
 
 __all__ = ["Rewrite", "is_followup", "resolve_dates", "rewrite_rules"]
 
@@ -229,7 +229,7 @@ def _substitute(question: str, previous: str, lists: Sequence[ItemList], cited: 
     anchor = find_anchor(previous, lists, must_contain=x, cited=cited)
     if anchor is not None and words(anchor.label) != words(x):
         return _replace_span(previous, anchor.label, x), anchor.lst.doc_id
-    filled = fill_slot(previous, x)  # the place of the same kind (gateway.conversation.slots)
+    filled = fill_slot(previous, x)  # the place of the same kind (gateway.routing.slots)
     return (filled[0], None) if filled else None
 
 

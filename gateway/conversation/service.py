@@ -52,6 +52,8 @@ class TurnContext:
     #: the standalone question as the memory keeps it: the rewrite before cross-language key
     #: terms were appended (a later follow-up is read against it); ``None``: the rewrite's
     standalone: str | None = None
+    #: the earlier turn's standalone question (memory or history), ``None`` when there is none
+    previous: str | None = None
 
 
 class ConversationService:
@@ -187,7 +189,8 @@ class ConversationService:
             new_q = dataclasses.replace(new_q, filters=SearchFilter(doc_ids=(rw.focus_doc,)))
             record.session_focus(next(
                 (lst.path for lst in lists if lst.doc_id == rw.focus_doc), rw.focus_doc))
-        turn = TurnContext(new_q, rw, memory, scope, flags, standalone=standalone)
+        turn = TurnContext(new_q, rw, memory, scope, flags, standalone=standalone,
+                           previous=previous)
         if memory is not None and self.corpus_version is not None and new_q.use_cache and (
                 new_q.filters is None or new_q.filters.is_empty() or rw.focus_doc):
             await self._reuse(turn, record)

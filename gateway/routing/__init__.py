@@ -8,8 +8,15 @@
   drives (implemented by ``gateway.engines``);
 - :mod:`gateway.routing.rules` – the pure decision rules (threshold rule, question signals);
 - :mod:`gateway.routing.decompose` – multi-part / comparison questions split into parts (pure);
+- :mod:`gateway.routing.elliptic` – a second part that is elliptic ("…, and the minimum?",
+  CH583呢) filled from the first (pure; decompose rule ``elliptic``);
 - :mod:`gateway.routing.plan` – the parts run concurrently and merged (plan-and-execute);
 - :mod:`gateway.routing.followup` – is a question a follow-up of an earlier turn (pure);
+- :mod:`gateway.routing.slots` – the place of an earlier question (or part) an elliptic phrase
+  fills (pure; follow-ups and elliptic parts of one question);
+- :mod:`gateway.routing.reference` – does a question lean on an earlier turn so much that it
+  cannot be answered without one ("下一条呢？" asked first: "not found", flag
+  ``unresolved_reference``);
 - :mod:`gateway.routing.focus` – exclusion / contrast clauses taken out of the question read
   ("While the Marketing team …, what is …", ", not part of Finance,");
 - :mod:`gateway.routing.conflict` – cited passages of two documents that disagree (stage
@@ -34,6 +41,7 @@ from gateway.routing.fit import (
 )
 from gateway.routing.plan import merge_parts
 from gateway.routing.record import RouteRecord, ToolCallRecord, timed_out_names
+from gateway.routing.reference import DanglingReference, dangling_reference, unresolved_answer
 from gateway.routing.router import ReadAs, Router
 from gateway.routing.rules import (
     Decision,
@@ -51,6 +59,7 @@ from gateway.routing.types import *  # noqa: F403  (its __all__, re-exported bel
 
 __all__ = [
     "ROUTER_FEATURES",
+    "DanglingReference",
     "Decision",
     "Mode",
     "Plan",
@@ -62,6 +71,7 @@ __all__ = [
     "RuleConfig",
     "Signal",
     "ToolCallRecord",
+    "dangling_reference",
     "dated_query",
     "decide",
     "decompose",
@@ -74,5 +84,6 @@ __all__ = [
     "retrieval_query",
     "search_query",
     "timed_out_names",
+    "unresolved_answer",
 ]
 __all__ += _types.__all__

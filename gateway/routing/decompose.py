@@ -11,6 +11,11 @@ Rules, tried in this order (the first that yields two or more parts wins):
 3. **Two things of one kind**: ``A和B的X分别是多少`` / ``比较A和B的X`` (the conjunct pair in the
    clause before 分别 / 各, or after 比较 / 对比), ``Compare the X of A and B``, ``Which is
    higher: A or B?`` — each thing gets the shared attribute (``A的X``, ``B的X``).
+4. **An elliptic second part** (``elliptic``): "What is the maximum operating temperature of
+   the ESP32-PICO-D4, and the minimum?", ``ESP32-PICO-D4的工作电压是多少，CH583呢？``, "What
+   was 3M's revenue in 2018 and in 2019?" — the second part names only what differs and gets
+   the rest from the first (:func:`gateway.routing.elliptic.split_elliptic`); before, it was
+   dropped (the whole asked as one question, only the first part answered).
 
 A later part that names no subject of its own gets the first part's: its leading product code
 (``CH583``, ``ESP32-PICO-D4``) in Chinese, its leading phrase before the wh-word in English
@@ -29,6 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from gateway.routing.elliptic import split_elliptic
 from gateway.routing.followup import is_followup
 
 __all__ = ["Plan", "decompose"]
@@ -72,7 +78,8 @@ _EN_LEAD = re.compile(rf"^(?P<lead>[^,]{{3,80}},)\s*(?={_WH}\b)", re.I)
 class Plan:
     """A question split into parts: ``kind`` ``multipart`` (several questions in one) or
     ``comparison`` (one attribute of several things), ``parts`` standalone sub-questions in the
-    order asked, ``rule`` the rule that split it (``questions``, ``clauses``, ``pair``)."""
+    order asked, ``rule`` the rule that split it (``questions``, ``clauses``, ``pair``,
+    ``elliptic``)."""
 
     kind: Literal["multipart", "comparison"]
     parts: tuple[str, ...]
@@ -82,22 +89,27 @@ class Plan:
 
 
 @lru_cache(maxsize=4096)
-def decompose(question: str, *, max_parts: int = 4) -> Plan | None:
+def decompose(question: str, *, max_parts: int = 4, elliptic: bool = True) -> Plan | None:
     """Split ``question`` into standalone sub-questions (module docstring); memoised (pure, and
     the result is frozen: a repeated question — every cache hit — is not split again).
 
     :param max_parts: parts run at most; the ones after are kept in ``Plan.left`` (not run,
         said to be not answered: a break-it trial's five-question message was answered whole,
         "Not found", when five parts were one too many).
+    :param elliptic: try rule 4 (an elliptic second part); ``False`` for a follow-up read with
+        its earlier question in front of it (conversation rule ``previous_question``): that
+        pair is one question, not the earlier one and the follow-up.
     :returns: a plan with 2..``max_parts`` distinct parts (and the rest in ``left``), or
         ``None`` (one question).
     """
     q = question.strip()
     if len(q) < 8:
         return None
-    for rule, split in (("questions", _by_marks), ("clauses", _by_clauses), ("pair", _by_pair)):
+    rules = (("questions", _by_marks), ("clauses", _by_clauses), ("pair", _by_pair),
+             ("elliptic", split_elliptic if elliptic else lambda _q: None))
+    for rule, split in rules:
         parts = split(q)
-        if parts is None or (rule != "pair" and not _independent(parts)):
+        if parts is None or (rule in ("questions", "clauses") and not _independent(parts)):
             continue
         parts = _with_subject([p for p in (s.strip() for s in parts) if _substantial(p)])
         parts = list(dict.fromkeys(parts))

@@ -15,7 +15,8 @@ A question is a follow-up (:func:`followup_reason` names the first cue that fire
   by a classifier, 那台 / 那份, is a demonstrative: see ``pronoun``);
 - ``ordinal`` — a step along a list with nothing to step from: "the next one", "the following
   type", "the one below it", "the level above that", 下一个 — an ordinal whose noun is its own
-  ("the first page", "the last 4 chapters", "the first item listed under 'Furniture'") is not;
+  ("the first page", "the last 4 chapters", "the first item listed under 'Furniture'",
+  下一个工作日) is not;
 - ``pronoun`` — it / its / they / them / their / this / that / these / those / he / she / his /
   her (English), 它 / 它们 / 其 / 该 and a demonstrative with a classifier (这个, 那份, 该项 …)
   (Chinese), when fewer than :data:`ANTECEDENT_MIN` content words stand before it in the
@@ -48,9 +49,15 @@ import rjieba
 __all__ = [
     "ANTECEDENT_MIN",
     "ELLIPSIS_ZH_MAX",
+    "LEAD_EN",
     "LEAD_ZH",
     "OWN_CONTENT_MIN",
     "OWN_CONTENT_MIN_ZH",
+    "content_en",
+    "content_zh",
+    "dangling_ordinal",
+    "dangling_pronoun",
+    "elliptic",
     "followup_reason",
     "is_followup",
 ]
@@ -66,7 +73,7 @@ ELLIPSIS_ZH_MAX = 10
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’&._-]*")
-_LEAD_EN = re.compile(r"^\s*(?:and|but|also|or|then|plus|what about|how about|what of|same for)"
+LEAD_EN = re.compile(r"^\s*(?:and|but|also|or|then|plus|what about|how about|what of|same for)"
                       r"\b", re.IGNORECASE)
 _CLASSIFIER = "个些项条份台款种类本家部位名件颗只套张段章节篇"
 #: a Chinese connective opening a follow-up (那 before a classifier is a demonstrative)
@@ -102,43 +109,61 @@ _NOT_PRONOUN_ZH = re.compile(r"其[他它中实余次间后前一]|及其|与其
                              r"这时")
 _PRONOUN_ZH = re.compile(rf"它们?|其|该|[这那][{_CLASSIFIER}]|这(?=是)|那(?=是)")
 _ORD_ZH = re.compile(rf"(?:下|上|前|后|最后)一[{_CLASSIFIER}级]")
+#: nouns of a step along a list (下一个阶段呢): an ordinal before them still needs a list
+_STEP_ZH = frozenset("阶段 步骤 步 级别 等级 层 层级 部分 环节 条款 项目 选项 章 节 类型 "
+                     "类别 档 档次 职级 岗位 级".split())
 _STOP_ZH = frozenset("的了吗呢吧啊呀嘛是在有和与及或也都就还又而那这该其它们个些么什怎如何多少几哪"
                      "谁为请问将把被对从向于以之可能会要想")
 
 
-def _content_en(text: str) -> int:
+def content_en(text: str) -> int:
+    """English content words of ``text`` (stop words and pronouns not counted)."""
     return sum(w.lower().strip("'’._-") not in _STOP_EN | _PRONOUNS_EN
                for w in _WORD.findall(text))
 
 
-def _content_zh(text: str) -> int:
+def content_zh(text: str) -> int:
+    """Chinese content characters of ``text`` (a Latin word or number counts two)."""
     cjk = sum(ch not in _STOP_ZH for ch in _CJK.findall(text))
     return cjk + 2 * len(_WORD.findall(text))  # a code or number in a Chinese question counts
 
 
-def _dangling_ordinal(q: str) -> bool:
+def dangling_ordinal(q: str) -> str | None:
+    """The step along a list ``q`` takes with nothing to step from ("the next one", 下一条),
+    or ``None`` (cue ``ordinal``, module docstring)."""
     for m in _ORD_EN.finditer(q):
+        found = m.group(0).strip()
         if m.group("rest2") is not None:  # "the one below (it)", "the level above that"
-            if m.group("ref") is not None or not _content_en(m.group("rest2")):
-                return True
+            if m.group("ref") is not None or not content_en(m.group("rest2")):
+                return found
             continue  # "the level above the Director level"
         rest = m.group("rest").strip()
         if not rest or rest[0] in "?,.!？，。":
-            return True  # "And the last?", "For the next item, are family plans covered?"
-        if m.group("noun") is not None and not _content_en(rest):
-            return True  # "What is the next step?"
+            return found  # "And the last?", "For the next item, are family plans covered?"
+        if m.group("noun") is not None and not content_en(rest):
+            return found  # "What is the next step?"
         # else "the first page", "the first step to request access", "which of the following"
-    return bool(_ORD_ZH.search(q)) and _content_zh(q) <= OWN_CONTENT_MIN_ZH
+    zh = _ORD_ZH.search(q)
+    if zh is None or content_zh(q) > OWN_CONTENT_MIN_ZH:
+        return None
+    after = rjieba.tag(_t2s().convert(q[zh.end():]))
+    if after and after[0][1].startswith("n") and after[0][0] not in _STEP_ZH:
+        return None  # 下一个工作日: an ordinal whose noun is its own
+    return zh.group(0)
 
 
-def _dangling_pronoun(q: str) -> bool:
+def dangling_pronoun(q: str) -> str | None:
+    """The pronoun of ``q`` with nothing in ``q`` to refer to ("its" of "and its price?", 它),
+    or ``None`` (cue ``pronoun``, module docstring)."""
     if _CJK.search(q):
         masked = _NOT_PRONOUN_ZH.sub(lambda m: "　" * len(m.group(0)), q)
-        m = _PRONOUN_ZH.search(masked)
-        if m is None:
-            return False
-        return (_content_zh(q[: m.start()]) < ANTECEDENT_MIN
-                and _content_zh(q) < OWN_CONTENT_MIN_ZH)
+        zh = _PRONOUN_ZH.search(masked)
+        if zh is None:
+            return None
+        if (content_zh(q[: zh.start()]) < ANTECEDENT_MIN
+                and content_zh(q) < OWN_CONTENT_MIN_ZH):
+            return zh.group(0)
+        return None
     masked = _EXPLETIVE.sub(lambda m: " " * len(m.group(0)), q)
     for m in _PRONOUN_EN.finditer(masked):
         word = m.group(0).lower()
@@ -146,12 +171,12 @@ def _dangling_pronoun(q: str) -> bool:
         at_end = not rest.strip(" ?？.!")  # "When must team members submit it?", "Who owns that?"
         if word in ("that", "this", "these", "those") and not at_end and re.match(
                 r"\s+(?:is|are|was|were)\b", rest) is None:
-            if _content_en(q[: m.start()]) >= 1:
+            if content_en(q[: m.start()]) >= 1:
                 continue  # "the matrix that evaluates …", "the one that …": relative / determiner
-        if (_content_en(q[: m.start()]) < ANTECEDENT_MIN or at_end) \
-                and _content_en(q) < OWN_CONTENT_MIN:
-            return True
-    return False
+        if (content_en(q[: m.start()]) < ANTECEDENT_MIN or at_end) \
+                and content_en(q) < OWN_CONTENT_MIN:
+            return m.group(0)
+    return None
 
 
 @lru_cache(maxsize=1)
@@ -167,16 +192,18 @@ def _has_noun(text: str) -> bool:
                or _WORD.fullmatch(tok) for tok, tag in rjieba.tag(_t2s().convert(text)))
 
 
-def _ellipsis(q: str) -> bool:
+def elliptic(q: str) -> bool:
+    """True when ``q`` is elliptic: its subject or its ask is in an earlier turn ("Why?",
+    "CH583的呢？"; cue ``ellipsis``, module docstring)."""
     if _CJK.search(q):
-        if re.search(r"呢\s*[？?]?\s*$", q) and _content_zh(q) <= ELLIPSIS_ZH_MAX:
+        if re.search(r"呢\s*[？?]?\s*$", q) and content_zh(q) <= ELLIPSIS_ZH_MAX:
             return True
         # a short question with almost no content, or with no noun at all (具体怎么操作？,
         # 需要多久？): its subject is in an earlier turn; 什么是静电感应？ names its own
-        return len(q.strip(" ？?。!！")) <= 8 and (_content_zh(q) < 3 or not _has_noun(q))
+        return len(q.strip(" ？?。!！")) <= 8 and (content_zh(q) < 3 or not _has_noun(q))
     if re.match(r"\s*which (?:one|of (?:them|these|those|the two))\b", q, re.IGNORECASE):
         return True
-    return len(q.split()) <= 3 and _content_en(q) == 0
+    return len(q.split()) <= 3 and content_en(q) == 0
 
 
 def followup_reason(question: str) -> str | None:
@@ -193,13 +220,13 @@ def followup_reason(question: str) -> str | None:
     q = question.strip()
     if not q:
         return None
-    if _LEAD_EN.search(q) or LEAD_ZH.search(q):
+    if LEAD_EN.search(q) or LEAD_ZH.search(q):
         return "lead"
-    if _dangling_ordinal(q):
+    if dangling_ordinal(q):
         return "ordinal"
-    if _dangling_pronoun(q):
+    if dangling_pronoun(q):
         return "pronoun"
-    if _ellipsis(q):
+    if elliptic(q):
         return "ellipsis"
     return None
 

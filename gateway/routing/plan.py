@@ -48,7 +48,10 @@ class PlanStages(RouterStages):
 
         Key terms the conversation stage appended for a question in the other language than
         the documents (``record.cross_language``: ``question (terms)``) are set aside while the
-        question is split and appended to every part."""
+        question is split and appended to every part. A follow-up the conversation stage read
+        with its earlier question in front of it (rule ``previous_question``) gets no
+        elliptic split (``decompose(elliptic=False)``): the earlier question is not asked
+        again as a part."""
         if not self.settings.decompose:
             return None
         text, tail = q.question, ""
@@ -57,7 +60,10 @@ class PlanStages(RouterStages):
             suffix = f" ({' '.join(terms)})"
             if text.endswith(suffix):
                 text, tail = text[:-len(suffix)], suffix
-        plan = decompose(text, max_parts=self.settings.decompose_max_parts)
+        # a follow-up read with its earlier question in front of it is one question
+        glued = (record.rewrite or {}).get("rules", [])[-1:] == ["previous_question"]
+        plan = decompose(text, max_parts=self.settings.decompose_max_parts,
+                         elliptic=not glued)
         if plan is None or not tail:
             return plan
         return dataclasses.replace(plan, parts=tuple(p + tail for p in plan.parts))

@@ -46,6 +46,7 @@ from gateway.routing.escalation import EscalationStages
 from gateway.routing.fit import load_routing_model
 from gateway.routing.focus import apply_focus
 from gateway.routing.plan import PlanStages
+from gateway.routing.reference import DanglingReference
 from gateway.routing.rules import RuleConfig, search_query
 from gateway.routing.stages import Ctx, DeadlineExceeded, degraded_result
 from gateway.routing.trace import RouteTrace
@@ -83,6 +84,9 @@ class ReadAs:
     query: QueryInput
     retrieval_query: str
     record: RouteTrace
+    #: what leans on an earlier turn there is none of (``gateway.routing.reference``), or
+    #: ``None``: the caller answers "not found" (:func:`gateway.routing.unresolved_answer`)
+    unresolved: DanglingReference | None = None
 
     @property
     def rewritten_question(self) -> str | None:
@@ -156,6 +160,8 @@ class Router(PlanStages, CacheStages, EscalationStages, ConflictStages):
                 turn = await self._converse(ctx, q)
                 if turn is not None and turn.reuse is not None:
                     result = turn.reuse  # a fact card of this session answers, nothing re-read
+                elif (refused := await self._unresolved(ctx, q, turn)) is not None:
+                    result = refused  # "下一条呢？" with no earlier turn: nothing to read it by
                 else:
                     routed = self._routed(turn, q, ctx.record)
                     plan = self._plan_for(routed, ctx.record)
@@ -191,7 +197,7 @@ class Router(PlanStages, CacheStages, EscalationStages, ConflictStages):
                 pass
         routed = self._routed(turn, q, trace)
         return ReadAs(routed, search_query(routed.question, routed.history, routed.current_date),
-                      trace)
+                      trace, self._dangling(q, turn))
 
     @staticmethod
     def _routed(turn: ConversationTurn | None, q: QueryInput, record: RouteTrace) -> QueryInput:
@@ -223,7 +229,8 @@ class Router(PlanStages, CacheStages, EscalationStages, ConflictStages):
         """Save the turn in the session's memory, hand the record to the route log and metrics,
         serialise it once into ``result.route`` and send the ``answer`` event."""
         trace = ctx.record
-        if turn is not None and self.conversation is not None:
+        if turn is not None and self.conversation is not None \
+                and "unresolved_reference" not in trace.flags:  # no turn to read a later one by
             try:
                 async with asyncio.timeout(self.settings.timeout_cache_s * 2):
                     await self.conversation.finish(turn, result, trace)

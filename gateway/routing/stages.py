@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from corpus.errors import StoreError
 from gateway.errors import DataDirLocked, ServiceUnavailable, is_lock_error
+from gateway.routing.reference import DanglingReference, dangling_reference, unresolved_answer
 from gateway.routing.trace import RouteTrace
 from gateway.routing.types import (
     AnswerCache,
@@ -140,6 +141,30 @@ class RouterStages:
             answer += (f" Collections that exist: {', '.join(others)}; name one in the "
                        "request's \"collection\" field.")
         return QueryResult(answer, [], False, {}, cached=False)
+
+    def _dangling(self, q: QueryInput, turn: Any) -> DanglingReference | None:
+        """What in ``q`` leans on an earlier turn when there is none — no previous turn in the
+        session memory (``turn.previous``), no user turn in ``history`` —
+        (:func:`gateway.routing.reference.dangling_reference`); ``None`` when the question
+        stands, has its earlier turn, or the conversation stage did not answer for a session
+        (its memory may hold the turn)."""
+        if getattr(turn, "previous", None) or any(
+                t.get("role") == "user" and t.get("content", "").strip() for t in q.history):
+            return None
+        if turn is None and q.session_id and getattr(self, "conversation", None) is not None:
+            return None
+        return dangling_reference(q.question)
+
+    async def _unresolved(self, ctx: Ctx, q: QueryInput, turn: Any) -> QueryResult | None:
+        """A "not found" for a question that leans on an earlier turn when there is none
+        (:meth:`_dangling`), naming the reference it could not resolve: no citation, nothing
+        cached; ``None`` otherwise."""
+        ref = self._dangling(q, turn)
+        if ref is None:
+            return None
+        ctx.record.unresolved_reference(ref.kind, ref.phrase)
+        await self._emit(ctx, {"type": "route", **ctx.record.decision})
+        return QueryResult(unresolved_answer(q.question, ref), [], False, {}, cached=False)
 
     async def _version(self, collection: str) -> str:
         if self.corpus_version is None:

@@ -149,6 +149,13 @@ class RouteTrace(ConversationTrace):
         self.final_path, self.brain = "empty_collection", "none"
         self.decide("none", f"collection {collection!r} holds no documents yet")
 
+    def unresolved_reference(self, kind: str, phrase: str) -> None:
+        """The question leans on an earlier turn there is none of: a fixed "not found", no
+        path ran (flag ``unresolved_reference``; ``gateway.routing.reference``)."""
+        self.final_path, self.brain = "unresolved_reference", "none"
+        self.decide("none", f"{kind} reference {phrase!r}: no earlier turn to resolve it")
+        self.flag("unresolved_reference")
+
     def rag_path(self) -> None:
         """The RAG path answers."""
         self.final_path = "rag"

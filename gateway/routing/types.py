@@ -254,6 +254,11 @@ class ConversationTurn(Protocol):
     def reuse(self) -> QueryResult | None:
         """An answer from the session's fact cards, or ``None``."""
 
+    @property
+    def previous(self) -> str | None:
+        """The earlier turn's standalone question the rewrite read (session memory or
+        ``history``), or ``None`` when there is none."""
+
 
 class ConversationStage(Protocol):
     """Session memory and follow-up rewriting around one routed question."""

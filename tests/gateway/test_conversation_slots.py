@@ -1,6 +1,6 @@
 """Elliptic follow-ups that put a new phrase in the place of one of the earlier question
 ("那三年以上的呢？", "What about three years or more?"): rewritten into the standalone question
-(gateway.conversation.slots, rule ``substitute``), and a follow-up read with the previous
+(gateway.routing.slots, rule ``substitute``), and a follow-up read with the previous
 question in front of it never split as a multi-part question (gateway.routing.decompose).
 
 Before: every one of these follow-ups was read as '<earlier question> <follow-up>'
@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 
 from gateway.conversation import rewrite_rules
-from gateway.conversation.slots import fill_slot
 from gateway.routing import decompose
+from gateway.routing.slots import fill_slot
 
 LABOUR = "劳动合同期限一年以上不满三年的，试用期不得超过多久？"
 
@@ -51,6 +51,12 @@ def test_a_chinese_case_takes_the_place_of_the_earlier_case(follow_up: str,
     ("What was the revenue of Acme in 2021?", "What about 2019?",
      "What was the revenue of Acme in 2019?"),
     ("2021年的营业收入是多少？", "那2019年呢？", "2019年的营业收入是多少？"),
+    # the other end of a word of the earlier question (rule ``opposite``)
+    ("What is the maximum operating temperature of the ESP32-PICO-D4?", "And the minimum?",
+     "What is the minimum operating temperature of the ESP32-PICO-D4?"),
+    ("ESP32-PICO-D4的最高工作温度是多少？", "那最低的呢？", "ESP32-PICO-D4的最低工作温度是多少？"),
+    ("What is the upper limit of the supply voltage?", "What about the lower limit?",
+     "What is the lower limit of the supply voltage?"),
 ])
 def test_the_new_phrase_fills_the_place_of_its_kind(previous: str, follow_up: str,
                                                     expected: str) -> None:
@@ -69,15 +75,18 @@ def test_no_place_of_the_kind_keeps_the_previous_question_in_front() -> None:
     glued = "What is the notice period for the employee? What about the employer?"
     assert rewrite_rules("What about the employer?",
                          "What is the notice period for the employee?").question == glued
-    assert decompose(glued) is None
+    assert decompose(glued, elliptic=False) is None
 
 
 def test_follow_ups_glued_before_are_not_split() -> None:
     """The reading of the new-user trial: '<earlier question> 三年以上的呢？' was split into
-    the earlier question and the follow-up (rule ``questions``)."""
-    assert decompose(f"{LABOUR} 三年以上的呢？") is None
+    the earlier question and the follow-up (rule ``questions``). The router asks the
+    decomposer without its elliptic rule for such a pair (``elliptic=False``,
+    ``gateway.routing.plan``; ``test_elliptic_parts.py``): typed as one message by a user,
+    the same words are two parts, the second filled from the first."""
+    assert decompose(f"{LABOUR} 三年以上的呢？", elliptic=False) is None
     assert decompose("What is the maximum probation period for a labor contract of one to "
-                     "three years? What about three years or more?") is None
+                     "three years? What about three years or more?", elliptic=False) is None
     # two questions that each stand alone are still two parts
     plan = decompose("CH583的BLE接收灵敏度是多少？暂停模式的电流是多少？")
     assert plan is not None and len(plan.parts) == 2

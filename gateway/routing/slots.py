@@ -14,7 +14,11 @@ first of these that applies:
 2. ``modifier`` (Chinese) — a phrase ending in 的 (无固定期限的) is an attributive: it replaces
    the value of the earlier question's first attributive, the words before its 的 after the
    last noun (劳动合同期限 | 一年以上不满三年 | 的);
-3. ``head`` — the phrase's head word (its last noun: 运营者, operators) ends a noun phrase of
+3. ``opposite`` — the phrase names the other end of a word of the earlier question ("the
+   minimum" after "What is the maximum operating temperature …?", 最低 after 最高工作温度): that
+   word is replaced (:data:`OPPOSITES`), the rest of the phrase being words the earlier question
+   already holds;
+4. ``head`` — the phrase's head word (its last noun: 运营者, operators) ends a noun phrase of
    the earlier question (网络运营者, network operators): the phrase replaces that noun phrase.
 
 ``None`` when no place is found: the caller reads the follow-up with the earlier question.
@@ -31,7 +35,7 @@ import rjieba
 
 from corpus.term_forms import ANY_YEAR
 
-__all__ = ["fill_slot", "subject_zh"]
+__all__ = ["OPPOSITES", "fill_slot", "subject_zh"]
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _ZH_NUM = r"(?:\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千万半]+)"
@@ -70,6 +74,16 @@ did has have had can could may might must shall should will would what which who
 where why how that this these those it its they their there here not no any some all each every
 much many more most less long often per
 """.split())
+
+
+#: word pairs that name the two ends of one thing (either way round)
+OPPOSITES: tuple[tuple[str, str], ...] = (
+    ("maximum", "minimum"), ("max", "min"), ("highest", "lowest"), ("largest", "smallest"),
+    ("biggest", "smallest"), ("longest", "shortest"), ("earliest", "latest"),
+    ("upper", "lower"), ("most", "least"), ("input", "output"), ("first", "last"),
+    ("最大", "最小"), ("最高", "最低"), ("最长", "最短"), ("最早", "最晚"), ("最多", "最少"),
+    ("上限", "下限"), ("输入", "输出"), ("最快", "最慢"))
+_OTHER_END = {a: b for a, b in OPPOSITES} | {b: a for a, b in OPPOSITES}
 
 
 def _is_noun(tag: str) -> bool:
@@ -181,6 +195,30 @@ def _by_pair_zh(previous: str, x: str) -> str | None:
     return previous[:a] + x + previous[b:]
 
 
+def _by_opposite(previous: str, x: str) -> str | None:
+    """The earlier question's word whose other end the phrase names, replaced by it; the
+    phrase's other words must be in the earlier question already ("the minimum temperature")."""
+    if _CJK.search(x):
+        hit = next((w for w in _OTHER_END if _CJK.search(w) and w in x), None)
+        if hit is None or _OTHER_END[hit] not in previous:
+            return None
+        rest = x.replace(hit, "").strip(" 的呢")
+        if rest and rest not in previous:
+            return None
+        return previous.replace(_OTHER_END[hit], hit, 1)
+    xs: list[str] = [w.lower() for w in _EN_WORD.findall(x)
+                     if w.lower() not in _EN_STOP - {"most"}]
+    ends = [w for w in xs if w in _OTHER_END]
+    if len(ends) != 1:
+        return None
+    m = re.search(rf"\b{re.escape(_OTHER_END[ends[0]])}\b", previous, re.IGNORECASE)
+    if m is None or any(w != ends[0] and not re.search(rf"\b{re.escape(w)}", previous, re.I)
+                        for w in xs):
+        return None
+    new = ends[0].capitalize() if m.group(0)[:1].isupper() else ends[0]
+    return previous[: m.start()] + new + previous[m.end():]
+
+
 def _stem(word: str) -> str:
     w = word.lower()
     return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
@@ -210,7 +248,8 @@ def _by_head_en(previous: str, x: str) -> str | None:
 
 def fill_slot(previous: str, phrase: str) -> tuple[str, str] | None:
     """``(question, rule)``: ``previous`` with the place ``phrase`` fills replaced by it, and
-    the rule that found the place (``shape``, ``modifier``, ``head``); ``None`` when no place
+    the rule that found the place (``shape``, ``modifier``, ``opposite``, ``head``, ``pair``);
+    ``None`` when no place
     is found or ``phrase`` is already in ``previous``.
 
     Usage example::
@@ -225,7 +264,7 @@ def fill_slot(previous: str, phrase: str) -> tuple[str, str] | None:
     if not x or x.lower() in previous.lower():
         return None
     zh = bool(_CJK.search(x) or _CJK.search(previous))
-    rules = (("shape", _by_shape), ("modifier", _by_modifier),
+    rules = (("shape", _by_shape), ("modifier", _by_modifier), ("opposite", _by_opposite),
              ("head", _by_head_zh if _CJK.search(x) else _by_head_en), ("pair", _by_pair_zh))
     for name, rule in rules:
         if name in ("modifier", "pair") and not zh:
