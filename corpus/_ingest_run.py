@@ -12,15 +12,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from threading import Event
 
+from corpus._ingest_files import file_size, gone_from, hash_files
 from corpus._ingest_prepare import Failure, ParseFn, Prepared
-from corpus._ingest_report import (
-    FileResult,
-    IngestProgress,
-    IngestReport,
-    file_size,
-    gone_from,
-    hash_files,
-)
+from corpus._ingest_report import FileResult, IngestProgress, IngestReport
 from corpus._ingest_worker import embed_prepared, run_prepare
 from corpus._ingest_write import DocumentWriter, StepFn
 from corpus.catalogue import Catalogue
@@ -42,11 +36,11 @@ _TEXT_LIKE = (".txt", ".text", ".md", ".markdown", ".html", ".htm")
 #: the worker pool (parse processes, and embed processes that each load the embedding model,
 #: ~0.55 GB, tens of seconds on a loaded 2-core machine) starts only when the files for it hold
 #: at least this many bytes together; below that they are read in this process. Measured here
-#: (2 cores, load 11-14, e5-small, see docs/ingest.md, "Speed"): 4 Markdown files of 98 bytes took 91 s
-#: with the pool against 7.8 s in one process in a new-user
-#: trial; here 26.9 s against 17.1 s (wall, loopgate ingest); the 8 zh PDFs (9.9 MB) keep the pool and its
-#: speed. The cut lies between; 500 kB keeps the 5 FinanceBench filings (0.71 MB) of the
-#: determinism and signal tests on the pool. Not a measured break-even point.
+#: (2 cores, load 11-14, e5-small, see docs/ingest.md, "Speed"): 4 Markdown files of 98 bytes
+#: took 91 s with the pool against 7.8 s in one process in a new-user trial; here 26.9 s against
+#: 17.1 s (wall, loopgate ingest); the 8 zh PDFs (9.9 MB) keep the pool and its speed. The cut
+#: lies between; 500 kB keeps the 5 FinanceBench filings (0.71 MB) of the determinism and
+#: signal tests on the pool. Not a measured break-even point.
 POOL_MIN_BYTES = 500_000
 
 Jobs = list[tuple[str, str]]  # (absolute path, stored path) of each file to read

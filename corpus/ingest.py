@@ -50,17 +50,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from threading import Event
 
+from corpus._ingest_files import collect_files, default_root, printable_path, relative_path
 from corpus._ingest_prepare import ParseFn
-from corpus._ingest_report import (
-    FileResult,
-    FileStatus,
-    IngestProgress,
-    IngestReport,
-    collect_files,
-    default_root,
-    printable_path,
-    relative_path,
-)
+from corpus._ingest_report import FileResult, FileStatus, IngestProgress, IngestReport
 from corpus._ingest_run import IngestRun
 from corpus._ingest_write import DocumentWriter, StepFn
 from corpus.catalogue import Catalogue

@@ -33,6 +33,9 @@ then runs over the whole collection (``Retrieval.resolution`` says why).
 
 The rarity and share thresholds are the design's starting values, not fitted to question ids:
 an organisation's name is on the covers of its own filings only, a section word on many.
+
+The outcome, :class:`~rag.resolution.Resolution`, and what is read of a question's names and
+years (``rag.resolve_terms``) are their own modules, re-exported here.
 """
 
 from __future__ import annotations
@@ -48,69 +51,18 @@ from rapidfuzz.distance import DamerauLevenshtein
 
 from corpus.profile import DocumentProfile
 from corpus.term_match import is_period
-from corpus.types import ChunkStore, SearchFilter
-from rag.resolve_terms import fiscal_years, issuer_key, question_years
+from corpus.types import ChunkStore
+from rag.resolution import Resolution
+from rag.resolve_terms import asked_organisations, fiscal_years, issuer_key, question_years
 
 __all__ = ["DocumentResolver", "ProfileSource", "Resolution", "fiscal_years", "issuer_key",
            "question_years"]
 
 _CODE = re.compile(r"(?=.*\d)(?=.*[a-z])")
-# an organisation a question asks about: "Walmart's", "Johnson & Johnson's", or "for Boeing" /
-# "of Boeing" before the period, the end or a comma (capitalised words; not a sentence's first)
-_NAME = r"[A-Z][\w&.-]*(?:\s+(?:&\s+)?[A-Z][\w&.-]*){0,3}"
-_SUBJECT = re.compile(
-    rf"(?<=\s)(?P<p>{_NAME})['’]s\b"
-    rf"|\b(?:for|of)\s+(?P<f>{_NAME})(?=\s*(?:\?|$|,|\s+(?:in|for|during|as\s+of)\s+"
-    r"(?:FY|fiscal|the\s+(?:fiscal|year|quarter)|Q[1-4]|(?:19|20)\d\d)))")
-# capitalised words that open no organisation's name
-_NOT_SUBJECT = frozenset({"The", "This", "That", "Its", "Their", "What", "Which", "Who", "Fiscal",
-                          "FY", "Q1", "Q2", "Q3", "Q4"})
 _SPLIT = re.compile(r"[\s_\-./\\()\[\],;:]+")
 _FLAT = re.compile(r"[^0-9a-z]+")
 # shortest name term read as a misspelt issuer word: a 4-letter word is one edit from too many
 _MIN_TYPO_LEN = 5
-
-
-@dataclass(frozen=True)
-class Resolution:
-    """The outcome of :meth:`DocumentResolver.resolve`.
-
-    :param doc_ids: the resolved documents (empty when unsure or nothing named).
-    :param paths: their paths, same order.
-    :param entity_terms: the question terms that named documents.
-    :param years: the question's years.
-    :param sure: True when retrieval should run inside ``doc_ids``.
-    :param reason: one line for the route record (``"3m + 2018 → 1 document"``).
-    :param unknown_subjects: organisations the question asks about that no document's identity
-        names (:meth:`DocumentResolver.unknown_subjects`).
-    :param issuer_docs: doc ids of the documents whose cover names an issuer.
-    """
-
-    doc_ids: tuple[str, ...] = ()
-    paths: tuple[str, ...] = ()
-    entity_terms: tuple[str, ...] = ()
-    years: tuple[int, ...] = ()
-    sure: bool = False
-    reason: str = ""
-    #: organisations the question asks about ("Walmart's revenue", "revenue for Boeing in
-    #: 2022") that no document's identity names, and the documents with an issuer of their own:
-    #: an answer from one of those is another organisation's figure (rag.decision)
-    unknown_subjects: tuple[str, ...] = ()
-    issuer_docs: frozenset[str] = frozenset()
-
-    def other_organisation(self, doc_id: str) -> str | None:
-        """The flag ``other_organisation:<names>`` when an answer quoted from ``doc_id`` would be
-        another issuer's figure for a question about an organisation no document is by or about
-        (:attr:`unknown_subjects`, ``doc_id`` in :attr:`issuer_docs`), else ``None``."""
-        if self.unknown_subjects and doc_id in self.issuer_docs:
-            return "other_organisation:" + ",".join(self.unknown_subjects)
-        return None
-
-    @property
-    def filter(self) -> SearchFilter | None:
-        """The resolved documents as a search filter when resolution is sure of at least one,
-        else ``None`` (search the whole collection)."""
-        return SearchFilter(doc_ids=self.doc_ids) if self.sure and self.doc_ids else None
 
 
 @dataclass
@@ -205,10 +157,7 @@ class DocumentResolver:
         cover) holds, lower-cased; ``()`` when every one is named somewhere (or none is asked).
         Such a question is about an organisation the collection has no document of."""
         out: list[str] = []
-        for m in _SUBJECT.finditer(question):
-            name = (m.group("p") or m.group("f") or "").strip()
-            if not name or name.split()[0] in _NOT_SUBJECT or any(c.isdigit() for c in name):
-                continue  # "of FY2021", "for Q2": a period, not an organisation
+        for name in asked_organisations(question):
             terms = [t for t in self._terms(name) if t]
             if terms and all(self._df.get(self._spelled(t), 0) == 0 for t in terms):
                 out.append(name.lower())
@@ -268,7 +217,6 @@ class DocumentResolver:
             sure=sure,
             reason=f"{what} → {len(docs)} document{'s' if len(docs) != 1 else ''}",
         )
-
 
     def _spelled(self, term: str) -> str:
         """``term``, or the one issuer word it misspells: a name term of letters only, of

@@ -1,13 +1,14 @@
 """What document resolution (``rag.resolve``) reads of organisation names and years: an
-issuer's grouping key (:func:`issuer_key`), the years a question names (:func:`question_years`)
-and those it names as fiscal years (:func:`fiscal_years`). Pure functions, no I/O.
+issuer's grouping key (:func:`issuer_key`), the years a question names (:func:`question_years`),
+those it names as fiscal years (:func:`fiscal_years`) and the organisations it asks about
+(:func:`asked_organisations`). Pure functions, no I/O.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["fiscal_years", "issuer_key", "question_years"]
+__all__ = ["asked_organisations", "fiscal_years", "issuer_key", "question_years"]
 
 _YEAR_Q = re.compile(r"(?:fy\s*'?|(?<![\d.]))((?:19[5-9]|20\d)\d)(?!\d)", re.IGNORECASE)
 _LEGAL = re.compile(
@@ -47,3 +48,30 @@ def fiscal_years(question: str) -> set[int]:
 def question_years(question: str) -> tuple[int, ...]:
     """Four-digit years a question names (``FY2018``, ``FY 2023``, ``2023年``, ``2019``)."""
     return tuple(dict.fromkeys(int(y) for y in _YEAR_Q.findall(question)))
+
+
+# an organisation a question asks about: "Walmart's", "Johnson & Johnson's", or "for Boeing" /
+# "of Boeing" before the period, the end or a comma (capitalised words; not a sentence's first)
+_NAME = r"[A-Z][\w&.-]*(?:\s+(?:&\s+)?[A-Z][\w&.-]*){0,3}"
+_SUBJECT = re.compile(
+    rf"(?<=\s)(?P<p>{_NAME})['’]s\b"
+    rf"|\b(?:for|of)\s+(?P<f>{_NAME})(?=\s*(?:\?|$|,|\s+(?:in|for|during|as\s+of)\s+"
+    r"(?:FY|fiscal|the\s+(?:fiscal|year|quarter)|Q[1-4]|(?:19|20)\d\d)))")
+# capitalised words that open no organisation's name
+_NOT_SUBJECT = frozenset({"The", "This", "That", "Its", "Their", "What", "Which", "Who", "Fiscal",
+                          "FY", "Q1", "Q2", "Q3", "Q4"})
+
+
+def asked_organisations(question: str) -> list[str]:
+    """The organisations ``question`` asks about, as written: a capitalised name of up to four
+    words in the possessive ("Walmart's revenue", not a sentence's first word) or after "for" /
+    "of" ending the asked phrase ("revenue for Boeing in 2022"); a name opening with a question
+    or period word (The, What, FY, Q2 …) or holding a digit ("of FY2021") is left out. ``[]``
+    when there is none."""
+    out: list[str] = []
+    for m in _SUBJECT.finditer(question):
+        name = (m.group("p") or m.group("f") or "").strip()
+        if not name or name.split()[0] in _NOT_SUBJECT or any(c.isdigit() for c in name):
+            continue  # "of FY2021", "for Q2": a period, not an organisation
+        out.append(name)
+    return out

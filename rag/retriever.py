@@ -32,7 +32,8 @@ from rag.confidence import LogisticConfidence, compute_features
 from rag.expand import QueryExpander
 from rag.fusion import fuse
 from rag.pages import PageNavigator
-from rag.resolve import ProfileSource, Resolution
+from rag.resolution import Resolution
+from rag.resolve import ProfileSource
 from rag.search_filter import resolve_filter
 from rag.stage import FlowStage
 from rag.steps import Flow, Step

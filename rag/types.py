@@ -18,7 +18,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from corpus.types import Chunk, SearchFilter, SparseVector
 from rag._answer import Evidence, RagAnswer
-from rag.resolve import Resolution
+from rag.resolution import Resolution
 
 __all__ = [
     "Confidence",

@@ -13,7 +13,8 @@ document holding the most of the question's units is taken as the one asked abou
 holds two or more, only candidates found in it are kept (a statistics-of-the-collection choice
 among a gloss's many headwords), at most two per unit, longest first
 (:mod:`gateway.conversation.crosslang_choice`). A document named by its file name, and its own
-bilingual term list, come from :mod:`gateway.conversation.doc_terms`.
+bilingual term list, come from :mod:`gateway.conversation.doc_terms`; how much of the
+question a document in its own language holds, from :mod:`gateway.conversation.own_language`.
 
 :class:`CrossLanguage` decides when to add them: the question's script differs from the
 documents' language (from the document profiles, ``corpus.profile``) and either ≥ 80 % of the
@@ -28,45 +29,27 @@ from __future__ import annotations
 
 import re
 import time
-from collections import defaultdict
 from collections.abc import Callable, Sequence
 
-import rjieba
-
 from corpus.tuning import TUNING
-from gateway.conversation.cedict import (ZH_QUESTION_WORDS, cedict_index, wait_ready,
-                                         zh_headwords)
-from gateway.conversation.crosslang_choice import (CrossTerms, Found, TermSearch, choose_terms,
-                                                  focus_document)
-from gateway.conversation.doc_terms import bilingual_pairs, named_document
-from gateway.conversation.english_terms import (
-    STOP_WORDS,
-    Span,
-    codes,
-    english_units,
-    spans_en,
-    split_words,
+from gateway.conversation.cedict import cedict_index, wait_ready, zh_headwords
+from gateway.conversation.crosslang_choice import (
+    CrossTerms,
+    Found,
+    TermSearch,
+    choose_terms,
+    focus_document,
 )
+from gateway.conversation.doc_terms import bilingual_pairs, named_document
+from gateway.conversation.english_terms import Span, codes, english_units, spans_en, split_words
+from gateway.conversation.own_language import is_latin, language_share, own_best
 
 __all__ = ["CrossLanguage", "CrossTerms"]
 
-_EN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
-_HAN = re.compile(r"[\u4e00-\u9fff]")
 #: headwords of one glossed run searched in the collection, in the dictionary's order
 _HEADS_SEARCHED = 8
 #: a collection is "mostly" in a language when this share of its documents is (else mixed)
 _MOSTLY = 0.8
-
-
-def _latin(question: str) -> bool:
-    """Whether ``question`` is in Latin script (fewer than 30 % of its characters Han, each
-    counted three times): its other-language documents are then the Chinese ones."""
-    return len(_HAN.findall(question)) * 3 < len(question.strip()) * 0.3
-
-
-def _share(counts: dict[str, int], language: str) -> float:
-    """The share of the collection's documents (``counts``: per language) in ``language``."""
-    return counts.get(language, 0) / (sum(counts.values()) or 1)
 
 
 class CrossLanguage:
@@ -115,12 +98,12 @@ class CrossLanguage:
         hit = self._langs.get(collection)
         if hit is None or time.monotonic() - hit[0] > self.cache_s:
             return False
-        return not hit[1].get("zh" if _latin(question) else "en", 0)
+        return not hit[1].get("zh" if is_latin(question) else "en", 0)
 
     def target_for(self, question: str, collection: str) -> str | None:
         """``zh`` or ``en`` when ``question`` is in the other script than some of the
         collection's documents (blocking), else ``None``."""
-        target = "zh" if _latin(question) else "en"
+        target = "zh" if is_latin(question) else "en"
         return target if self._lang_counts(collection).get(target, 0) else None
 
     def translation_skip(self, question: str, collection: str, target: str) -> str | None:
@@ -138,7 +121,7 @@ class CrossLanguage:
         gained one."""
         if self.own_document_holds(question, collection):
             return "own_document"
-        if _share(self._lang_counts(collection), target) < _MOSTLY \
+        if language_share(self._lang_counts(collection), target) < _MOSTLY \
                 and self._named(question, collection, target) is None:
             return "unnamed"
         return None
@@ -158,11 +141,11 @@ class CrossLanguage:
         ``TUNING.cross_language.own_language_share`` of them (the bounds of
         :meth:`terms_for`). False when the collection has no document in its language."""
         counts = self._lang_counts(collection)
-        latin = _latin(question)
+        latin = is_latin(question)
         target, own = ("zh", "en") if latin else ("en", "zh")
         if not counts.get(own, 0) or not counts.get(target, 0):
             return False
-        if _share(counts, target) >= _MOSTLY:
+        if language_share(counts, target) >= _MOSTLY:
             return self._held(question, collection, latin)
         held, n = self._own_best(question, collection, latin)
         return n >= 2 and held > TUNING.cross_language.own_language_share * n
@@ -172,9 +155,9 @@ class CrossLanguage:
         documents' language or nothing qualifies. A question in the documents' language never
         waits for the dictionary index (a one-shot ``loopgate ask`` waited ``wait_s`` for it)."""
         counts = self._lang_counts(collection)
-        to_zh = _latin(question)
+        to_zh = is_latin(question)
         target, own = ("zh", "en") if to_zh else ("en", "zh")
-        share = _share(counts, target)
+        share = language_share(counts, target)
         if counts.get(target, 0) == 0:
             return None
         if share >= _MOSTLY and counts.get(own, 0) and self._held(question, collection, to_zh):
@@ -275,36 +258,13 @@ class CrossLanguage:
         return n >= 2 and best >= max(2, share * n)
 
     def _own_best(self, question: str, collection: str, latin: bool) -> tuple[int, int]:
-        """``(most of the question's own words one document holds, words searched)``
-        (blocking): its Chinese words of two characters or more (rjieba), or its English
-        content words of three letters or more (eight at most searched)."""
-        if latin:
-            words = [w.lower() for w in _EN_WORD.findall(question)
-                     if len(w) >= 3 and w.lower() not in STOP_WORDS]
-        else:
-            words = [w for w in rjieba.cut(question)
-                     if len(w) >= 2 and _HAN.search(w) and w not in ZH_QUESTION_WORDS]
+        """:func:`own_best` over the collection; with ``doc_names``, only its documents in the
+        question's own language count, and the question's codes are searched too."""
         own: set[str] | None = None
         if self.doc_names is not None:
-            # a code (CH583) names a document in any language: it counts, and only documents
-            # in the question's own language are counted
-            words += [c.lower() for c in codes(question)]
             lang = "en" if latin else "zh"
             own = {d for d, (_p, lg) in self._doc_names(collection).items() if lg == lang}
-        words = list(dict.fromkeys(words))[:8]
-        if len(words) < 2:
-            return 0, len(words)
-        per_doc: dict[str, int] = defaultdict(int)
-        for w in words:
-            for d in {d for d, t in self.search(collection, w) if w in t.lower()}:
-                if own is None or d in own:
-                    per_doc[d] += 1
-        # one search for all the words: a passage holding many of them (a word's own ten best
-        # hits can all be elsewhere in a large collection)
-        together = max((sum(w in t.lower() for w in words)
-                        for d, t in self.search(collection, " ".join(words))
-                        if own is None or d in own), default=0)
-        return max(max(per_doc.values(), default=0), together), len(words)
+        return own_best(question, latin, lambda w: self.search(collection, w), own)
 
     def _doc_names(self, collection: str) -> dict[str, tuple[str, str]]:
         """``doc_names(collection)``, kept ``cache_s``."""

@@ -293,5 +293,5 @@ def test_viewer_refuses_without_key_and_outside_the_collection(live_server: str)
         assert page_.status_code == 200 and "text/html" in page_.headers["content-type"]
         js = client.get("/ask/app.js", headers={"Accept-Encoding": "gzip"})
         assert js.headers.get("content-encoding") == "gzip"
-        assert client.get("/ask/../settings.py").status_code == 404
+        assert client.get("/ask/../main.py").status_code == 404
 

@@ -215,5 +215,5 @@ async def test_dashboard_static_routes_need_no_key_and_serve_plotly_offline() ->
         js = await client.get("/dashboard/plotly.min.js")
         assert js.status_code == 200 and len(js.content) == plotly_js_path().stat().st_size
         assert "cdn" not in page.text.lower()
-        assert (await client.get("/dashboard/assets/../../settings.py")).status_code == 404
+        assert (await client.get("/dashboard/assets/../../main.py")).status_code == 404
         assert (await client.get("/dashboard/assets/index.html")).status_code == 404

@@ -1,17 +1,17 @@
-"""LoopGate settings (pydantic-settings): environment variables ``LOOPGATE_*`` and an optional
-``.env``-style file named by ``LOOPGATE_ENV_FILE``.
-
-Every field is documented in docs/settings.md; ``tests/gateway/test_settings_documented.py``
-checks that. Library packages (corpus, rag, loop) never read the environment: the gateway builds
-their explicit config objects from these settings.
+"""The :class:`Settings` model (pydantic-settings): every ``LOOPGATE_*`` variable, grouped by
+what it sets (storage, embeddings, LLM, router, LoopAgent budgets, directory, timeouts, cache
+and route log, HTTP server and security, migration), and the validators that refuse bad values
+at start-up. Reading it for a process (the settings file, relative paths) is
+:mod:`gateway.settings.load`.
 """
 
+# one setting a line, its description in full (the table docs/settings.md mirrors)
+# ruff: noqa: E501
 from __future__ import annotations
 
 import json
 import os
 import re
-from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
@@ -28,31 +28,7 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["Settings", "SettingsFileError", "get_settings", "resolve_paths", "unknown_settings"]
-
-
-def unknown_settings(path: Path) -> list[tuple[str, str | None]]:
-    """The ``LOOPGATE_*`` names of the settings file ``path`` that are no setting (a typo such
-    as ``LOOPGATE_RAG_TOPK`` was ignored without a word), each with the closest setting's name
-    or ``None``; other names (``COMPOSE_…``) are left alone. Read with python-dotenv, as
-    pydantic-settings reads the file; ``[]`` when the file cannot be read as UTF-8."""
-    import difflib
-
-    from dotenv import dotenv_values
-
-    try:
-        names = [k for k in dotenv_values(path) if k and k.upper().startswith("LOOPGATE_")]
-    except (OSError, UnicodeDecodeError):
-        return []
-    known = {f"LOOPGATE_{f.upper()}" for f in Settings.model_fields} | {"LOOPGATE_ENV_FILE"}
-    return [(k, next(iter(difflib.get_close_matches(k.upper(), sorted(known), n=1)), None))
-            for k in names if k.upper() not in known]
-
-
-class SettingsFileError(ValueError):
-    """The settings file named by ``LOOPGATE_ENV_FILE`` cannot be read as settings (not UTF-8
-    text); the message names the file and the line."""
-
+__all__ = ["Settings"]
 
 _HTTP_URL: TypeAdapter[AnyHttpUrl] = TypeAdapter(AnyHttpUrl)
 _MIGRATION_MODE = re.compile(r"^(?:proxy|shadow|gateway|canary(?::(\d+(?:\.\d+)?))?)$")
@@ -60,6 +36,7 @@ _PLACEHOLDERS = {"changeme", "changethis", "secret", "password", "test", "exampl
 
 
 def _default_data_dir() -> Path:
+    """The user data folder (platformdirs), ``data_dir``'s default."""
     return Path(platformdirs.user_data_dir("loopgate", appauthor=False))
 
 
@@ -230,7 +207,8 @@ class Settings(BaseSettings):
     def _known_default_mode(cls, value: str) -> str:
         """Refuse unknown migration modes at start-up."""
         if not _MIGRATION_MODE.match(value.strip().lower()):
-            raise ValueError(f"unknown migration mode {value!r}: use proxy, shadow, canary[:N] or gateway")
+            raise ValueError(f"unknown migration mode {value!r}: "
+                             "use proxy, shadow, canary[:N] or gateway")
         return value.strip().lower()
 
     @field_validator("migration_modes")
@@ -242,7 +220,8 @@ class Settings(BaseSettings):
             mode = mode.strip().lower()
             m = _MIGRATION_MODE.match(mode)
             if not m or (m.group(1) and not 0 <= float(m.group(1)) <= 100):
-                raise ValueError(f"collection {collection!r}: bad migration mode {mode!r} (proxy, shadow, canary[:N], gateway)")
+                raise ValueError(f"collection {collection!r}: bad migration mode {mode!r} "
+                                 "(proxy, shadow, canary[:N], gateway)")
             out[collection] = mode
         return out
 
@@ -277,47 +256,3 @@ class Settings(BaseSettings):
                 if key.lower() in _PLACEHOLDERS or key.lower().startswith("changeme"):
                     raise ValueError(f"placeholder API key {key!r} is not allowed in prod")
         return self
-
-
-_PATH_FIELDS = ("data_dir", "embed_model_path")
-
-
-def resolve_paths(settings: Settings, base: Path) -> Settings:
-    """``settings`` with its relative folder paths (``data_dir``, ``embed_model_path``) made
-    absolute against ``base`` (``~`` expanded)."""
-    update: dict[str, Path] = {}
-    for name in _PATH_FIELDS:
-        value = getattr(settings, name, None)
-        if isinstance(value, Path) and not value.is_absolute():
-            update[name] = (base / value.expanduser()).resolve()
-        elif isinstance(value, Path) and str(value).startswith("~"):
-            update[name] = value.expanduser()
-    return settings.model_copy(update=update) if update else settings
-
-
-@lru_cache(maxsize=1)
-def get_settings() -> Settings:
-    """The process-wide settings (cached; tests call ``get_settings.cache_clear()``).
-
-    The file named by ``LOOPGATE_ENV_FILE`` is read now (environment variables win over it);
-    relative paths are taken relative to that file's folder, so a command gives the same
-    answers from any working directory (without a settings file: the working directory).
-
-    :raises FileNotFoundError: ``LOOPGATE_ENV_FILE`` names a file that does not exist.
-    :raises SettingsFileError: that file is not UTF-8 text.
-    """
-    env_file = os.environ.get("LOOPGATE_ENV_FILE", "").strip()
-    if not env_file:
-        return resolve_paths(Settings(), Path.cwd())
-    path = Path(env_file).expanduser().resolve()
-    if not path.is_file():
-        raise FileNotFoundError(f"LOOPGATE_ENV_FILE={env_file}: no such settings file "
-                                "(`loopgate init` writes one)")
-    data = path.read_bytes()
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:  # pydantic-settings would raise it from deep inside
-        line = data[: exc.start].count(b"\n") + 1
-        raise SettingsFileError(f"LOOPGATE_ENV_FILE={env_file}: line {line} is not UTF-8 "
-                                "text; a settings file holds NAME=value lines in UTF-8") from None
-    return resolve_paths(Settings(_env_file=path), path.parent)
