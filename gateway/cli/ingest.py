@@ -102,10 +102,11 @@ def _count(n: int, noun: str) -> str:
 def warnings_table(report: IngestReport) -> Table | None:
     """The "ingested with warnings" table (file, code, note), ``None`` without warnings.
 
-    A warning is ``"code: note"`` when the text before its first ``": "`` is a code
-    (``repaired_pdf``, ``encoding_guessed`` …); the others (``3 scanned page(s) read by OCR
-    (eng): [1, 2, 3]``, ``decoded with replacement characters: …``) are a note without a code,
-    whole in the note column."""
+    Every warning the parsers and the ingest write is ``"code: note"`` (codes in
+    ``corpus.errors.WARNING_CODES``: ``repaired_pdf``, ``read_by_ocr``,
+    ``replacement_characters`` …), shown as its code and its note. Text before the first
+    ``": "`` that is no identifier is not taken for a code: such a warning (none is written
+    any more) would stand whole in the note column."""
     from rich.table import Table
 
     warned = [(f.path, w) for f in report.files for w in f.warnings]
