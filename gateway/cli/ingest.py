@@ -1,12 +1,13 @@
 """``loopgate ingest PATH... --collection NAME [--json]``: add, update and remove documents.
 
 Folders are walked recursively (supported types only); unchanged files are skipped by content
-hash; documents gone from a walked folder are removed. One progress bar counts files, pages and
-chunks; the end prints a summary table (or, with ``--json``, the same summary as JSON on
-stdout). Exit code: 0 when anything could be ingested (or was already there), 1 when nothing
-could (every file failed, no supported file found, or the store is unavailable), 2 on usage
-errors. Stopped by SIGINT or SIGTERM, it stops its worker processes, keeps the documents
-finished, prints what was done and exits 130 (SIGINT) or 143 (SIGTERM).
+hash; documents gone from a walked folder are removed. Progress goes to stderr: a bar of files,
+pages and chunks on a terminal, plain progress lines elsewhere (piped, CI, nohup); the end
+prints a summary table (or, with ``--json``, the same summary as JSON on stdout). Exit code: 0
+when anything could be ingested (or was already there), 1 when nothing could (every file
+failed, no supported file found, or the store is unavailable), 2 on usage errors. Stopped by
+SIGINT or SIGTERM, it stops its worker processes, keeps the documents finished, prints what
+was done and exits 130 (SIGINT) or 143 (SIGTERM).
 """
 
 from __future__ import annotations
@@ -163,7 +164,7 @@ def ingest_command(
     from corpus.errors import IngestCancelled, OutsideRootError, StoreError
     from corpus.ingest import Ingestor
     from corpus.tokenizer import Tokenizer
-    from gateway.cli._ingest_progress import ingest_progress
+    from gateway.cli._ingest_progress import progress_for
     from gateway.settings import get_settings
     from gateway.wiring import directory_builder, open_store
 
@@ -189,7 +190,7 @@ def ingest_command(
         except IngestInterrupted:
             err.print(f"stopped by {stop.name} before any file was read; nothing was written")
             raise typer.Exit(stop.exit_code) from None
-        progress, on_progress = ingest_progress(err, disable=as_json)
+        progress, on_progress = progress_for(err, collection)  # stderr: bar or plain lines
         ingestor: Ingestor | None = None
         try:
             with progress:
