@@ -64,7 +64,8 @@ class ParsedDocument:
     :param page_count: number of physical pages (1 for non-paginated formats).
     :param blocks: structural blocks in reading order.
     :param outline: section tree (PDF outline when present, else from headings).
-    :param warnings: non-fatal problems (``"decoded with replacement characters"``, …).
+    :param warnings: non-fatal problems, each ``"code: explanation"`` (codes in
+        ``corpus.errors.WARNING_CODES``: ``replacement_characters``, ``read_by_ocr`` …).
     :param page_labels: physical page → printed label (PDF ``/PageLabels``).
     :param page_warnings: physical page → why its indexed text is less sure than a text
         layer: ``"ocr"`` (read by OCR, wholly or a picture of text on it) or ``"mixed_scan"``

@@ -54,6 +54,17 @@ WARNING_CODES = {
     "repaired_pdf": "the PDF was damaged and repaired by MuPDF; text may be incomplete",
     "probable_duplicate": "the same text (ignoring layout) as another document of the collection",
     "encoding_guessed": "no byte-order mark and not UTF-8: decoded with a detector's guess",
+    "replacement_characters": "mostly UTF-8 with a few bad bytes: those became U+FFFD",
+    "owner_restricted": "the PDF's permissions forbid copying; indexed anyway (advisory bits)",
+    "read_by_ocr": "scanned pages (no usable text layer) were read by OCR",
+    "picture_read_by_ocr": "pictures of text on born-digital pages were read by OCR",
+    "no_text_layer": "pages showing a picture, with no text layer and none from OCR: not indexed",
+    "garbled_text": "pages whose text layer cannot be what they show: kept out of the index",
+    "mixed_scan": "a picture of text on a page, OCR unavailable: its text is not indexed",
+    "toc_pages_skipped": "table-of-contents pages were kept out of the chunks",
+    "outline_truncated": "a very long outline: only its top levels are kept in the catalogue",
+    "directory_failed": "the document's directory entries could not be stored (still indexed)",
+    "embed_runtime_differs": "the collection's vectors were made by another embedding runtime",
 }
 
 

@@ -143,8 +143,8 @@ def _parse(path: Path, data: bytes, doc: pymupdf.Document) -> ParsedDocument:
     warnings: list[str] = []
     if not doc.permissions & pymupdf.PDF_PERM_COPY:  # type: ignore[attr-defined]
         warnings.append(
-            "owner-restricted PDF: its permissions forbid copying/extraction; indexed "
-            "anyway (policy: the permission bits are advisory for the document's owner)"
+            "owner_restricted: owner-restricted PDF: its permissions forbid copying/extraction; "
+            "indexed anyway (policy: the permission bits are advisory for the document's owner)"
         )
     pages = [doc[i] for i in range(doc.page_count)]
     lines = [page_lines(p) for p in pages]
@@ -177,12 +177,13 @@ def _parse(path: Path, data: bytes, doc: pymupdf.Document) -> ParsedDocument:
                              "without a usable ToUnicode map): OCR is needed")
     if read_by_ocr:
         warnings.append(
-            f"{len(read_by_ocr)} scanned page(s) read by OCR ({ocr_languages()}): "
+            f"read_by_ocr: {len(read_by_ocr)} scanned page(s) read by OCR ({ocr_languages()}): "
             f"{read_by_ocr[:20]}"
         )
     if pictures:
         warnings.append(
-            f"{len(pictures)} page(s) with a picture of text read by OCR ({ocr_languages()}): "
+            f"picture_read_by_ocr: {len(pictures)} page(s) with a picture of text read by OCR "
+            f"({ocr_languages()}): "
             f"{pictures[:20]}"
         )
     if unread_pictures:
@@ -208,7 +209,8 @@ def _parse(path: Path, data: bytes, doc: pymupdf.Document) -> ParsedDocument:
         raise ParseError("no_text", f"{path}: the PDF holds no extractable text")
     no_text = [i + 1 for i, ls in enumerate(lines) if not ls and pages[i].get_images(full=False)]
     if no_text:
-        warnings.append(f"{len(no_text)} page(s) without a text layer (OCR needed): {no_text[:20]}")
+        warnings.append(f"no_text_layer: {len(no_text)} page(s) without a text layer (OCR "
+                        f"needed): {no_text[:20]}")
 
     body = body_size(lines)
     toc = doc.get_toc(simple=True)
@@ -225,7 +227,8 @@ def _parse(path: Path, data: bytes, doc: pymupdf.Document) -> ParsedDocument:
     blocks, toc_pages = document_blocks(pages, lines, drop, labels, body, size_levels,
                                         toc_titles)
     if toc_pages:
-        warnings.append(f"{toc_pages} table-of-contents page(s) kept out of the chunks")
+        warnings.append(f"toc_pages_skipped: {toc_pages} table-of-contents page(s) kept out of "
+                        "the chunks")
     if not blocks:
         if unread_scans:
             raise ParseError(

@@ -94,7 +94,7 @@ def decode_text(data: bytes, path: Path) -> tuple[str, str, list[str]]:
 
     :returns: ``(text, encoding_used, warnings)``; line ends folded to ``\\n``; ``warnings``
         holds ``encoding_guessed: …`` when a detector chose the encoding (module docstring),
-        ``decoded with replacement characters: …`` for step 7.
+        ``replacement_characters: …`` for step 7.
     :raises ParseError: ``undecodable`` when the bytes hold NUL-heavy binary data.
     """
     warnings: list[str] = []
@@ -142,8 +142,8 @@ def decode_text(data: bytes, path: Path) -> tuple[str, str, list[str]]:
         enc = "utf-8 (replacement)"
         bad = text.count("\ufffd")
         warnings.append(
-            f"decoded with replacement characters: {bad} undecodable byte sequence(s) "
-            "replaced by U+FFFD"
+            f"replacement_characters: decoded as UTF-8 with {bad} undecodable byte "
+            "sequence(s) replaced by U+FFFD"
         )
     control = _control_share(text)
     if control > _MAX_CONTROL_SHARE:

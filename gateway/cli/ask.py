@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
+from gateway.cli._status import DICTIONARY, slow_step, slow_steps
 from gateway.cli.report import answer_to_dict, print_rag_answer, print_unresolved
 
 if TYPE_CHECKING:
@@ -104,8 +105,9 @@ def ask_rag(
     # router's conversation stage does for /v1/query)
     s = (settings or get_settings()).model_copy(update={"llm_budgets": "fixed"})
     err = Console(stderr=True)
-    c = build_components(s)
-    ready_before_first_question(s.cross_language)  # the CC-CEDICT index, as `loopgate chat`
+    c = build_components(s, step=slow_steps(err))  # says what it loads while it is slow
+    with slow_step(err, DICTIONARY):  # the CC-CEDICT index, as `loopgate chat`
+        ready_before_first_question(s.cross_language)
     try:
         if c.store is None:
             err.print(f"[red]error:[/] the chunk store is unavailable: {c.store_error}")

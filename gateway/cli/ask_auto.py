@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+from gateway.cli._status import DICTIONARY, slow_step, slow_steps
 from gateway.cli.report import print_citation
 
 if TYPE_CHECKING:
@@ -54,9 +55,9 @@ def print_result(body: dict[str, Any], *, console: Console | None = None) -> Non
         f"{k} {v:.1f} ms" for k, v in (route.get("latency_ms") or {}).items()))
 
 
-def ask_auto(question: str, collection: str, *, settings: Settings | None = None, as_json: bool = False,
-             history: list[dict[str, str]] | None = None, documents: tuple[str, ...] = (),
-             path_prefix: str = "") -> int:
+def ask_auto(question: str, collection: str, *, settings: Settings | None = None,
+             as_json: bool = False, history: list[dict[str, str]] | None = None,
+             documents: tuple[str, ...] = (), path_prefix: str = "") -> int:
     """Route one question and print the result; returns the exit code (1 when the collection
     does not exist or ``documents`` / ``path_prefix``, which restrict retrieval as the HTTP
     API's ``filters`` do, match no document)."""
@@ -70,8 +71,10 @@ def ask_auto(question: str, collection: str, *, settings: Settings | None = None
     from rag.retriever import resolve_filter
 
     s = settings or get_settings()
-    c = build_components(s)
-    ready_before_first_question(s.cross_language)  # the CC-CEDICT index, as `loopgate chat`
+    err = Console(stderr=True)
+    c = build_components(s, step=slow_steps(err))  # says what it loads while it is slow
+    with slow_step(err, DICTIONARY):  # the CC-CEDICT index, as `loopgate chat`
+        ready_before_first_question(s.cross_language)
     if c.llm is not None and c.llm_budgets is not None:  # sized from the model's speed
         print(f"LLM budgets: {describe_budgets(c.llm_budgets)}", file=sys.stderr)
     refused, flt = "", None

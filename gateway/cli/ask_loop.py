@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+from gateway.cli._status import DICTIONARY, slow_step, slow_steps
 from gateway.cli.report import print_citation
 from loop.results import LoopResult
 
@@ -54,10 +55,10 @@ def print_loop_result(res: LoopResult, *, console: Console | None = None) -> Non
               f"dropped citations {res.dropped_citations} | {res.elapsed_ms / 1000:.2f} s")
 
 
-def ask_loop(question: str, collection: str, *, settings: Settings | None = None, offline: bool = False,
-             as_json: bool = False, history: list[dict[str, str]] | None = None,
-             current_date: str | None = None, documents: tuple[str, ...] = (),
-             path_prefix: str = "") -> int:
+def ask_loop(question: str, collection: str, *, settings: Settings | None = None,
+             offline: bool = False, as_json: bool = False,
+             history: list[dict[str, str]] | None = None, current_date: str | None = None,
+             documents: tuple[str, ...] = (), path_prefix: str = "") -> int:
     """Run one LoopAgent question and print the report; returns the exit code (0 answered or
     explicit not-found, 1 when the store is unavailable, the collection does not exist or
     ``documents`` / ``path_prefix`` (every search restricted to them) match no document).
@@ -77,8 +78,10 @@ def ask_loop(question: str, collection: str, *, settings: Settings | None = None
     s = settings or get_settings()
     if offline:  # no LLM call: nothing to size, no speed probe
         s = s.model_copy(update={"llm_budgets": "fixed"})
-    c = build_components(s)
-    ready_before_first_question(s.cross_language)  # the CC-CEDICT index, as `loopgate chat`
+    err = Console(stderr=True)
+    c = build_components(s, step=slow_steps(err))  # says what it loads while it is slow
+    with slow_step(err, DICTIONARY):  # the CC-CEDICT index, as `loopgate chat`
+        ready_before_first_question(s.cross_language)
     if c.llm is not None and c.llm_budgets is not None:  # sized from the model's speed
         print(f"LLM budgets: {describe_budgets(c.llm_budgets)}", file=sys.stderr)
     if c.store is None or c.agent is None:

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
+from gateway.cli._status import DICTIONARY, slow_step, slow_steps
 from gateway.cli.ask import AskMode, CollectionOption, not_utf8
 from gateway.conversation.cedict import ready_before_first_question
 
@@ -206,7 +207,8 @@ def chat_command(
     con = Console(emoji=False, highlight=False)
     s = get_settings()
     t0 = time.perf_counter()
-    c = build_components(s)
+    err = Console(stderr=True)
+    c = build_components(s, step=slow_steps(err))  # says what it loads while it is slow
     if c.store is None:
         con.print(f"[red]error:[/] the chunk store cannot be opened: {c.store_error}")
         raise typer.Exit(1)
@@ -225,7 +227,8 @@ def chat_command(
         raise typer.Exit(1)
     # the CC-CEDICT index (1-4 s) counts as loading, not as the first question's time
     # (measured: the first of 10 questions took 8.1 s, the same question once built 1.6 s)
-    ready_before_first_question(s.cross_language)
+    with slow_step(err, DICTIONARY):
+        ready_before_first_question(s.cross_language)
     dense = "dense + keyword" if c.embedder is not None else "keyword-only"
     con.print(f"LoopGate chat · collection {session.collection} · mode {session.mode} · "
               f"{dense} · data {s.data_dir} · loaded in {time.perf_counter() - t0:.1f} s")

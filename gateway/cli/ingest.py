@@ -1,12 +1,13 @@
 """``loopgate ingest PATH... --collection NAME [--json]``: add, update and remove documents.
 
 Folders are walked recursively (supported types only); unchanged files are skipped by content
-hash; documents gone from a walked folder are removed. One progress bar counts files, pages and
-chunks; the end prints a summary table (or, with ``--json``, the same summary as JSON on
-stdout). Exit code: 0 when anything could be ingested (or was already there), 1 when nothing
-could (every file failed, no supported file found, or the store is unavailable), 2 on usage
-errors. Stopped by SIGINT or SIGTERM, it stops its worker processes, keeps the documents
-finished, prints what was done and exits 130 (SIGINT) or 143 (SIGTERM).
+hash; documents gone from a walked folder are removed. Progress goes to stderr: a bar of files,
+pages and chunks on a terminal, plain progress lines elsewhere (piped, CI, nohup); the end
+prints a summary table (or, with ``--json``, the same summary as JSON on stdout). Exit code: 0
+when anything could be ingested (or was already there), 1 when nothing could (every file
+failed, no supported file found, or the store is unavailable), 2 on usage errors. Stopped by
+SIGINT or SIGTERM, it stops its worker processes, keeps the documents finished, prints what
+was done and exits 130 (SIGINT) or 143 (SIGTERM).
 """
 
 from __future__ import annotations
@@ -102,10 +103,11 @@ def _count(n: int, noun: str) -> str:
 def warnings_table(report: IngestReport) -> Table | None:
     """The "ingested with warnings" table (file, code, note), ``None`` without warnings.
 
-    A warning is ``"code: note"`` when the text before its first ``": "`` is a code
-    (``repaired_pdf``, ``encoding_guessed`` …); the others (``3 scanned page(s) read by OCR
-    (eng): [1, 2, 3]``, ``decoded with replacement characters: …``) are a note without a code,
-    whole in the note column."""
+    Every warning the parsers and the ingest write is ``"code: note"`` (codes in
+    ``corpus.errors.WARNING_CODES``: ``repaired_pdf``, ``read_by_ocr``,
+    ``replacement_characters`` …), shown as its code and its note. Text before the first
+    ``": "`` that is no identifier is not taken for a code: such a warning (none is written
+    any more) would stand whole in the note column."""
     from rich.table import Table
 
     warned = [(f.path, w) for f in report.files for w in f.warnings]
@@ -162,7 +164,7 @@ def ingest_command(
     from corpus.errors import IngestCancelled, OutsideRootError, StoreError
     from corpus.ingest import Ingestor
     from corpus.tokenizer import Tokenizer
-    from gateway.cli._ingest_progress import ingest_progress
+    from gateway.cli._ingest_progress import progress_for
     from gateway.settings import get_settings
     from gateway.wiring import directory_builder, open_store
 
@@ -188,7 +190,7 @@ def ingest_command(
         except IngestInterrupted:
             err.print(f"stopped by {stop.name} before any file was read; nothing was written")
             raise typer.Exit(stop.exit_code) from None
-        progress, on_progress = ingest_progress(err, disable=as_json)
+        progress, on_progress = progress_for(err, collection)  # stderr: bar or plain lines
         ingestor: Ingestor | None = None
         try:
             with progress:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from corpus.types import Chunk, ChunkStore
@@ -78,12 +79,20 @@ log = logging.getLogger("loopgate.gateway")
 UNIT_EMBED_BATCH = 8
 
 
-def build_components(settings: Settings) -> Components:
+def build_components(settings: Settings, *,
+                     step: Callable[[str], AbstractContextManager[object]] | None = None
+                     ) -> Components:
     """Open every component the settings ask for (blocking; call it from a thread); with an
     LLM configured its speed is probed first (:mod:`gateway.wiring.llm_budgets`), so
-    ``components.settings`` holds the budgets in effect."""
+    ``components.settings`` holds the budgets in effect.
+
+    :param step: called with what a slow step does (``"loading the embedding model …"``),
+        the context manager it returns wraps that step: the CLI shows a status with it
+        (``gateway.cli._status.slow_steps``); ``None`` (the server) shows nothing."""
+    step = step or _quiet
     # the LLM's speed first: every component below reads the budgets it sizes (issue 14 item 4)
-    settings, budgets = fit_llm_budgets(settings)
+    with step("measuring the LLM's speed …") if settings.llm_base_url else nullcontext():
+        settings, budgets = fit_llm_budgets(settings)
     c = Components(settings, llm_budgets=budgets)
     try:
         c.store = open_store(settings)
@@ -97,7 +106,8 @@ def build_components(settings: Settings) -> Components:
         log.error("chunk store unavailable: %s", c.store_error)
     c.tokenizer = get_tokenizer()
     try:
-        c.embedder = get_embedder(settings)
+        with step("loading the embedding model …"):  # ~13 s on a busy machine
+            c.embedder = get_embedder(settings)
     except Exception as exc:  # noqa: BLE001 - keyword-only, said once
         c.embedder_error = f"{type(exc).__name__}: {exc}"
         log.warning("no embedding model (%s): keyword-only retrieval; collections with dense "
@@ -129,6 +139,10 @@ def build_components(settings: Settings) -> Components:
             if state != "ok" and not is_lock_error(Exception(state)):  # held: said once later
                 log.warning("collection %r: document resolver not warmed up (%s)", name, state)
     return c
+
+
+def _quiet(_what: str) -> AbstractContextManager[object]:
+    return nullcontext()
 
 
 def assemble(c: Components) -> None:

@@ -116,7 +116,7 @@ def test_17_encrypted_pdfs(cases_dir: Path) -> None:
         parse_file(folder / "user_password.pdf")
     assert err.value.code == "password_protected" and "password" in err.value.message
     owner = parse_file(folder / "owner_only_restricted.pdf")  # policy: indexed, with a warning
-    assert any("owner-restricted" in w for w in owner.warnings)
+    assert any(w.startswith("owner_restricted: owner-restricted PDF") for w in owner.warnings)
     assert "年度预算" in owner.blocks[0].text
     control = parse_file(folder / "control_plain.pdf")
     assert control.warnings == [] and "年度预算为 1200 万元" in control.blocks[0].text
