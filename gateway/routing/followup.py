@@ -133,6 +133,8 @@ def dangling_ordinal(q: str) -> str | None:
     or ``None`` (cue ``ordinal``, module docstring)."""
     for m in _ORD_EN.finditer(q):
         found = m.group(0).strip()
+        if found.lower() == "last" and q[: m.start()].strip():
+            continue  # the verb: "How long does the warranty of the pump last?"
         if m.group("rest2") is not None:  # "the one below (it)", "the level above that"
             if m.group("ref") is not None or not content_en(m.group("rest2")):
                 return found

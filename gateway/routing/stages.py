@@ -147,13 +147,20 @@ class RouterStages:
         session memory (``turn.previous``), no user turn in ``history`` —
         (:func:`gateway.routing.reference.dangling_reference`); ``None`` when the question
         stands, has its earlier turn, or the conversation stage did not answer for a session
-        (its memory may hold the turn)."""
+        (its memory may hold the turn); a pronoun is no dangling reference when the
+        request's filters name its documents (the document is the referent)."""
         if getattr(turn, "previous", None) or any(
                 t.get("role") == "user" and t.get("content", "").strip() for t in q.history):
             return None
         if turn is None and q.session_id and getattr(self, "conversation", None) is not None:
             return None
-        return dangling_reference(q.question)
+        ref = dangling_reference(q.question)
+        if (ref is not None and ref.kind == "pronoun" and q.filters is not None
+                and not q.filters.is_empty()):
+            # the request names its documents: "When does it open?" over canteen.md asks
+            # about what the document is about, a referent the caller gave
+            return None
+        return ref
 
     async def _unresolved(self, ctx: Ctx, q: QueryInput, turn: Any) -> QueryResult | None:
         """A "not found" for a question that leans on an earlier turn when there is none

@@ -49,6 +49,8 @@ DEPENDENT = [
 
 STANDALONE = [
     "What is the next step after a merge request is approved?",
+    "How long does the warranty of the pump last?",  # "last" the verb (tests/gateway/test_cli_ask_filters)
+    "How long will the battery last on one charge?",
     "When is the next GitLab Contribute?",
     "What is the next review date of the security policy?",
     "What happens next after an offer is accepted?",
@@ -146,3 +148,13 @@ async def test_the_router_answers_not_found_without_an_earlier_turn(
                          history=[{"role": "user", "content": "退货期限是几天？"},
                                   {"role": "assistant", "content": "7 天"}])
         assert "unresolved_reference" not in body["route"]["flags"]
+
+
+def test_pronoun_with_a_document_filter_refers_to_the_document() -> None:
+    """``When does it open?`` asked over ``canteen.md`` (``--doc``, the API's ``filters``) is
+    about what the document is about: only a pronoun is let through, an ordinal still dangles."""
+    from gateway.routing.reference import dangling_reference
+
+    assert dangling_reference("When does it open?") is not None
+    assert dangling_reference("When does it open?").kind == "pronoun"  # type: ignore[union-attr]
+    assert dangling_reference("And the next one?").kind == "ordinal"  # type: ignore[union-attr]
