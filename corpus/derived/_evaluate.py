@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 from corpus.derived._asked import asked_formula, question_head
 from corpus.derived._numbers import AVERAGE, YEAR, converted, decimals_of, fmt, years_in
-from corpus.derived._rows import best_row, cell_value, statement_rows_of
+from corpus.derived._rows import best_row, cell_value, head_cover, statement_rows_of
+from corpus.derived._statements import named_statements
 from corpus.derived._types import Derived, MoreRows, Normalize, RowAt, TermsOf, TextAbove
 from corpus.formula import BinOp, Item, Node, Num, ratio, standard
 from corpus.statement_rows import asked_unit, label_cover
@@ -40,6 +41,7 @@ class _Eval:
     above: TextAbove | None = None
     seen: set[str] = field(default_factory=set)
     strict: bool = False  # line items of a textbook definition: labels must name them wholly
+    statements: frozenset[str] = frozenset()  # the statements the question says to read
 
 
 def _item(words: str, ev: _Eval) -> tuple[float, str] | None:
@@ -93,20 +95,40 @@ def _row_item(words: str, ev: _Eval) -> tuple[float, str] | None:
     # an average or a change between two years reads two year-ends of a balance: a balance
     # sheet's row before the cash-flow statement's row of the same label (the year's change)
     balance = two
-    r = best_row(rows, terms, need, ev.normalize, balance=balance)
+
+    def pick(candidates: Sequence[RowAt]) -> RowAt | None:
+        # a row of a statement the question names ("D&A (from cash flow statement)") whose
+        # label the item's own words name wholly, a label qualified by "of …" by its head
+        # ("Depreciation and amortization of property, equipment and intangibles"), goes
+        # before the rows of other tables (the deferred-tax footnote's "Depreciation and
+        # amortization"); else the best row of every table, as before
+        scoped = [c for c in candidates if c.statement in ev.statements]
+        got = best_row(scoped, terms, need, ev.normalize, balance=balance,
+                       heads=True) if scoped else None
+        if got is not None and head_cover(got.row.label, terms[0], ev.normalize) >= 1.0:
+            return got
+        return best_row(candidates, terms, need, ev.normalize, balance=balance)
+
+    r = pick(rows)
     if ev.more is not None and (
             r is None or label_cover(r.row.label, terms[0], ev.normalize) < 1.0
-            or (balance and r.years is not None and len(r.years) != 2)):
-        # no row at hand that the item's own words name wholly: search the document, and keep
-        # the better of the two (the one at hand on a tie)
+            or (balance and r.years is not None and len(r.years) != 2)
+            or (ev.statements and r.statement not in ev.statements)):
+        # no row at hand that the item's own words name wholly (or none in the statement the
+        # question names): search the document, and keep the better of the two (the one at
+        # hand on a tie)
         query = " ".join([plain, *(t for t in terms[1] if t not in terms[0])])
         found = statement_rows_of(ev.more(query, ev.doc_id), ev.above)
+        if ev.statements and not any(f.statement in ev.statements
+                                     and head_cover(f.row.label, terms[0], ev.normalize) >= 1.0
+                                     for f in found):
+            # none of them in the statement the question names: search it by its title too
+            titles = " ".join(_STATEMENT_WORDS[k] for k in sorted(ev.statements))
+            found += statement_rows_of(ev.more(f"{plain} {titles}", ev.doc_id), ev.above)
         ev.rows = [*ev.rows, *found]
-        r = best_row([*([r] if r is not None else []),
-                       *(f for f in found if (ev.doc_id is None or f.chunk.doc_id == ev.doc_id)
-                         and (not ev.strict
-                              or _names_item(f.row.label, want, ev.terms_of)))],
-                      terms, need, ev.normalize, balance=balance)
+        r = pick([*([r] if r is not None else []),
+                  *(f for f in found if (ev.doc_id is None or f.chunk.doc_id == ev.doc_id)
+                    and (not ev.strict or _names_item(f.row.label, want, ev.terms_of)))])
     if r is None:
         return None
     # a ratio's expense is its amount: statements write an expense or payment in parentheses
@@ -199,6 +221,9 @@ def _node(node: Node, ev: _Eval) -> tuple[float, str] | None:
     return value, f"{shown(node.left, left[1], False)} {sign} {rtext}"
 
 _PERCENT = re.compile(r"%|\bpercent", re.I)
+# the words a statement's title adds to a document search for its rows
+_STATEMENT_WORDS = {"balance": "balance sheets", "income": "statements of operations income",
+                    "cash_flows": "statements of cash flows"}
 
 
 def formula_answer(question: str, defs: list[tuple[str, Node]], rows: Sequence[RowAt],
@@ -212,7 +237,7 @@ def formula_answer(question: str, defs: list[tuple[str, Node]], rows: Sequence[R
     head_years = years_in(question_head(question)) or years_in(question)
     year = head_years[0] if head_years else None
     ev = _Eval(rows, dict(defs), year, terms_of, normalize, used=[], more=more, above=above,
-               strict=asked.standard)
+               strict=asked.standard, statements=named_statements(question))
     rest = question
     for name, _ in defs:  # "% margin", "in units of percents" outside the formulas' own text
         rest = rest.replace(name, " ")

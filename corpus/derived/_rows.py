@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from corpus.derived._statements import statement_above
 from corpus.derived._types import MoreRows, Normalize, RowAt, TextAbove
 from corpus.statement_rows import (
     label_cover,
@@ -18,8 +19,9 @@ from corpus.tuning import TUNING
 from corpus.types import Chunk, ChunkStore, SearchFilter, SparseVector
 
 __all__ = ["adjacent_runs", "best_row", "cell_value", "chunks_above", "document_search",
-           "statement_rows_of"]
+           "head_cover", "statement_rows_of"]
 
+_QUALIFIED = re.compile(r"\s+of\s+", re.I)  # "<head> of <what it is of>"
 _MIN_COVER = 0.5  # a row answers a side when the side's words name half its label or more
 
 
@@ -52,7 +54,8 @@ def statement_rows_of(chunk_groups: Sequence[Sequence[Chunk]],
                             before.append(above(group[0]))
                         text = before[0] + "\n" + text
                         years = period_header(text, len(row.cells))
-                    out.append(RowAt(unit, row, years, chunk, table_unit(text)))
+                    kind = statement_above(text) or statement_above("\n".join(chunk.section_path))
+                    out.append(RowAt(unit, row, years, chunk, table_unit(text), kind))
                 pos += len(line)
             lead += "\n" + chunk.text
     return out
@@ -101,7 +104,7 @@ def adjacent_runs(chunks: Sequence[Chunk]) -> list[list[Chunk]]:
 def best_row(rows: Sequence[RowAt], terms: tuple[Sequence[str], Sequence[str]],
               need: Sequence[str], normalize: Normalize,
               min_cover: float = _MIN_COVER, silent: re.Pattern[str] | None = None,
-              balance: bool = False) -> RowAt | None:
+              balance: bool = False, heads: bool = False) -> RowAt | None:
     """The row whose label the phrase covers best by its key terms or field phrases
     (``rag.expand``: "revenue" names "Total net sales"), at least ``min_cover``, with a value
     in a column of each year of ``need``; ties go to the row its own key terms cover more, then
@@ -110,7 +113,9 @@ def best_row(rows: Sequence[RowAt], terms: tuple[Sequence[str], Sequence[str]],
     left out of the cover. ``balance``: a balance is asked (an average of two year-ends): on
     equal cover a row of a two-column table (a balance sheet's two year-ends) goes before one
     of three (the income and cash-flow statements' three years: "Accounts payable" there is
-    the year's change)."""
+    the year's change). ``heads``: a label qualified by "of …" is also read by its head
+    ("Depreciation and amortization of property, equipment and intangibles" is a
+    "Depreciation and amortization"), the better of the two covers."""
     own, expanded = terms
     best: tuple[tuple[float, float, bool, int, int], RowAt] | None = None
     for i, r in enumerate(rows):
@@ -121,6 +126,9 @@ def best_row(rows: Sequence[RowAt], terms: tuple[Sequence[str], Sequence[str]],
         label = silent.sub(" ", r.row.label) if silent is not None else r.row.label
         direct = label_cover(label, own, normalize)
         wide = label_cover(label, expanded, normalize)
+        if heads:
+            direct = max(direct, head_cover(label, own, normalize))
+            wide = max(wide, head_cover(label, expanded, normalize))
         if max(direct, wide) < min_cover:
             continue
         words = len(label.split()) if max(direct, wide) >= 1.0 else 0
@@ -128,6 +136,13 @@ def best_row(rows: Sequence[RowAt], terms: tuple[Sequence[str], Sequence[str]],
         if best is None or key > best[0]:
             best = (key, r)
     return best[1] if best else None
+
+
+def head_cover(label: str, key_terms: Sequence[str], normalize: Normalize) -> float:
+    """:func:`corpus.statement_rows.label_cover` of the label's head: the words before its
+    first "of" ("Depreciation and amortization" of "Depreciation and amortization of
+    property, equipment and intangibles"), the label itself when it has none."""
+    return label_cover(_QUALIFIED.split(label, maxsplit=1)[0], key_terms, normalize)
 
 
 def cell_value(r: RowAt, year: str) -> float:

@@ -17,14 +17,17 @@ __all__ = ["CitationMaker", "Derived", "KeyTerms", "MoreRows", "Normalize", "Row
 class RowAt:
     """A statement row found in a retrieved chunk: the ``unit`` (verbatim line), the parsed
     ``row``, the ``years`` heading its cells (``None`` when no header was found) and the
-    ``chunk`` it is quoted from, and the ``scale`` its statement writes cells in
-    (``"millions"``, :func:`corpus.statement_rows.table_unit`; ``None`` when not written)."""
+    ``chunk`` it is quoted from, the ``scale`` its statement writes cells in
+    (``"millions"``, :func:`corpus.statement_rows.table_unit`; ``None`` when not written) and
+    the ``statement`` whose title stands above it (``"balance"``, ``"income"``,
+    ``"cash_flows"``: ``corpus.derived._statements``; ``None``: no title read above it)."""
 
     unit: str
     row: StatementRow
     years: tuple[str, ...] | None
     chunk: Chunk
     scale: str | None = None
+    statement: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

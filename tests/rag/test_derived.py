@@ -328,3 +328,73 @@ def test_a_looked_up_cell_is_shown_in_the_asked_scale(tmp_path: Path) -> None:
     assert got is not None and got[0].startswith(
         "Net cash provided by operating activities, 2020: 381,603 (in thousands) ≈ 382 in "
         "millions — ")
+
+
+# the same line item in a footnote table and in the cash-flow statement (FinanceBench dev
+# financebench_id_04458: Netflix's deferred-tax "Depreciation and amortization (43,204)" was
+# read for "D&A (from cash flow statement)", 3.87% instead of the gold 5.4%)
+_TWO_TABLES = (
+    "# Consolidated Statements of Operations\n\nYear ended December 31,\n\n2021 2020\n\n"
+    "Revenues 1,000 900\n\nOperating income 100 80\n\n"
+    "# Consolidated Statements of Cash Flows\n\nYear ended December 31,\n\n2021 2020\n\n"
+    "Net income 70 60\n\n"
+    "Depreciation and amortization of property, equipment and intangibles 20 18\n\n"
+    "# Note 9 Income taxes\n\nDeferred tax assets:\n\n2021 2020\n\n"
+    "Depreciation and amortization (43) (12)\n\nStock-based compensation 11 9\n")
+
+
+def test_a_statement_the_question_names_is_read_before_a_footnote(tmp_path: Path) -> None:
+    path = _acme_10k(tmp_path, _TWO_TABLES)
+    asked = ("What is the FY2021 unadjusted EBITDA % margin for ACME? Calculate unadjusted "
+             "EBITDA using unadjusted operating income and D&A (from cash flow statement).")
+    got = _answer(asked, path)
+    assert got is not None and got[0].startswith(
+        "12.00% = unadjusted EBITDA 120 (= Operating income 2021 100 + Depreciation and "
+        "amortization of property, equipment and intangibles 2021 20)"), got
+    # naming no statement, the wholly named label wins, as before: the footnote's row
+    plain = _answer("What is the FY2021 unadjusted EBITDA % margin for ACME? Calculate "
+                    "unadjusted EBITDA using unadjusted operating income and D&A.", path)
+    assert plain is not None and "Depreciation and amortization 2021 -43" in plain[0], plain
+
+
+def test_statement_titles_and_named_statements() -> None:
+    from corpus.derived._statements import named_statements, statement_above
+
+    assert named_statements("basing your answers off of the statement of income and the "
+                            "statement of cash flows") == {"income", "cash_flows"}
+    assert named_statements("using the balance sheet") == {"balance"}
+    assert named_statements("Using the P&L statement") == {"income"}
+    assert named_statements("What is revenue in FY2021?") == frozenset()
+    assert statement_above("x\nCONSOLIDATED STATEMENTS OF CASH FLOWS (in thousands)\n"
+                           "Year ended December 31,") == "cash_flows"
+    assert statement_above("Consolidated Statement of Cash Flows PepsiCo, Inc. and "
+                           "Subsidiaries Fiscal years ended December 31, 2022, December 25, "
+                           "2021 and December 26, 2020 (in millions)") == "cash_flows"
+    assert statement_above("Consolidated Balance Sheets\nDecember 31,") == "balance"
+    # a sentence that mentions a statement is no title; the last title above wins
+    assert statement_above("Amounts are shown in the consolidated statements of cash flows "
+                           "as operating activities.") is None
+    assert statement_above("Consolidated Statements of Operations\nRevenues 1 2\n"
+                           "Consolidated Balance Sheets") == "balance"
+
+
+def test_netflix_ebitda_margin_reads_d_and_a_from_the_cash_flow_statement(
+        eval_dir: Path) -> None:
+    """FinanceBench dev financebench_id_04458 (gold 5.4%): operating income (p. 40) plus the
+    cash-flow statement's D&A (p. 42, 62,283), not the deferred-tax footnote's (p. 59)."""
+    pdf = "NETFLIX_2015_10K.pdf"
+    path = eval_dir / "en/docs/financebench" / pdf
+    if not path.exists():
+        pytest.skip(f"{path} absent (../shared/eval)")
+    chunks = [c for c in chunk_document(parse_file(path), rel_path=pdf)
+              if any(c.page_start <= p <= c.page_end for p in (40, 42, 59))]
+    question = ("We want to calculate a financial metric. Please help us compute it by basing "
+                "your answers off of the statement of income and the statement of cash flows. "
+                "Here's the question: what is the FY2015 unadjusted EBITDA % margin for "
+                "Netflix? Calculate unadjusted EBITDA using unadjusted operating income and "
+                "D&A (from cash flow statement).")
+    got = derived_answer(question, [[c for c in chunks if c.page_end == 59],
+                                    [c for c in chunks if c.page_end != 59]],
+                         TOK.key_terms, TOK.normalize, make_citation, EXP.phrases)
+    assert got is not None and got[0].startswith("5.43% = "), got
+    assert "62,283" in got[0] and sorted({c.page for c in got[1]}) == [40, 42]
