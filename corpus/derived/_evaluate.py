@@ -124,7 +124,8 @@ def _row_item(words: str, ev: _Eval) -> tuple[float, str] | None:
                                      for f in found):
             # none of them in the statement the question names: search it by its title too
             titles = " ".join(_STATEMENT_WORDS[k] for k in sorted(ev.statements))
-            found += statement_rows_of(ev.more(f"{plain} {titles}", ev.doc_id), ev.above)
+            found += [f for f in statement_rows_of(ev.more(f"{plain} {titles}", ev.doc_id),
+                                                   ev.above) if f.statement in ev.statements]
         ev.rows = [*ev.rows, *found]
         r = pick([*([r] if r is not None else []),
                   *(f for f in found if (ev.doc_id is None or f.chunk.doc_id == ev.doc_id)

@@ -35,6 +35,9 @@ _NAMED: tuple[tuple[str, re.Pattern[str]], ...] = (
 # "Consolidated Balance Sheets"; not a sentence that mentions one ("… as reported in the
 # consolidated statements of cash flows.")
 _TITLE_WORDS = 30
+# an excerpt of a statement in another table is no statement: "Consolidated Statements of
+# Operations Data" heading the five-year Selected Financial Data (Regulation S-K Item 301)
+_EXCERPT = re.compile(r"\s*(?:data|highlights|summary|information)\b", re.I)
 
 
 def named_statements(question: str) -> frozenset[str]:
@@ -56,6 +59,6 @@ def statement_above(text_before: str) -> str | None:
         head = re.sub(r"^(?:consolidated|combined|condensed|\s)+", "", line, flags=re.I)
         for kind, pattern in _NAMED:
             m = pattern.match(head)
-            if m is not None:
+            if m is not None and not _EXCERPT.match(head[m.end():]):
                 return kind
     return None

@@ -371,6 +371,8 @@ def test_statement_titles_and_named_statements() -> None:
                            "Subsidiaries Fiscal years ended December 31, 2022, December 25, "
                            "2021 and December 26, 2020 (in millions)") == "cash_flows"
     assert statement_above("Consolidated Balance Sheets\nDecember 31,") == "balance"
+    # the Selected Financial Data's excerpt of a statement is not the statement
+    assert statement_above("Consolidated Statements of Operations Data:\n") is None
     # a sentence that mentions a statement is no title; the last title above wins
     assert statement_above("Amounts are shown in the consolidated statements of cash flows "
                            "as operating activities.") is None
