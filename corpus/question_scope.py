@@ -32,6 +32,7 @@ from functools import lru_cache
 
 from corpus.page_scope import MAX_PAGE, MAX_PAGE_SPAN, asked_pages, on_asked_page, page_misses
 from corpus.quantity_kind import asked_kind, states_kind
+from corpus.term_forms import asked_dates, other_day
 
 __all__ = ["MAX_PAGE", "MAX_PAGE_SPAN", "VisualAsk", "asked_dimension", "asked_pages",
            "asks_content", "content_misses", "count_unit", "on_asked_page", "page_misses",
@@ -189,7 +190,9 @@ def content_misses(question: str, text: str, unit: str | None = None) -> list[st
     ``asks_visual:<kind>`` (:func:`visual_ask` / :func:`visual_supported`),
     ``no_value_in:<dimension>`` (:func:`asked_dimension` / :func:`states_dimension`) and
     ``no_value_in:days`` / ``no_value_in:multiple`` (the kind of count asked:
-    ``corpus.quantity_kind``), looked for in ``unit`` (the quoted unit alone) when given: a
+    ``corpus.quantity_kind``) and ``other_date:<date>`` (the unit writes another day of the
+    month and year of a date the question pins: ``corpus.term_forms.other_day``; the unit
+    only), looked for in ``unit`` (the quoted unit alone) when given: a
     count and its unit word stand in the sentence that answers, while a chunk holds other
     sentences' dates and percentages (a wage article quoted for "多少倍" in a chunk with a 10 %
     bonus share)."""
@@ -203,6 +206,9 @@ def content_misses(question: str, text: str, unit: str | None = None) -> list[st
     kind = asked_kind(question)
     if kind is not None and not states_kind(kind, text if unit is None else unit):
         out.append("no_value_in:" + kind)
+    day = other_day(question, unit) if unit is not None else None
+    if day is not None:
+        out.append("other_date:" + day)
     return out
 
 
@@ -217,7 +223,8 @@ def count_unit(quote: str, headings: Sequence[str]) -> str | None:
 
 def asks_content(question: str) -> bool:
     """True when ``question`` asks what :func:`content_misses` checks (a visual attribute, a
-    value in a physical unit, a number of days or a multiple): the caller then needs the
-    evidence text."""
+    value in a physical unit, a number of days or a multiple, a fact of a given day): the
+    caller then needs the evidence text."""
     return (visual_ask(question) is not None or asked_dimension(question) is not None
-            or asked_kind(question) is not None)
+            or asked_kind(question) is not None
+            or any("," in d for d in asked_dates(question)))

@@ -214,3 +214,23 @@ def written_marks(texts: Sequence[str], normalize: Callable[[str], str]) -> set[
     marks.update(written_dates(whole))
     marks.update(m.group() for m in _DOTTED.finditer(whole))
     return marks
+
+
+def other_day(question: str, text: str) -> str | None:
+    """The date ``question`` pins its fact to (with its day: ``october 24, 2016``) when
+    ``text`` writes another day of that month and year and not that date (``October 21,
+    2016``): the text tells of another event than the one asked about ("who was interviewed …
+    on Oct. 24, 2016?" quoted by "… a proof of loss … dated October 21, 2016"); else ``None``.
+    A question pinning no day, and a text writing no day of that month, give ``None``."""
+    asked = [d for d in asked_dates(question) if "," in d]
+    if not asked:
+        return None
+    written = written_dates(text)
+    if any(d in written for d in asked):
+        return None
+    for d in asked:
+        month, year = d.split()[0], d.split()[-1]
+        if any("," in w and w.split()[0] == month and w.split()[-1] == year for w in written):
+            return d
+    return None
+

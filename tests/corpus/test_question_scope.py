@@ -236,3 +236,28 @@ def test_a_drawn_object_is_answerable_only_from_text_naming_one() -> None:
     assert content_misses("What types of charts are in the document?",
                           "The chart below shows revenue by segment.") == []
     assert content_misses("示意图中第三个模块是什么？", "图 3 系统框图：电源、主控、射频") == []
+
+
+@pytest.mark.parametrize(("question", "unit", "flag"), [
+    # MMLongBench-Doc dev mmlongbench:596 (unanswerable): the complaint's Oct. 21 proof of loss
+    # quoted for an interview "on Oct. 24, 2016"
+    ("According to the complaint, who was interviewed by Traveler's Insurance Companay agents "
+     "on Oct. 24, 2016?",
+     "| NTC submitted a proof of loss to Traveler’s Insurance Company dated a October 21, 2016.",
+     "other_date:october 24, 2016"),
+    ("What happened on 24 October 2016?", "The claim was filed on 10/21/2016.",
+     "other_date:october 24, 2016"),
+    # the asked day written (any spelling), no day of that month, or another month: no flag
+    ("Who was interviewed on Oct. 24, 2016?", "On October 24, 2016, agents interviewed the "
+     "owner (the loss was reported on October 21, 2016).", None),
+    ("Who was interviewed on Oct. 24, 2016?", "Agents interviewed the owner in 2016.", None),
+    ("Who was interviewed on Oct. 24, 2016?", "The policy ran to November 30, 2016.", None),
+    # a month without a day pins no day
+    ("Who produced the document revised in May 2018?", "Balance sheets at May 31, 2018.", None),
+])
+def test_a_unit_of_another_day_does_not_answer_a_dated_question(
+        question: str, unit: str, flag: str | None) -> None:
+    if flag is not None:
+        assert asks_content(question)
+    misses = content_misses(question, unit, unit)
+    assert [m for m in misses if m.startswith("other_date:")] == ([flag] if flag else [])
