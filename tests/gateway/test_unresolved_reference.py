@@ -28,26 +28,39 @@ DEPENDENT = [
     ("那无固定期限的呢？", "ellipsis", "那无固定期限的呢"),
     ("为什么？", "ellipsis", "为什么"),
     ("具体怎么操作？", "ellipsis", "具体怎么操作"),
-    ("它的工作电压是多少？", "pronoun", "它"),
-    ("该条款的处罚是什么？", "pronoun", "该"),
     ("那么它的保修期是多久？", "pronoun", "它"),
     ("And the next one?", "ordinal", "the next one"),
     ("What about the level above that?", "ordinal", "the level above that"),
     ("What about 2019?", "ellipsis", "What about 2019"),
     ("and in 2019?", "ellipsis", "and in 2019"),
     ("and its price?", "pronoun", "its"),
-    ("What is its price?", "pronoun", "its"),
     ("And the minimum?", "ellipsis", "And the minimum"),
     ("And for the CFO?", "ellipsis", "And for the CFO"),
     ("How about the Director level?", "ellipsis", "How about the Director level"),
     ("Which one is cheaper?", "ellipsis", "Which one is cheaper"),
     ("Why?", "ellipsis", "Why"),
     ("How much?", "ellipsis", "How much"),
-    ("When must team members submit it?", "pronoun", "it"),
     ("For the next item, are family plans covered?", "ordinal", "the next item"),
 ]
 
 STANDALONE = [
+    # a pronoun or a demonstrative asked first, without a continuation lead, is about the
+    # collection's own subject (a new-user trial: these were refused, 12 of 36 natural questions)
+    "What is its price?",
+    "When must team members submit it?",
+    "它的工作电压是多少？",
+    "How long does it take for the refund to arrive?",
+    "Can I return it if it is defective?",
+    "What is this product's warranty?",
+    "这个产品的保修期是多久？",
+    "What does this policy say about gift cards?",
+    "Is this kettle's base waterproof?",
+    "这部法律什么时候开始施行？",
+    "这个合同的第一条是什么？",
+    "这款模组集成了多少flash？",
+    "该法律由哪个机关通过？",
+    "该条款的处罚是什么？",
+    "When does it open?",
     "What is the next step after a merge request is approved?",
     "How long does the warranty of the pump last?",  # "last" the verb (tests/gateway/test_cli_ask_filters)
     "How long will the battery last on one charge?",
@@ -149,12 +162,3 @@ async def test_the_router_answers_not_found_without_an_earlier_turn(
                                   {"role": "assistant", "content": "7 天"}])
         assert "unresolved_reference" not in body["route"]["flags"]
 
-
-def test_pronoun_with_a_document_filter_refers_to_the_document() -> None:
-    """``When does it open?`` asked over ``canteen.md`` (``--doc``, the API's ``filters``) is
-    about what the document is about: only a pronoun is let through, an ordinal still dangles."""
-    from gateway.routing.reference import dangling_reference
-
-    assert dangling_reference("When does it open?") is not None
-    assert dangling_reference("When does it open?").kind == "pronoun"  # type: ignore[union-attr]
-    assert dangling_reference("And the next one?").kind == "ordinal"  # type: ignore[union-attr]
