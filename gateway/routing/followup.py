@@ -102,7 +102,9 @@ _EXPLETIVE = re.compile(
     r"\bit(?:\s+(?:is|was|'s|be))?\s+(?:possible|necessary|required|allowed|mandatory|ok|okay|"
     r"true|important|recommended|permitted|acceptable|common|normal|reasonable)\b"
     r"|\b(?:is|was|does)\s+it\s+(?:possible|necessary|required|allowed|mandatory|ok|okay|true|"
-    r"important|recommended|permitted|acceptable)\b",
+    r"important|recommended|permitted|acceptable)\b"
+    # "How long does it take for the refund to arrive?": the time of what follows
+    r"|\b(?:does|did|will|would|can|could)\s+it\s+take\b|\bit\s+(?:takes|took)\b",
     re.IGNORECASE)
 _NOT_PRONOUN_ZH = re.compile(r"其[他它中实余次间后前一]|及其|与其|尤其|极其|何其|应该|该当|"
                              r"活该|本该|理该|那么|那样|这样|这么|那里|这里|那儿|这儿|那时|"
