@@ -50,11 +50,18 @@ _Q_SENT = re.compile(
     r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n\s*\n\s*"
     r"|\n(?=\s*(?:[-*•#]|\d{1,3}[.)、]\s|第[一二三四五六七八九十百零〇\d]{1,6}[条章节款]))"
 )
+# an English clause label, alone or with its run-in title of up to five words ("Clause 4.",
+# "Article 12. Refund method."): it starts a unit and the sentence after it joins it, so the
+# label stays with its text ("What is Clause 4?"; a new-user trial saw "Clause 4." and
+# "Refund method." cut off)
+_Q_LABEL = r"(?:clause|article|section|art\.|sec\.|§|rule|regulation)\s*\d+[a-z]?(?:\.\d+)*"
+_Q_RUNIN = re.compile(r"\s*" + _Q_LABEL + r"\.?(?:(?:\s+[^\s.!?;]+){1,5}[.:])?\s*$", re.I)
 _Q_HEADING = re.compile(r"(?m)^[ \t]*#{1,6}[ \t][^\n]*$")
 _Q_LINE = re.compile(r"(?m)^[^\n]*$")
 _Q_OPEN_END = re.compile(r"(?:[，、：,:（(]|[^\W\d_])$")
 _Q_ITEM_START = re.compile(
-    r"\s*(?:[-*•#|]|\d{1,3}[.)、]\s|第[一二三四五六七八九十百零〇\d]{1,6}[条章节款])"
+    r"\s*(?:[-*•#|]|\d{1,3}[.)、]\s|第[一二三四五六七八九十百零〇\d]{1,6}[条章节款]|"
+    + _Q_LABEL + r"\.(?:\s|$))", re.I
 )
 _Q_TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}")
 # a period that ends a word's abbreviation, not a sentence ("PepsiCo, Inc. (“PepsiCo”) held …",
@@ -172,6 +179,7 @@ def _quote_segment(text: str) -> list[str]:
             prev = text[max(start, end - _Q_TAIL) : end]
         if merged and not _Q_ITEM_START.match(text, a, b) and (
             _Q_OPEN_END.search(prev) or _Q_ABBREV_END.search(prev)
+            or _Q_RUNIN.fullmatch(text, merged[-1][0], merged[-1][1])
         ):
             merged[-1] = (merged[-1][0], b)
         else:

@@ -181,3 +181,29 @@ def test_a_line_of_links_alone_is_never_the_answer(tmp_path: Path) -> None:
     ev = extract_answer(r, tok.key_terms(q), make_citation, normalize=tok.normalize)
     assert ev and ev[0].text.startswith("It is GitLab's mission"), [e.text for e in ev]
     assert not any(is_link_line(e.text) for e in ev)
+
+
+def test_an_english_clause_label_stays_with_its_text(tmp_path: Path) -> None:
+    """A plain-text policy of numbered clauses ("Clause 4. Refund method. Refunds are …"): each
+    clause is one quote unit that starts with its label (a new-user trial: "Clause 4." and
+    "Refund method." were cut off, the title glued to "Clause 1.", and "What is Clause 4 of the
+    return policy?" was answered with "… Policy Clause 1.")."""
+    path = tmp_path / "return_policy.txt"
+    path.write_text(
+        "ACME Home Appliances - Return and Refund Policy\n\n"
+        "Clause 1. Scope. This policy applies to all products bought in ACME stores.\n\n"
+        "Clause 2. Return period. Customers may return a product within 30 days.\n\n"
+        "Article 3. Refunds are paid within 14 days.\n\n"
+        "Section 4.2: Gift cards cannot be returned.\n\n"
+        "See Clause 2. It applies to every order.\n", encoding="utf-8")
+    units = [u for c in chunk_document(parse_file(path), rel_path=path.name)
+             for u in split_units(c, "quote")]
+    assert units[:4] == [
+        "ACME Home Appliances - Return and Refund Policy",
+        "Clause 1. Scope. This policy applies to all products bought in ACME stores.",
+        "Clause 2. Return period. Customers may return a product within 30 days.",
+        "Article 3. Refunds are paid within 14 days."]
+    assert "Section 4.2: Gift cards cannot be returned." in units
+    # a label inside a sentence is a reference, not a clause's start
+    assert "It applies to every order." in units
+    assert not any(u.startswith("See Clause 2. It") for u in units)
