@@ -22,6 +22,7 @@ from gateway.routing.trace import RouteTrace
 from gateway.routing.types import (
     AnswerCache,
     AnswerDraft,
+    ConversationTurn,
     EventSink,
     LoopBackend,
     LoopResult,
@@ -142,7 +143,8 @@ class RouterStages:
                        "request's \"collection\" field.")
         return QueryResult(answer, [], False, {}, cached=False)
 
-    def _dangling(self, q: QueryInput, turn: Any) -> DanglingReference | None:
+    def _dangling(self, q: QueryInput,
+                  turn: ConversationTurn | None) -> DanglingReference | None:
         """What in ``q`` leans on an earlier turn when there is none — no previous turn in the
         session memory (``turn.previous``), no user turn in ``history`` —
         (:func:`gateway.routing.reference.dangling_reference`); ``None`` when the question
@@ -162,7 +164,8 @@ class RouterStages:
             return None
         return ref
 
-    async def _unresolved(self, ctx: Ctx, q: QueryInput, turn: Any) -> QueryResult | None:
+    async def _unresolved(self, ctx: Ctx, q: QueryInput,
+                          turn: ConversationTurn | None) -> QueryResult | None:
         """A "not found" for a question that leans on an earlier turn when there is none
         (:meth:`_dangling`), naming the reference it could not resolve: no citation, nothing
         cached; ``None`` otherwise."""
