@@ -176,8 +176,8 @@ def unresolved_answer(question: str, ref: DanglingReference) -> str:
     if _CJK.search(question):
         return (f"未找到：这个问题接着前面的提问（{ref.why(True)}），但本次对话中没有前一个问题，"
                 "无法确定它指什么。请把问题问完整（写明所指的条目、文件或对象），"
-                "或在原来的对话中继续提问（同一个 session_id，或在 history 中附上前面的问答）。")
+                "或在原来的对话中继续提问（loopgate chat；API 用同一个 session_id，或在 history 中附上前面的问答）。")
     return (f"Not found: this question continues an earlier one ({ref.why(False)}), and this "
             "conversation has no earlier question to read it against. Ask it in full (name the "
             "item, document or subject it refers to), or ask it in the conversation it follows "
-            "(the same session_id, or the earlier turns as history).")
+            "(loopgate chat; over the API the same session_id, or the earlier turns as history).")
