@@ -96,16 +96,20 @@ def _row_item(words: str, ev: _Eval) -> tuple[float, str] | None:
     # sheet's row before the cash-flow statement's row of the same label (the year's change)
     balance = two
 
-    def pick(candidates: Sequence[RowAt]) -> RowAt | None:
+    def named_there(c: RowAt) -> bool:
         # a row of a statement the question names ("D&A (from cash flow statement)") whose
         # label the item's own words name wholly, a label qualified by "of …" by its head
-        # ("Depreciation and amortization of property, equipment and intangibles"), goes
-        # before the rows of other tables (the deferred-tax footnote's "Depreciation and
-        # amortization"); else the best row of every table, as before
+        # ("Depreciation and amortization of property, equipment and intangibles")
+        return c.statement in ev.statements and head_cover(c.row.label, terms[0],
+                                                           ev.normalize) >= 1.0
+
+    def pick(candidates: Sequence[RowAt]) -> RowAt | None:
+        # such a row goes before the rows of other tables (the deferred-tax footnote's
+        # "Depreciation and amortization"); else the best row of every table, as before
         scoped = [c for c in candidates if c.statement in ev.statements]
         got = best_row(scoped, terms, need, ev.normalize, balance=balance,
                        heads=True) if scoped else None
-        if got is not None and head_cover(got.row.label, terms[0], ev.normalize) >= 1.0:
+        if got is not None and named_there(got):
             return got
         return best_row(candidates, terms, need, ev.normalize, balance=balance)
 
@@ -119,9 +123,7 @@ def _row_item(words: str, ev: _Eval) -> tuple[float, str] | None:
         # hand on a tie)
         query = " ".join([plain, *(t for t in terms[1] if t not in terms[0])])
         found = statement_rows_of(ev.more(query, ev.doc_id), ev.above)
-        if ev.statements and not any(f.statement in ev.statements
-                                     and head_cover(f.row.label, terms[0], ev.normalize) >= 1.0
-                                     for f in found):
+        if ev.statements and not any(named_there(f) for f in found):
             # none of them in the statement the question names: search it by its title too
             titles = " ".join(_STATEMENT_WORDS[k] for k in sorted(ev.statements))
             found += [f for f in statement_rows_of(ev.more(f"{plain} {titles}", ev.doc_id),

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from corpus.derived._statements import statement_above
+from corpus.derived._statements import statement_above, title_kind
 from corpus.derived._types import MoreRows, Normalize, RowAt, TextAbove
 from corpus.statement_rows import (
     label_cover,
@@ -40,8 +40,10 @@ def statement_rows_of(chunk_groups: Sequence[Sequence[Chunk]],
     for group in chunk_groups:
         lead = ""
         before: list[str] = []  # the text above the group, read once when first needed
+        titled: str | None = None  # the last statement title read so far in the group
         for chunk in group:
             pos = 0
+            path_kind = statement_above("\n".join(chunk.section_path))
             for line in chunk.text.splitlines(keepends=True):
                 unit = line.strip()
                 row = parse_row(unit) if unit else None
@@ -49,13 +51,16 @@ def statement_rows_of(chunk_groups: Sequence[Sequence[Chunk]],
                     seen.add((chunk.chunk_id, unit))
                     text = lead + "\n" + chunk.text[:pos]
                     years = period_header(text, len(row.cells))
+                    kind = titled
                     if years is None and above is not None and group:
                         if not before:
                             before.append(above(group[0]))
                         text = before[0] + "\n" + text
                         years = period_header(text, len(row.cells))
-                    kind = statement_above(text) or statement_above("\n".join(chunk.section_path))
-                    out.append(RowAt(unit, row, years, chunk, table_unit(text), kind))
+                        kind = kind or statement_above(before[0])
+                    out.append(RowAt(unit, row, years, chunk, table_unit(text),
+                                     kind or path_kind))
+                titled = title_kind(line) or titled
                 pos += len(line)
             lead += "\n" + chunk.text
     return out

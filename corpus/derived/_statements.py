@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["BALANCE", "CASH_FLOWS", "INCOME", "named_statements", "statement_above"]
+__all__ = ["BALANCE", "CASH_FLOWS", "INCOME", "named_statements", "statement_above",
+           "title_kind"]
 
 BALANCE, INCOME, CASH_FLOWS = "balance", "income", "cash_flows"
 
@@ -53,12 +54,21 @@ def statement_above(text_before: str) -> str | None:
     words (a title runs on with the company and the periods); ``None`` when no title stands
     above it there (a footnote table, or a title further up than was read)."""
     for line in reversed(text_before.splitlines()):
-        line = line.strip(" |#*")
-        if not line or len(line.split()) > _TITLE_WORDS:
-            continue
-        head = re.sub(r"^(?:consolidated|combined|condensed|\s)+", "", line, flags=re.I)
-        for kind, pattern in _NAMED:
-            m = pattern.match(head)
-            if m is not None and not _EXCERPT.match(head[m.end():]):
-                return kind
+        kind = title_kind(line)
+        if kind is not None:
+            return kind
+    return None
+
+
+def title_kind(line: str) -> str | None:
+    """The kind of the statement whose title ``line`` is (:func:`statement_above`'s test of
+    one line), else ``None``."""
+    line = line.strip(" |#*\r\n")
+    if not line or len(line.split()) > _TITLE_WORDS:
+        return None
+    head = re.sub(r"^(?:consolidated|combined|condensed|\s)+", "", line, flags=re.I)
+    for kind, pattern in _NAMED:
+        m = pattern.match(head)
+        if m is not None and not _EXCERPT.match(head[m.end():]):
+            return kind
     return None
