@@ -41,12 +41,12 @@ import re
 
 import rjieba
 
+from corpus.evidence.units import CJK
 from gateway.routing.followup import content_en, content_zh
 from gateway.routing.slots import fill_slot
 
 __all__ = ["split_elliptic"]
 
-_CJK = re.compile(r"[\u3400-\u9fff]")
 # a bare " and " only before a preposition ("in 2018 and in 2019"): "the Marketing and Editorial
 # team", "regulation and policy on …" are one noun phrase
 _EN_JOINT = re.compile(
@@ -116,7 +116,7 @@ def split_elliptic(question: str) -> list[str] | None:
     :param question: the question as asked (one message).
     """
     q = question.strip().rstrip("？?。.!！ ")
-    zh = bool(_CJK.search(q))
+    zh = bool(CJK.search(q))
     joints = list((_ZH_JOINT if zh else _EN_JOINT).finditer(q))
     if not joints:
         return None

@@ -44,6 +44,7 @@ from typing import Literal
 
 import rjieba
 
+from corpus.evidence.units import CJK
 from gateway.routing.followup import (
     ELLIPSIS_ZH_MAX,
     LEAD_EN,
@@ -57,7 +58,6 @@ from gateway.routing.followup import (
 
 __all__ = ["DanglingReference", "dangling_reference", "unresolved_answer"]
 
-_CJK = re.compile(r"[\u3400-\u9fff]")
 _SENTENCE = re.compile(r"(?<=[?？!！。])\s*|(?<=\.)\s+")
 _ZH_ASK = re.compile(r"多少|什么|哪|几|多久|多长|多大|多高|如何|怎样|怎么|为什么|为何|是否|能否|"
                      r"可否|吗|谁")
@@ -108,7 +108,7 @@ def _has_verb_zh(text: str) -> bool:
 
 def _names_its_noun(text: str, phrase: str) -> bool:
     """A Chinese demonstrative before a code or a name (那台TH2817B): it names what it means."""
-    if not _CJK.search(phrase) or len(phrase) < 2:
+    if not CJK.search(phrase) or len(phrase) < 2:
         return False
     after = text[text.find(phrase) + len(phrase):].lstrip()
     if re.match(r"[A-Za-z][A-Za-z0-9._/-]*\d", after):
@@ -164,7 +164,7 @@ def dangling_reference(question: str) -> DanglingReference | None:
         # 开始施行？ are about the collection's own subject (a new-user trial: 12 of 36 such
         # questions were refused)
         return DanglingReference("pronoun", phrase)
-    if (_fragment_zh(rest, lead is not None) if _CJK.search(rest)
+    if (_fragment_zh(rest, lead is not None) if CJK.search(rest)
             else _fragment_en(rest, lead is not None)):
         return DanglingReference("ellipsis", first.rstrip(" ?？。.!！"))
     return None
@@ -173,10 +173,11 @@ def dangling_reference(question: str) -> DanglingReference | None:
 def unresolved_answer(question: str, ref: DanglingReference) -> str:
     """The "not found" answer for ``question`` whose ``ref`` has no earlier turn to resolve it,
     in the question's language: which reference, and how to ask instead."""
-    if _CJK.search(question):
+    if CJK.search(question):
         return (f"未找到：这个问题接着前面的提问（{ref.why(True)}），但本次对话中没有前一个问题，"
                 "无法确定它指什么。请把问题问完整（写明所指的条目、文件或对象），"
-                "或在原来的对话中继续提问（loopgate chat；API 用同一个 session_id，或在 history 中附上前面的问答）。")
+                "或在原来的对话中继续提问（loopgate chat；API 用同一个 session_id，"
+                "或在 history 中附上前面的问答）。")
     return (f"Not found: this question continues an earlier one ({ref.why(False)}), and this "
             "conversation has no earlier question to read it against. Ask it in full (name the "
             "item, document or subject it refers to), or ask it in the conversation it follows "
