@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from gateway.cli._status import DICTIONARY, slow_step, slow_steps
+from gateway.cli._question import open_question_scope, question_components
 from gateway.cli.report import print_citation
 
 if TYPE_CHECKING:
@@ -61,35 +61,15 @@ def ask_auto(question: str, collection: str, *, settings: Settings | None = None
     """Route one question and print the result; returns the exit code (1 when the collection
     does not exist or ``documents`` / ``path_prefix``, which restrict retrieval as the HTTP
     API's ``filters`` do, match no document)."""
-    from corpus.errors import StoreError
-    from gateway.conversation.cedict import ready_before_first_question
     from gateway.errors import GatewayError
     from gateway.routing import QueryInput
     from gateway.settings import get_settings
-    from gateway.wiring import build_components, describe_budgets, open_collection
-    from rag.errors import RetrievalError
-    from rag.retriever import resolve_filter
 
     s = settings or get_settings()
-    err = Console(stderr=True)
-    c = build_components(s, step=slow_steps(err))  # says what it loads while it is slow
-    with slow_step(err, DICTIONARY):  # the CC-CEDICT index, as `loopgate chat`
-        ready_before_first_question(s.cross_language)
-    if c.llm is not None and c.llm_budgets is not None:  # sized from the model's speed
-        print(f"LLM budgets: {describe_budgets(c.llm_budgets)}", file=sys.stderr)
-    refused, flt = "", None
-    try:
-        if c.store is not None:  # an unknown collection exits 1 here, as in --mode rag / loop
-            open_collection(c.store, collection)
-            flt = resolve_filter(c.store, collection, documents=documents,
-                                 path_prefix=path_prefix)
-    except (StoreError, RetrievalError) as exc:
-        refused = str(exc)
-    if not refused and collection in c.embedding_mismatch:  # dense vectors, no (or another) model
-        refused = c.embedding_mismatch[collection]
-    if refused:
-        print(f"error: {refused}", file=sys.stderr)
-        asyncio.run(c.aclose())
+    c = question_components(s, Console(stderr=True))
+    opened, flt = open_question_scope(c, collection, documents=documents,
+                                      path_prefix=path_prefix)
+    if not opened:
         return 1
 
     async def go() -> dict[str, Any]:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from gateway.cli._status import DICTIONARY, slow_step, slow_steps
+from gateway.cli._question import open_question_scope, question_components
 from gateway.cli.report import print_citation
 from loop.results import LoopResult
 
@@ -71,40 +71,22 @@ def ask_loop(question: str, collection: str, *, settings: Settings | None = None
     inside the documents that retrieval resolved the question to unless ``documents`` /
     ``path_prefix`` restrict it (JSON: ``retrieval_query``, ``candidates`` as chunk ids,
     ``resolution`` as document paths)."""
-    from gateway.conversation.cedict import ready_before_first_question
     from gateway.settings import get_settings
-    from gateway.wiring import build_components, describe_budgets
 
     s = settings or get_settings()
     if offline:  # no LLM call: nothing to size, no speed probe
         s = s.model_copy(update={"llm_budgets": "fixed"})
-    err = Console(stderr=True)
-    c = build_components(s, step=slow_steps(err))  # says what it loads while it is slow
-    with slow_step(err, DICTIONARY):  # the CC-CEDICT index, as `loopgate chat`
-        ready_before_first_question(s.cross_language)
-    if c.llm is not None and c.llm_budgets is not None:  # sized from the model's speed
-        print(f"LLM budgets: {describe_budgets(c.llm_budgets)}", file=sys.stderr)
+    c = question_components(s, Console(stderr=True))
     if c.store is None or c.agent is None:
         print(f"error: the chunk store is unavailable: {c.store_error or 'not configured'}",
               file=sys.stderr)
         asyncio.run(c.aclose())
         return 1
-    from corpus.errors import StoreError
     from gateway.routing import QueryInput
-    from gateway.wiring import open_collection
-    from rag.errors import RetrievalError
-    from rag.retriever import resolve_filter
 
-    try:
-        open_collection(c.store, collection)  # a held data directory fails here, clearly
-        flt = resolve_filter(c.store, collection, documents=documents, path_prefix=path_prefix)
-    except (StoreError, RetrievalError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        asyncio.run(c.aclose())
-        return 1
-    if collection in c.embedding_mismatch:  # dense vectors but no (or another) model
-        print(f"error: {c.embedding_mismatch[collection]}", file=sys.stderr)
-        asyncio.run(c.aclose())
+    opened, flt = open_question_scope(c, collection, documents=documents,
+                                      path_prefix=path_prefix)
+    if not opened:
         return 1
 
     agent, router = c.agent, c.router
