@@ -27,33 +27,31 @@ from functools import lru_cache
 
 __all__ = ["QUANTITY_KINDS", "asked_kind", "states_kind"]
 
-#: the kinds of count :func:`asked_kind` reads
-QUANTITY_KINDS = ("days", "multiple")
-
 _ZH_NUM = r"[零〇一二两三四五六七八九十百千万半]+"
 _EN_NUM = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty"
            r"|thirty|forty|fifty|sixty|ninety|hundred|several|a\s+few)")
 # a number as evidence writes it: digits (1,000 / 1.5), Chinese numerals, English number words
 _NUMBER = rf"(?:\d[\d,]*(?:\.\d+)?|{_ZH_NUM}|\b{_EN_NUM}(?:[\s-]+{_EN_NUM})*)"
 
-_ASK: dict[str, re.Pattern[str]] = {
-    "days": re.compile(
-        r"(?:多少|几)\s*(?:个)?\s*(?:工作日|自然日|天|日(?![元本语語文圆圓币幣]))"
-        r"|\bhow\s+many\s+(?:calendar\s+|business\s+|working\s+)?days\b", re.I),
-    "multiple": re.compile(
-        r"(?:多少|几)\s*倍"
-        r"|\bhow\s+many\s+times\s+(?:higher|more|larger|greater|bigger|as)\b", re.I),
+# each kind once: (how a question asks it, how evidence states it); asked in this order
+_KINDS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+    "days": (
+        re.compile(r"(?:多少|几)\s*(?:个)?\s*(?:工作日|自然日|天|日(?![元本语語文圆圓币幣]))"
+                   r"|\bhow\s+many\s+(?:calendar\s+|business\s+|working\s+)?days\b", re.I),
+        # a number not following 月 (a day of the month is a date: "6月29日", "6 月 29 日" as
+        # PDF text has it) before a day/week unit
+        re.compile(rf"(?<![月\d.,零〇一二两三四五六七八九十百千万半])(?<!月\s)(?<!月\s\s){_NUMBER}\s*(?:个)?\s*(?:工作日|自然日|天|日|周|星期"
+                   r"|(?:calendar\s+|business\s+|working\s+)?days?\b|weeks?\b)", re.I),
+    ),
+    "multiple": (
+        re.compile(r"(?:多少|几)\s*倍"
+                   r"|\bhow\s+many\s+times\s+(?:higher|more|larger|greater|bigger|as)\b", re.I),
+        re.compile(rf"{_NUMBER}\s*(?:倍|times\b|[×x](?![a-z]))|[双翻加]倍|(?:\d[\d,]*(?:\.\d+)?\s*%)"
+                   rf"|百分之{_ZH_NUM}|{_NUMBER}\s*(?:percent|per\s+cent)\b", re.I),
+    ),
 }
-_STATES: dict[str, re.Pattern[str]] = {
-    # a number not following 月 (a day of the month is a date: "6月29日", "6 月 29 日" as PDF
-    # text has it) before a day/week unit
-    "days": re.compile(
-        rf"(?<![月\d.,零〇一二两三四五六七八九十百千万半])(?<!月\s)(?<!月\s\s){_NUMBER}\s*(?:个)?\s*(?:工作日|自然日|天|日|周|星期"
-        r"|(?:calendar\s+|business\s+|working\s+)?days?\b|weeks?\b)", re.I),
-    "multiple": re.compile(
-        rf"{_NUMBER}\s*(?:倍|times\b|[×x](?![a-z]))|[双翻加]倍|(?:\d[\d,]*(?:\.\d+)?\s*%)"
-        rf"|百分之{_ZH_NUM}|{_NUMBER}\s*(?:percent|per\s+cent)\b", re.I),
-}
+#: the kinds of count :func:`asked_kind` reads
+QUANTITY_KINDS = tuple(_KINDS)
 
 
 @lru_cache(maxsize=4096)
@@ -63,8 +61,8 @@ def asked_kind(question: str) -> str | None:
     ``multiple``; ``"多少日元…"`` → ``None`` (yen); ``"How many times can it be brewed?"`` →
     ``None`` (a count of occurrences)."""
     text = unicodedata.normalize("NFKC", question)
-    for kind, pattern in _ASK.items():
-        if pattern.search(text):
+    for kind, (asks, _) in _KINDS.items():
+        if asks.search(text):
             return kind
     return None
 
@@ -76,4 +74,4 @@ def states_kind(kind: str, text: str) -> bool:
 
     :raises KeyError: ``kind`` is not one of :data:`QUANTITY_KINDS`.
     """
-    return _STATES[kind].search(unicodedata.normalize("NFKC", text)) is not None
+    return _KINDS[kind][1].search(unicodedata.normalize("NFKC", text)) is not None
