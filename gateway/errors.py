@@ -19,7 +19,11 @@ Library errors are mapped too (:func:`status_of`): ``corpus.errors.ParseError`` 
 ``code``; ``corpus.errors.StoreError`` → 503; ``rag.errors.CollectionMismatchError`` → 409; any
 other ``LoopGateError`` → 500. Every error body has one shape, compatible with OpenAI clients::
 
-    {"error": {"code": "bad_request", "message": "question is empty", "type": "invalid_request_error"}}
+    {"error": {"code": "bad_request", "message": "question is empty",
+               "type": "invalid_request_error"}}
+
+(:func:`validation_message` writes one line from pydantic's errors: ``field: problem``, the
+field named once.)
 
 :func:`gateway.api.error_handlers.install_error_handlers` registers the handlers on a FastAPI
 app; this module imports no web framework.
@@ -149,13 +153,18 @@ def status_of(exc: BaseException) -> tuple[int, str]:
 
 
 def validation_message(errors: Iterable[Mapping[str, Any]]) -> str:
-    """One line from pydantic / FastAPI validation errors: ``field: problem; …`` (first five)."""
+    """One line from pydantic / FastAPI validation errors: ``field: problem; …`` (first five).
+    A validator's own text that already names its field is not prefixed again (``question is
+    empty``, not ``question: question is empty``)."""
     parts = []
     for err in list(errors)[:5]:
-        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
+        loc = [str(p) for p in err.get("loc", ()) if p != "body"]
+        where = ".".join(loc)
         msg = str(err.get("msg", "invalid"))
         if err.get("type") == "value_error":  # a validator's own text, without pydantic's prefix
             msg = msg.removeprefix("Value error, ")
+            if loc and re.match(rf"{re.escape(loc[-1])}\b", msg, re.IGNORECASE):
+                where = ""
         if err.get("type") == "json_invalid":  # loc = ("body", offset of the decode error)
             at = [p for p in err.get("loc", ()) if isinstance(p, int)]
             msg = "the body is not valid JSON" + (f" (at character {at[0]})" if at else "")

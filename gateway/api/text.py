@@ -8,14 +8,14 @@ Such text is bad input: a 400 naming the field, never a 500 or an outage.
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Annotated, Any
 
 from pydantic import AfterValidator
 
-from gateway.cache.normalize import normalize_question
+from gateway.cache.normalize import empty_question, has_words
 
-__all__ = ["NOT_UNICODE", "Utf8Str", "check_utf8", "has_words", "lone_surrogate"]
+__all__ = ["NOT_UNICODE", "Utf8Str", "check_utf8", "empty_question", "has_words",
+           "lone_surrogate"]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 #: The message (pydantic's own wording for constrained strings, plus where and what to send).
@@ -54,13 +54,3 @@ def _check_any(value: Any) -> Any:
 Utf8Str = Annotated[str, AfterValidator(check_utf8)]
 #: Marker for any JSON value whose strings must all be Unicode text.
 Utf8Json = AfterValidator(_check_any)
-
-
-def has_words(question: str) -> bool:
-    """True when ``question`` holds something to ask: a letter, digit or symbol that survives
-    the cache-key normalisation. False for punctuation, blanks, control and invisible
-    characters alone (``???``, ``，。``, ``\\u0000``, ``\\u200b\\ufeff``), which no answer can
-    match and no cache key can be made of."""
-    if not any(unicodedata.category(ch)[0] in "LNS" for ch in question):
-        return False
-    return bool(normalize_question(question))

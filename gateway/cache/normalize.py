@@ -13,7 +13,9 @@
 5. whitespace runs collapse to one blank; blanks next to CJK characters and between a digit and
    a following common unit (``35 kg`` → ``35kg``) are removed; the ends are stripped.
 
-It never drops or reorders words, so negations (不/没/非/未/not/no), digits, units and codes
+:func:`has_words` / :func:`empty_question` tell a question with nothing to ask (blank, or
+punctuation and invisible characters alone: no key can be made of it). It never drops or
+reorders words, so negations (不/没/非/未/not/no), digits, units and codes
 survive (case 13 of ../shared/cases: "semantic cache false hits").
 """
 
@@ -25,7 +27,7 @@ from functools import lru_cache
 
 import opencc
 
-__all__ = ["normalize_question"]
+__all__ = ["empty_question", "has_words", "normalize_question"]
 
 _KEEP_PUNCT = frozenset("%‰‱#&@*")
 _CURLY = str.maketrans(
@@ -89,4 +91,23 @@ def _normalize(question: str) -> str:
     return _SPACE_DIGIT_UNIT.sub("", text)
 
 
+def has_words(question: str) -> bool:
+    """True when ``question`` holds something to ask: a letter, digit or symbol that survives
+    the cache-key normalisation. False for punctuation, blanks, control and invisible
+    characters alone (``???``, ``，。``, ``\\u0000``, ``\\u200b\\ufeff``), which no answer can
+    match and no cache key can be made of."""
+    if not any(unicodedata.category(ch)[0] in "LNS" for ch in question):
+        return False
+    return bool(normalize_question(question))
 
+
+def empty_question(question: str) -> str | None:
+    """Why ``question`` has nothing to ask, in one line for a user — ``"question is empty"``
+    (blank), or with ``(only punctuation, blanks or invisible characters)`` (:func:`has_words`
+    false) — or ``None`` when it has. One wording for HTTP (``QueryRequest``: 400) and the CLI
+    (``loopgate ask``: exit 2; ``loopgate chat``: an error line)."""
+    if not question.strip():
+        return "question is empty"
+    if not has_words(question):
+        return "question is empty (only punctuation, blanks or invisible characters)"
+    return None

@@ -187,10 +187,11 @@ def ask_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Answer one question from a collection and show citations, confidence and timings."""
+    from gateway.cache.normalize import empty_question
     from gateway.settings import get_settings
 
-    if not question.strip():
-        raise typer.BadParameter("the question is empty", param_hint="QUESTION")
+    if (empty := empty_question(question)) is not None:  # HTTP's wording (a 400 there)
+        raise typer.BadParameter(empty)
     if bad := not_utf8(question):
         raise typer.BadParameter(bad, param_hint="QUESTION")
     from gateway.routing.types import QUESTION_MAX_CHARS

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
+from gateway.cache.normalize import empty_question
 from gateway.cli._status import DICTIONARY, slow_step, slow_steps
 from gateway.cli.ask import AskMode, CollectionOption, not_utf8
 from gateway.conversation.cedict import ready_before_first_question
@@ -78,6 +79,9 @@ class ChatSession:
             return True
         if line.startswith("/"):
             return self._command(line)
+        if (empty := empty_question(line)) is not None:  # "??": HTTP's 400, in the same words
+            self.con.print(f"[red]error:[/] {empty}", markup=True, highlight=False)
+            return True
         self._ask(line, runner)
         return True
 

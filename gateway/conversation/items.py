@@ -4,8 +4,11 @@ last one?").
 
 :func:`item_lists` reads the chunks of the documents an earlier answer cited (retrieval state)
 and returns every ordered list with ≥ 2 items: the headings under one parent section (by chunk
-order), the first cells of a Markdown table's body rows, and the runs of ``-``/``*``/``1.``
-list items (label: the bold text, else the text before a colon, else the first eight words).
+order), the first cells of a Markdown table's body rows, the runs of ``-``/``*``/``1.``
+list items (label: the bold text, else the text before a colon, else the first eight words),
+and a document's numbered labels of one kind that open a line or a heading (第十九条,
+第二十条 …; Clause 1, Clause 2 …; kind ``numbered``, in number order:
+:mod:`gateway.conversation.numbered`).
 :func:`find_anchor` finds the item an earlier question named (all of the item's content words
 in the question; the longest such item wins, lists of the cited chunks first), and
 :func:`move` steps from it.
@@ -18,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from corpus.types import Chunk
+from gateway.conversation.numbered import Label, line_labels
 
 __all__ = ["Anchor", "ItemList", "find_anchor", "find_anchors", "item_lists", "label_core", "move",
            "words"]
@@ -136,6 +140,7 @@ def item_lists(chunks: Sequence[Chunk]) -> list[ItemList]:
                 out.append(ItemList("list", tuple(run), ch.doc_id, ch.path, i))
             run = []
     paths = {ch.doc_id: ch.path for ch in chunks}
+    out.extend(_numbered_lists(chunks, paths))
     for (doc_id, _parent), entries in by_parent.items():
         seen: dict[str, set[int]] = {}
         first = min(e[1] for e in entries)
@@ -144,6 +149,24 @@ def item_lists(chunks: Sequence[Chunk]) -> list[ItemList]:
         if len(seen) >= 2:
             out.append(ItemList("heading", tuple(seen), doc_id, paths[doc_id], first,
                                 tuple(frozenset(v) for v in seen.values())))
+    return out
+
+
+def _numbered_lists(chunks: Sequence[Chunk], paths: dict[str, str]) -> list[ItemList]:
+    """Per document and label kind, the numbered labels opening a line of its chunks or
+    heading titles (≥ 2), in number order, each with the chunks that hold it."""
+    found: dict[tuple[str, str], dict[tuple[int, ...], tuple[Label, set[int]]]] = {}
+    for i, ch in enumerate(chunks):
+        for label in line_labels("\n".join([*ch.section_path, ch.text])):
+            by_number = found.setdefault((ch.doc_id, label.kind), {})
+            by_number.setdefault(label.number, (label, set()))[1].add(i)
+    out = []
+    for (doc_id, _kind), by_number in found.items():
+        if len(by_number) >= 2:
+            order = sorted(by_number)
+            out.append(ItemList("numbered", tuple(by_number[n][0].text for n in order), doc_id,
+                                paths[doc_id], min(min(v[1]) for v in by_number.values()),
+                                tuple(frozenset(by_number[n][1]) for n in order)))
     return out
 
 

@@ -14,15 +14,20 @@ Rules, in order (each names itself in :attr:`Rewrite.rules`, shown in the route 
    in the previous question ("What is the prefix for Group Channels in Slack?" + "And for the
    next one?" → "What is the prefix for Location Channels in Slack?"). When the follow-up says
    more than the step ("For the next item, are family plans covered?") the item replaces the
-   step phrase in the follow-up instead.
+   step phrase in the follow-up instead. A numbered label the previous question named
+   (第二十一条, Clause 4, Section 3.2: :mod:`gateway.conversation.numbered`) is stepped first:
+   下一条呢？ → 第二十二条, along the labels that open a line of the cited documents, else by
+   its number;
 4. ``substitute`` — "And for the CFO?", "What about 2019?", 那2019年呢, 三年以上的呢: the new
-   entity replaces the one of the same list (an item list holding both), else the place of
-   the same kind in the previous question (:func:`gateway.routing.slots.fill_slot`: the
-   same shape — year, quantity or range with its unit, acronym, code, number —, the value of
-   an attributive for 无固定期限的, the noun phrase with the same head word, the A or B of
-   "A的B是多少").
-5. ``pronoun`` — it / its / they / this …, 它 / 其 / 该: the previous question's topic (the
-   named item, else its phrase after of/for/about) replaces the first pronoun.
+   entity replaces a numbered label of the same kind (那第二十条呢), else the one of the same
+   list (an item list holding both), else the place of the same kind in the previous
+   question (:func:`gateway.routing.slots.fill_slot`: the same shape — year, quantity or
+   range with its unit, acronym, code, number —, the value of an attributive for 无固定期限的,
+   the noun phrase with the same head word, the A or B of "A的B是多少").
+5. ``pronoun`` — it / its / they / this …, 它 / 其 / 该: the previous question's topic
+   (:func:`gateway.conversation.topic.previous_topic`: its possessor, the named item, its
+   phrase after of/for/about …) replaces the first pronoun; a demonstrative before a noun of
+   its own ("this product's price") is no pronoun (:func:`gateway.routing.wordclass.determiner`).
 6. ``own_question`` (Chinese) — a follow-up that asks a question of its own (a question word
    and two content words: 违反的话怎么处罚？ after 网络运营者应当留存相关的网络日志不少于多久？):
    the previous question's subject (its first noun run, 网络运营者) is put before it, not the
@@ -45,11 +50,13 @@ from dataclasses import dataclass
 
 import rjieba
 
-from corpus.term_match import is_code
 from gateway.conversation.dates import resolve_dates, step_year
-from gateway.conversation.items import Anchor, ItemList, find_anchor, find_anchors, move, words
-from gateway.routing.followup import LEAD_ZH, is_followup
+from gateway.conversation.items import ItemList, find_anchor, find_anchors, move, words
+from gateway.conversation.numbered import find_label, step_label
+from gateway.conversation.topic import previous_topic
+from gateway.routing.followup import LEAD_ZH, content_zh, is_followup
 from gateway.routing.slots import fill_slot, subject_zh
+from gateway.routing.wordclass import determiner
 
 __all__ = ["Rewrite", "is_followup", "resolve_dates", "rewrite_rules"]
 
@@ -101,19 +108,9 @@ _ENTITY = re.compile(
 _ZH_INTRO = re.compile(r"^(?:对于|关于|如果是|如果|要是|若是|换成|改成|是)")
 _PRONOUN = re.compile(r"\b(?P<p>its|it|they|them|their|this|that|these|those)\b|(?P<z>它|其|该)",
                       re.IGNORECASE)
-_TOPIC = re.compile(r"\b(?:of|for|about|regarding|on)\s+(?P<t>[^?？]+)", re.IGNORECASE)
 _GENERIC = frozenset(_STEP_WORDS.split("|")) | {"that", "it", "this", "after", "before",
                                                 "below", "above", "under", "about", "what"}
 _CJK = re.compile(r"[\u3400-\u9fff]")
-# a previous question's lead, left out of its topic: a follow-up's connective ("And what does
-# the K-200 not cover?"), then its question word and auxiliary ("what does", "how often should")
-_CONNECTIVE = re.compile(r"^\s*(?:and|also|so|but|then|or)\b[\s,]*", re.IGNORECASE)
-_ASK_LEAD = re.compile(
-    r"^\s*(?:what|which|who|how|when|where)\s+(?:\w+\s+)?(?:is|are|was|were|do|does|did|"
-    r"should|can|could|will|would|has|have|had)\s+", re.IGNORECASE)
-_TOPIC_WORDS = 4  # "the K-200", "the warranty period": a topic is a short noun phrase
-_LEAD_PREPOSITIONS = re.compile(r"^(?:(?:at|in|on|by|to|from|with|of|for|about)\s+)+",
-                                re.IGNORECASE)
 _ZH_ASK = re.compile(r"怎么|怎样|如何|为什么|为何|什么|哪些|哪个|哪里|哪|多少|多久|多长|几|是否|"
                      r"能否|可否|吗")
 _ZH_CONTENT_TAGS = ("n", "v", "l", "eng", "j")
@@ -143,26 +140,6 @@ def _replace_span(text: str, old: str, new: str) -> str | None:
     return text[:a] + new + text[b:]
 
 
-def _topic(previous: str, anchor: Anchor | None) -> str:
-    if anchor is not None:
-        return anchor.label
-    if _CJK.search(previous) and (subject := subject_zh(previous)):
-        return subject  # TH2817B 的基本准确度是多少？ is about TH2817B
-    m = _TOPIC.search(previous)
-    if m:  # "vote on at the meeting": the phrase after the last preposition of a run
-        return _LEAD_PREPOSITIONS.sub("", m.group("t")).strip()
-    rest = _ASK_LEAD.sub("", _CONNECTIVE.sub("", previous)).rstrip("?？ ")
-    # the rest may be a subject and its verb ("the K-200 not cover"): the one code it names
-    # stands for it; else a short rest is the topic ("What is the warranty period?"), a longer
-    # one none (the previous question is put before, rule 7). A new-user trial: "How often
-    # should I descale it?" after "And what does the K-200 not cover?" was read "How often
-    # should I descale And what does the K-200 not cover?", and not found.
-    codes = [w.strip(".,;:") for w in rest.split() if is_code(w.strip(".,;:").lower())]
-    if len(codes) == 1:
-        return f"the {codes[0]}"
-    return rest if len(rest.split()) <= _TOPIC_WORDS else ""
-
-
 def _ordinal(question: str, previous: str, lists: Sequence[ItemList], cited: int
              ) -> tuple[str | None, str | None] | None:
     m = _ORDINAL.search(question)
@@ -172,15 +149,32 @@ def _ordinal(question: str, previous: str, lists: Sequence[ItemList], cited: int
     step = _STEPS.get(key)
     if step is None:
         return None
+    if find_label(question) is not None:
+        return None  # 第一条呢？ names its clause: a substitution, not a step
+    label = find_label(previous)
+    if label is not None:  # 第二十一条 → 下一条 → 第二十二条 (gateway.conversation.numbered)
+        known = [t for lst in lists if lst.kind == "numbered" for t in lst.items]
+        numbered = step_label(label, step, known)
+        if numbered is not None:
+            doc = next((lst.doc_id for lst in lists if numbered in lst.items), None)
+            return _stepped(question, m, previous, label.text, numbered), doc
     anchors = find_anchors(previous, lists, cited=cited)
     moved = next(((a, t) for a in anchors[:8] if (t := move(a, step)) is not None), None)
     if moved is None:
         return None
     anchor, target = moved
+    return _stepped(question, m, previous, anchor.label, target), anchor.lst.doc_id
+
+
+def _stepped(question: str, m: re.Match[str], previous: str, old: str, new: str) -> str | None:
+    """The previous question with ``old`` replaced by ``new``; or, when the follow-up says more
+    than the step ("For the next item, are family plans covered?", 下一条的罚款是多少？), the
+    follow-up with ``new`` in place of the step phrase."""
     rest = _LEAD.sub("", question[: m.start()] + " " + question[m.end():])
-    if set(words(rest)) - _GENERIC:  # "For the next item, are family plans covered?"
-        return (question[: m.start()] + target + question[m.end():]).strip(), anchor.lst.doc_id
-    return _replace_span(previous, anchor.label, target), anchor.lst.doc_id
+    if (content_zh(LEAD_ZH.sub("", rest)) >= 2 if _CJK.search(rest)
+            else set(words(rest)) - _GENERIC):
+        return (question[: m.start()] + new + question[m.end():]).strip()
+    return _replace_span(previous, old, new)
 
 
 def _substitute(question: str, previous: str, lists: Sequence[ItemList], cited: int
@@ -191,8 +185,11 @@ def _substitute(question: str, previous: str, lists: Sequence[ItemList], cited: 
     x = (m.group("x") or m.group("zx") or m.group("zy") or "").strip()
     x = re.sub(r"^(?:the|a|an)\s+", "", x, flags=re.IGNORECASE)
     x = _ZH_INTRO.sub("", x).strip()
-    if not x or _ORDINAL.search(x) or _PRONOUN.fullmatch(x) or _PRONOUN.match(x):
+    new, old = find_label(x), find_label(previous)
+    if not x or (_ORDINAL.search(x) and new is None) or _PRONOUN.match(x):
         return None
+    if new is not None and old is not None and new.kind == old.kind:  # 那第二十三条呢？
+        return previous[: old.start] + new.text + previous[old.end:], None
     anchor = find_anchor(previous, lists, must_contain=x, cited=cited)
     if anchor is not None and words(anchor.label) != words(x):
         return _replace_span(previous, anchor.label, x), anchor.lst.doc_id
@@ -202,10 +199,12 @@ def _substitute(question: str, previous: str, lists: Sequence[ItemList], cited: 
 
 def _pronoun(question: str, previous: str, lists: Sequence[ItemList], cited: int
             ) -> tuple[str | None, str | None] | None:
-    m = _PRONOUN.search(question)
+    # a demonstrative before a noun of its own is no pronoun ("And this product's price?")
+    m = next((p for p in _PRONOUN.finditer(question)
+              if not determiner(question, p.start(), p.end())), None)
     if m is None:
         return None
-    topic = _topic(previous, find_anchor(previous, lists, cited=cited))
+    topic = previous_topic(previous, find_anchor(previous, lists, cited=cited))
     if not topic:
         return None
     if m.group("z"):

@@ -12,7 +12,9 @@ A question is a follow-up (:func:`followup_reason` names the first cue that fire
 
 - ``lead`` — it opens with a connective that continues a conversation: and / but / also / or /
   then / what about / how about / same for; 那 / 那么 / 还有 / 另外 / 而 / 然后 (那 followed
-  by a classifier, 那台 / 那份, is a demonstrative: see ``pronoun``);
+  by a classifier, 那台 / 那份, is a demonstrative: see ``pronoun``), unless what follows asks
+  its own question about a deictic noun phrase and leans on nothing else ("And what is this
+  product's price?", 那这个产品的价格是多少？);
 - ``ordinal`` — a step along a list with nothing to step from: "the next one", "the following
   type", "the one below it", "the level above that", 下一个 — an ordinal whose noun is its own
   ("the first page", "the last 4 chapters", "the first item listed under 'Furniture'",
@@ -24,7 +26,9 @@ A question is a follow-up (:func:`followup_reason` names the first cue that fire
   submit it?"), and the whole question holds fewer than
   :data:`OWN_CONTENT_MIN` (English words) / :data:`OWN_CONTENT_MIN_ZH` (Chinese characters) of
   its own content; compounds (其他, 其中, 尤其, 及其, 应该 …), "it" of "is it possible / it is
-  required to …" and relative "that" are not pronouns here;
+  required to …", relative "that" and a demonstrative before a noun of its own (a deictic
+  noun phrase: "What is this product's price?", 这个产品的价格是多少？;
+  :func:`gateway.routing.wordclass.determiner`) are not pronouns here;
 - ``ellipsis`` — "which one / which of them …", or it ends with 呢 and is short
   (≤ :data:`ELLIPSIS_ZH_MAX` content characters), or it is short (≤ 3 English words / ≤ 8
   Chinese characters) with almost no content of its own ("Why?", "How much?", 多少钱？) or, in
@@ -40,11 +44,18 @@ and zh_pdf); the 12 unique ones with context all flagged; and on the unit tests'
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from typing import Any
 
-import opencc
 import rjieba
+
+from gateway.routing.wordclass import (
+    CJK,
+    CLASSIFIER,
+    WORD,
+    content_en,
+    content_zh,
+    determiner,
+    t2s,
+)
 
 __all__ = [
     "ANTECEDENT_MIN",
@@ -71,23 +82,10 @@ OWN_CONTENT_MIN_ZH = 15
 #: most Chinese content characters of an elliptic 呢 follow-up ("那2019年呢？", "CH583的呢？")
 ELLIPSIS_ZH_MAX = 10
 
-_CJK = re.compile(r"[\u3400-\u9fff]")
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’&._-]*")
 LEAD_EN = re.compile(r"^\s*(?:and|but|also|or|then|plus|what about|how about|what of|same for)"
                       r"\b", re.IGNORECASE)
-_CLASSIFIER = "个些项条份台款种类本家部位名件颗只套张段章节篇"
 #: a Chinese connective opening a follow-up (那 before a classifier is a demonstrative)
-LEAD_ZH = re.compile(rf"^\s*(?:那么|那(?![{_CLASSIFIER}])|还有|另外|而且?|然后|此外)")
-_STOP_EN = frozenset("""
-a an the and or but also then plus so of for to in on at by with from into about as than
-what when where which who whom whose why how is are was were be been being do does did done
-has have had having can could may might must shall should will would there here not no yes
-i me my we us our you your any some all each every much many more most less few other else
-please tell give show explain describe list name exactly really ok okay sure just only same
-one ones thing things kind
-""".split())
-_PRONOUNS_EN = frozenset("it its it's they them their theirs this that these those he him his "
-                         "she her hers the former the latter".split())
+LEAD_ZH = re.compile(rf"^\s*(?:那么|那(?![{CLASSIFIER}])|还有|另外|而且?|然后|此外)")
 _STEP = ("one|ones|item|items|type|category|level|row|entry|channel|section|layer|division|step|"
          "stage|tier|group|clause|rule|option")
 _ORD_EN = re.compile(
@@ -109,25 +107,14 @@ _EXPLETIVE = re.compile(
 _NOT_PRONOUN_ZH = re.compile(r"其[他它中实余次间后前一]|及其|与其|尤其|极其|何其|应该|该当|"
                              r"活该|本该|理该|那么|那样|这样|这么|那里|这里|那儿|这儿|那时|"
                              r"这时")
-_PRONOUN_ZH = re.compile(rf"它们?|其|该|[这那][{_CLASSIFIER}]|这(?=是)|那(?=是)")
-_ORD_ZH = re.compile(rf"(?:下|上|前|后|最后)一[{_CLASSIFIER}级]")
+_PRONOUN_ZH = re.compile(rf"它们?|其|该|[这那][{CLASSIFIER}]|这(?=是)|那(?=是)")
+_ASK = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|"
+                  r"did|can|could|should|must|will|would)\b|多少|什么|哪|几|多久|多长|如何|怎样|"
+                  r"怎么|为什么|是否|能否|吗|谁", re.IGNORECASE)
+_ORD_ZH = re.compile(rf"(?:下|上|前|后|最后)一[{CLASSIFIER}级]")
 #: nouns of a step along a list (下一个阶段呢): an ordinal before them still needs a list
 _STEP_ZH = frozenset("阶段 步骤 步 级别 等级 层 层级 部分 环节 条款 项目 选项 章 节 类型 "
                      "类别 档 档次 职级 岗位 级".split())
-_STOP_ZH = frozenset("的了吗呢吧啊呀嘛是在有和与及或也都就还又而那这该其它们个些么什怎如何多少几哪"
-                     "谁为请问将把被对从向于以之可能会要想")
-
-
-def content_en(text: str) -> int:
-    """English content words of ``text`` (stop words and pronouns not counted)."""
-    return sum(w.lower().strip("'’._-") not in _STOP_EN | _PRONOUNS_EN
-               for w in _WORD.findall(text))
-
-
-def content_zh(text: str) -> int:
-    """Chinese content characters of ``text`` (a Latin word or number counts two)."""
-    cjk = sum(ch not in _STOP_ZH for ch in _CJK.findall(text))
-    return cjk + 2 * len(_WORD.findall(text))  # a code or number in a Chinese question counts
 
 
 def dangling_ordinal(q: str) -> str | None:
@@ -150,7 +137,7 @@ def dangling_ordinal(q: str) -> str | None:
     zh = _ORD_ZH.search(q)
     if zh is None or content_zh(q) > OWN_CONTENT_MIN_ZH:
         return None
-    after = rjieba.tag(_t2s().convert(q[zh.end():]))
+    after = rjieba.tag(t2s().convert(q[zh.end():]))
     if after and after[0][1].startswith("n") and after[0][0] not in _STEP_ZH:
         return None  # 下一个工作日: an ordinal whose noun is its own
     return zh.group(0)
@@ -158,10 +145,12 @@ def dangling_ordinal(q: str) -> str | None:
 
 def dangling_pronoun(q: str) -> str | None:
     """The pronoun of ``q`` with nothing in ``q`` to refer to ("its" of "and its price?", 它),
-    or ``None`` (cue ``pronoun``, module docstring)."""
-    if _CJK.search(q):
+    or ``None`` (cue ``pronoun``, module docstring); a demonstrative before a noun of its own
+    is a determiner, not a pronoun (:func:`determiner`)."""
+    if CJK.search(q):
         masked = _NOT_PRONOUN_ZH.sub(lambda m: "　" * len(m.group(0)), q)
-        zh = _PRONOUN_ZH.search(masked)
+        zh = next((z for z in _PRONOUN_ZH.finditer(masked)
+                   if not determiner(q, z.start(), z.end())), None)
         if zh is None:
             return None
         if (content_zh(q[: zh.start()]) < ANTECEDENT_MIN
@@ -171,6 +160,8 @@ def dangling_pronoun(q: str) -> str | None:
     masked = _EXPLETIVE.sub(lambda m: " " * len(m.group(0)), q)
     for m in _PRONOUN_EN.finditer(masked):
         word = m.group(0).lower()
+        if determiner(q, m.start(), m.end()):
+            continue  # "What is this product's price?": the product, not an earlier subject
         rest = masked[m.end():]
         at_end = not rest.strip(" ?？.!")  # "When must team members submit it?", "Who owns that?"
         if word in ("that", "this", "these", "those") and not at_end and re.match(
@@ -183,23 +174,18 @@ def dangling_pronoun(q: str) -> str | None:
     return None
 
 
-@lru_cache(maxsize=1)
-def _t2s() -> Any:
-    return opencc.OpenCC("t2s")
-
-
 def _has_noun(text: str) -> bool:
     """True when jieba's part-of-speech tags (``rjieba.tag`` over the Simplified text: n, nr,
     ns, nt, nz, vn, l (a set phrase: 静电感应), i, j, eng …) find a noun, a name, a set phrase
     or a Latin-script word in ``text``."""
     return any(tag.startswith("n") or tag in ("vn", "l", "i", "j", "eng", "t")
-               or _WORD.fullmatch(tok) for tok, tag in rjieba.tag(_t2s().convert(text)))
+               or WORD.fullmatch(tok) for tok, tag in rjieba.tag(t2s().convert(text)))
 
 
 def elliptic(q: str) -> bool:
     """True when ``q`` is elliptic: its subject or its ask is in an earlier turn ("Why?",
     "CH583的呢？"; cue ``ellipsis``, module docstring)."""
-    if _CJK.search(q):
+    if CJK.search(q):
         if re.search(r"呢\s*[？?]?\s*$", q) and content_zh(q) <= ELLIPSIS_ZH_MAX:
             return True
         # a short question with almost no content, or with no noun at all (具体怎么操作？,
@@ -208,6 +194,16 @@ def elliptic(q: str) -> bool:
     if re.match(r"\s*which (?:one|of (?:them|these|those|the two))\b", q, re.IGNORECASE):
         return True
     return len(q.split()) <= 3 and content_en(q) == 0
+
+
+def _own_subject(rest: str) -> bool:
+    """The rest of a led question asks a question of its own about a deictic noun phrase ("And
+    what is this product's price?", 那这个产品的价格是多少？), with nothing else leaning on an
+    earlier turn: it stands."""
+    pronouns = _PRONOUN_ZH if CJK.search(rest) else _PRONOUN_EN
+    return (bool(_ASK.search(rest))
+            and any(determiner(rest, m.start(), m.end()) for m in pronouns.finditer(rest))
+            and not (dangling_ordinal(rest) or dangling_pronoun(rest) or elliptic(rest)))
 
 
 def followup_reason(question: str) -> str | None:
@@ -224,7 +220,8 @@ def followup_reason(question: str) -> str | None:
     q = question.strip()
     if not q:
         return None
-    if LEAD_EN.search(q) or LEAD_ZH.search(q):
+    lead = LEAD_EN.search(q) or LEAD_ZH.search(q)
+    if lead and not _own_subject(q[lead.end():].lstrip(" ,，、")):
         return "lead"
     if dangling_ordinal(q):
         return "ordinal"

@@ -41,7 +41,7 @@ async def test_punctuation_only_question_is_empty(tmp_path) -> None:
             for path in ("/v1/query", "/v1/query/stream"):
                 r = await client.post(path, json={"question": q, "mode": "rag"})
                 assert r.status_code == 400, (q, path, r.text)
-                assert r.json()["error"]["message"].startswith("question: question is empty")
+                assert r.json()["error"]["message"].startswith("question is empty (only")
             r = await client.post("/v1/chat/completions", json={
                 "model": "loopgate-rag", "messages": [{"role": "user", "content": q}]})
             assert r.status_code == 400, (q, r.text)

@@ -39,7 +39,7 @@ from gateway.api.deps import (
     require_filter_documents,
 )
 from gateway.api.responses import OrjsonResponse, result_body
-from gateway.api.text import Utf8Str, has_words
+from gateway.api.text import Utf8Str, empty_question
 from gateway.errors import BadRequest, Conflict, client_message, status_of, validation_message
 from gateway.routing import QueryInput, QueryResult
 from gateway.routing.types import QUESTION_MAX_CHARS
@@ -91,9 +91,11 @@ class QueryRequest(BaseModel):
     question: Text = Field(description="The question (any language); must not be empty.")
     collection: str | None = Field(None, description="Collection to ask; default: the setting "
                                    "when it exists, else the only collection with documents.")
-    mode: Literal["auto", "rag", "loop"] = Field("auto", description="auto routes; rag/loop force a path.")
+    mode: Literal["auto", "rag", "loop"] = Field(
+        "auto", description="auto routes; rag/loop force a path.")
     filters: QueryFilters | None = None
-    history: list[Turn] = Field(default_factory=list, max_length=HISTORY_LIMIT, description="Previous turns, oldest first.")
+    history: list[Turn] = Field(default_factory=list, max_length=HISTORY_LIMIT,
+                                description="Previous turns, oldest first.")
     use_cache: bool = Field(True, description="False skips the answer cache (lookup and store).")
     session_id: SessionId | None = Field(
         None, description="Conversation id: the session memory (earlier turns, facts, what was "
@@ -105,11 +107,8 @@ class QueryRequest(BaseModel):
     @field_validator("question")
     @classmethod
     def _not_empty(cls, v: str) -> str:
-        if not v.strip():
-            raise ValueError("question is empty")
-        if not has_words(v):  # only punctuation / invisible characters: nothing to ask
-            raise ValueError("question is empty (only punctuation, blanks or invisible "
-                             "characters)")
+        if (why := empty_question(v)) is not None:  # blank, or only punctuation / invisible
+            raise ValueError(why)
         return v.strip()
 
 

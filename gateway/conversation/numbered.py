@@ -1,0 +1,184 @@
+"""Numbered item labels — 第二十一条, 第三章, Clause 4, Article 12, Section 3.2, § 5 — for
+follow-ups that step from one to the next ("下一条呢？", "And the next one?") or name another
+("那第二十三条呢？", "What about Clause 6?").
+
+A regulation, contract or policy numbers its clauses in the running text (a TXT or PDF page:
+"第二十一条 网络运营者应当…", "Clause 4. Refund method. …"), not as headings, table rows or list
+items, so :func:`gateway.conversation.items.item_lists` found no list to step along and a
+new-user trial got 第二十一条 again for 下一条呢？. Here:
+
+- :func:`find_label` reads the first label a question names (Chinese numerals or digits before
+  条 / 章 / 节 / 款 / 项 / 篇 / 编 / 部分 / 段 / 页; an English label word — Clause, Article,
+  Section, Chapter, Part, Rule, Regulation, Item, Step, Paragraph, Annex, Appendix, Schedule,
+  Page, Art., Sec., § — before a number or a dotted number);
+- :func:`line_labels` reads the labels that open a line of a document's text (a label inside a
+  sentence — "违反本办法第二十一条规定的" — is a cross-reference, not an item);
+- :func:`step_label` steps a label by one (or to the first / last): along the labels of the same
+  kind the cited documents hold when there are any (a gap in the numbering is stepped over; past
+  either end is ``None``, never an invented clause), else by arithmetic on the number
+  (a request with ``history`` and no session reads no documents).
+
+The new label is written as the document writes it, else in the question's own form (二十二 for
+二十一, 22 for 21, 3.3 for 3.2). Pure, no I/O.
+
+Usage example::
+
+    >>> step_label(find_label("第二十一条规定了什么？"), 1, [])
+    '第二十二条'
+    >>> step_label(find_label("What does Clause 4 say?"), -1, [])
+    'Clause 3'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["Label", "find_label", "line_labels", "step_label", "zh_numeral", "zh_value"]
+
+_ZH_DIGITS = "零一二三四五六七八九"
+_ZH_VALUE = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6,
+             "七": 7, "八": 8, "九": 9}
+_ZH_UNIT = {"十": 10, "百": 100, "千": 1000}
+_ZH_LABEL = (r"第\s*(?P<zn>[零〇一二两三四五六七八九十百千]{1,8}|\d{1,4})\s*"
+             r"(?P<zk>条|章|节|款|项|篇|编|部分|段|页)")
+_EN_WORDS = {"clause": "clause", "article": "article", "art.": "article", "section": "section",
+             "sec.": "section", "§": "section", "chapter": "chapter", "part": "part",
+             "rule": "rule", "regulation": "regulation", "item": "item", "step": "step",
+             "paragraph": "paragraph", "annex": "annex", "appendix": "appendix",
+             "schedule": "schedule", "page": "page"}
+_EN_LABEL = (r"(?<![\w])(?P<ek>clause|article|art\.|section|sec\.|§|chapter|part|rule|"
+             r"regulation|item|step|paragraph|annex|appendix|schedule|page)\s*"
+             r"(?P<en>\d{1,4}(?:\.\d{1,3}){0,3})(?![\w]|\.\d)")
+_LABEL = re.compile(_ZH_LABEL + "|" + _EN_LABEL, re.IGNORECASE)
+# a label that opens a line (after Markdown heading marks, emphasis or a bullet)
+_LINE_START = re.compile(r"^\s*(?:#{1,6}\s*|[-*+]\s+)?(?:[*_]{1,2})?\s*")
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    """A numbered item label found in a text: ``text`` as written (第二十一条, Clause 4),
+    ``kind`` (条, 章 …; clause, article, section … lower-cased, Art. → article), ``number``
+    (``(21,)``, ``(3, 2)``), whether it is written in Chinese numerals (``zh_numerals``), and
+    its ``start`` / ``end`` in that text."""
+
+    text: str
+    kind: str
+    number: tuple[int, ...]
+    zh_numerals: bool
+    start: int
+    end: int
+
+    def with_number(self, number: tuple[int, ...]) -> str:
+        """This label's text with ``number`` in its place, in its own form (第二十二条,
+        第22条, Clause 5, Section 3.3, § 6)."""
+        if self.kind in _EN_WORDS.values():
+            m = _LABEL.fullmatch(self.text)
+            word = m.group("ek") if m else self.kind.title()
+            sep = self.text[len(word): len(self.text) - len(m.group("en"))] if m else " "
+            return f"{word}{sep}{'.'.join(str(n) for n in number)}"
+        num = zh_numeral(number[0]) if self.zh_numerals else str(number[0])
+        return f"第{num}{self.kind}"
+
+
+def zh_value(numeral: str) -> int | None:
+    """The value of a Chinese numeral (二十一 → 21, 一百零五 → 105, 两 → 2, 二〇 → 20), or of
+    a digit run; ``None`` when it is neither."""
+    if numeral.isdigit():
+        return int(numeral)
+    if numeral and all(ch in _ZH_VALUE for ch in numeral):
+        return int("".join(str(_ZH_VALUE[ch]) for ch in numeral))
+    total, digit = 0, 0
+    for ch in numeral:
+        if ch in _ZH_VALUE:
+            digit = _ZH_VALUE[ch]
+        elif ch in _ZH_UNIT:
+            total += (digit or 1) * _ZH_UNIT[ch]
+            digit = 0
+        else:
+            return None
+    return total + digit
+
+
+def zh_numeral(value: int) -> str:
+    """``value`` (1 … 9999) in Chinese numerals as clause numbers are written (21 → 二十一,
+    10 → 十, 105 → 一百零五, 110 → 一百一十)."""
+    out, zero = "", False
+    for unit, name in ((1000, "千"), (100, "百"), (10, "十"), (1, "")):
+        d = value // unit % 10
+        if d == 0:
+            zero = bool(out)
+            continue
+        if zero:
+            out += "零"
+            zero = False
+        out += _ZH_DIGITS[d] + name
+    if out.startswith("一十"):
+        out = out[1:]
+    return out or "零"
+
+
+def _label(m: re.Match[str]) -> Label | None:
+    if m.group("zk"):
+        value = zh_value(m.group("zn"))
+        if value is None or value <= 0:
+            return None
+        return Label(m.group(0), m.group("zk"), (value,), not m.group("zn").isdigit(),
+                     m.start(), m.end())
+    number = tuple(int(p) for p in m.group("en").split("."))
+    return Label(m.group(0), _EN_WORDS[m.group("ek").lower()], number, False,
+                 m.start(), m.end())
+
+
+def find_label(text: str) -> Label | None:
+    """The first numbered item label of ``text`` (module docstring), or ``None``."""
+    for m in _LABEL.finditer(text):
+        if (found := _label(m)) is not None:
+            return found
+    return None
+
+
+def line_labels(text: str) -> list[Label]:
+    """The labels that open a line of ``text`` (a document's chunk or a heading), in order;
+    ``start`` / ``end`` are offsets in their line."""
+    out = []
+    for line in text.splitlines():
+        lead = _LINE_START.match(line)
+        m = _LABEL.match(line, lead.end() if lead else 0)
+        if m is not None and (found := _label(m)) is not None:
+            out.append(found)
+    return out
+
+
+def step_label(label: Label, step: int | str, known: Sequence[str]) -> str | None:
+    """The label ``step`` items from ``label`` (``1`` / ``-1``; ``"first"`` / ``"last"``).
+
+    :param known: labels the cited documents hold (:func:`line_labels` texts, any kinds); those
+        of ``label``'s kind are the list stepped along, in number order.
+    :returns: the new label as the document writes it, else in ``label``'s form (by arithmetic
+        on its last number when no label of its kind is known); ``None`` past either end, or
+        ``"last"`` with nothing known.
+    """
+    same = {lb.number: lb.text for t in known
+            if (lb := find_label(t)) is not None and lb.kind == label.kind}
+    order = sorted(same)
+    if order:
+        if step == "first":
+            target = order[0]
+        elif step == "last":
+            target = order[-1]
+        else:
+            nearer = [n for n in order if (n > label.number if int(step) > 0
+                                           else n < label.number)]
+            if not nearer:
+                return None
+            target = nearer[0] if int(step) > 0 else nearer[-1]
+        return None if target == label.number else same[target]
+    if step == "last":
+        return None
+    last = 1 if step == "first" else label.number[-1] + int(step)
+    if last < 1:
+        return None
+    number = (*label.number[:-1], last)
+    return None if number == label.number else label.with_number(number)
