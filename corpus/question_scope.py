@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from corpus.page_scope import MAX_PAGE, MAX_PAGE_SPAN, asked_pages, on_asked_page, page_misses
+from corpus.period_scope import other_period, pinned_years
 from corpus.quantity_kind import asked_kind, states_kind
 from corpus.term_forms import asked_dates, other_day
 
@@ -190,8 +191,10 @@ def content_misses(question: str, text: str, unit: str | None = None) -> list[st
     ``asks_visual:<kind>`` (:func:`visual_ask` / :func:`visual_supported`),
     ``no_value_in:<dimension>`` (:func:`asked_dimension` / :func:`states_dimension`) and
     ``no_value_in:days`` / ``no_value_in:multiple`` (the kind of count asked:
-    ``corpus.quantity_kind``) and ``other_date:<date>`` (the unit writes another day of the
+    ``corpus.quantity_kind``), ``other_date:<date>`` (the unit writes another day of the
     month and year of a date the question pins: ``corpus.term_forms.other_day``; the unit
+    only) and ``other_period:<years>`` (the unit states a year and none the question pins:
+    "Revenue in 2019 was …" for "… in 2018?", ``corpus.period_scope.other_period``; the unit
     only), looked for in ``unit`` (the quoted unit alone) when given: a
     count and its unit word stand in the sentence that answers, while a chunk holds other
     sentences' dates and percentages (a wage article quoted for "多少倍" in a chunk with a 10 %
@@ -209,6 +212,9 @@ def content_misses(question: str, text: str, unit: str | None = None) -> list[st
     day = other_day(question, unit) if unit is not None else None
     if day is not None:
         out.append("other_date:" + day)
+    period = other_period(question, unit) if unit is not None else None
+    if period is not None:
+        out.append("other_period:" + period)
     return out
 
 
@@ -223,8 +229,8 @@ def count_unit(quote: str, headings: Sequence[str]) -> str | None:
 
 def asks_content(question: str) -> bool:
     """True when ``question`` asks what :func:`content_misses` checks (a visual attribute, a
-    value in a physical unit, a number of days or a multiple, a fact of a given day): the
-    caller then needs the evidence text."""
+    value in a physical unit, a number of days or a multiple, a fact of a given day or year):
+    the caller then needs the evidence text."""
     return (visual_ask(question) is not None or asked_dimension(question) is not None
             or asked_kind(question) is not None
-            or any("," in d for d in asked_dates(question)))
+            or any("," in d for d in asked_dates(question)) or bool(pinned_years(question)))

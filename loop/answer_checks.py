@@ -29,6 +29,7 @@ from corpus.answer_support import SupportModel, support_features
 from corpus.citations import display_quote
 from corpus.derived import adjacent_runs, computable, looks_up, statement_figure
 from corpus.document_vocabulary import DocumentVocabulary
+from corpus.period_scope import pinned_years
 from corpus.presence import DocumentTermProbe, specific_terms, subject_acronyms, unit_lacks
 from corpus.quantity_kind import asked_kind
 from corpus.question_scope import asks_content, content_misses, count_unit, page_misses
@@ -123,11 +124,11 @@ class AnswerChecks:
         if on_page and (res.brain == "offline" or res.evidence_answer):
             res.citations = on_page  # answer_alone makes the first one the answer
         if not why and asks_content(question):
-            # a number of days or a multiple is written in the sentence that answers: an
-            # offline or evidence answer whose first unit lacks it is answered by the first
-            # cited unit stating it (answer_alone). A physical unit (mA) or a colour is written
-            # in every row of a spec table: the first unit stands or falls alone.
-            rotate = asked_kind(question) is not None and (
+            # days, a multiple or the year asked stand in the sentence that answers: an offline
+            # or evidence answer whose first unit lacks it (states another year) is answered by
+            # the first cited unit stating it (answer_alone). A physical unit (mA) or a colour
+            # is in every row of a spec table: the first unit stands or falls alone.
+            rotate = (asked_kind(question) is not None or bool(pinned_years(question))) and (
                 res.brain == "offline" or res.evidence_answer)
             cits = list(res.citations) if rotate else res.citations[:1]
             try:

@@ -22,6 +22,7 @@ from typing import Any
 
 from corpus.answer_support import SupportModel, support_features
 from corpus.document_vocabulary import DocumentVocabulary
+from corpus.period_scope import other_period, pinned_years
 from corpus.presence import specific_terms, unit_lacks
 from corpus.question_scope import asks_content, content_misses, count_unit, page_misses
 from corpus.term_match import code_terms, has_code_part, holds_term, is_period
@@ -86,10 +87,12 @@ def scoped_evidence(
     evidence: Sequence[Evidence], chunks: Iterable[Chunk], question: str
 ) -> tuple[list[Evidence], list[str]]:
     """The evidence units inside what the question restricts its answer to
-    (``corpus.question_scope``): quoted from a page it names, and stating the colour or the
-    physical quantity it asks (typography and picture counts: none), best first, with the
-    flags of why none is (``not_on_asked_page:<n>``, ``asks_visual:<kind>``,
-    ``no_value_in:<dimension>``; ``([], flags)`` = "not found").
+    (``corpus.question_scope``): quoted from a page it names, not stating another year than
+    the ones it pins (a unit stating none stays: ``corpus.period_scope.other_period``), and
+    stating the colour or the physical quantity it asks (typography and picture counts: none),
+    best first, with the flags of why none is (``not_on_asked_page:<n>``,
+    ``other_period:<years>``, ``asks_visual:<kind>``, ``no_value_in:<dimension>``; ``([],
+    flags)`` = "not found").
 
     :param evidence: candidate evidence, best first; ``chunks``: the retrieved chunks (a
         colour may be stated in the unit's chunk rather than the unit).
@@ -97,6 +100,12 @@ def scoped_evidence(
     if not evidence:
         return [], []
     kept, flags = page_misses(question, evidence, lambda ev: ev.citation)
+    if kept and pinned_years(question):
+        # "Revenue in 2019 was …" answers another question than "… in 2018?"
+        periods = [other_period(question, ev.text) for ev in kept]
+        if all(periods):
+            return [], [*flags, "other_period:" + str(periods[0])]
+        kept = [ev for ev, p in zip(kept, periods, strict=True) if p is None]
     if kept and asks_content(question):
         by_id = {c.chunk_id: c for c in chunks}
         best = by_id.get(kept[0].citation.chunk_id)

@@ -13,8 +13,9 @@ How (:func:`find_conflict`):
    and the reverse, two thirds of those terms; when the question names something only titles
    of the retrieved documents hold, both documents must name it — that holds at least 80 % of
    the key terms the answer's statement holds, shares at least half of its other words, and
-   gives a different value of the same unit. Values equal (a restatement) or another thing
-   measured (the question's terms missing) are no conflict.
+   gives a different value of the same unit for the same period. Values equal (a
+   restatement), another thing measured (the question's terms missing) or another period (the
+   revenue of 2019 beside that of 2018, ``corpus.period_scope``) are no conflict.
 4. **Which one wins**: each document's date (an effective / issue / version date in its title,
    headings or text — ``2025-03-01``, ``2025年3月1日``, ``1 March 2025``, ``March 1, 2025`` — else
    the latest such date in its passages); the newer wins; on equal or unknown dates a notice,
@@ -35,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from corpus.citations import make_citation
+from corpus.period_scope import pinned_years
 from corpus.types import Chunk, Citation, SearchHit
 from gateway.routing.statements import (
     DATE_WORDS,
@@ -42,6 +44,7 @@ from gateway.routing.statements import (
     codes,
     content_terms,
     doc_date,
+    period_of,
     statements,
 )
 from gateway.routing.types import AnswerDraft
@@ -97,6 +100,20 @@ def _same_thing(a: Statement, b: Statement, key: set[str]) -> bool:
     return len(ta & tb) >= 0.5 * min(len(ta), len(tb))
 
 
+def _same_period(a: Statement, b: Statement, asked: frozenset[str]) -> bool:
+    """``b`` gives its value for the period ``a`` does: not for other years (revenue in 2018
+    and in 2019 are two facts, not two versions of one), nor, when the question pins years
+    (``asked``), for no year or another year than those asked while ``a`` states one asked.
+    A day a statement is dated by (effective 1 March 2025) is no period
+    (:func:`gateway.routing.statements.period_of`)."""
+    pa, pb = period_of(a.sentence), period_of(b.sentence)
+    if pa and pb and not pa & pb:
+        return False
+    if asked and pb and not pb & asked:
+        return False
+    return not (asked and pa & asked and not pb)
+
+
 def _answer_statement(found: Sequence[Statement], first: Citation, key: set[str]
                       ) -> Statement | None:
     """The statement of ``found`` the answer's ``first`` citation makes: in its chunk, inside
@@ -126,6 +143,7 @@ def find_rival(question: str, cited: Sequence[Citation], hits: Sequence[SearchHi
         return None
     found = statements(question, hits, top=top)
     key = content_terms(question) - DATE_WORDS
+    asked = pinned_years(question)
     answer = _answer_statement(found, cited[0], key)
     if answer is None:
         return None
@@ -143,6 +161,8 @@ def find_rival(question: str, cited: Sequence[Citation], hits: Sequence[SearchHi
         if named and not _covers(named, rival.chunk):
             continue
         if rival.number == answer.number or not _same_thing(answer, rival, key):
+            continue
+        if not _same_period(answer, rival, asked):
             continue
         return answer, rival
     return None

@@ -9,7 +9,8 @@ Rules, tried in this order (the first that yields two or more parts wins):
    joint, and one in the first clause too); in Chinese two clauses joined by ``，`` / ``；``
    that each hold a question word (多少, 什么, 哪, 几, 多久 …).
 3. **Two things of one kind**: ``A和B的X分别是多少`` / ``比较A和B的X`` (the conjunct pair in the
-   clause before 分别 / 各, or after 比较 / 对比), ``Compare the X of A and B``, ``Which is
+   clause before 分别 / 各, or after 比较 / 对比), ``A和B的X是多少`` when A and B are two years
+   or two codes (``2018年和2019年的营业收入是多少``), ``Compare the X of A and B``, ``Which is
    higher: A or B?`` — each thing gets the shared attribute (``A的X``, ``B的X``).
 4. **An elliptic second part** (``elliptic``): "What is the maximum operating temperature of
    the ESP32-PICO-D4, and the minimum?", ``ESP32-PICO-D4的工作电压是多少，CH583呢？``, "What
@@ -212,7 +213,7 @@ def _zh_pair(q: str) -> list[str] | None:
     else:
         each = _ZH_EACH.search(body)
         if each is None:
-            return None
+            return _zh_shape_pair(body)
         start = max(body.rfind(c, 0, each.start()) for c in "，,；;：:") + 1
         clause, tail = body[start:each.start()], body[each.end():] + "？"
         if start or _ZH_QWORD.search(clause) or not _ZH_QWORD.search(tail):
@@ -236,6 +237,24 @@ def _zh_pair(q: str) -> list[str] | None:
     if not tail.strip("？"):
         tail = "是多少？"
     return [first + tail, second + tail]
+
+
+# two years or two codes joined, then what is asked of each: 2018年和2019年的营业收入是多少
+_ZH_SHAPE_PAIR = re.compile(
+    rf"^(?P<pre>[^，,；;？?]*?)(?P<a>(?:19|20)\d\d\s*年(?:度)?|{_CODE_WORD})\s*(?:和|与|及|、)\s*"
+    rf"(?P<b>(?:19|20)\d\d\s*年(?:度)?|{_CODE_WORD})(?P<rest>的[^，,；;]+)$")
+_ZH_WHOLE = re.compile(r"合计|总共|总计|之和|一共|共计|之间|相比|增长|变化|平均")
+
+
+def _zh_shape_pair(body: str) -> list[str] | None:
+    """``[prefix]A和B的X是多少`` with A, B two years or two codes (no 分别 needed: one
+    quantity of two periods or products) → ``A的X是多少？``, ``B的X是多少？``; not when the
+    question sums, averages or compares them (合计, 平均, 增长 …)."""
+    m = _ZH_SHAPE_PAIR.match(body)
+    if m is None or not _ZH_QWORD.search(m["rest"]) or _ZH_DIFF.search(body) \
+            or _ZH_WHOLE.search(body) or (m["a"][:1].isdigit() != m["b"][:1].isdigit()):
+        return None
+    return [f"{m['pre']}{m['a']}{m['rest']}？", f"{m['pre']}{m['b']}{m['rest']}？"]
 
 
 def _with_subject(parts: list[str]) -> list[str]:

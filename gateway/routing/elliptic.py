@@ -49,10 +49,14 @@ __all__ = ["split_elliptic"]
 
 # a bare " and " only before a preposition ("in 2018 and in 2019"): "the Marketing and Editorial
 # team", "regulation and policy on …" are one noun phrase
+# or before a last year or code alone ("in 2018 and 2019", "of the K-100 and the K-200"): a
+# value of the shape the first part holds (gateway.routing.slots, rule shape)
 _EN_JOINT = re.compile(
     r"[,;?]\s*(?:and(?:\s+also)?|as well as|plus)\s+(?:(?:what|how)\s+about\s+)?"
     r"|[,;?]\s*(?:what|how)\s+about\s+"
-    r"|\s+and\s+(?=(?:in|for|of|on|at|during|from|by)\s)", re.IGNORECASE)
+    r"|\s+and\s+(?=(?:in|for|of|on|at|during|from|by)\s)"
+    r"|\s+and\s+(?=(?:(?:the|fiscal|FY)\s*)?(?:(?:19|20)\d\d|[A-Za-z]+-?\d[A-Za-z0-9-]*)"
+    r"\s*[?.!]?\s*$)", re.IGNORECASE)
 _ZH_JOINT = re.compile(r"(?:[，；;？?]|(?<!\d),(?!\d))\s*(?P<lead>那么?|还有|以及|而|另外)?\s*")
 _ZH_ELLIPTIC_END = re.compile(r"(?:呢|怎么样|如何|又是多少|是多少)$")
 _EN_ASKS = re.compile(

@@ -6,6 +6,9 @@ item 4), by rules and without I/O.
   question's key terms (:func:`content_terms`: English words, Chinese character pairs); a date,
   a product code (:func:`codes`) or a clause / section / version number (``6.2.4``) is never a
   value.
+- :func:`period_of`: the years a statement gives its value for (``in 2018``, ``2018年``,
+  ``fiscal 2019``), not those of a day it is dated by (``自2025年4月1日起``, ``effective
+  1 March 2025``: a version's date, :func:`doc_date`'s business).
 - :func:`doc_date`: a document's date (an effective / issue / version date in its title,
   headings or text — ``2025-03-01``, ``2025年3月1日``, ``1 March 2025``, ``March 1, 2025`` — else
   the latest such date in its passages).
@@ -19,10 +22,12 @@ from dataclasses import dataclass
 from datetime import date
 
 from corpus.injection import in_injection
+from corpus.period_scope import stated_years
 from corpus.term_forms import YEAR
 from corpus.types import Chunk, SearchHit
 
-__all__ = ["DATE_WORDS", "Statement", "codes", "content_terms", "doc_date", "statements"]
+__all__ = ["DATE_WORDS", "Statement", "codes", "content_terms", "doc_date", "period_of",
+           "statements"]
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _SENT = re.compile(r"(?<=[。；;！？!?])|(?<=\.)\s+|\n+")
@@ -88,6 +93,16 @@ def codes(sentence: str) -> set[str]:
     """The product or part codes a sentence names (FX-1001, ESP32-PICO-D4, CH583), upper case:
     their digits are names, not values."""
     return {c.upper() for c in _CODE.findall(sentence)}
+
+
+def period_of(sentence: str) -> frozenset[str]:
+    """The years ``sentence`` states as periods (``corpus.period_scope.stated_years``) once
+    the dates written with their day are blanked (``2025-03-01``, ``2025年4月1日``, ``1 March
+    2025``, ``March 1, 2025``): ``"Revenue in 2018 was 3.1 million euros."`` → ``{"2018"}``,
+    ``"自2025年4月1日起，员工每周最多可远程办公3天。"`` → ``{}``."""
+    for pat in (*_DATE_PATTERNS, _DMY, _MDY, _SLASH_DATE):
+        sentence = pat.sub(lambda m: " " * len(m.group(0)), sentence)
+    return stated_years(sentence)
 
 
 def content_terms(text: str) -> set[str]:

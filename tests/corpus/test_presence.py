@@ -89,7 +89,10 @@ def test_subject_acronyms_drop_stopwords_and_known_expansions() -> None:
 def store(tmp_path_factory: pytest.TempPathFactory) -> QdrantChunkStore:
     docs = write_texts(tmp_path_factory.mktemp("docs"), {
         "report.md": "# Annual report 2019\n\n## Results\n\n"
-                     "Revenue grew 12% to 4,120 million in fiscal 2019.\n\n"
+                     # no year in the sentence itself: a sentence stating another year than
+                     # the one asked is refused before the document is probed
+                     # (corpus.period_scope, other_period)
+                     "Revenue grew 12% to 4,120 million in the fiscal year.\n\n"
                      "## Products\n\nThe FW-301 controller ships with a 3 year warranty.\n",
         "other.md": "# Other report\n\n## Outlook\n\n"
                     "In 2022 the FW-3010 replaced the older model.\n",

@@ -1,0 +1,85 @@
+"""The period a question pins its fact to, and whether a unit of evidence speaks of another
+(issue 16 item 3): "What was the revenue in 2018?" over a report that says "Revenue in 2018 was
+3.1 million euros." and "Revenue in 2019 was 4.2 million euros." must be answered by the first
+sentence, never by the second — a sentence stating another year of the same quantity answers
+another question. Both readers (the RAG answer decision, the LoopAgent's answer checks) and the
+gateway's conflict check (two values of one quantity for two years are no conflict) ask here.
+
+- :func:`pinned_years` — the years a question names as a period (``2018``, ``2018年``,
+  ``FY2019``, ``fiscal 2019``, ``2017-2019``), not a count (``2000 units``, ``2019 人``), an
+  amount (``$2,019``, ``2018.5``) or a standard's edition (``ISO 9001:2015``);
+- :func:`stated_years` — the years a text states as periods, read the same way; a range
+  (``2017-2019``, ``2017 to 2019``, ``2017至2019年``, ``2018/19``) states every year in it;
+- :func:`other_period` — the asked years, when a unit states a year and none of them: the unit
+  speaks of another period. A unit stating no year at all is not judged here (its table header
+  or section may give the period).
+
+Pure functions over text, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+__all__ = ["other_period", "pinned_years", "stated_years"]
+
+# a year standing as a period: not inside a longer number or an amount ($2019, 2,019, 2018.5),
+# not a standard's edition or a time (9001:2015, 20:19), not a code's digits (K-2019, X2019 —
+# but FY2019 is a fiscal year), not a count (2000 units, 2019 人)
+_YEAR = (r"(?<![\d$€£¥.,:/])(?<![A-Za-z]-)(?<![A-EG-XZa-eg-xz])(?P<y>(?:19|20)\d\d)"
+         r"(?![\d]|[.,:]\d)")
+_COUNT = re.compile(
+    r"\s*(?:%|％|percent|per\s*cent|units?|pieces?|pcs|items?|people|persons?|employees?|"
+    r"staff|workers?|customers?|users?|members?|times|hours?|minutes?|seconds?|days?|"
+    r"km|kg|mm|cm|mg|ml|m\b|euros?|eur\b|usd|dollars?|yuan|rmb|元|人|件|个|台|次|名|位|家|"
+    r"万|亿|千|米|吨|公里|小时|分钟|天|页|条|项)", re.I)
+_RANGE_SEP = r"\s*(?:-|–|—|~|～|/|to|through|至|到)\s*"
+# the end year in full or by its last two digits (2018-19, 2018/19)
+_RANGE = re.compile(rf"{_YEAR}{_RANGE_SEP}(?P<z>(?:19|20)\d\d|\d\d)(?![\d.,:])")
+_ONE = re.compile(_YEAR)
+#: the widest range read as every year in it (a longer one restricts nothing a unit could state)
+_MAX_SPAN = 30
+
+
+@lru_cache(maxsize=8192)
+def stated_years(text: str) -> frozenset[str]:
+    """The four-digit years ``text`` states as periods (module docstring), a range as every
+    year in it: ``"Revenue in 2019 was 4.2 million euros."`` → ``{"2019"}``; ``"FY2017-2019"``
+    → ``{"2017", "2018", "2019"}``; ``"sold 2000 units"`` → ``{}``."""
+    norm = unicodedata.normalize("NFKC", text)
+    out: set[str] = set()
+    taken: list[tuple[int, int]] = []
+    for m in _RANGE.finditer(norm):
+        a = int(m["y"])
+        z = int(m["z"]) if len(m["z"]) == 4 else a // 100 * 100 + int(m["z"])
+        if a < z <= a + _MAX_SPAN:
+            out.update(str(y) for y in range(a, z + 1))
+            taken.append(m.span())
+    for m in _ONE.finditer(norm):
+        if any(s <= m.start() < e for s, e in taken) or _COUNT.match(norm, m.end()):
+            continue
+        out.add(m["y"])
+    return frozenset(out)
+
+
+def pinned_years(question: str) -> frozenset[str]:
+    """The years ``question`` pins its fact to (:func:`stated_years` of the question):
+    ``"What was the revenue in 2018?"`` → ``{"2018"}``, ``"2018年的营业收入是多少？"`` →
+    ``{"2018"}``, ``"How many of the 2000 units failed?"`` → ``{}``."""
+    return stated_years(question)
+
+
+def other_period(question: str, unit: str) -> str | None:
+    """The years ``question`` pins (sorted, ``"2018"`` or ``"2018,2019"``) when ``unit`` (the
+    quoted sentence or row itself, not its chunk) states a year and none of them: it speaks of
+    another period than the one asked; ``None`` when the question pins no year, the unit states
+    none, or it states one asked."""
+    asked = pinned_years(question)
+    if not asked:
+        return None
+    stated = stated_years(unit)
+    if not stated or stated & asked:
+        return None
+    return ",".join(sorted(asked))
