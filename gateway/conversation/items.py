@@ -8,7 +8,7 @@ order), the first cells of a Markdown table's body rows, the runs of ``-``/``*``
 list items (label: the bold text, else the text before a colon, else the first eight words),
 and a document's numbered labels of one kind that open a line or a heading (第十九条,
 第二十条 …; Clause 1, Clause 2 …; kind ``numbered``, in number order:
-:mod:`gateway.conversation.numbered`).
+:mod:`corpus.labels`).
 :func:`find_anchor` finds the item an earlier question named (all of the item's content words
 in the question; the longest such item wins, lists of the cited chunks first), and
 :func:`move` steps from it.
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from corpus.types import Chunk
-from gateway.conversation.numbered import Label, line_labels
+from corpus.labels import Label, line_labels
 
 __all__ = ["Anchor", "ItemList", "find_anchor", "find_anchors", "item_lists", "label_core", "move",
            "words"]

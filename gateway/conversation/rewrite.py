@@ -15,7 +15,7 @@ Rules, in order (each names itself in :attr:`Rewrite.rules`, shown in the route 
    next one?" → "What is the prefix for Location Channels in Slack?"). When the follow-up says
    more than the step ("For the next item, are family plans covered?") the item replaces the
    step phrase in the follow-up instead. A numbered label the previous question named
-   (第二十一条, Clause 4, Section 3.2: :mod:`gateway.conversation.numbered`) is stepped first:
+   (第二十一条, Clause 4, Section 3.2: :mod:`corpus.labels`) is stepped first:
    下一条呢？ → 第二十二条, along the labels that open a line of the cited documents, else by
    its number;
 4. ``substitute`` — "And for the CFO?", "What about 2019?", 那2019年呢, 三年以上的呢: the new
@@ -52,7 +52,7 @@ import rjieba
 
 from gateway.conversation.dates import resolve_dates, step_year
 from gateway.conversation.items import ItemList, find_anchor, find_anchors, move, words
-from gateway.conversation.numbered import find_label, step_label
+from corpus.labels import find_label, step_label
 from gateway.conversation.topic import previous_topic
 from gateway.routing.followup import LEAD_ZH, content_zh, is_followup
 from gateway.routing.slots import fill_slot, subject_zh
@@ -152,7 +152,7 @@ def _ordinal(question: str, previous: str, lists: Sequence[ItemList], cited: int
     if find_label(question) is not None:
         return None  # 第一条呢？ names its clause: a substitution, not a step
     label = find_label(previous)
-    if label is not None:  # 第二十一条 → 下一条 → 第二十二条 (gateway.conversation.numbered)
+    if label is not None:  # 第二十一条 → 下一条 → 第二十二条 (corpus.labels)
         known = [t for lst in lists if lst.kind == "numbered" for t in lst.items]
         numbered = step_label(label, step, known)
         if numbered is not None:

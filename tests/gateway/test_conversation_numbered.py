@@ -2,7 +2,7 @@
 第二十一条规定了什么？ then 下一条呢？ was read '第二十一条规定了什么？ 下一条呢？' and
 answered with 第二十一条 again — a regulation numbers its clauses in the running text, not
 as headings, table rows or list items, so no item list held them. Now the label is stepped
-(gateway.conversation.numbered), along the labels the cited documents hold, and the
+(corpus.labels), along the labels the cited documents hold, and the
 rewritten question is in the route record.
 """
 
@@ -15,7 +15,7 @@ import pytest
 from corpus.chunker import chunk_document
 from corpus.parsers import parse_bytes
 from gateway.conversation import item_lists, rewrite_rules
-from gateway.conversation.numbered import find_label, line_labels, step_label, zh_numeral, zh_value
+from corpus.labels import find_label, line_labels, step_label, zh_numeral, zh_value
 from tests.gateway._apphelp import ask, make_settings, running, upload
 
 REG = """数据安全管理办法
