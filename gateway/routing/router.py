@@ -270,7 +270,8 @@ class Router(PlanStages, CacheStages, EscalationStages, ConflictStages):
             draft = None if rag_res is None else await self._rag_answer(
                 ctx, q.question, rag_res, broad=False)
         else:
-            draft = await self._loop_path(ctx, q, query, rag_res)
+            draft = (await self._computed_on_rag(ctx, q, rag_res)
+                     or await self._loop_path(ctx, q, query, rag_res))
         if draft is None:
             return degraded_result(ctx.record, "no path produced an answer in time"
                                    if ctx.record.timeouts else "no path could answer")
