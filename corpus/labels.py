@@ -35,7 +35,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["Label", "find_label", "line_labels", "step_label", "zh_numeral", "zh_value"]
+__all__ = ["Label", "cross_reference", "find_label", "line_labels", "step_label", "zh_numeral",
+           "zh_value"]
 
 _ZH_DIGITS = "零一二三四五六七八九"
 _ZH_VALUE = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6,
@@ -182,3 +183,18 @@ def step_label(label: Label, step: int | str, known: Sequence[str]) -> str | Non
         return None
     number = (*label.number[:-1], last)
     return None if number == label.number else label.with_number(number)
+
+
+def cross_reference(unit: str, asked: Label) -> bool:
+    """True when ``unit`` is another item citing ``asked``, not the item itself: it opens with
+    a label of ``asked``'s kind and another number and names ``asked`` further on ("第二十四条
+    违反本办法第二十一条规定的，…" for 第二十一条; "Clause 7. … as set out in Clause 4" for
+    Clause 4). Such a unit holds the asked label's words, yet answers what its own item says;
+    a unit without a leading label (a sentence inside a clause) is never one."""
+    text = unit.lstrip()
+    opening = line_labels(text.split("\n", 1)[0])
+    if not opening or opening[0].kind != asked.kind or opening[0].number == asked.number:
+        return False
+    return any(lb.kind == asked.kind and lb.number == asked.number
+               for m in _LABEL.finditer(text, opening[0].end)
+               if (lb := _label(m)) is not None)

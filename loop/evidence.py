@@ -23,6 +23,7 @@ from corpus.evidence import (
 from corpus.evidence import asks_revision as asks_revision
 from corpus.evidence import split_units as _split_units
 from corpus.evidence import under_revision_heading as is_revision_history
+from corpus.labels import Label
 from corpus.statement_rows import row_weight
 from corpus.tokenizer import asks_quantity
 from corpus.tuning import TUNING
@@ -72,6 +73,7 @@ def best_evidence(
     number_bonus: float = TUNING.evidence.number_bonus,
     figure_rows: bool = False,
     rank_weights: Mapping[str, float] | None = None,
+    label: Label | None = None,
 ) -> list[Evidence]:
     """Units of ``chunks`` ranked by key-term coverage (ties: earlier chunk, shorter unit).
 
@@ -88,11 +90,13 @@ def best_evidence(
     (``coverage`` stays the matcher's: the floors read it). Units naming another code of the
     question's family, or
     addressing the reader as a model, are left out (``corpus.evidence.excluded``).
+    ``label``: the numbered item the question names (``corpus.labels.find_label``): another
+    item citing it counts nothing for the label's terms (``corpus.evidence.UnitScorer``).
     :returns: at most ``limit`` evidence units with at least one term in the unit itself.
     """
     if not matcher.terms:
         return []
-    scorer = UnitScorer(matcher, "scan", chunk_credit=True, row_context=True)
+    scorer = UnitScorer(matcher, "scan", chunk_credit=True, row_context=True, label=label)
     rw = rank_weights or {}
     rank_total = sum(rw.values())
     out: list[tuple[float, int, int, Evidence]] = []

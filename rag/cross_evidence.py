@@ -57,16 +57,27 @@ def script_share(text: str) -> float:
 
 
 def cross_language(question: str, items: Sequence[RetrievedChunk]) -> bool:
-    """True when ``question`` and the text of its top :data:`TOP_ITEMS` items are in different
-    scripts (module docstring); ``False`` without items."""
+    """True when ``question`` is in another script than both the text of its top
+    :data:`TOP_ITEMS` items and that of the best item alone (module docstring); ``False``
+    without items. The best item counts on its own: in a mixed collection a Chinese question
+    whose best item is the Chinese regulation it asks about, followed by two English files,
+    shares its words with the passage that answers (a new-user trial's "第二十条的内容" was
+    answered by the vector-closest unit, another article)."""
     if not items:
         return False
-    text = " ".join(c.text for it in items[:TOP_ITEMS] for c in it.chunks)
-    q, docs = script_share(question), script_share(text)
-    if q <= QUESTION_OTHER_MAX:
-        return docs >= PASSAGE_CJK_MIN
-    if q >= 1.0 - QUESTION_OTHER_MAX:
-        return docs <= 1.0 - PASSAGE_CJK_MIN
+    q = script_share(question)
+    return all(_other_script(q, script_share(" ".join(c.text for it in top for c in it.chunks)))
+               for top in (items[:TOP_ITEMS], items[:1]))
+
+
+def _other_script(question_share: float, passage_share: float) -> bool:
+    """True when a question of CJK share ``question_share`` and passages of CJK share
+    ``passage_share`` are in different scripts (:data:`QUESTION_OTHER_MAX`,
+    :data:`PASSAGE_CJK_MIN`)."""
+    if question_share <= QUESTION_OTHER_MAX:
+        return passage_share >= PASSAGE_CJK_MIN
+    if question_share >= 1.0 - QUESTION_OTHER_MAX:
+        return passage_share <= 1.0 - PASSAGE_CJK_MIN
     return False
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from corpus.evidence.recognise import excluded
 from corpus.evidence.terms import TermMatcher
 from corpus.evidence.units import UnitStyle, split_units
+from corpus.labels import Label, cross_reference
 from corpus.statement_rows import parse_row
 from corpus.term_match import code_terms
 from corpus.tuning import TUNING
@@ -94,6 +95,10 @@ class UnitScorer:
     :param chunk_credit: also credit terms elsewhere in the chunk
         (``TUNING.evidence.chunk_credit``; the LoopAgent) — else not (the RAG path).
     :param row_context: read a statement row under the chunk text above it (the LoopAgent).
+    :param label: the numbered item the question names (``corpus.labels.find_label``: 第二十一条,
+        Clause 4) or ``None``: in a unit that is another item citing it
+        (:func:`corpus.labels.cross_reference`: "第二十四条 违反本办法第二十一条规定的…"), the
+        label's own terms count nothing — the unit answers what its own item says.
 
     Usage example::
 
@@ -103,19 +108,23 @@ class UnitScorer:
     """
 
     def __init__(self, matcher: TermMatcher, style: UnitStyle, *, chunk_credit: bool = False,
-                 row_context: bool = False) -> None:
+                 row_context: bool = False, label: Label | None = None) -> None:
         self.matcher, self.style = matcher, style
         self.chunk_credit, self.row_context = chunk_credit, row_context
         self.codes = code_terms(matcher.terms)
+        self.label = label
+        self._label_terms = frozenset(matcher.credits(label.text) if label is not None else ())
 
     def units(self, chunk: Chunk) -> Iterator[ScoredUnit]:
         """The units of ``chunk`` that hold a key term and are not
         :func:`~corpus.evidence.recognise.excluded`, in document order."""
-        m = self.matcher
+        m, label = self.matcher, self.label
         ctx = m.credits(unit_context(chunk))
         body = m.credits(chunk.text) if self.chunk_credit else None
         for unit in split_units(chunk, self.style):
             own = m.credits(unit)
+            if label is not None and own and cross_reference(unit, label):
+                own = {t: c for t, c in own.items() if t not in self._label_terms}
             if not own or excluded(chunk, unit, self.codes, m.normalize):
                 continue  # another code of the family, or an order to a model (corpus.injection)
             context = ctx

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from corpus.evidence.bounds import Bound, bound_direction, states_bound
 from corpus.evidence.recognise import DIGIT, flat_code
 from corpus.evidence.units import CJK
+from corpus.labels import find_label
 from corpus.term_match import holds_term
 from corpus.tuning import TUNING
 
@@ -31,11 +32,19 @@ def nfkc_lower(text: str) -> str:
 
 def term_weight(term: str, weighting: Weighting = "chars") -> float:
     """Weight of a key term. ``"chars"``: CJK characters count 2, digits 2, others 1, capped at
-    8 (1..8). ``"digits"``: 2.0 when the term holds a digit (numbers and codes), else 1.0."""
+    8 (1..8). ``"digits"``: 2.0 when the term holds a digit (numbers and codes) or is a
+    numbered label in Chinese numerals (第二十二条: ``corpus.labels``), else 1.0."""
     if weighting == "digits":
-        return 2.0 if DIGIT.search(term) else 1.0
+        # a numbered label in Chinese numerals (第二十二条) is a number as much as 第22条
+        return 2.0 if DIGIT.search(term) or _numbered_label(term) else 1.0
     w = sum(2 if (CJK.match(ch) or ch.isdigit()) else 1 for ch in term)
     return float(min(8, max(1, w)))
+
+
+def _numbered_label(term: str) -> bool:
+    """True when ``term`` is a numbered item label and nothing more (第二十二条, 第三章)."""
+    label = find_label(term)
+    return label is not None and label.text == term
 
 
 class TermMatcher:
