@@ -190,10 +190,10 @@ def ask_command(
     from gateway.cache.normalize import empty_question
     from gateway.settings import get_settings
 
+    if bad := not_utf8(question):  # first: the emptiness test reads the text
+        raise typer.BadParameter(bad, param_hint="QUESTION")
     if (empty := empty_question(question)) is not None:  # HTTP's wording (a 400 there)
         raise typer.BadParameter(empty)
-    if bad := not_utf8(question):
-        raise typer.BadParameter(bad, param_hint="QUESTION")
     from gateway.routing.types import QUESTION_MAX_CHARS
 
     if len(question) > QUESTION_MAX_CHARS:
