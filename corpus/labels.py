@@ -35,8 +35,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["Label", "cross_reference", "find_label", "line_labels", "step_label", "zh_numeral",
-           "zh_value"]
+__all__ = ["ITEM_KINDS", "Label", "asked_item", "find_label", "item_of",
+           "line_labels", "names_item", "other_item", "step_label", "zh_numeral", "zh_value"]
 
 _ZH_DIGITS = "零一二三四五六七八九"
 _ZH_VALUE = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6,
@@ -185,16 +185,59 @@ def step_label(label: Label, step: int | str, known: Sequence[str]) -> str | Non
     return None if number == label.number else label.with_number(number)
 
 
-def cross_reference(unit: str, asked: Label) -> bool:
-    """True when ``unit`` is another item citing ``asked``, not the item itself: it opens with
-    a label of ``asked``'s kind and another number and names ``asked`` further on ("第二十四条
-    违反本办法第二十一条规定的，…" for 第二十一条; "Clause 7. … as set out in Clause 4" for
-    Clause 4). Such a unit holds the asked label's words, yet answers what its own item says;
-    a unit without a leading label (a sentence inside a clause) is never one."""
-    text = unit.lstrip()
-    opening = line_labels(text.split("\n", 1)[0])
-    if not opening or opening[0].kind != asked.kind or opening[0].number == asked.number:
-        return False
-    return any(lb.kind == asked.kind and lb.number == asked.number
-               for m in _LABEL.finditer(text, opening[0].end)
-               if (lb := _label(m)) is not None)
+#: kinds of label that number the items of a text a question may ask for by number: a
+#: regulation's or contract's articles, clauses, sections, chapters (a page, a step, an item of
+#: a 10-K or a schedule is asked otherwise: ``corpus.page_scope``, the key terms)
+ITEM_KINDS = frozenset({"条", "款", "章", "节", "clause", "article", "section", "chapter"})
+
+
+def asked_item(question: str) -> Label | None:
+    """The numbered item ``question`` asks about (its first label of an :data:`ITEM_KINDS`
+    kind: 第二十一条, 第21条, Clause 4, Article 12, Section 3.2, § 5), or ``None``."""
+    label = find_label(question)
+    return label if label is not None and label.kind in ITEM_KINDS else None
+
+
+def item_of(unit: str, above: str, headings: Sequence[str], kind: str) -> Label | None:
+    """The item of ``kind`` that ``unit`` belongs to: the label opening it, else the last label
+    of that kind opening a line of ``above`` (the chunk's text before the unit), else the
+    innermost of ``headings`` (the chunk's section path, outermost first) opening with one;
+    ``None`` when none is written (the text does not number its items so)."""
+    got = line_labels(unit.lstrip().split("\n", 1)[0])
+    if got and got[0].kind == kind:
+        return got[0]
+    own = [lb for lb in line_labels(above) if lb.kind == kind]
+    if own:
+        return own[-1]
+    for head in reversed(headings):
+        got = line_labels(head)
+        if got and got[0].kind == kind:
+            return got[0]
+    return None
+
+
+def other_item(question: str, unit: str, chunk_text: str, headings: Sequence[str] = ()
+               ) -> str | None:
+    """``asked.text`` when ``unit`` (a quote of ``chunk_text``) sits in another numbered item
+    of the kind ``question`` asks about (:func:`asked_item`, :func:`item_of`) — the answer to
+    "第二十六条规定了什么？" is not 第二十五条's sentence citing it, nor any clause when the
+    document has no 第二十六条 — else ``None`` (no item asked, or the text numbers none there).
+    A unit before the first item of a text numbering its items (a title) is in none. Numbers
+    compare by value: 第21条 is 第二十一条."""
+    asked = asked_item(question)
+    if asked is None:
+        return None
+    at = chunk_text.find(unit)
+    item = item_of(unit, chunk_text[:at] if at > 0 else "", headings, asked.kind)
+    if item is None:
+        # before the first item of a text that numbers its items so (a title, a preamble)
+        numbered = any(lb.kind == asked.kind for lb in line_labels(chunk_text))
+        return asked.text if numbered else None
+    return None if item.number == asked.number else asked.text
+
+
+def names_item(text: str, label: Label) -> bool:
+    """True when ``text`` writes a label of ``label``'s kind and number, in either form
+    (第二十一条 names 第21条)."""
+    return any(lb.kind == label.kind and lb.number == label.number
+               for m in _LABEL.finditer(text) if (lb := _label(m)) is not None)

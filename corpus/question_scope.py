@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from corpus.labels import asked_item, other_item
 from corpus.page_scope import MAX_PAGE, MAX_PAGE_SPAN, asked_pages, on_asked_page, page_misses
 from corpus.period_scope import other_period, pinned_years
 from corpus.quantity_kind import asked_kind, states_kind
@@ -185,7 +186,9 @@ def states_dimension(dimension: str, text: str) -> bool:
     return _STATES_UNIT[dimension].search(unicodedata.normalize("NFKC", text)) is not None
 
 
-def content_misses(question: str, text: str, unit: str | None = None) -> list[str]:
+def content_misses(question: str, text: str, unit: str | None = None, *,
+                   quote: str | None = None, chunk_text: str = "",
+                   headings: Sequence[str] = ()) -> list[str]:
     """Why evidence ``text`` (the answer unit, with its chunk's text when the caller has it)
     does not state what ``question`` asks, as flags (empty: it does):
     ``asks_visual:<kind>`` (:func:`visual_ask` / :func:`visual_supported`),
@@ -195,7 +198,9 @@ def content_misses(question: str, text: str, unit: str | None = None) -> list[st
     month and year of a date the question pins: ``corpus.term_forms.other_day``; the unit
     only) and ``other_period:<years>`` (the unit states a year and none the question pins:
     "Revenue in 2019 was …" for "… in 2018?", ``corpus.period_scope.other_period``; the unit
-    only), looked for in ``unit`` (the quoted unit alone) when given: a
+    only), ``other_item:<label>`` (``quote``, a unit of ``chunk_text`` under ``headings``,
+    sits in another numbered item than the article or clause the question names:
+    ``corpus.labels.other_item``), looked for in ``unit`` (the quoted unit alone) when given: a
     count and its unit word stand in the sentence that answers, while a chunk holds other
     sentences' dates and percentages (a wage article quoted for "多少倍" in a chunk with a 10 %
     bonus share)."""
@@ -215,6 +220,9 @@ def content_misses(question: str, text: str, unit: str | None = None) -> list[st
     period = other_period(question, unit) if unit is not None else None
     if period is not None:
         out.append("other_period:" + period)
+    item = other_item(question, quote, chunk_text, headings) if quote is not None else None
+    if item is not None:
+        out.append("other_item:" + item)
     return out
 
 
@@ -229,8 +237,10 @@ def count_unit(quote: str, headings: Sequence[str]) -> str | None:
 
 def asks_content(question: str) -> bool:
     """True when ``question`` asks what :func:`content_misses` checks (a visual attribute, a
-    value in a physical unit, a number of days or a multiple, a fact of a given day or year):
+    value in a physical unit, a number of days or a multiple, a fact of a given day or year,
+    a numbered article or clause):
     the caller then needs the evidence text."""
     return (visual_ask(question) is not None or asked_dimension(question) is not None
             or asked_kind(question) is not None
-            or any("," in d for d in asked_dates(question)) or bool(pinned_years(question)))
+            or any("," in d for d in asked_dates(question)) or bool(pinned_years(question))
+            or asked_item(question) is not None)

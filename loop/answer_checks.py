@@ -29,6 +29,7 @@ from corpus.answer_support import SupportModel, support_features
 from corpus.citations import display_quote
 from corpus.derived import adjacent_runs, computable, looks_up, statement_figure
 from corpus.document_vocabulary import DocumentVocabulary
+from corpus.labels import asked_item
 from corpus.period_scope import pinned_years
 from corpus.presence import DocumentTermProbe, specific_terms, subject_acronyms, unit_lacks
 from corpus.quantity_kind import asked_kind
@@ -110,14 +111,11 @@ class AnswerChecks:
 
     async def scope(self, question: str, collection: str, res: LoopResult) -> LoopResult:
         """``res`` with only its citations on the page the question names (an offline or
-        evidence answer; an LLM-written one keeps its footnotes), or turned into "not found"
-        when none is on it, or the first does not state the colour, physical quantity or kind
-        of count the question asks (typography and picture counts: never); ``out_of_scope``
-        says why. The colour or value is looked for in the cited chunk too, a kind of count in
-        the quote (in the chunk when the quote is its heading: ``count_unit``), and for a kind
-        of count an offline or evidence answer is answered by its first cited unit stating it
-        (moved first). Chunks are read under the tool timeout; a failed read keeps the
-        answer."""
+        evidence answer; an LLM-written one keeps its footnotes), or "not found" when none is
+        on it, or the first does not state what the question asks (``content_misses``: colour,
+        physical quantity, kind of count, year, article; ``out_of_scope`` says why); for a
+        count, a year or an article an offline or evidence answer is answered by its first
+        cited unit stating it (moved first). Chunks are read under the tool timeout."""
         if not res.found or not res.citations or res.fallback:
             return res
         on_page, why = page_misses(question, res.citations, lambda c: c)
@@ -128,7 +126,8 @@ class AnswerChecks:
             # or evidence answer whose first unit lacks it (states another year) is answered by
             # the first cited unit stating it (answer_alone). A physical unit (mA) or a colour
             # is in every row of a spec table: the first unit stands or falls alone.
-            rotate = (asked_kind(question) is not None or bool(pinned_years(question))) and (
+            rotate = (asked_kind(question) is not None or bool(pinned_years(question))
+                      or asked_item(question) is not None) and (
                 res.brain == "offline" or res.evidence_answer)
             cits = list(res.citations) if rotate else res.citations[:1]
             try:
@@ -141,9 +140,10 @@ class AnswerChecks:
             first_misses: list[str] | None = None
             for i, cit in enumerate(cits):
                 chunk = chunks.get(cit.chunk_id)
-                heads = (chunk.title, *chunk.section_path) if chunk else ()
-                misses = content_misses(question, cit.quote + "\n" + (chunk.text if chunk else ""),
-                                        count_unit(cit.quote, heads))
+                heads, text = ((c.title, *c.section_path), c.text) if (c := chunk) else ((), "")
+                misses = content_misses(question, cit.quote + "\n" + text,
+                                        count_unit(cit.quote, heads), quote=cit.quote,
+                                        chunk_text=text, headings=heads[1:])
                 if not misses:
                     if i:
                         res.citations = [cits[i], *cits[:i], *cits[i + 1:]]

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from corpus.labels import find_label
+from corpus.labels import asked_item
 from loop.citations import check_citations
 from loop.errors import LLMError
 from loop.evidence import TermMatcher, best_evidence
@@ -187,7 +187,7 @@ def evidence_answer(state: LoopState, brain: str, reason: StopReason) -> LoopRes
     """Answer from the best verified evidence read (else shown) so far, or "not found"."""
     pool = list(state.ctx.read.values()) or list(state.ctx.seen.values())
     m = state.matcher.known([c.context_text() for c in state.ctx.seen.values()])
-    ev = best_evidence(pool, m, limit=1, label=find_label(state.question))
+    ev = best_evidence(pool, m, limit=1, label=asked_item(state.question))
     if ev and ev[0].coverage >= state.ctx.config.min_coverage:
         state.ctx.read.setdefault(ev[0].chunk.chunk_id, ev[0].chunk)
         chk = check_citations([{"chunk_id": ev[0].chunk.chunk_id, "quote": ev[0].text}],

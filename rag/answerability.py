@@ -22,6 +22,7 @@ from typing import Any
 
 from corpus.answer_support import SupportModel, support_features
 from corpus.document_vocabulary import DocumentVocabulary
+from corpus.labels import asked_item, other_item
 from corpus.period_scope import other_period, pinned_years
 from corpus.presence import specific_terms, unit_lacks
 from corpus.question_scope import asks_content, content_misses, count_unit, page_misses
@@ -106,6 +107,16 @@ def scoped_evidence(
         if all(periods):
             return [], [*flags, "other_period:" + str(periods[0])]
         kept = [ev for ev, p in zip(kept, periods, strict=True) if p is None]
+    if kept and asked_item(question) is not None:
+        # "第二十六条规定了什么？" is answered by 第二十六条, not by a clause citing it, nor by
+        # any clause when there is none (corpus.labels.other_item)
+        by_id = {c.chunk_id: c for c in chunks}
+        items = [other_item(question, ev.text, getattr(by_id.get(ev.citation.chunk_id), "text", ""),
+                            getattr(by_id.get(ev.citation.chunk_id), "section_path", ()))
+                 for ev in kept]
+        if all(items):
+            return [], [*flags, "other_item:" + str(items[0])]
+        kept = [ev for ev, it in zip(kept, items, strict=True) if it is None]
     if kept and asks_content(question):
         by_id = {c.chunk_id: c for c in chunks}
         best = by_id.get(kept[0].citation.chunk_id)

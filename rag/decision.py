@@ -40,6 +40,7 @@ from typing import Any
 from corpus.answer_support import SupportModel
 from corpus.derived import computable
 from corpus.document_vocabulary import DocumentVocabulary
+from corpus.labels import asked_item
 from corpus.presence import DocumentTermProbe, subject_acronyms
 from corpus.question_scope import asked_pages
 from corpus.term_match import code_terms
@@ -131,8 +132,8 @@ class AnswerDecider:
         :param timeout_s: each index step's timeout in seconds (0: none).
         """
         r, out = retrieval, list(flags)
-        # a question naming a page looks further down for a unit on that page
-        wider = 4 if asked_pages(r.question) else 1
+        # a question naming a page or an article looks further down for a unit on it or in it
+        wider = 4 if asked_pages(r.question) or asked_item(r.question) else 1
         evidence = extract_answer(r, r.key_terms, self.make_citation,
                                   max_evidence=self.max_evidence * wider,
                                   normalize=self.tokenizer.normalize)

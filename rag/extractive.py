@@ -35,7 +35,7 @@ from corpus.evidence import (
     split_units,
 )
 from corpus.injection import in_injection
-from corpus.labels import find_label
+from corpus.labels import asked_item
 from corpus.page_labels import chunk_on_page, page_refs
 from corpus.presence import specific_terms
 from corpus.statement_rows import asked_years, parse_row, period_header, read_cell, row_weight
@@ -124,7 +124,7 @@ def extract_answer(
     tuning = TUNING.evidence
     figure = tuning.figure_factor if asks_quantity(retrieval.question) else 1.0
     norm = normalize or nfkc_lower
-    scorer = UnitScorer(_matcher(terms, norm), "quote", label=find_label(retrieval.question))
+    scorer = UnitScorer(_matcher(terms, norm), "quote", label=asked_item(retrieval.question))
     pages = page_refs(retrieval.question)  # "page 3": the printed label first (page_labels)
     history = asks_history(retrieval.question)
     years = asked_years(specific_terms(key_terms, norm(retrieval.question)))

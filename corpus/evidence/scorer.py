@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from corpus.evidence.recognise import excluded
 from corpus.evidence.terms import TermMatcher
 from corpus.evidence.units import UnitStyle, split_units
-from corpus.labels import Label, cross_reference
+from corpus.labels import Label, item_of, line_labels
 from corpus.statement_rows import parse_row
 from corpus.term_match import code_terms
 from corpus.tuning import TUNING
@@ -95,10 +95,13 @@ class UnitScorer:
     :param chunk_credit: also credit terms elsewhere in the chunk
         (``TUNING.evidence.chunk_credit``; the LoopAgent) — else not (the RAG path).
     :param row_context: read a statement row under the chunk text above it (the LoopAgent).
-    :param label: the numbered item the question names (``corpus.labels.find_label``: 第二十一条,
-        Clause 4) or ``None``: in a unit that is another item citing it
-        (:func:`corpus.labels.cross_reference`: "第二十四条 违反本办法第二十一条规定的…"), the
-        label's own terms count nothing — the unit answers what its own item says.
+    :param label: the numbered item the question names (``corpus.labels.asked_item``: 第二十一条,
+        第21条, Clause 4) or ``None``. Each unit's item is followed through the chunk
+        (``corpus.labels.item_of``: the label opening it, else the last one above, else the
+        section path's): the unit opening the asked item holds the label's terms (第二十一条 …
+        holds 第21条), its later sentences hold them as context, and a unit of another item of
+        that kind does not, whatever it cites ("第二十四条 违反本办法第二十一条规定的…" answers what
+        第二十四条 says).
 
     Usage example::
 
@@ -121,18 +124,28 @@ class UnitScorer:
         m, label = self.matcher, self.label
         ctx = m.credits(unit_context(chunk))
         body = m.credits(chunk.text) if self.chunk_credit else None
+        item = item_of("", "", chunk.section_path, label.kind) if label is not None else None
+        in_item: dict[str, float] = {}
         for unit in split_units(chunk, self.style):
-            own = m.credits(unit)
-            if label is not None and own and cross_reference(unit, label):
-                own = {t: c for t, c in own.items() if t not in self._label_terms}
+            own, in_item = m.credits(unit), {}
+            if label is not None:
+                opening = line_labels(unit.lstrip().split("\n", 1)[0])
+                opens = bool(opening) and opening[0].kind == label.kind
+                item = opening[0] if opens else item
+                if item is not None and item.number != label.number:
+                    own = {t: c for t, c in own.items() if t not in self._label_terms}
+                elif item is not None and opens:  # 第二十一条 … holds 第21条
+                    own = {**own, **dict.fromkeys(self._label_terms, 1.0)}
+                elif item is not None:  # a later sentence: its item's label is its context
+                    in_item = dict.fromkeys(self._label_terms, 1.0)
             if not own or excluded(chunk, unit, self.codes, m.normalize):
                 continue  # another code of the family, or an order to a model (corpus.injection)
-            context = ctx
+            context = {**ctx, **in_item} if in_item else ctx
             if self.row_context and not unit.startswith("|") and parse_row(unit) is not None:
                 # a statement row is read under the lines above it (company, statement, unit,
                 # periods), as a Markdown row under its header row: they are its context
                 head = m.credits(chunk.text[:max(0, chunk.text.find(unit))])
-                context = {t: max(ctx.get(t, 0.0), head.get(t, 0.0)) for t in {*ctx, *head}}
+                context = {t: max(context.get(t, 0.0), head.get(t, 0.0)) for t in {*context, *head}}
             cr = term_credits(m, own, context, body)
             yield ScoredUnit(unit, sum(w * cr[t] for t, w in zip(m.terms, m.weights, strict=True)),
                              own, cr)

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from corpus.evidence.bounds import Bound, bound_direction, states_bound
 from corpus.evidence.recognise import DIGIT, flat_code
 from corpus.evidence.units import CJK
-from corpus.labels import find_label
+from corpus.labels import find_label, names_item
 from corpus.term_match import holds_term
 from corpus.tuning import TUNING
 
@@ -104,6 +104,10 @@ class TermMatcher:
         term no chunk holds still lowers coverage (an unanswerable question). ``self`` when
         every term or no term occurs."""
         hit = {t for x in texts for t in self.credits(x)}
+        for t in self.terms:  # 第23条 is held where 第二十三条 is written
+            if t not in hit and (lb := find_label(t)) is not None and lb.text == t \
+                    and any(names_item(x, lb) for x in texts):
+                hit.add(t)
         if not hit or len(hit) == len(self.terms):
             return self
         sub = TermMatcher(self.terms)

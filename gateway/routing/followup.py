@@ -47,6 +47,7 @@ import re
 
 import rjieba
 
+from corpus.labels import asked_item
 from gateway.routing.wordclass import (
     CJK,
     CLASSIFIER,
@@ -227,7 +228,8 @@ def followup_reason(question: str) -> str | None:
         return "ordinal"
     if dangling_pronoun(q):
         return "pronoun"
-    if elliptic(q):
+    # 第二十二条是什么？ names what it asks about; 第一条呢？ asks it of the earlier question
+    if elliptic(q) and (asked_item(q) is None or re.search(r"呢\s*[？?]?\s*$", q)):
         return "ellipsis"
     return None
 

@@ -45,6 +45,7 @@ from typing import Literal
 import rjieba
 
 from corpus.evidence.units import CJK
+from corpus.labels import asked_item
 from gateway.routing.followup import (
     ELLIPSIS_ZH_MAX,
     LEAD_EN,
@@ -128,7 +129,9 @@ def _fragment_zh(rest: str, led: bool) -> bool:
             return True  # 第二十条呢, 那CH583的, 三年以上的呢
         if re.search(r"呢\s*$", body):
             return False  # 呢 after a question of its own: CH583支持哪些低功耗模式呢
-    return (asks or rest.rstrip().endswith(("?", "？"))) and elliptic(rest)
+    # a question naming an article asks about it (第二十二条是什么？), short as it is
+    return ((asks or rest.rstrip().endswith(("?", "？"))) and elliptic(rest)
+            and asked_item(rest) is None)
 
 
 def _fragment_en(rest: str, led: bool) -> bool:

@@ -13,7 +13,7 @@ from collections.abc import Collection
 from corpus.citations import display_quote
 from corpus.evidence import TermMatcher, rank_prior
 from corpus.evidence.cases import asks_value, case_series, named_case
-from corpus.labels import find_label
+from corpus.labels import asked_item
 from corpus.tuning import TUNING, OfflineTuning
 from loop.controller import LoopState
 from loop.evidence import (
@@ -60,7 +60,7 @@ def lexical_evidence(state: LoopState, tuning: OfflineTuning) -> list[Evidence]:
     return best_evidence(read, m, limit=500, bonus=bonus, number_bonus=nb,
                          figure_rows=quantity,
                          rank_weights=spread_weights(m, read, tuning.spread_discount),
-                         label=find_label(state.question))
+                         label=asked_item(state.question))
 
 
 def ranked_evidence(tuning: OfflineTuning, floor: float,

@@ -48,7 +48,9 @@ def offline_misses(state: LoopState, base: LoopResult) -> list[str]:
     chunk = state.ctx.read.get(first.chunk_id)
     heads = (chunk.title, *chunk.section_path) if chunk else ()
     return content_misses(state.question, first.quote + "\n" + (chunk.text if chunk else ""),
-                          count_unit(first.quote, heads))
+                          count_unit(first.quote, heads), quote=first.quote,
+                          chunk_text=chunk.text if chunk else "",
+                          headings=chunk.section_path if chunk else ())
 
 
 class PickStep(ReadCalls):

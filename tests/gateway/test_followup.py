@@ -79,6 +79,8 @@ from gateway.routing.followup import followup_reason, is_followup
     ("多少钱？", "ellipsis"),
     ("具体怎么操作？", "ellipsis"),
     ("需要多久？", "ellipsis"),
+    ("第二十二条是什么？", None),  # an article named: a question of its own (new-user trial)
+    ("What is Clause 4?", None),
 ])
 def test_followup_cue(question: str, cue: str | None) -> None:
     assert followup_reason(question) == cue

@@ -14,11 +14,14 @@ import pytest
 from corpus.chunker import chunk_document
 from corpus.citations import make_citation
 from corpus.evidence.terms import term_weight
-from corpus.labels import cross_reference, find_label
+from corpus.evidence.terms import TermMatcher
+from corpus.labels import asked_item, find_label, names_item, other_item
 from corpus.parsers import parse_file
 from corpus.tokenizer import Tokenizer
 from rag.cross_evidence import cross_language
+from rag.decision import AnswerDecider
 from rag.extractive import extract_answer
+from rag.steps import drive_inline
 from rag.types import Confidence, ConfidenceFeatures, Retrieval, RetrievedChunk
 
 _REG = (
@@ -77,19 +80,56 @@ def test_an_english_clause_named_answers_not_one_citing_it(tmp_path: Path) -> No
     assert text.startswith("Clause 4."), text
 
 
-def test_cross_reference_is_another_item_naming_the_asked_one() -> None:
-    asked = find_label("第二十一条规定了什么？")
-    assert asked is not None
-    assert cross_reference("第二十四条 违反本办法第二十一条规定的，由有关主管部门责令改正", asked)
-    assert not cross_reference("第二十一条 网络运营者应当采取监测", asked)  # the clause itself
-    assert not cross_reference("违反本办法第二十一条规定的", asked)  # no label of its own
-    clause = find_label("What does Clause 4 say?")
-    assert clause is not None
-    assert cross_reference("Clause 7. Disputes. A dispute under Clause 4 is settled", clause)
-    assert not cross_reference("Section 7. As in Clause 4", clause)  # another kind of label
+def test_a_unit_of_another_item_is_no_answer() -> None:
+    reg, asked = _REG, "第二十一条规定了什么？"
+    citing = "第二十四条 违反本办法第二十一条规定的，由有关主管部门责令改正，给予警告；"
+    assert other_item(asked, citing, reg) == "第二十一条"  # another article citing it
+    assert other_item(asked, "拒不改正的，处一万元以上十万元以下罚款。", reg) == "第二十一条"
+    own = "第二十一条 网络运营者应当采取监测"
+    assert other_item(asked, own, reg) is None
+    assert other_item("第21条规定了什么？", own, reg) is None  # numbers compare by value
+    assert other_item("第二十六条规定了什么？", own, reg) == "第二十六条"  # no such article
+    assert other_item(asked, "数据安全管理办法", reg) == "第二十一条"  # the title: in no article
+    assert other_item(asked, "网络日志留存六个月", "网络日志留存六个月。") is None  # no articles
+    assert other_item("What is on page 5?", own, reg) is None  # a page is no item
+    clause = "What does Clause 4 say?"
+    assert asked_item(clause) is not None
+    assert other_item(clause, "Clause 7. Disputes. A dispute under Clause 4 is settled",
+                      _POLICY) == "Clause 4"
+
+
+def _decide(tmp_path: Path, question: str, first: str = "reg.txt"
+            ) -> tuple[bool, str, tuple[str, ...]]:
+    docs = sorted((("reg.txt", _REG), ("policy.txt", _POLICY)), key=lambda d: d[0] != first)
+    chunks = [c for name, text in docs for c in _chunks(tmp_path, name, text)]
+    items = tuple(RetrievedChunk((c,), 1.0 / (i + 1)) for i, c in enumerate(chunks))
+    tok = Tokenizer()
+    r = Retrieval(question, "c", items, Confidence(0.9, ConfidenceFeatures()), "hybrid",
+                  key_terms=tuple(tok.key_terms(question)))
+    d = drive_inline(AnswerDecider(tok, None, make_citation=make_citation).flow(r))
+    return d.found, d.answer, d.flags
+
+
+def test_an_article_the_documents_lack_is_not_found(tmp_path: Path) -> None:
+    found, _, flags = _decide(tmp_path, "第二十六条规定了什么？")
+    assert not found and "other_item:第二十六条" in flags, flags
+    found, _, flags = _decide(tmp_path, "What does Clause 9 say?", "policy.txt")
+    assert not found and "other_item:Clause 9" in flags, flags
+    found, answer, _ = _decide(tmp_path, "第21条规定了什么？")  # digits for the numerals
+    assert found and answer.startswith("第二十一条"), answer
 
 
 def test_a_label_in_chinese_numerals_weighs_as_a_number() -> None:
     assert term_weight("第二十二条", "digits") == term_weight("第22条", "digits") == 2.0
     assert term_weight("规定", "digits") == 1.0
     assert term_weight("第二十二条规定", "digits") == 1.0  # not a label alone
+
+
+def test_a_label_in_digits_is_held_where_numerals_write_it() -> None:
+    label = find_label("第21条")
+    assert label is not None and names_item(_REG, label)
+    assert not names_item("第二十条 网络运营者应当制定网络安全事件应急预案", label)
+    m = TermMatcher(["第21条", "规定"])
+    # the loop discounts a term no chunk read holds; 第21条 is held where 第二十一条 is written
+    assert m.known([_REG]).weights == m.weights
+    assert m.known(["第二十条 网络运营者应当依照规定"]).weights[0] < m.weights[0]
