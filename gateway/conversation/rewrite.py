@@ -50,9 +50,9 @@ from dataclasses import dataclass
 
 import rjieba
 
+from corpus.labels import ITEM_KINDS, find_label, step_label
 from gateway.conversation.dates import resolve_dates, step_year
 from gateway.conversation.items import ItemList, find_anchor, find_anchors, move, words
-from corpus.labels import find_label, step_label
 from gateway.conversation.topic import previous_topic
 from gateway.routing.followup import LEAD_ZH, content_zh, is_followup
 from gateway.routing.slots import fill_slot, subject_zh
@@ -155,6 +155,11 @@ def _ordinal(question: str, previous: str, lists: Sequence[ItemList], cited: int
     if label is not None:  # 第二十一条 → 下一条 → 第二十二条 (corpus.labels)
         known = [t for lst in lists if lst.kind == "numbered" for t in lst.items]
         numbered = step_label(label, step, known)
+        if numbered is None and isinstance(step, int) and label.kind in ITEM_KINDS:
+            # past the last article: ask for the one after it, which the answer checks find
+            # missing ("not found", corpus.labels.other_item), rather than repeat the last
+            last = label.number[-1] + step
+            numbered = label.with_number((*label.number[:-1], last)) if last >= 1 else None
         if numbered is not None:
             doc = next((lst.doc_id for lst in lists if numbered in lst.items), None)
             return _stepped(question, m, previous, label.text, numbered), doc
