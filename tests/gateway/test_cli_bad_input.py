@@ -47,3 +47,16 @@ def test_chat_says_so_and_goes_on() -> None:
     out = console.export_text()
     assert "not UTF-8" in out and "0xe9" in out
     assert session.history == []
+
+
+def test_chat_refuses_a_line_longer_than_the_api_takes() -> None:
+    """``loopgate chat`` answered a 20,000-character line and kept it in the session, gluing
+    the next question to it (break-it trial); ``ask`` and HTTP refuse over 4,000."""
+    from gateway.routing.types import QUESTION_MAX_CHARS
+
+    console = Console(record=True, width=200)
+    session = ChatSession(None, "c", "rag", console)  # the check comes before any component
+    with asyncio.Runner() as runner:
+        assert session.handle("x" * (QUESTION_MAX_CHARS + 1), runner) is True
+    assert "4,001 characters" in console.export_text()
+    assert session.history == []
