@@ -24,7 +24,7 @@ from corpus.evidence.terms import TermMatcher
 from corpus.evidence.units import UnitStyle, split_units
 from corpus.labels import Label, item_of, line_labels
 from corpus.statement_rows import parse_row
-from corpus.term_match import code_terms
+from corpus.term_match import code_terms, is_period
 from corpus.tuning import TUNING
 from corpus.types import Chunk
 
@@ -116,6 +116,9 @@ class UnitScorer:
         self.chunk_credit, self.row_context = chunk_credit, row_context
         self.codes = code_terms(matcher.terms)
         self.label = label
+        # a question asking more than a period: a unit holding only its years is no evidence
+        self._asks_more = (any(is_period(t) for t in matcher.terms)
+                           and any(not is_period(t) for t in matcher.terms))
         self._label_terms = frozenset(matcher.credits(label.text) if label is not None else ())
 
     def units(self, chunk: Chunk) -> Iterator[ScoredUnit]:
@@ -124,6 +127,7 @@ class UnitScorer:
         m, label = self.matcher, self.label
         ctx = m.credits(unit_context(chunk))
         body = m.credits(chunk.text) if self.chunk_credit else None
+        context_held = [t for t, c in ctx.items() if c > 0]
         item = item_of("", "", chunk.section_path, label.kind) if label is not None else None
         in_item: dict[str, float] = {}
         for unit in split_units(chunk, self.style):
@@ -138,6 +142,8 @@ class UnitScorer:
                     own = {**own, **dict.fromkeys(self._label_terms, 1.0)}
                 elif item is not None:  # a later sentence: its item's label is its context
                     in_item = dict.fromkeys(self._label_terms, 1.0)
+            if own and self._asks_more and all(is_period(t) for t in (*own, *context_held)):
+                continue  # only the year asked ("… opens in May 2021" for revenue in 2021)
             if not own or excluded(chunk, unit, self.codes, m.normalize):
                 continue  # another code of the family, or an order to a model (corpus.injection)
             context = {**ctx, **in_item} if in_item else ctx

@@ -13,8 +13,7 @@ import pytest
 
 from corpus.chunker import chunk_document
 from corpus.citations import make_citation
-from corpus.evidence.terms import term_weight
-from corpus.evidence.terms import TermMatcher
+from corpus.evidence.terms import TermMatcher, term_weight
 from corpus.labels import asked_item, find_label, names_item, other_item
 from corpus.parsers import parse_file
 from corpus.tokenizer import Tokenizer
@@ -26,9 +25,12 @@ from rag.types import Confidence, ConfidenceFeatures, Retrieval, RetrievedChunk
 
 _REG = (
     "数据安全管理办法\n\n"
-    "第二十条 网络运营者应当制定网络安全事件应急预案，及时处置系统漏洞、计算机病毒、网络攻击等安全风险。\n\n"
-    "第二十一条 网络运营者应当采取监测、记录网络运行状态的技术措施，并按照规定留存相关的网络日志不少于六个月。\n\n"
-    "第二十二条 网络运营者收集个人信息，应当遵循合法、正当、必要的原则，公开收集、使用规则，并经被收集者同意。\n\n"
+    "第二十条 网络运营者应当制定网络安全事件应急预案，"
+    "及时处置系统漏洞、计算机病毒、网络攻击等安全风险。\n\n"
+    "第二十一条 网络运营者应当采取监测、记录网络运行状态的技术措施，"
+    "并按照规定留存相关的网络日志不少于六个月。\n\n"
+    "第二十二条 网络运营者收集个人信息，应当遵循合法、正当、必要的原则，"
+    "公开收集、使用规则，并经被收集者同意。\n\n"
     "第二十四条 违反本办法第二十一条规定的，由有关主管部门责令改正，给予警告；"
     "拒不改正的，处一万元以上十万元以下罚款。\n"
 )
@@ -133,3 +135,4 @@ def test_a_label_in_digits_is_held_where_numerals_write_it() -> None:
     # the loop discounts a term no chunk read holds; 第21条 is held where 第二十一条 is written
     assert m.known([_REG]).weights == m.weights
     assert m.known(["第二十条 网络运营者应当依照规定"]).weights[0] < m.weights[0]
+
