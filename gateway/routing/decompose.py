@@ -8,11 +8,14 @@ Rules, tried in this order (the first that yields two or more parts wins):
 2. **Conjoined questions**: ``…, and which …`` / ``…; how …`` in English (a wh-word after the
    joint, and one in the first clause too); in Chinese two clauses joined by ``，`` / ``；``
    that each hold a question word (多少, 什么, 哪, 几, 多久 …).
-3. **Two things of one kind**: ``A和B的X分别是多少`` / ``比较A和B的X`` (the conjunct pair in the
+3. **Three years or more** (``years``): "What was revenue in 2018, 2019 and 2020?",
+   ``2018年、2019年和2020年的营业收入分别是多少`` — one part per year; not a change, a total or
+   an average over them (:func:`_by_years`).
+4. **Two things of one kind**: ``A和B的X分别是多少`` / ``比较A和B的X`` (the conjunct pair in the
    clause before 分别 / 各, or after 比较 / 对比), ``A和B的X是多少`` when A and B are two years
    or two codes (``2018年和2019年的营业收入是多少``), ``Compare the X of A and B``, ``Which is
    higher: A or B?`` — each thing gets the shared attribute (``A的X``, ``B的X``).
-4. **An elliptic second part** (``elliptic``): "What is the maximum operating temperature of
+5. **An elliptic second part** (``elliptic``): "What is the maximum operating temperature of
    the ESP32-PICO-D4, and the minimum?", ``ESP32-PICO-D4的工作电压是多少，CH583呢？``, "What
    was 3M's revenue in 2018 and in 2019?" — the second part names only what differs and gets
    the rest from the first (:func:`gateway.routing.elliptic.split_elliptic`); before, it was
@@ -79,7 +82,7 @@ _EN_LEAD = re.compile(rf"^(?P<lead>[^,]{{3,80}},)\s*(?={_WH}\b)", re.I)
 class Plan:
     """A question split into parts: ``kind`` ``multipart`` (several questions in one) or
     ``comparison`` (one attribute of several things), ``parts`` standalone sub-questions in the
-    order asked, ``rule`` the rule that split it (``questions``, ``clauses``, ``pair``,
+    order asked, ``rule`` the rule that split it (``questions``, ``clauses``, ``years``, ``pair``,
     ``elliptic``)."""
 
     kind: Literal["multipart", "comparison"]
@@ -97,7 +100,7 @@ def decompose(question: str, *, max_parts: int = 4, elliptic: bool = True) -> Pl
     :param max_parts: parts run at most; the ones after are kept in ``Plan.left`` (not run,
         said to be not answered: a break-it trial's five-question message was answered whole,
         "Not found", when five parts were one too many).
-    :param elliptic: try rule 4 (an elliptic second part); ``False`` for a follow-up read with
+    :param elliptic: try rule 5 (an elliptic second part); ``False`` for a follow-up read with
         its earlier question in front of it (conversation rule ``previous_question``): that
         pair is one question, not the earlier one and the follow-up.
     :returns: a plan with 2..``max_parts`` distinct parts (and the rest in ``left``), or
@@ -106,8 +109,8 @@ def decompose(question: str, *, max_parts: int = 4, elliptic: bool = True) -> Pl
     q = question.strip()
     if len(q) < 8:
         return None
-    rules = (("questions", _by_marks), ("clauses", _by_clauses), ("pair", _by_pair),
-             ("elliptic", split_elliptic if elliptic else lambda _q: None))
+    rules = (("questions", _by_marks), ("clauses", _by_clauses), ("years", _by_years),
+             ("pair", _by_pair), ("elliptic", split_elliptic if elliptic else lambda _q: None))
     for rule, split in rules:
         parts = split(q)
         if parts is None or (rule in ("questions", "clauses") and not _independent(parts)):
@@ -191,6 +194,27 @@ def _by_pair(q: str) -> list[str] | None:
         return [f"What is {_strip_the(m['a'])}?", f"What is {_strip_the(m['b'])}?"]
     attr = _strip_the(m["attr"])
     return [f"What is the {attr} of {m['a']}?", f"What is the {attr} of {m['b']}?"]
+
+
+_YEAR = r"(?:FY\s?|fiscal\s+)?(?:19|20)\d\d(?![\d.,]\d)年?"
+# three years or more ("2018, 2019 and 2020", "2018年、2019年和2020年"; two: the elliptic rule)
+_YEAR_LIST = re.compile(rf"{_YEAR}(?:\s*[,，、]\s*{_YEAR})+\s*(?:,?\s*and\s+|和|与|及|以及)\s*"
+                        rf"{_YEAR}", re.I)
+# a question over the years together: a change, a sum, an average, a comparison
+_YEARS_WHOLE = re.compile(
+    r"\b(?:between|differen\w*|chang\w*|grow\w*|growth|increas\w*|decreas\w*|declin\w*|"
+    r"compar\w*|sum|total|combined|together|average|mean|ratio|trend|versus|vs)\b"
+    r"|合计|总共|总计|之和|一共|共计|之间|相比|增长|变化|平均|趋势|比较|对比", re.I)
+
+
+def _by_years(q: str) -> list[str] | None:
+    """Rule 3: one part per year of a list of three or more, the list replaced by it (a break-it
+    trial got the first year only); not for a change, total or average (:data:`_YEARS_WHOLE`)."""
+    m = _YEAR_LIST.search(q)
+    if m is None or _YEARS_WHOLE.search(q):
+        return None
+    years = re.findall(_YEAR, m.group(0), re.I)
+    return [(q[:m.start()] + y + q[m.end():]).replace("分别", "") for y in years]
 
 
 def _short_thing(text: str) -> bool:

@@ -75,6 +75,15 @@ Revenue in 2019 was 7.5 million euros.
     ("2018年和2019年的营业收入是多少？", ["2018年的营业收入是多少？", "2019年的营业收入是多少？"]),
     ("北风公司K-100和K-200的售价是多少？",
      ["北风公司K-100的售价是多少？", "北风公司K-200的售价是多少？"]),
+    # three years (a break-it trial: the first year only)
+    ("What were revenues for 2018, 2019 and 2020?", ["What were revenues for 2018?",
+                                                     "What were revenues for 2019?",
+                                                     "What were revenues for 2020?"]),
+    ("What was the revenue in FY2018, FY2019, and FY2020?",
+     ["What was the revenue in FY2018?", "What was the revenue in FY2019?",
+      "What was the revenue in FY2020?"]),
+    ("2018年、2019年和2020年的营业收入分别是多少？",
+     ["2018年的营业收入是多少？", "2019年的营业收入是多少？", "2020年的营业收入是多少？"]),
 ])
 def test_two_years_or_two_codes_are_two_parts(question: str, parts: list[str]) -> None:
     plan = decompose(question)
@@ -88,6 +97,9 @@ def test_two_years_or_two_codes_are_two_parts(question: str, parts: list[str]) -
     "2018年和2019年的营业收入合计是多少？",
     "2018年和2019年的营业收入相比增长了多少？",
     "K-100和K-200的区别是什么？",
+    "How did revenue change in 2018, 2019 and 2020?",
+    "What was the total revenue for 2018, 2019 and 2020?",
+    "2018年、2019年和2020年的营业收入合计是多少？",
 ])
 def test_a_sum_or_a_difference_stays_whole(question: str) -> None:
     assert decompose(question) is None
