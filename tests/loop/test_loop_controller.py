@@ -61,7 +61,9 @@ def test_invalid_calls_refused_with_hint(call, hint):
 
 def test_budgets():
     st = _state(max_loops=3, token_budget=100, deadline_s=10)
-    now = st.started
+    # a start time whose sum with 10 s is exact: (t + 10) - t fell below 10 for some monotonic
+    # clock readings (8183.841226423 in a CI run) and the deadline was not yet reached
+    st.started = now = 1000.0
     assert budget_stop(st, now) is None
     st.turn = 3
     assert budget_stop(st, now) == "max_loops"
