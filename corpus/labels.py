@@ -1,6 +1,9 @@
 """Numbered item labels — 第二十一条, 第三章, Clause 4, Article 12, Section 3.2, § 5 — for
 follow-ups that step from one to the next ("下一条呢？", "And the next one?") or name another
-("那第二十三条呢？", "What about Clause 6?").
+("那第二十三条呢？", "What about Clause 6?"), and for answers to a question naming an article
+or clause: :func:`asked_item`, :func:`item_of` (the item a unit sits in), :func:`other_item`
+(a unit of another item, the answer checks' ``other_item``) and :func:`names_item` (第21条 is
+第二十一条); the evidence scorer (``corpus.evidence.UnitScorer``) follows items the same way.
 
 A regulation, contract or policy numbers its clauses in the running text (a TXT or PDF page:
 "第二十一条 网络运营者应当…", "Clause 4. Refund method. …"), not as headings, table rows or list
@@ -35,8 +38,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["ITEM_KINDS", "Label", "asked_item", "find_label", "item_of",
-           "line_labels", "names_item", "other_item", "step_label", "zh_numeral", "zh_value"]
+__all__ = ["ITEM_KINDS", "Label", "asked_item", "find_label", "item_of", "label_term",
+           "line_labels", "names_item", "opening_label", "other_item", "step_label",
+           "zh_numeral", "zh_value"]
 
 _ZH_DIGITS = "零一二三四五六七八九"
 _ZH_VALUE = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6,
@@ -198,22 +202,31 @@ def asked_item(question: str) -> Label | None:
     return label if label is not None and label.kind in ITEM_KINDS else None
 
 
+def label_term(term: str) -> Label | None:
+    """The label ``term`` is, when it is a numbered item label and nothing more (第二十二条,
+    第23条), else ``None``."""
+    label = find_label(term)
+    return label if label is not None and label.text == term else None
+
+
+def opening_label(text: str, kind: str) -> Label | None:
+    """The label of ``kind`` that opens ``text``'s first line, or ``None``."""
+    got = line_labels(text.lstrip().split("\n", 1)[0])
+    return got[0] if got and got[0].kind == kind else None
+
+
 def item_of(unit: str, above: str, headings: Sequence[str], kind: str) -> Label | None:
     """The item of ``kind`` that ``unit`` belongs to: the label opening it, else the last label
     of that kind opening a line of ``above`` (the chunk's text before the unit), else the
     innermost of ``headings`` (the chunk's section path, outermost first) opening with one;
     ``None`` when none is written (the text does not number its items so)."""
-    got = line_labels(unit.lstrip().split("\n", 1)[0])
-    if got and got[0].kind == kind:
-        return got[0]
+    if (got := opening_label(unit, kind)) is not None:
+        return got
     own = [lb for lb in line_labels(above) if lb.kind == kind]
     if own:
         return own[-1]
-    for head in reversed(headings):
-        got = line_labels(head)
-        if got and got[0].kind == kind:
-            return got[0]
-    return None
+    return next((lb for head in reversed(headings)
+                 if (lb := opening_label(head, kind)) is not None), None)
 
 
 def other_item(question: str, unit: str, chunk_text: str, headings: Sequence[str] = ()

@@ -90,8 +90,9 @@ def best_evidence(
     (``coverage`` stays the matcher's: the floors read it). Units naming another code of the
     question's family, or
     addressing the reader as a model, are left out (``corpus.evidence.excluded``).
-    ``label``: the numbered item the question names (``corpus.labels.find_label``): another
-    item citing it counts nothing for the label's terms (``corpus.evidence.UnitScorer``).
+    ``label``: the numbered item the question names (``corpus.labels.asked_item``): units are
+    credited its terms by the item they sit in, not by the labels they cite
+    (``corpus.evidence.UnitScorer``).
     :returns: at most ``limit`` evidence units with at least one term in the unit itself.
     """
     if not matcher.terms:

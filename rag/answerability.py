@@ -84,6 +84,14 @@ def supported_evidence(
     return kept, ([] if kept else first_missing or [])
 
 
+def _unmissed(kept: list[Evidence], misses: list[str | None]) -> tuple[list[Evidence], str]:
+    """The units of ``kept`` whose miss is ``None``, and ``""``; ``([], the first miss)`` when
+    every unit misses."""
+    if all(misses):
+        return [], str(misses[0])
+    return [ev for ev, miss in zip(kept, misses, strict=True) if miss is None], ""
+
+
 def scoped_evidence(
     evidence: Sequence[Evidence], chunks: Iterable[Chunk], question: str
 ) -> tuple[list[Evidence], list[str]]:
@@ -91,8 +99,9 @@ def scoped_evidence(
     (``corpus.question_scope``): quoted from a page it names, not stating another year than
     the ones it pins (a unit stating none stays: ``corpus.period_scope.other_period``), and
     stating the colour or the physical quantity it asks (typography and picture counts: none),
-    best first, with the flags of why none is (``not_on_asked_page:<n>``,
-    ``other_period:<years>``, ``asks_visual:<kind>``, ``no_value_in:<dimension>``; ``([],
+    in the article or clause it names (``corpus.labels.other_item``), best first, with the
+    flags of why none is (``not_on_asked_page:<n>``, ``other_period:<years>``,
+    ``other_item:<label>``, ``asks_visual:<kind>``, ``no_value_in:<dimension>``; ``([],
     flags)`` = "not found").
 
     :param evidence: candidate evidence, best first; ``chunks``: the retrieved chunks (a
@@ -100,25 +109,23 @@ def scoped_evidence(
     """
     if not evidence:
         return [], []
+    by_id = {c.chunk_id: c for c in chunks}  # read once: ``chunks`` may be an iterator
     kept, flags = page_misses(question, evidence, lambda ev: ev.citation)
     if kept and pinned_years(question):
         # "Revenue in 2019 was …" answers another question than "… in 2018?"
-        periods = [other_period(question, ev.text) for ev in kept]
-        if all(periods):
-            return [], [*flags, "other_period:" + str(periods[0])]
-        kept = [ev for ev, p in zip(kept, periods, strict=True) if p is None]
+        kept, miss = _unmissed(kept, [other_period(question, ev.text) for ev in kept])
+        if miss:
+            return [], [*flags, "other_period:" + miss]
     if kept and asked_item(question) is not None:
         # "第二十六条规定了什么？" is answered by 第二十六条, not by a clause citing it, nor by
         # any clause when there is none (corpus.labels.other_item)
-        by_id = {c.chunk_id: c for c in chunks}
-        items = [other_item(question, ev.text, getattr(by_id.get(ev.citation.chunk_id), "text", ""),
-                            getattr(by_id.get(ev.citation.chunk_id), "section_path", ()))
-                 for ev in kept]
-        if all(items):
-            return [], [*flags, "other_item:" + str(items[0])]
-        kept = [ev for ev, it in zip(kept, items, strict=True) if it is None]
+        got = [(ev, by_id.get(ev.citation.chunk_id)) for ev in kept]
+        kept, miss = _unmissed(kept, [other_item(question, ev.text, c.text if c else "",
+                                                 c.section_path if c else ())
+                                      for ev, c in got])
+        if miss:
+            return [], [*flags, "other_item:" + miss]
     if kept and asks_content(question):
-        by_id = {c.chunk_id: c for c in chunks}
         best = by_id.get(kept[0].citation.chunk_id)
         heads = (best.title, *best.section_path) if best else ()
         misses = content_misses(question, kept[0].text + "\n" + (best.text if best else ""),

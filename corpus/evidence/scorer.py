@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from corpus.evidence.recognise import excluded
 from corpus.evidence.terms import TermMatcher
 from corpus.evidence.units import UnitStyle, split_units
-from corpus.labels import Label, item_of, line_labels
+from corpus.labels import Label, item_of, opening_label
 from corpus.statement_rows import parse_row
 from corpus.term_match import code_terms, is_period
 from corpus.tuning import TUNING
@@ -129,16 +129,15 @@ class UnitScorer:
         body = m.credits(chunk.text) if self.chunk_credit else None
         context_held = [t for t, c in ctx.items() if c > 0]
         item = item_of("", "", chunk.section_path, label.kind) if label is not None else None
-        in_item: dict[str, float] = {}
         for unit in split_units(chunk, self.style):
-            own, in_item = m.credits(unit), {}
+            own = m.credits(unit)
+            in_item: dict[str, float] = {}
             if label is not None:
-                opening = line_labels(unit.lstrip().split("\n", 1)[0])
-                opens = bool(opening) and opening[0].kind == label.kind
-                item = opening[0] if opens else item
+                opening = opening_label(unit, label.kind)
+                item = opening or item
                 if item is not None and item.number != label.number:
                     own = {t: c for t, c in own.items() if t not in self._label_terms}
-                elif item is not None and opens:  # 第二十一条 … holds 第21条
+                elif opening is not None:  # 第二十一条 … holds 第21条
                     own = {**own, **dict.fromkeys(self._label_terms, 1.0)}
                 elif item is not None:  # a later sentence: its item's label is its context
                     in_item = dict.fromkeys(self._label_terms, 1.0)

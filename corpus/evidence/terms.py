@@ -15,7 +15,7 @@ from typing import Any, Literal
 from corpus.evidence.bounds import Bound, bound_direction, states_bound
 from corpus.evidence.recognise import DIGIT, flat_code
 from corpus.evidence.units import CJK
-from corpus.labels import find_label, names_item
+from corpus.labels import label_term, names_item
 from corpus.term_match import holds_term
 from corpus.tuning import TUNING
 
@@ -36,15 +36,9 @@ def term_weight(term: str, weighting: Weighting = "chars") -> float:
     numbered label in Chinese numerals (第二十二条: ``corpus.labels``), else 1.0."""
     if weighting == "digits":
         # a numbered label in Chinese numerals (第二十二条) is a number as much as 第22条
-        return 2.0 if DIGIT.search(term) or _numbered_label(term) else 1.0
+        return 2.0 if DIGIT.search(term) or label_term(term) is not None else 1.0
     w = sum(2 if (CJK.match(ch) or ch.isdigit()) else 1 for ch in term)
     return float(min(8, max(1, w)))
-
-
-def _numbered_label(term: str) -> bool:
-    """True when ``term`` is a numbered item label and nothing more (第二十二条, 第三章)."""
-    label = find_label(term)
-    return label is not None and label.text == term
 
 
 class TermMatcher:
@@ -105,7 +99,7 @@ class TermMatcher:
         every term or no term occurs."""
         hit = {t for x in texts for t in self.credits(x)}
         for t in self.terms:  # 第23条 is held where 第二十三条 is written
-            if t not in hit and (lb := find_label(t)) is not None and lb.text == t \
+            if t not in hit and (lb := label_term(t)) is not None \
                     and any(names_item(x, lb) for x in texts):
                 hit.add(t)
         if not hit or len(hit) == len(self.terms):

@@ -201,10 +201,11 @@ _YEAR = r"(?:FY\s?|fiscal\s+)?(?:19|20)\d\d(?![\d.,]\d)年?"
 _YEAR_LIST = re.compile(rf"{_YEAR}(?:\s*[,，、]\s*{_YEAR})+\s*(?:,?\s*and\s+|和|与|及|以及)\s*"
                         rf"{_YEAR}", re.I)
 # a question over the years together: a change, a sum, an average, a comparison
+_ZH_WHOLE = re.compile(r"合计|总共|总计|之和|一共|共计|之间|相比|增长|变化|平均")
 _YEARS_WHOLE = re.compile(
     r"\b(?:between|differen\w*|chang\w*|grow\w*|growth|increas\w*|decreas\w*|declin\w*|"
     r"compar\w*|sum|total|combined|together|average|mean|ratio|trend|versus|vs)\b"
-    r"|合计|总共|总计|之和|一共|共计|之间|相比|增长|变化|平均|趋势|比较|对比", re.I)
+    rf"|{_ZH_WHOLE.pattern}|趋势|比较|对比", re.I)
 
 
 def _by_years(q: str) -> list[str] | None:
@@ -267,7 +268,6 @@ def _zh_pair(q: str) -> list[str] | None:
 _ZH_SHAPE_PAIR = re.compile(
     rf"^(?P<pre>[^，,；;？?]*?)(?P<a>(?:19|20)\d\d\s*年(?:度)?|{_CODE_WORD})\s*(?:和|与|及|、)\s*"
     rf"(?P<b>(?:19|20)\d\d\s*年(?:度)?|{_CODE_WORD})(?P<rest>的[^，,；;]+)$")
-_ZH_WHOLE = re.compile(r"合计|总共|总计|之和|一共|共计|之间|相比|增长|变化|平均")
 
 
 def _zh_shape_pair(body: str) -> list[str] | None:
