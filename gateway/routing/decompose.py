@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from gateway.routing.elliptic import split_elliptic
+from gateway.routing.elliptic import ZH_ASK, opens_asking, split_elliptic
 from gateway.routing.followup import is_followup
 
 __all__ = ["Plan", "decompose"]
@@ -48,7 +48,6 @@ _QMARK_SPLIT = re.compile(r"(?<=[?？])\s*")
 _WH = r"(?:what|which|who|whom|whose|when|where|why|how|is|are|does|do|did|can|was|were)"
 _EN_JOINT = re.compile(rf"(?:,\s*and\s+|;\s*(?:and\s+)?|,\s*as well as\s+)(?={_WH}\b)", re.I)
 _EN_WH = re.compile(rf"\b{_WH}\b", re.I)
-_ZH_QWORD = re.compile(r"多少|什么|哪|几|多久|多长|多大|多高|如何|怎样|怎么|是否|吗|谁")
 _ZH_JOINT = re.compile(r"[，,；;]\s*(?:以及|还有|另外|并且|同时|而)?")
 _ZH_EACH = re.compile(r"(分别|各自|各)")
 _ZH_CMP = re.compile(r"^\s*(?:请)?(?:比较|对比|比较一下|对比一下)")
@@ -65,8 +64,7 @@ _EN_WHICH = re.compile(
     r"^\s*which\s+(?:is|was|has|had)\s+(?:the\s+)?(?:higher|lower|larger|smaller|greater|longer|"
     r"shorter|bigger|more|less|better|worse)\s*[:,]?\s+(?P<a>.+?)\s*,?\s+or\s+(?P<b>.+?)\s*[.?!]?\s*$",
     re.I)
-_EN_START = re.compile(
-    rf"^(?:[^,?]{{3,80}},\s*)?(?:(?:at|in|on|for|by|to|from|under|with|of)\s+)?{_WH}\b", re.I)
+_EN_START = opens_asking(_WH)
 _EN_DEPENDS = re.compile(
     r"\b(?:it|its|they|them|these|those|he|she|the same)\b|^(?:\S+\s+){0,3}(?:their|his|her)\b"
     r"|\b(?:this|that)\s+(?:time|change|difference|amount|period|year|figure|value|rate|one)\b"
@@ -170,10 +168,10 @@ def _by_clauses(q: str) -> list[str] | None:
     body = q.rstrip("?？。. ")
     if _CJK.search(body):
         clauses = [c for c in _ZH_JOINT.split(body) if c.strip()]
-        if len(clauses) < 2 or not all(_ZH_QWORD.search(c) for c in clauses):
+        if len(clauses) < 2 or not all(ZH_ASK.search(c) for c in clauses):
             return None
         if any(_ZH_EACH.search(c) for c in clauses[1:]) and len(clauses) == 2 and \
-                _ZH_CONJ.search(clauses[0]) and not _ZH_QWORD.search(clauses[0]):
+                _ZH_CONJ.search(clauses[0]) and not ZH_ASK.search(clauses[0]):
             return None
         return [c + mark for c in clauses]
     pieces = _EN_JOINT.split(body)
@@ -241,7 +239,7 @@ def _zh_pair(q: str) -> list[str] | None:
             return _zh_shape_pair(body)
         start = max(body.rfind(c, 0, each.start()) for c in "，,；;：:") + 1
         clause, tail = body[start:each.start()], body[each.end():] + "？"
-        if start or _ZH_QWORD.search(clause) or not _ZH_QWORD.search(tail):
+        if start or ZH_ASK.search(clause) or not ZH_ASK.search(tail):
             return None  # the pair is in an earlier clause, or the clause asks itself
     conj = list(_ZH_CONJ.finditer(clause))
     if len(conj) != 1:
@@ -275,7 +273,7 @@ def _zh_shape_pair(body: str) -> list[str] | None:
     quantity of two periods or products) → ``A的X是多少？``, ``B的X是多少？``; not when the
     question sums, averages or compares them (合计, 平均, 增长 …)."""
     m = _ZH_SHAPE_PAIR.match(body)
-    if m is None or not _ZH_QWORD.search(m["rest"]) or _ZH_DIFF.search(body) \
+    if m is None or not ZH_ASK.search(m["rest"]) or _ZH_DIFF.search(body) \
             or _ZH_WHOLE.search(body) or (m["a"][:1].isdigit() != m["b"][:1].isdigit()):
         return None
     return [f"{m['pre']}{m['a']}{m['rest']}？", f"{m['pre']}{m['b']}{m['rest']}？"]

@@ -45,7 +45,7 @@ from corpus.evidence.units import CJK
 from gateway.routing.followup import content_en, content_zh
 from gateway.routing.slots import fill_slot
 
-__all__ = ["split_elliptic"]
+__all__ = ["ZH_ASK", "opens_asking", "split_elliptic"]
 
 # a bare " and " only before a preposition ("in 2018 and in 2019"): "the Marketing and Editorial
 # team", "regulation and policy on …" are one noun phrase
@@ -59,10 +59,21 @@ _EN_JOINT = re.compile(
     r"\s*[?.!]?\s*$)", re.IGNORECASE)
 _ZH_JOINT = re.compile(r"(?:[，；;？?]|(?<!\d),(?!\d))\s*(?P<lead>那么?|还有|以及|而|另外)?\s*")
 _ZH_ELLIPTIC_END = re.compile(r"(?:呢|怎么样|如何|又是多少|是多少)$")
-_EN_ASKS = re.compile(
-    r"^(?:[^,?]{3,80},\s*)?(?:(?:at|in|on|for|by|to|from|under|with|of)\s+)?"
+
+
+def opens_asking(words: str) -> re.Pattern[str]:
+    """A question opening with one of ``words`` (a regex alternation, grouped), in any case,
+    after an optional lead clause ending in a comma ("In the MEDDPPICC framework, what …") and
+    an optional preposition ("In which year …"); used with ``match``. The first part of an
+    elliptic pair is asked this way, and so is each part of a conjoined English question
+    (:func:`gateway.routing.decompose.decompose`, with its own wh-words)."""
+    return re.compile(rf"^(?:[^,?]{{3,80}},\s*)?(?:(?:at|in|on|for|by|to|from|under|with|of)\s+)?"
+                      rf"{words}\b", re.IGNORECASE)
+
+
+_EN_ASKS = opens_asking(
     r"(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|does|do|did|can|could|"
-    r"should|must|will|would|has|have|had)\b", re.IGNORECASE)
+    r"should|must|will|would|has|have|had)")
 _EN_VERBISH = re.compile(
     r"\b(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|be|been|do|does|did|"
     r"can|could|should|must|will|would|shall|may|might|has|have|had|it|they|them|this|that)\b",
@@ -72,7 +83,9 @@ _EN_WHOLE = re.compile(
     r"vs|relationship|either|neither|respectively|each)\b", re.IGNORECASE)
 _EN_ASK_LEAD = re.compile(r"^(?:what|how much|how many)\s+(?:is|are|was|were)\s+(?:it\s+)?"
                           r"(?:for\s+|in\s+)?", re.IGNORECASE)
-_ZH_ASK = re.compile(r"多少|什么|哪|几|多久|多长|多大|多高|如何|怎样|怎么|是否|吗|谁|为什么")
+#: a Chinese question word, searched for (so 为什么 is also 什么): an elliptic pair's first part
+#: holds one and its second part none; decompose's conjoined clauses each hold one
+ZH_ASK = re.compile(r"多少|什么|哪|几|多久|多长|多大|多高|如何|怎样|怎么|是否|吗|谁|为什么")
 _ZH_WHOLE = re.compile(r"区别|差别|差异|不同|异同|比较|对比|之间|相比|合计|总共|之和|一共|分别|各")
 _ZH_TAIL = re.compile(r"(?:的)?(?:又)?(?:是多少|是什么|怎么样|如何|呢)+$")
 _EN_OF = re.compile(
@@ -93,7 +106,7 @@ def _tail_en(tail: str) -> str | None:
 
 def _tail_zh(tail: str) -> str | None:
     core = _ZH_TAIL.sub("", tail.strip().rstrip("？?。!！ ")).strip()
-    if not core or _ZH_ASK.search(core) or content_zh(core) > 12:
+    if not core or ZH_ASK.search(core) or content_zh(core) > 12:
         return None
     if not core.endswith("的") and any(tag in ("v", "vd", "vi") for _t, tag in rjieba.tag(core)):
         return None  # a clause with its own verb asks its own question
@@ -136,7 +149,7 @@ def split_elliptic(question: str) -> list[str] | None:
     first = head.rstrip("，,；;。. ") + mark
     if zh:
         core = _tail_zh(tail)
-        if core is None or not _ZH_ASK.search(head) or _ZH_WHOLE.search(q):
+        if core is None or not ZH_ASK.search(head) or _ZH_WHOLE.search(q):
             return None
     else:
         core = _tail_en(tail)
