@@ -199,7 +199,8 @@ class AnswerChecks:
                              res: LoopResult) -> LoopResult:
         """``res`` with the answer-support features of its first citation
         (``corpus.answer_support``) and, with a support model, their probability; an answer
-        below the model's threshold becomes "not found". Runs under the tool timeout; a failure
+        below the model's threshold becomes "not found" unless the pick protocol's model
+        ``confirmed`` its line (``LoopResult.confirmed``). Runs under the tool timeout; a failure
         keeps the answer unscored."""
         if not res.found or not res.citations or res.fallback:
             return res
@@ -235,7 +236,8 @@ class AnswerChecks:
         if self.support_model is None:
             return res
         res.support_p = round(self.support_model.score(res.support), 4)
-        if res.support_p < self.support_model.threshold_for(res.support, "loop"):
+        if res.support_p < self.support_model.threshold_for(res.support, "loop") \
+                and not res.confirmed:
             _refuse(res)
             res.unsupported = True
         return res

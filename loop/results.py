@@ -86,6 +86,10 @@ class LoopResult:
     :param support_p: their calibrated probability of holding what was asked (``None`` without
         a support model); below the model's threshold the answer became "not found"
         (``unsupported`` True).
+    :param confirmed: the model of the pick protocol (``loop.policies.read_pick_step``) chose
+        this answer's line and copied from it a value the line holds: the model has judged that
+        the line answers, so the answer-support model's refusal does not apply to it (its
+        probability is still recorded).
     """
 
     answer: str
@@ -114,6 +118,7 @@ class LoopResult:
     support: dict[str, float] = field(default_factory=dict)
     support_p: float | None = None
     unsupported: bool = False
+    confirmed: bool = False
 
     @property
     def fallback(self) -> bool:
@@ -142,6 +147,6 @@ class LoopResult:
             "out_of_scope": list(self.out_of_scope),
             "related": [c.to_dict() for c in self.related],
             "support": dict(self.support), "support_p": self.support_p,
-            "unsupported": self.unsupported,
+            "unsupported": self.unsupported, "confirmed": self.confirmed,
             "steps": [s.to_dict() for s in self.steps],
         }

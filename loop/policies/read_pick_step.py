@@ -113,7 +113,11 @@ class PickStep(ReadCalls):
                     base: LoopResult) -> LoopResult:
         """The pick step over the offline answer ``base`` (found): the model chooses among the
         offline ranking's best lines; the chosen line is the answer, ``base``'s citations
-        follow as ``related``. A single candidate needs no call (the offline answer)."""
+        follow as ``related``, and the answer is ``confirmed`` (the answer-support model does
+        not refuse it). A single candidate is asked about too: the model's choice of the
+        offline answer's line confirms it (zh-PDF dev, zhpdf:57: the offline answer, the one
+        candidate and the gold line, was refused by the support model at p 0.295, the zh
+        LoopAgent threshold being 0.696)."""
         state = nav.state
         if misses := offline_misses(state, base):
             return self._result(state, base, "answer", "offline answer: its line does not "
@@ -122,8 +126,8 @@ class PickStep(ReadCalls):
         lead = [(c.chunk_id, c.quote) for c in base.citations]
         cands = pick_candidates(offline.ranked_evidence(state), lead=lead,
                                 question=state.question)
-        if len(cands) < 2:
-            return self._result(state, base, "answer", "offline answer: one candidate line",
+        if not cands:
+            return self._result(state, base, "answer", "offline answer: no candidate line",
                                 offline.dense_error)
         state.turn += 1
         try:
@@ -145,5 +149,6 @@ class PickStep(ReadCalls):
         res = self._result(state, None, "answer", why, offline.dense_error,
                            (got.text(), list(chk.verified)))
         res.brain = self.brain.removesuffix(":read") + ":pick"
+        res.confirmed = True  # the model judged that this line answers (LoopResult.confirmed)
         res.related = [c for c in [*base.citations, *base.related] if c not in chk.verified]
         return res

@@ -30,7 +30,7 @@ def test_local_model_reads_and_cites_or_says_not_found(kb: KB, llm_url: str):
             await agent.aclose()
     res = asyncio.run(go())
     # auto → no native tools with this server → the line-reading protocol with the pick step
-    # (one candidate line: no call, the offline answer); the guard may keep the offline
+    # (one candidate line: one call, which may confirm the offline answer); the guard may keep the offline
     # answer (brain "offline", guard says why), never an unverifiable citation
     assert res.invalid_actions <= res.llm_calls
     assert res.brain.endswith((":read", ":pick")) or res.guard.startswith("offline answer")

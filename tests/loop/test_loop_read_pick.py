@@ -18,7 +18,8 @@ from scripted_server import ScriptedChatServer
 from test_loop_scripted import assert_all_verified
 
 from corpus.types import Chunk
-from loop import LoopAgent, LoopConfig, LoopResult
+from corpus.answer_support import SupportModel
+from loop import LLMConfig, LoopAgent, LoopConfig, LoopResult
 from loop.evidence import Evidence
 from loop.policies.read_parse import ReplyError
 from loop.policies.read_pick import (
@@ -156,7 +157,7 @@ def test_the_chosen_line_is_the_verified_answer_offline_evidence_related(kb: Any
     enum = req["response_format"]["json_schema"]["schema"]["properties"]["line"]["enum"]
     assert enum[0] == 0 and len(enum) >= 3
     assert res.brain == "llm:scripted:pick" and res.found and res.llm_calls == 1, res.guard
-    assert "picked line 2" in res.guard
+    assert "picked line 2" in res.guard and res.confirmed
     line2 = user.split("\n2| ", 1)[1].split("\n", 1)[0]
     assert res.citations and res.citations[0].quote.split()[1] in line2
     assert res.citations[0] != offline.citations[0]
@@ -170,9 +171,39 @@ def test_none_or_unusable_twice_keeps_the_offline_answer(kb: Any, script: list[A
     offline = _offline(kb)
     with ScriptedChatServer(script) as srv:
         res = _run(kb, srv)
-    assert res.brain == "offline" and res.answer == offline.answer
+    assert res.brain == "offline" and res.answer == offline.answer and not res.confirmed
     assert res.citations == offline.citations and "none" in res.guard  # 二十年: invented
     assert res.invalid_actions == (2 if len(script) == 2 else 0)
+
+
+def _refusing_agent(kb: Any, llm: LLMConfig | None) -> LoopResult:
+    """One run over ``kb`` with an answer-support model refusing every LoopAgent answer (loop
+    threshold 1.0: no probability reaches it)."""
+    never = SupportModel(("unit_cov",), (1.0,), (0.5,), (0.25,), 0.0, 0.0, {}, 1.0)
+
+    async def go() -> LoopResult:
+        agent = LoopAgent(kb.store, kb.search, llm=llm, documents=kb, support_model=never)
+        try:
+            return await agent.run_async("电池保修多久？", kb.collection)
+        finally:
+            await agent.aclose()
+    return asyncio.run(go())
+
+
+def test_the_model_choosing_a_line_confirms_it_past_the_support_refusal(kb: Any) -> None:
+    # zh-PDF dev, zhpdf:57: the offline answer was the gold line, refused by the support model
+    # (p 0.295 < the zh loop threshold 0.696); asked, the model copies its value: it answers
+    offline = _refusing_agent(kb, None)
+    assert not offline.found and offline.unsupported and offline.related
+    with ScriptedChatServer([_copy_from_line(1, 0)]) as srv:
+        res = _refusing_agent(kb, scripted_llm(srv.base_url, "pick"))
+    assert len(srv.requests) == 1  # asked even when the offline answer has one candidate line
+    assert res.found and res.confirmed and not res.unsupported, res.guard
+    assert res.support_p is not None and res.support_p < 1.0  # scored, not obeyed
+    assert res.citations[0] == offline.related[0]
+    with ScriptedChatServer([_pick(0)]) as srv:  # "none of them": the refusal stands
+        res = _refusing_agent(kb, scripted_llm(srv.base_url, "pick"))
+    assert not res.found and res.unsupported and not res.confirmed
 
 
 def test_a_hung_llm_is_cancelled_at_the_deadline_with_the_offline_answer(kb: Any) -> None:
