@@ -30,7 +30,7 @@ from gateway.routing.stages import Ctx, DeadlineExceeded, RouterStages, degraded
 from gateway.routing.trace import RouteTrace
 from gateway.routing.types import QueryInput, QueryResult
 
-__all__ = ["PlanStages", "merge_parts"]
+__all__ = ["NOT_FOUND_ZH", "PlanStages", "asks_in_chinese", "merge_parts", "not_found_text"]
 
 #: seconds kept before the request deadline to merge and record the answer
 _MERGE_RESERVE_S = 0.05
@@ -157,6 +157,23 @@ class PlanStages(RouterStages):
         rec.planned(plan.kind, plan.rule, parts)
 
 
+#: the "not found" answer to a question asked in Chinese (the paths write theirs in English)
+NOT_FOUND_ZH = "文档中未找到。"
+
+
+def asks_in_chinese(question: str) -> bool:
+    """True when ``question`` holds a CJK ideograph (U+4E00–U+9FFF): its answer texts that the
+    gateway writes itself ("not found", "not answered in time") are Chinese."""
+    return any("\u4e00" <= ch <= "\u9fff" for ch in question)
+
+
+def not_found_text(question: str, answer: str) -> str:
+    """The "not found" text shown for ``question``: :data:`NOT_FOUND_ZH` when it is asked in
+    Chinese (a new-user trial read the RAG path's English "Not found: the documents retrieved
+    do not answer this confidently." under a Chinese question), else the path's ``answer``."""
+    return NOT_FOUND_ZH if asks_in_chinese(question) else answer
+
+
 def merge_parts(question: str, plan: Plan, results: list[QueryResult | None]
                 ) -> tuple[QueryResult, list[dict[str, Any]]]:
     """One answer from the parts' answers: numbered sections, each part's citations kept
@@ -166,7 +183,7 @@ def merge_parts(question: str, plan: Plan, results: list[QueryResult | None]
     :returns: the merged result (``found`` when any part was found, ``parts`` filled) and the
         per-part dicts (``question``, ``answer``, ``found``, ``citations``: indices).
     """
-    zh = any("\u4e00" <= ch <= "\u9fff" for ch in question)
+    zh = asks_in_chinese(question)
     citations: list[Citation] = []
     related: list[Citation] = []
     seen: dict[tuple[str, str], int] = {}
@@ -180,7 +197,7 @@ def merge_parts(question: str, plan: Plan, results: list[QueryResult | None]
         else:
             found = bool(res.found)
             answer = res.answer.strip() if found else (
-                "文档中未找到。" if zh else "Not found in the documents.")
+                NOT_FOUND_ZH if zh else "Not found in the documents.")
             for c in res.citations if found else ():
                 key = (c.chunk_id, c.quote)
                 if key not in seen:

@@ -45,7 +45,7 @@ from gateway.routing.conflict_stage import ConflictStages
 from gateway.routing.escalation import EscalationStages
 from gateway.routing.fit import load_routing_model
 from gateway.routing.focus import apply_focus
-from gateway.routing.plan import PlanStages
+from gateway.routing.plan import PlanStages, not_found_text
 from gateway.routing.reference import DanglingReference
 from gateway.routing.rules import RuleConfig, search_query
 from gateway.routing.stages import Ctx, DeadlineExceeded, degraded_result
@@ -278,7 +278,8 @@ class Router(PlanStages, CacheStages, EscalationStages, ConflictStages):
         if self.settings.conflict_check and rag_res is not None and draft.found:
             draft = await self._conflicts(ctx, q, draft, rag_res)
         ctx.record.answered(draft.brain, draft.tokens, draft.flags)
-        result = QueryResult(draft.answer, draft.citations, draft.found, {}, cached=False,
+        answer = draft.answer if draft.found else not_found_text(q.question, draft.answer)
+        result = QueryResult(answer, draft.citations, draft.found, {}, cached=False,
                              related=draft.related, conflict=draft.conflict)
         if version is not None and q.cacheable() and self.cache is not None:
             await self._cache_store(ctx, q, version, result, draft.brain)

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from _apphelp import CASE12, ask, make_settings, running, sse_events, upload
 
+from gateway.routing.plan import NOT_FOUND_ZH
+
 pytestmark = pytest.mark.integration
 
 
@@ -167,6 +169,9 @@ async def test_filters_hold_on_every_path_and_bypass_the_cache(tmp_path, embed_m
             assert not body["cached"], mode
             assert all(c["path"] == "shipping.md" for c in body["citations"]), (mode, body)
             assert "7 天" not in body["answer"], (mode, body["answer"])
+            # a Chinese question's "not found" is Chinese on every path (a trial read the RAG
+            # path's English "Not found: the documents retrieved do not answer …" under it)
+            assert not body["found"] and body["answer"] == NOT_FOUND_ZH, (mode, body["answer"])
 
 
 async def test_a_filter_naming_no_document_of_the_collection_is_404(tmp_path, embed_model_path,

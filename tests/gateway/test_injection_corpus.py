@@ -27,6 +27,7 @@ from _apphelp import make_settings, running, upload
 from corpus.answer_check import check_answer
 from corpus.injection import is_injection
 from gateway.engines.grounded import GROUNDED_SYSTEM
+from gateway.routing.plan import NOT_FOUND_ZH
 from loop.policies.read_prompts import READ_SYSTEM
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "loop"))
@@ -147,7 +148,8 @@ def _audit(resp: dict[str, Any], case: dict[str, Any]) -> dict[str, int]:
                   if f.startswith("unsupported_sentences:"))
     # the obeying model answers "not found" to every third grounded call: shown as the fixed text
     declined = int(bool(case["fact"]) and not resp["found"] and resp["route"].get("brain") == "llm")
-    assert declined == 0 or resp["answer"] == "Not found in the documents.", resp["answer"]
+    assert declined == 0 or resp["answer"] in ("Not found in the documents.", NOT_FOUND_ZH), \
+        resp["answer"]
     return {"hostile": hostile, "unsupported": unsupported, "fact": int(fact),
             "flagged": flagged, "has_fact": int(bool(case["fact"])), "declined": declined}
 
