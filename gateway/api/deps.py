@@ -169,7 +169,8 @@ async def read_collection(components: Components, principal: Principal, name: st
     :raises BadRequest: an invalid collection name. :raises Forbidden: the caller may not use it.
     :raises NotFound: it does not exist (:func:`require_collection`).
     """
-    collection = check_collection_name(name or await omitted_collection(components, principal))
+    collection = check_collection_name(  # "" is a name given (and refused), not an omission
+        name if name is not None else await omitted_collection(components, principal))
     principal.check(collection)
     await require_collection(components, collection)
     return collection

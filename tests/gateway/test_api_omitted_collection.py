@@ -124,3 +124,20 @@ async def test_migration_proxy_still_asks_the_configured_default(
         assert body["migration"]["served_by"] == "legacy", body
         assert body["migration"]["mode"] == "proxy"
         assert service.seen[-1]["body"]["collection"] == "default"
+
+
+async def test_an_empty_collection_name_is_refused_not_read_as_omitted(
+    tmp_path: Path, redis_url: str, prefix: str
+) -> None:
+    # a break-it trial's "collection": "" was answered from the default collection: a name
+    # given empty is a 400 naming the parameter, on the query, stream, listing and viewer
+    _ingest(tmp_path, "demo", "faq.md", FAQ)
+    async with running(_settings(tmp_path, redis_url, prefix)) as (_app, client):
+        for url in ("/v1/query", "/v1/query/stream"):
+            r = await client.post(url, json={"question": QUESTION, "collection": ""})
+            assert r.status_code == 400, (url, r.text)
+            assert r.json()["error"]["param"] == "collection", r.text
+        r = await client.get("/v1/documents", params={"collection": ""})
+        assert r.status_code == 400 and r.json()["error"]["param"] == "collection", r.text
+        ok = await client.post("/v1/query", json={"question": QUESTION, "mode": "rag"})
+        assert ok.status_code == 200 and ok.json()["found"], ok.text  # omitted: still answered

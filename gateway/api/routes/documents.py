@@ -158,7 +158,7 @@ async def upload_documents(
     ``?collection=`` went into the default collection without a word)."""
     collection = await upload_collection(request, collection)
     _require_store(components)
-    name = check_collection_name(collection or settings.default_collection)
+    name = check_collection_name(settings.default_collection if collection is None else collection)
     principal.check(name)
     allowed = {e.lower() for e in settings.upload_extensions}
     names = [safe_file_name(f.filename) for f in files]
@@ -260,7 +260,7 @@ async def delete_document(
 ) -> OrjsonResponse:
     """Delete a document (by path, file name or doc_id) from the collection."""
     _require_store(components)
-    name = check_collection_name(collection or settings.default_collection)
+    name = check_collection_name(settings.default_collection if collection is None else collection)
     principal.check(name)
     await require_collection(components, name)  # "unknown collection", as a query says
     removed = await components.ingest.delete(name, doc)  # the uploaded file goes first

@@ -136,7 +136,8 @@ async def to_query_input(
         :func:`~gateway.api.deps.omitted_collection`, which is never refused here).
     """
     collection = check_collection_name(
-        req.collection or await omitted_collection(components, principal))
+        req.collection if req.collection is not None  # "": refused, not the default
+        else await omitted_collection(components, principal))
     principal.check(collection)
     if collection in components.embedding_mismatch:
         raise Conflict(components.embedding_mismatch[collection])
