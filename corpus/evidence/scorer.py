@@ -116,10 +116,14 @@ class UnitScorer:
         self.chunk_credit, self.row_context = chunk_credit, row_context
         self.codes = code_terms(matcher.terms)
         self.label = label
-        # a question asking more than a period: a unit holding only its years is no evidence
-        self._asks_more = (any(is_period(t) for t in matcher.terms)
-                           and any(not is_period(t) for t in matcher.terms))
         self._label_terms = frozenset(matcher.credits(label.text) if label is not None else ())
+        # a question asking more than a period: a unit holding only its years is no evidence;
+        # the number of an asked item is no period (第21条's "21": a new-user trial's
+        # "第21条规定了什么？" skipped 第二十一条's own unit as holding only a year)
+        self._periods = frozenset(t for t in matcher.terms
+                                  if is_period(t) and t not in self._label_terms)
+        self._asks_more = bool(self._periods) and any(t not in self._periods
+                                                      for t in matcher.terms)
 
     def units(self, chunk: Chunk) -> Iterator[ScoredUnit]:
         """The units of ``chunk`` that hold a key term and are not
@@ -132,16 +136,18 @@ class UnitScorer:
         for unit in split_units(chunk, self.style):
             own = m.credits(unit)
             in_item: dict[str, float] = {}
+            other = False  # a unit of another item: the label's terms get no credit at all
             if label is not None:
                 opening = opening_label(unit, label.kind)
                 item = opening or item
                 if item is not None and item.number != label.number:
                     own = {t: c for t, c in own.items() if t not in self._label_terms}
+                    other = True
                 elif opening is not None:  # 第二十一条 … holds 第21条
                     own = {**own, **dict.fromkeys(self._label_terms, 1.0)}
                 elif item is not None:  # a later sentence: its item's label is its context
                     in_item = dict.fromkeys(self._label_terms, 1.0)
-            if own and self._asks_more and all(is_period(t) for t in (*own, *context_held)):
+            if own and self._asks_more and all(t in self._periods for t in (*own, *context_held)):
                 continue  # only the year asked ("… opens in May 2021" for revenue in 2021)
             if not own or excluded(chunk, unit, self.codes, m.normalize):
                 continue  # another code of the family, or an order to a model (corpus.injection)
@@ -152,5 +158,7 @@ class UnitScorer:
                 head = m.credits(chunk.text[:max(0, chunk.text.find(unit))])
                 context = {t: max(context.get(t, 0.0), head.get(t, 0.0)) for t in {*context, *head}}
             cr = term_credits(m, own, context, body)
+            if other:  # nor from its chunk (第二十五条 citing 第二十一条: not 第二十一条's text)
+                cr = {t: 0.0 if t in self._label_terms else c for t, c in cr.items()}
             yield ScoredUnit(unit, sum(w * cr[t] for t, w in zip(m.terms, m.weights, strict=True)),
                              own, cr)

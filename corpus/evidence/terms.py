@@ -15,7 +15,7 @@ from typing import Any, Literal
 from corpus.evidence.bounds import Bound, bound_direction, states_bound
 from corpus.evidence.recognise import DIGIT, flat_code
 from corpus.evidence.units import CJK
-from corpus.labels import label_term, names_item
+from corpus.labels import Label, label_term, names_item
 from corpus.term_match import holds_term
 from corpus.tuning import TUNING
 
@@ -91,16 +91,22 @@ class TermMatcher:
                         self.parts[t] = sub
 
     def known(self, texts: Sequence[str],
-              factor: float = TUNING.evidence.unknown_term_factor) -> TermMatcher:
+              factor: float = TUNING.evidence.unknown_term_factor,
+              label: Label | None = None) -> TermMatcher:
         """The same terms, with the weight of each term that occurs in none of ``texts`` (the
         chunks the loop has seen) multiplied by ``factor``: a word the corpus never uses (a
         colloquial word of a paraphrased question) is weak evidence either way, but a specific
         term no chunk holds still lowers coverage (an unanswerable question). ``self`` when
-        every term or no term occurs."""
+        every term or no term occurs. A term of ``label`` (the numbered item the question
+        asks, ``corpus.labels.asked_item``: the "21" of 第21条) is held by a text naming that
+        item in either form (第二十一条: a new-user trial's "第21条规定了什么？" weighed "21" as
+        unknown, and 第二十五条's sentence citing the article outscored the article)."""
         hit = {t for x in texts for t in self.credits(x)}
+        # the terms of ``label`` (the item the question asks: 第21条 → "21")
+        asked = self.credits(label.text) if label is not None else {}
         for t in self.terms:  # 第23条 is held where 第二十三条 is written
-            if t not in hit and (lb := label_term(t)) is not None \
-                    and any(names_item(x, lb) for x in texts):
+            lb = label_term(t) or (label if t in asked else None)
+            if t not in hit and lb is not None and any(names_item(x, lb) for x in texts):
                 hit.add(t)
         if not hit or len(hit) == len(self.terms):
             return self

@@ -15,6 +15,7 @@ collection does not exist, 2 on usage errors.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from enum import StrEnum
@@ -155,6 +156,10 @@ def ask_rag(
     if read.rewritten_question:
         shown["rewritten_question"] = read.rewritten_question
     shown["retrieval_query"] = read.retrieval_query
+    if not ans.found:  # as the router says it: Chinese for a Chinese question
+        from gateway.routing.plan import not_found_text
+
+        ans = dataclasses.replace(ans, answer=not_found_text(question, ans.answer))
     if as_json:
         body = {**answer_to_dict(ans), **shown}
         sys.stdout.write(json.dumps(body, ensure_ascii=False, indent=2) + "\n")

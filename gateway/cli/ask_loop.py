@@ -134,6 +134,10 @@ def ask_loop(question: str, collection: str, *, settings: Settings | None = None
 
         print_unresolved(question, shown["unresolved"], as_json)
         return 0
+    if not res.found:  # as the router says it: Chinese for a Chinese question
+        from gateway.routing.plan import not_found_text
+
+        res.answer = not_found_text(question, res.answer)
     if as_json:
         print(json.dumps({**res.to_dict(), **shown}, ensure_ascii=False, indent=2))
     else:

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from corpus.citations import location_text
+from corpus.labels import asked_item
 from corpus.types import Citation
 from loop.citations import check_citations
 from loop.controller import EventCallback, LoopState, drive
@@ -145,7 +146,8 @@ class LLMReadPolicy(PickStep):
             return self._result(state, base, base.stop_reason, "offline: nothing to read",
                                 offline.dense_error)
         read_before = set(state.ctx.read)  # the guard scores with the offline answer's weights
-        m0 = state.matcher.known([c.context_text() for c in state.ctx.seen.values()])
+        m0 = state.matcher.known([c.context_text() for c in state.ctx.seen.values()],
+                              label=asked_item(state.question))
         head = context_lines(state.question, self.current_date, self.history)
         if self.pick and base.found:  # the model chooses a line: it writes no text
             return await self._pick(nav, context_lines(

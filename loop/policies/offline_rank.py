@@ -13,7 +13,7 @@ from collections.abc import Collection
 from corpus.citations import display_quote
 from corpus.evidence import TermMatcher, rank_prior
 from corpus.evidence.cases import asks_value, case_series, named_case
-from corpus.labels import asked_item
+from corpus.labels import asked_item, other_item
 from corpus.tuning import TUNING, OfflineTuning
 from loop.controller import LoopState
 from loop.evidence import (
@@ -45,7 +45,9 @@ def lexical_evidence(state: LoopState, tuning: OfflineTuning) -> list[Evidence]:
     question asks about versions) + the figure bonus (``quantity_bonus`` for a quantity
     question, whose statement rows also weigh by their label cover); the coverage part of the
     ranking read under :func:`loop.evidence.spread_weights` (a term most chunks read hold
-    weighs less, ``spread_discount``); at most 500."""
+    weighs less, ``spread_discount``); at most 500. For a question naming a numbered item
+    (第二十一条, Clause 4: ``corpus.labels.asked_item``) the units of other items are left out
+    (``corpus.labels.other_item``)."""
     order = {cid: i for i, cid in enumerate(state.ctx.seen)}
     bonus = {cid: rank_prior(i, tuning.search_decay, tuning.search_weight)
              for cid, i in order.items()}
@@ -53,14 +55,21 @@ def lexical_evidence(state: LoopState, tuning: OfflineTuning) -> list[Evidence]:
         for cid, c in state.ctx.seen.items():
             if is_revision_history(c):
                 bonus[cid] -= TUNING.evidence.revision_penalty
-    m = state.matcher.known([c.context_text() for c in state.ctx.seen.values()])
+    m = state.matcher.known([c.context_text() for c in state.ctx.seen.values()],
+                              label=asked_item(state.question))
     quantity = asks_quantity(state.question)
     nb = tuning.quantity_bonus if quantity else TUNING.evidence.number_bonus
     read = list(state.ctx.read.values())
-    return best_evidence(read, m, limit=500, bonus=bonus, number_bonus=nb,
-                         figure_rows=quantity,
-                         rank_weights=spread_weights(m, read, tuning.spread_discount),
-                         label=asked_item(state.question))
+    label = asked_item(state.question)
+    ev = best_evidence(read, m, limit=500, bonus=bonus, number_bonus=nb, figure_rows=quantity,
+                       rank_weights=spread_weights(m, read, tuning.spread_discount), label=label)
+    if label is None:
+        return ev
+    # a unit of another numbered item is no answer to the one asked (the answer check refuses
+    # it: ``other_item``), so it must not outrank the item's own units: the dense re-rank put
+    # 第二十五条's sentence citing 第二十一条 first for "第21条规定了什么？" (a new-user trial)
+    return [e for e in ev
+            if other_item(state.question, e.text, e.chunk.text, e.chunk.section_path) is None]
 
 
 def ranked_evidence(tuning: OfflineTuning, floor: float,

@@ -11,6 +11,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from corpus.labels import asked_item
 from corpus.tuning import TUNING
 from corpus.types import Chunk
 from loop.controller import EventCallback, LoopState
@@ -77,7 +78,8 @@ class Navigator:
         that hold a key term, by coverage, then the unread sections the directory scan
         picked (``planned``, :class:`~loop.policies.offline.OfflinePolicy` ``planned``)."""
         ctx = self.state.ctx
-        m = self.state.matcher.known([c.context_text() for c in ctx.seen.values()])
+        m = self.state.matcher.known([c.context_text() for c in ctx.seen.values()],
+                                     label=asked_item(self.state.question))
         plan: list[Block | str] = []
         if base.found and base.citations and (c := ctx.read.get(base.citations[0].chunk_id)):
             if (b := block_of(self.blocks(c), base.citations[0].quote)) is not None:

@@ -121,6 +121,32 @@ def test_an_article_the_documents_lack_is_not_found(tmp_path: Path) -> None:
     assert found and answer.startswith("第二十一条"), answer
 
 
+_REG_PLAIN = (  # 第二十一条's own text holds no other word of "第21条规定了什么？"
+    "安全生产管理办法\n\n"
+    "第二十一条 特种设备应当每年进行一次定期检验，检验合格证书应当张贴在设备显著位置。\n\n"
+    "第二十五条 违反本办法第二十一条规定，未按期检验特种设备的，对责任部门处以五千元罚款。\n"
+)
+
+
+def test_the_number_of_an_asked_article_is_no_year(tmp_path: Path) -> None:
+    # the "21" of 第21条 read as a two-digit year made 第二十一条's unit "only the year asked"
+    # and skipped it: the answer was 第二十五条's sentence, refused as another article's
+    doc = tmp_path / "plain.txt"
+    doc.write_text(_REG_PLAIN, encoding="utf-8")
+    chunks = chunk_document(parse_file(doc), rel_path="plain.txt")
+    tok = Tokenizer()
+    q = "第21条规定了什么？"
+    assert tok.key_terms(q) == ["21", "规定"]
+    items = tuple(RetrievedChunk((c,), 1.0) for c in chunks)
+    r = Retrieval(q, "c", items, Confidence(0.9, ConfidenceFeatures()), "hybrid",
+                  key_terms=tuple(tok.key_terms(q)))
+    d = drive_inline(AnswerDecider(tok, None, make_citation=make_citation).flow(r))
+    assert d.found and d.answer.startswith("第二十一条"), (d.answer, d.flags)
+    m = TermMatcher(["21", "规定"])  # the loop's weights: "21" is held by 第二十一条
+    assert m.known([_REG_PLAIN], label=find_label(q)).weights == m.weights
+    assert m.known([_REG_PLAIN]).weights[0] < m.weights[0]  # without the asked item: unknown
+
+
 def test_a_label_in_chinese_numerals_weighs_as_a_number() -> None:
     assert term_weight("第二十二条", "digits") == term_weight("第22条", "digits") == 2.0
     assert term_weight("规定", "digits") == 1.0

@@ -1,0 +1,54 @@
+"""The offline LoopAgent answers a question naming a numbered article (第21条 / 第二十一条) with
+that article's own text, not with another article citing it, and says "not found" for an
+article the text lacks (a new-user trial: on a regulation whose articles are numbered in
+running text, both forms were "not found": the dense re-rank put 第二十五条's sentence citing
+第二十一条 first, the "21" of 第21条 was weighed as a year, and the answer check refused it as
+another article's). Real ingest into an embedded store, the offline policy, no LLM."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import pytest
+from conftest import KB, text_kb
+
+from corpus.tokenizer import Tokenizer
+from loop import LoopAgent, LoopResult
+
+REGULATION = (
+    "# 某公司安全生产管理办法\n\n"
+    "第二十条 危险化学品的储存应当符合国家标准，仓库应当设置明显的安全警示标志。\n"
+    "第二十一条 特种设备应当每年进行一次定期检验，检验合格证书应当张贴在设备显著位置。\n"
+    "第二十二条 发生生产安全事故后，现场人员应当在十五分钟内报告本单位负责人。\n"
+    "第二十五条 违反本办法第二十一条规定，未按期检验特种设备的，对责任部门处以五千元罚款。\n"
+)
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory, tokenizer: Tokenizer) -> Iterator[KB]:
+    yield from text_kb(tmp_path_factory, tokenizer, "reg", {"reg.md": REGULATION})
+
+
+def _ask(kb: KB, question: str) -> LoopResult:
+    async def go() -> LoopResult:
+        agent = LoopAgent(kb.store, kb.search, documents=kb)
+        try:
+            return await agent.run_async(question, kb.collection)
+        finally:
+            await agent.aclose()
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize("question", ["第21条规定了什么？", "第二十一条规定了什么？"])
+def test_the_article_named_answers_in_either_numeral_form(kb: KB, question: str) -> None:
+    res = _ask(kb, question)
+    assert res.found, (res.out_of_scope, res.answer)
+    assert res.citations[0].quote.startswith("第二十一条"), res.citations[0].quote
+
+
+def test_an_article_citing_the_one_asked_answers_only_for_itself(kb: KB) -> None:
+    res = _ask(kb, "第25条规定了什么？")
+    assert res.found and res.citations[0].quote.startswith("第二十五条"), res.answer
+    missing = _ask(kb, "第26条规定了什么？")  # no such article: no unit of another one answers
+    assert not missing.found and not missing.citations, missing.answer
