@@ -140,3 +140,14 @@ def test_document_text_is_printed_verbatim(
     assert res.exit_code == 0, res.output
     out = " ".join(res.output.split())
     assert "daemon:x:1:1" in out and "[bold]keep[/bold]" in out, res.output
+
+
+@pytest.mark.parametrize("mode", ["rag", "loop"])
+def test_a_chinese_question_is_told_not_found_in_chinese(env: Path, mode: str) -> None:
+    # a trial read the RAG path's English "Not found: the documents retrieved do not answer
+    # this confidently." under a Chinese question; the router says 文档中未找到。 (HTTP, auto)
+    res = CliRunner().invoke(app, ["ask", "潜水泵的扬程是多少米？", "-c", "t", "--mode", mode,
+                                   "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["found"] is False and data["answer"] == "文档中未找到。", data["answer"]
