@@ -19,7 +19,8 @@ From a :class:`~rag.types.Retrieval` to an answer, in this order:
    found (``unsupported:<p>``) — not for a question in another script than its passages
    (``rag.cross_evidence.cross_language``: the model's term coverage cannot cross scripts);
 6. a figure the question asks for (``rag.compose``): the computed figure or the statement row
-   holding it replaces the best unit (``computed`` / ``looked_up``).
+   holding it replaces the best unit (``computed`` / ``looked_up``); else a change between two
+   years asked of prose is answered by both years' units (``rag.period_pair``, ``period_pair``).
 
 Checks 4–6 query the index; they are steps (``rag.steps``) under ``timeout_s`` (0: none), so a
 flow driver runs them (``drive_sync`` / ``drive_async`` with timeouts, ``drive_inline`` in the
@@ -56,6 +57,7 @@ from rag.cases import answer_cases
 from rag.compose import asks_figure, figure_answer
 from rag.cross_evidence import cross_language, dense_evidence
 from rag.extractive import NOT_FOUND_TEXT, answer_text, extract_answer
+from rag.period_pair import period_pair
 from rag.steps import Flow, Step
 from rag.types import Evidence, Retrieval
 
@@ -231,6 +233,11 @@ class AnswerDecider:
         if computed is not None:
             answer, cited = computed[0], tuple(computed[1])
             out.append(computed[2])
+        elif found and (pair := period_pair(r.question, evidence, r.key_terms,
+                                            self.tokenizer.normalize)) is not None:
+            # a change between two years asked of prose: both years' units (rag.period_pair)
+            answer, cited = pair[0], tuple(pair[1])
+            out.append("period_pair")
         return AnswerDecision(answer, found, cited, tuple(evidence or closest), tuple(missing),
                               tuple(out), support, support_p, computed is not None)
 
