@@ -6,7 +6,10 @@ down."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
+from typing import Any
 
+import httpx
 import orjson
 import pytest
 import redis.asyncio as aioredis
@@ -20,7 +23,8 @@ FIRST = "What is the prefix for Group Channels in Slack?"
 NEXT = "What is the prefix for Location Channels in Slack?"
 
 
-async def _post(client, body, headers=None):
+async def _post(client: httpx.AsyncClient, body: dict[str, Any],
+                headers: dict[str, str] | None = None) -> Any:
     r = await client.post("/v1/query", json=body, headers=headers)
     assert r.status_code == 200, r.text
     return r.json()
@@ -69,8 +73,8 @@ LONG_TURNS = [FIRST, "And for the next one?", "And the one after that?",
               "What is the scope of impact of an Executive?"]
 
 
-async def test_fifty_turn_conversation_stays_under_its_token_bound(tmp_path, redis_url,
-                                                                  prefix) -> None:
+async def test_fifty_turn_conversation_stays_under_its_token_bound(
+        tmp_path: Path, redis_url: str, prefix: str) -> None:
     """Issue 16 acceptance: across a 50-turn conversation through the API the session's memory
     stays under ``session_max_tokens`` after every turn (the route record's figure and the
     memory stored in Redis, counted again here), and older turns are summarised, not lost."""
@@ -89,7 +93,9 @@ async def test_fifty_turn_conversation_stays_under_its_token_bound(tmp_path, red
                 assert 0 < session["memory_tokens"] <= bound_tokens, (i, session)
                 keys = [k async for k in r.scan_iter(match=f"{prefix}session:*")]
                 assert len(keys) == 1, keys
-                stored = SessionMemory.from_dict(orjson.loads(await r.get(keys[0])))
+                raw = await r.get(keys[0])
+                assert raw is not None
+                stored = SessionMemory.from_dict(orjson.loads(raw))
                 assert stored.turn_count == i + 1
                 assert memory_tokens(stored) <= bound_tokens, (i, memory_tokens(stored))
             mem = (await client.get("/v1/sessions/long")).json()
