@@ -195,11 +195,25 @@ def step_label(label: Label, step: int | str, known: Sequence[str]) -> str | Non
 ITEM_KINDS = frozenset({"条", "款", "章", "节", "clause", "article", "section", "chapter"})
 
 
+# a label named as the rule broken: "不履行第三十四条规定的安全保护义务、拒不改正的，单位被处多少
+# 罚款？" asks for the penalty, which another item citing it states (网络安全法 第五十九条)
+_BROKEN_RULE = re.compile(
+    r"(?:违反|不履行|未履行|不遵守|未遵守|不按照|未按照|不执行|未执行)\s*"
+    r"(?:本法|本办法|本条例|本规定|本细则|本合同|本协议|本制度)?\s*$"
+    r"|\b(?:violat(?:es?|ed|ing|ion\s+of)|breach(?:es|ed|ing)?(?:\s+of)?"
+    r"|fail(?:s|ed|ing)?\s+to\s+comply\s+with)\s+(?:the\s+)?$", re.IGNORECASE)
+
+
 def asked_item(question: str) -> Label | None:
     """The numbered item ``question`` asks about (its first label of an :data:`ITEM_KINDS`
-    kind: 第二十一条, 第21条, Clause 4, Article 12, Section 3.2, § 5), or ``None``."""
+    kind: 第二十一条, 第21条, Clause 4, Article 12, Section 3.2, § 5), or ``None`` — also when
+    that label is named as the rule broken ("违反本办法第二十一条规定的…", "不履行第三十四条规定
+    的…义务…被处多少罚款？", "violating Clause 4"): the consequence asked about stands in
+    another item, citing it."""
     label = find_label(question)
-    return label if label is not None and label.kind in ITEM_KINDS else None
+    if label is None or label.kind not in ITEM_KINDS:
+        return None
+    return None if _BROKEN_RULE.search(question[max(0, label.start - 24):label.start]) else label
 
 
 def label_term(term: str) -> Label | None:

@@ -6,9 +6,15 @@ down."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
+from typing import Any
 
+import httpx
+import orjson
 import pytest
+import redis.asyncio as aioredis
 
+from gateway.conversation import SessionMemory, memory_tokens
 from tests.gateway._apphelp import make_settings, running, sse_events, upload
 from tests.gateway._conversation_doc import CHAT_PAGE
 
@@ -17,7 +23,8 @@ FIRST = "What is the prefix for Group Channels in Slack?"
 NEXT = "What is the prefix for Location Channels in Slack?"
 
 
-async def _post(client, body, headers=None):
+async def _post(client: httpx.AsyncClient, body: dict[str, Any],
+                headers: dict[str, str] | None = None) -> Any:
     r = await client.post("/v1/query", json=body, headers=headers)
     assert r.status_code == 200, r.text
     return r.json()
@@ -56,6 +63,47 @@ async def test_follow_up_memory_restart_and_delete(tmp_path, redis_url, prefix) 
         assert (await client.delete("/v1/sessions/conv-1")).status_code == 404
         r = await client.post("/v1/query", json={"question": FIRST, "session_id": "bad id!"})
         assert r.status_code == 400 and "session_id" in r.text
+
+
+#: questions of a long conversation over DOC: new questions and follow-ups, each answered
+LONG_TURNS = [FIRST, "And for the next one?", "And the one after that?",
+              "What is the prefix for Feature Channels?", "When is it archived?",
+              "What is the expected behaviour of a Director?", "And of a Manager?",
+              "Where do vendor invoices go?", "And contractor invoices?",
+              "What is the scope of impact of an Executive?"]
+
+
+async def test_fifty_turn_conversation_stays_under_its_token_bound(
+        tmp_path: Path, redis_url: str, prefix: str) -> None:
+    """Issue 16 acceptance: across a 50-turn conversation through the API the session's memory
+    stays under ``session_max_tokens`` after every turn (the route record's figure and the
+    memory stored in Redis, counted again here), and older turns are summarised, not lost."""
+    bound_tokens = 300
+    settings = make_settings(tmp_path, redis_url=redis_url, redis_key_prefix=prefix,
+                             session_max_tokens=bound_tokens)
+    r = aioredis.from_url(redis_url)
+    try:
+        async with running(settings) as (app, client):
+            await upload(app, client, DOC)
+            for i in range(50):
+                body = await _post(client, {"question": LONG_TURNS[i % len(LONG_TURNS)],
+                                            "session_id": "long", "use_cache": False})
+                session = body["route"]["session"]
+                assert session["turn"] == i + 1
+                assert 0 < session["memory_tokens"] <= bound_tokens, (i, session)
+                keys = [k async for k in r.scan_iter(match=f"{prefix}session:*")]
+                assert len(keys) == 1, keys
+                raw = await r.get(keys[0])
+                assert raw is not None
+                stored = SessionMemory.from_dict(orjson.loads(raw))
+                assert stored.turn_count == i + 1
+                assert memory_tokens(stored) <= bound_tokens, (i, memory_tokens(stored))
+            mem = (await client.get("/v1/sessions/long")).json()
+    finally:
+        await r.aclose()
+    assert mem["turn_count"] == 50 and mem["memory_tokens"] <= bound_tokens
+    assert len(mem["turns"]) < 50 and mem["summary"]  # the oldest turns were folded away
+    assert mem["turns"][-1]["question"] == LONG_TURNS[49 % len(LONG_TURNS)]
 
 
 async def test_session_expires_at_its_ttl(tmp_path, redis_url, prefix) -> None:

@@ -82,6 +82,17 @@ def test_an_english_clause_named_answers_not_one_citing_it(tmp_path: Path) -> No
     assert text.startswith("Clause 4."), text
 
 
+def test_the_clause_named_as_the_rule_broken_is_answered_by_the_penalty(
+        tmp_path: Path) -> None:
+    # the question names 第二十一条 as the rule broken: the penalty is 第二十四条's, citing it
+    # (multi-part set mp:13: 网络安全法 第三十四条 was cited for its own penalty, p.6 not p.10)
+    assert asked_item("网络运营者不履行第二十一条规定的义务且拒不改正，会被处多少罚款？") is None
+    question = "违反本办法第二十一条规定、拒不改正的，罚款多少？"
+    assert asked_item(question) is None
+    found, answer, flags = _decide(tmp_path, question)
+    assert found and answer.startswith("第二十四条"), (answer, flags)
+
+
 def test_a_unit_of_another_item_is_no_answer() -> None:
     reg, asked = _REG, "第二十一条规定了什么？"
     citing = "第二十四条 违反本办法第二十一条规定的，由有关主管部门责令改正，给予警告；"
@@ -96,6 +107,7 @@ def test_a_unit_of_another_item_is_no_answer() -> None:
     assert other_item("What is on page 5?", own, reg) is None  # a page is no item
     clause = "What does Clause 4 say?"
     assert asked_item(clause) is not None
+    assert asked_item("What is the penalty for violating Clause 4?") is None
     assert other_item(clause, "Clause 7. Disputes. A dispute under Clause 4 is settled",
                       _POLICY) == "Clause 4"
 
