@@ -29,7 +29,7 @@ from corpus.answer_support import SupportModel, support_features
 from corpus.citations import display_quote
 from corpus.derived import adjacent_runs, computable, looks_up, statement_figure
 from corpus.document_vocabulary import DocumentVocabulary
-from corpus.labels import asked_item
+from corpus.labels import asked_item, in_asked_form
 from corpus.period_scope import pinned_years
 from corpus.presence import DocumentTermProbe, specific_terms, subject_acronyms, unit_lacks
 from corpus.quantity_kind import asked_kind
@@ -195,13 +195,11 @@ class AnswerChecks:
             res.absent_terms = list(absent)
         return res
 
-    async def support(self, question: str, collection: str,
-                             res: LoopResult) -> LoopResult:
-        """``res`` with the answer-support features of its first citation
-        (``corpus.answer_support``) and, with a support model, their probability; an answer
-        below the model's threshold becomes "not found" unless the pick protocol's model
-        ``confirmed`` its line (``LoopResult.confirmed``). Runs under the tool timeout; a failure
-        keeps the answer unscored."""
+    async def support(self, question: str, collection: str, res: LoopResult) -> LoopResult:
+        """``res`` with its first citation's answer-support features (``corpus.answer_support``)
+        and their probability; below the model's threshold an answer the pick protocol's model
+        did not confirm (``LoopResult.confirmed``) becomes "not found". Runs under the tool
+        timeout; a failure keeps the answer unscored."""
         if not res.found or not res.citations or res.fallback:
             return res
         tok = self.key_terms
@@ -220,7 +218,7 @@ class AnswerChecks:
             c = chunks[0] if chunks else None
             doc_id = c.doc_id if c is not None else first.doc_id
             return support_features(
-                question, tok.key_terms(question), first.quote,
+                question, tok.key_terms(question), in_asked_form(question, first.quote),
                 (c.title, " ".join(c.section_path), c.path, c.table_header()) if c else (),
                 c.text if c else "",
                 name_terms=names(question) if callable(names) else (),
@@ -236,8 +234,8 @@ class AnswerChecks:
         if self.support_model is None:
             return res
         res.support_p = round(self.support_model.score(res.support), 4)
-        if res.support_p < self.support_model.threshold_for(res.support, "loop") \
-                and not res.confirmed:
+        floor = self.support_model.threshold_for(res.support, "loop")
+        if res.support_p < floor and not res.confirmed:
             _refuse(res)
             res.unsupported = True
         return res

@@ -26,11 +26,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import lru_cache, partial
 
+from corpus.labels import asked_item
 from corpus.types import ChunkStore, SearchFilter
 from rag._retrieval_steps import by_name, elapsed_ms, hits, index_steps
 from rag.confidence import LogisticConfidence, compute_features
 from rag.expand import QueryExpander
 from rag.fusion import fuse
+from rag.items import item_hits
 from rag.pages import PageNavigator
 from rag.resolution import Resolution
 from rag.resolve import ProfileSource
@@ -83,6 +85,9 @@ class HybridRetriever(FlowStage[Retrieval]):
         only when the caller gave no filter; the outcome is ``Retrieval.resolution``.
     :param expander: field-vocabulary query expansion of the keyword query
         (``rag.expand.QueryExpander``; ``None``: off); the phrases are ``Retrieval.expansions``.
+    A question naming a numbered item (第五条, Clause 4: ``corpus.labels.asked_item``) also gets
+    the chunks holding that item as a ranked list, fused as the page list (``rag.items``).
+
     :param pages: page navigation inside resolved documents (``rag.pages.PageNavigator``;
         ``None``: off): chunks of the pages titled with the statement the question asks for
         join the fusion as a third list at ``config.page_weight``.
@@ -195,6 +200,11 @@ class HybridRetriever(FlowStage[Retrieval]):
                     cfg.search_timeout_s,
                 )
             )
+        label = asked_item(question)
+        if label is not None and want_kw and mode == "hybrid":  # the chunks holding 第五条
+            second.append(Step("items", partial(item_hits, self.store, self.tokenizer,
+                                                collection, label, prefetch, flt),
+                               cfg.search_timeout_s))
         t = time.perf_counter()
         got.update(by_name((yield second) if second else [], timings, flags))
         timings["search"] = elapsed_ms(t)  # wall time of the index queries (run side by side)
@@ -217,7 +227,7 @@ class HybridRetriever(FlowStage[Retrieval]):
                 doc_weight=cfg.doc_weight,
                 key_terms=key_terms,
                 merge=cfg.merge_adjacent,
-                pages=hits(got.get("pages")),
+                pages=hits(got.get("pages")) + hits(got.get("items")),
                 page_weight=cfg.page_weight,
             )
         features = compute_features(
