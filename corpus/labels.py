@@ -38,7 +38,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["ITEM_KINDS", "Label", "asked_item", "find_label", "in_asked_form", "item_of",
+__all__ = ["ITEM_KINDS", "Label", "asked_item", "find_label", "item_of",
            "label_term",
            "line_labels", "names_item", "opening_label", "other_item", "step_label",
            "zh_numeral", "zh_value"]
@@ -264,21 +264,10 @@ def other_item(question: str, unit: str, chunk_text: str, headings: Sequence[str
     return None if item.number == asked.number else asked.text
 
 
+
+
 def names_item(text: str, label: Label) -> bool:
     """True when ``text`` writes a label of ``label``'s kind and number, in either form
     (第二十一条 names 第21条)."""
     return any(lb.kind == label.kind and lb.number == label.number
                for m in _LABEL.finditer(text) if (lb := _label(m)) is not None)
-
-
-def in_asked_form(question: str, unit: str) -> str:
-    """``unit`` led by the label ``question`` asks (:func:`asked_item`) when the unit opens that
-    item written in the other form (第五条 … for 第5条), so that a reading by words finds the
-    question's label in it (the LoopAgent's answer-support features: a trial's
-    "第5条规定了什么？" answered by 第五条 was refused at p 0.38, "5" read as absent); else
-    ``unit`` as it is."""
-    label = asked_item(question)
-    opens = opening_label(unit, label.kind) if label is not None else None
-    if label is None or opens is None or opens.number != label.number or opens.text == label.text:
-        return unit
-    return f"{label.text} {unit}"

@@ -29,7 +29,8 @@ from corpus.answer_support import SupportModel, support_features
 from corpus.citations import display_quote
 from corpus.derived import adjacent_runs, computable, looks_up, statement_figure
 from corpus.document_vocabulary import DocumentVocabulary
-from corpus.labels import asked_item, in_asked_form
+from corpus.item_scope import in_asked_form
+from corpus.labels import asked_item
 from corpus.period_scope import pinned_years
 from corpus.presence import DocumentTermProbe, specific_terms, subject_acronyms, unit_lacks
 from corpus.quantity_kind import asked_kind
@@ -122,10 +123,9 @@ class AnswerChecks:
         if on_page and (res.brain == "offline" or res.evidence_answer):
             res.citations = on_page  # answer_alone makes the first one the answer
         if not why and asks_content(question):
-            # days, a multiple or the year asked stand in the sentence that answers: an offline
-            # or evidence answer whose first unit lacks it (states another year) is answered by
-            # the first cited unit stating it (answer_alone). A physical unit (mA) or a colour
-            # is in every row of a spec table: the first unit stands or falls alone.
+            # days, a multiple, the year or the article asked stand in the sentence that answers:
+            # an offline or evidence answer is answered by its first cited unit stating it (a
+            # unit (mA) or a colour is in every row of a spec table: the first stands alone)
             rotate = (asked_kind(question) is not None or bool(pinned_years(question))
                       or asked_item(question) is not None) and (
                 res.brain == "offline" or res.evidence_answer)

@@ -22,6 +22,7 @@ from typing import Any
 
 from corpus.answer_support import SupportModel, support_features
 from corpus.document_vocabulary import DocumentVocabulary
+from corpus.item_scope import in_item, numbers_items
 from corpus.labels import asked_item, other_item
 from corpus.period_scope import other_period, pinned_years
 from corpus.presence import specific_terms, unit_lacks
@@ -125,6 +126,13 @@ def scoped_evidence(
                                       for ev, c in got])
         if miss:
             return [], [*flags, "other_item:" + miss]
+        # where some unit is in the item asked, a unit of a text numbering nothing is no answer;
+        # where none is but a retrieved text numbers such items, the item is not there
+        inside = [ev for ev in kept if (c := by_id.get(ev.citation.chunk_id)) is not None
+                  and in_item(question, ev.text, c.text, c.section_path)]
+        if not inside and numbers_items(question, by_id.values()):
+            return [], [*flags, f"other_item:{asked_item(question).text}"]  # type: ignore[union-attr]
+        kept = inside or kept
     if kept and asks_content(question):
         best = by_id.get(kept[0].citation.chunk_id)
         heads = (best.title, *best.section_path) if best else ()

@@ -149,8 +149,11 @@ class UnitScorer:
                     in_item = dict.fromkeys(self._label_terms, 1.0)
             if own and self._asks_more and all(t in self._periods for t in (*own, *context_held)):
                 continue  # only the year asked ("… opens in May 2021" for revenue in 2021)
-            if not own or excluded(chunk, unit, self.codes, m.normalize):
-                continue  # another code of the family, or an order to a model (corpus.injection)
+            if (not own and not in_item) or excluded(chunk, unit, self.codes, m.normalize):
+                # no term (a sentence of the asked item holds its label as context: "What does
+                # Clause 4 say?" is answered by the text under "## Clause 4 Service Levels"),
+                # another code of the family, or an order to a model (corpus.injection)
+                continue
             context = {**ctx, **in_item} if in_item else ctx
             if self.row_context and not unit.startswith("|") and parse_row(unit) is not None:
                 # a statement row is read under the lines above it (company, statement, unit,

@@ -13,6 +13,7 @@ from collections.abc import Collection
 from corpus.citations import display_quote
 from corpus.evidence import TermMatcher, rank_prior
 from corpus.evidence.cases import asks_value, case_series, named_case
+from corpus.item_scope import in_item
 from corpus.labels import asked_item, other_item
 from corpus.tuning import TUNING, OfflineTuning
 from loop.controller import LoopState
@@ -68,8 +69,11 @@ def lexical_evidence(state: LoopState, tuning: OfflineTuning) -> list[Evidence]:
     # a unit of another numbered item is no answer to the one asked (the answer check refuses
     # it: ``other_item``), so it must not outrank the item's own units: the dense re-rank put
     # 第二十五条's sentence citing 第二十一条 first for "第21条规定了什么？" (a new-user trial)
-    return [e for e in ev
-            if other_item(state.question, e.text, e.chunk.text, e.chunk.section_path) is None]
+    q = state.question
+    ev = [e for e in ev if other_item(q, e.text, e.chunk.text, e.chunk.section_path) is None]
+    # where some unit is in the item asked, a unit of a text numbering nothing is no answer
+    inside = [e for e in ev if in_item(q, e.text, e.chunk.text, e.chunk.section_path)]
+    return inside or ev
 
 
 def ranked_evidence(tuning: OfflineTuning, floor: float,

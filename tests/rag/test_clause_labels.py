@@ -179,9 +179,41 @@ def test_a_label_in_digits_is_held_where_numerals_write_it() -> None:
 def test_a_unit_opening_the_asked_item_in_the_other_form_leads_with_the_asked_label() -> None:
     # the LoopAgent's support features read the label by its words: "第5条规定了什么？"
     # answered by "第五条 …" was refused at p 0.38 ("5" absent) in a trial
-    from corpus.labels import in_asked_form
+    from corpus.item_scope import in_asked_form
 
     assert in_asked_form("第5条规定了什么？", "第五条 县级以上人民政府") == "第5条 第五条 县级以上人民政府"
     assert in_asked_form("第五条规定了什么？", "第五条 县级") == "第五条 县级"  # same form
     assert in_asked_form("第5条规定了什么？", "第六条 其他") == "第六条 其他"  # another item
     assert in_asked_form("What is the fee?", "第五条 x") == "第五条 x"  # no item asked
+
+
+_CONTRACT_MD = (
+    "# Master Services Agreement\n\n"
+    "## Clause 3 Fees\nThe Customer shall pay a monthly fee of GBP 21,000.\n\n"
+    "## Clause 4 Service Levels\nThe Supplier shall ensure the platform is available 99.5% of "
+    "each calendar month.\n\n"
+    "## Clause 5 Confidentiality\nEach party shall keep the other party's information secret.\n"
+)
+_CHAT_MD = ("# Slack channels\n\n- **#thanks**: where team members say thanks to those who did "
+            "a great job.\n")
+
+
+def _decide_md(tmp_path: Path, question: str) -> tuple[bool, str, tuple[str, ...]]:
+    chunks = [c for name, text in (("chat.md", _CHAT_MD), ("contract.md", _CONTRACT_MD))
+              for c in _chunks(tmp_path, name, text)]  # the look-alike line ranked first
+    items = tuple(RetrievedChunk((c,), 1.0 / (i + 1)) for i, c in enumerate(chunks))
+    tok = Tokenizer()
+    r = Retrieval(question, "c", items, Confidence(0.9, ConfidenceFeatures()), "hybrid",
+                  key_terms=tuple(tok.key_terms(question)))
+    d = drive_inline(AnswerDecider(tok, None, make_citation=make_citation).flow(r))
+    return d.found, d.answer, d.flags
+
+
+def test_a_clause_under_its_heading_answers_and_a_missing_one_is_not_found(tmp_path: Path
+                                                                           ) -> None:
+    # a trial: "What does Clause 4 say?" was answered by the Slack line "say thanks" (the
+    # clause's sentences hold none of the question's words), "Clause 9" likewise
+    found, answer, _ = _decide_md(tmp_path, "What does Clause 4 say?")
+    assert found and answer.startswith("The Supplier shall ensure"), answer
+    found, _, flags = _decide_md(tmp_path, "What does Clause 9 say?")
+    assert not found and "other_item:Clause 9" in flags, flags
