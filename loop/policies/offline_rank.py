@@ -23,6 +23,7 @@ from loop.evidence import (
     asks_revision,
     best_evidence,
     is_revision_history,
+    split_units,
     spread_weights,
 )
 from loop.types import NOT_FOUND, ToolCall, UnitEmbedder
@@ -231,6 +232,7 @@ def answer_call(ev: list[Evidence], tuning: OfflineTuning, floor: float,
         for e in best_per_chunk.values()
         if e.coverage >= max(floor, ev[0].coverage - tuning.close)
     ][: tuning.max_citations]
+    picked[0] = past_heading(picked[0])
     if matcher is not None and question is not None:
         picked[0] = cases_for(picked[0], question, matcher)
     return ToolCall(
@@ -241,6 +243,21 @@ def answer_call(ev: list[Evidence], tuning: OfflineTuning, floor: float,
             "citations": [{"chunk_id": e.chunk.chunk_id, "quote": e.text} for e in picked],
         },
     )
+
+
+def past_heading(e: Evidence) -> Evidence:
+    """``e``, or — when its unit is only a heading of its chunk (its title or a section of its
+    path, Markdown marks aside) and a unit follows it in the chunk — that next unit: a heading
+    names what the text under it says (a trial: "What does Clause 4 say?" was answered
+    "Clause 4 Service Levels", "What is the warranty period?" with the FAQ's heading)."""
+    heads = {" ".join(h.split()) for h in (e.chunk.title, *e.chunk.section_path) if h}
+    if " ".join(e.text.lstrip("#").split()) not in heads:
+        return e
+    units = split_units(e.chunk)
+    at = next((i for i, u in enumerate(units) if u == e.text), -1)
+    if at < 0 or at + 1 >= len(units):
+        return e
+    return dataclasses.replace(e, text=units[at + 1])
 
 
 def cases_for(e: Evidence, question: str, matcher: TermMatcher) -> Evidence:
