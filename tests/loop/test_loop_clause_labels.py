@@ -52,3 +52,24 @@ def test_an_article_citing_the_one_asked_answers_only_for_itself(kb: KB) -> None
     assert res.found and res.citations[0].quote.startswith("第二十五条"), res.answer
     missing = _ask(kb, "第26条规定了什么？")  # no such article: no unit of another one answers
     assert not missing.found and not missing.citations, missing.answer
+
+
+CONTRACT = (
+    "# Master Services Agreement\n\n"
+    "## Clause 3 Fees\nThe Customer shall pay a monthly fee of GBP 21,000.\n\n"
+    "## Clause 4 Service Levels\nThe Supplier shall ensure the platform is available 99.5% of "
+    "each calendar month.\n\n"
+    "## Clause 5 Confidentiality\nEach party shall keep the other party's information secret.\n"
+)
+
+
+@pytest.fixture(scope="module")
+def contract_kb(tmp_path_factory: pytest.TempPathFactory, tokenizer: Tokenizer) -> Iterator[KB]:
+    yield from text_kb(tmp_path_factory, tokenizer, "contract", {"contract.md": CONTRACT})
+
+
+def test_a_heading_is_answered_by_the_text_under_it(contract_kb: KB) -> None:
+    # a trial: "What does Clause 4 say?" was answered "Clause 4 Service Levels"
+    res = _ask(contract_kb, "What does Clause 4 say?")
+    assert res.found, res.answer
+    assert res.citations[0].quote.startswith("The Supplier shall ensure"), res.citations[0].quote
