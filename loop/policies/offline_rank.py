@@ -247,17 +247,21 @@ def answer_call(ev: list[Evidence], tuning: OfflineTuning, floor: float,
 
 def past_heading(e: Evidence) -> Evidence:
     """``e``, or — when its unit is only a heading of its chunk (its title or a section of its
-    path, Markdown marks aside) and a unit follows it in the chunk — that next unit: a heading
-    names what the text under it says (a trial: "What does Clause 4 say?" was answered
-    "Clause 4 Service Levels", "What is the warranty period?" with the FAQ's heading)."""
+    path, Markdown marks aside) and a unit follows it in the chunk — the verbatim passage from
+    the heading through that next unit: a heading names what the text under it says (a trial:
+    "What does Clause 4 say?" was answered "Clause 4 Service Levels", "What is the warranty
+    period?" with the FAQ's heading; zh-PDF dev zhpdf:03 "2.1.10 基本精度" holds its value,
+    "0.1%", on the next line, which alone no longer says what it is)."""
     heads = {" ".join(h.split()) for h in (e.chunk.title, *e.chunk.section_path) if h}
     if " ".join(e.text.lstrip("#").split()) not in heads:
         return e
-    units = split_units(e.chunk)
+    units, text = split_units(e.chunk), e.chunk.text
     at = next((i for i, u in enumerate(units) if u == e.text), -1)
-    if at < 0 or at + 1 >= len(units):
+    start = text.find(e.text)
+    end = text.find(units[at + 1], start + len(e.text)) if 0 <= at < len(units) - 1 else -1
+    if start < 0 or end < 0:
         return e
-    return dataclasses.replace(e, text=units[at + 1])
+    return dataclasses.replace(e, text=text[start:end + len(units[at + 1])])
 
 
 def cases_for(e: Evidence, question: str, matcher: TermMatcher) -> Evidence:
