@@ -257,11 +257,13 @@ def past_heading(e: Evidence) -> Evidence:
         return e
     units, text = split_units(e.chunk), e.chunk.text
     at = next((i for i, u in enumerate(units) if u == e.text), -1)
-    start = text.find(e.text)
-    end = text.find(units[at + 1], start + len(e.text)) if 0 <= at < len(units) - 1 else -1
-    if start < 0 or end < 0:
+    if not 0 <= at < len(units) - 1:
         return e
-    return dataclasses.replace(e, text=text[start:end + len(units[at + 1])])
+    after = units[at + 1]
+    start = text.find(e.text)
+    end = text.find(after, start + len(e.text)) if start >= 0 else -1
+    # the unit alone when it is not written as one run after the heading (a list's units)
+    return dataclasses.replace(e, text=text[start:end + len(after)] if end >= 0 else after)
 
 
 def cases_for(e: Evidence, question: str, matcher: TermMatcher) -> Evidence:
