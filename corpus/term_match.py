@@ -23,8 +23,8 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-__all__ = ["code_terms", "flat_code", "foreign_code", "has_code_part", "holds_term", "in_text",
-           "is_code", "is_period"]
+__all__ = ["code_terms", "flat_code", "foreign_code", "has_code_part", "holds_term", "is_code",
+           "is_period"]
 
 _DIGIT = re.compile(r"\d")
 _LETTER = re.compile(r"[a-z]")
@@ -96,23 +96,13 @@ def _pattern(term: str) -> re.Pattern[str]:
     return re.compile(left + body + right)
 
 
-def in_text(stem: str, text: str) -> bool:
-    """A term without a digit in ``text``: a substring, or — a Porter stem ending in ``i``
-    (``warranti``, ``compani``, ``polici``) — its word ending in ``y`` (``warranty``): the stem
-    is in the plural, never in the singular (a trial: "What is the warranty period?" found no
-    term in "… a 2-year limited warranty …" and was answered by a contract's "12-month
-    periods")."""
-    return stem in text or (len(stem) > 3 and stem[-1] == "i" and stem[:-1] + "y" in text)
-
-
 def holds_term(term: str, text: str) -> bool:
     """True when the normalised ``text`` holds the key ``term`` (rules in the module
-    docstring; a stem ending in ``i`` also by its ``y`` word, :func:`in_text`). Both arguments
-    in the tokenizer's normal form; ``False`` for an empty term."""
+    docstring). Both arguments in the tokenizer's normal form; ``False`` for an empty term."""
     if not term:
         return False
     if not _DIGIT.search(term):
-        return in_text(term, text)
+        return term in text
     if is_code(term) or term in text:
         return _pattern(term).search(text) is not None
     return False

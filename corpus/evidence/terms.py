@@ -16,7 +16,7 @@ from corpus.evidence.bounds import Bound, bound_direction, states_bound
 from corpus.evidence.recognise import DIGIT, flat_code
 from corpus.evidence.units import CJK
 from corpus.labels import Label, label_term, names_item
-from corpus.term_match import holds_term, in_text
+from corpus.term_match import holds_term
 from corpus.tuning import TUNING
 
 __all__ = ["TermMatcher", "Weighting", "nfkc_lower", "term_weight"]
@@ -137,7 +137,7 @@ class TermMatcher:
             # exact: a code or number never matches a longer one (corpus.term_match); a term
             # without a digit is a substring test (what holds_term does for it)
             got = tuple(t for t, plain in self._plain if t in toks
-                        or (in_text(t, low) if plain else holds_term(t, low)))
+                        or (t in low if plain else holds_term(t, low)))
             if len(self._cache) < _CACHE_MAX:
                 self._cache[text] = got
         return got
