@@ -1,43 +1,62 @@
 """A question naming a numbered item (第二十一条, Clause 4) against the units and chunks that may
-answer it: whether a unit sits in the asked item (:func:`in_item`), whether retrieved text
-numbers such items at all (:func:`numbers_items`), and a unit led by the asked label when it
-writes the item in the other numeral form (:func:`in_asked_form`). Built on
-:mod:`corpus.labels`; pure, no I/O.
+answer it: which units may answer and which sit in the asked item (:func:`item_units`), the
+labels a chunk numbers its items with (:func:`chunk_labels`, :func:`numbers_items`), and a unit
+led by the asked label when it writes the item in the other numeral form
+(:func:`in_asked_form`). Built on :mod:`corpus.labels`; pure, no I/O.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TypeVar
 
-from corpus.labels import asked_item, item_of, line_labels, opening_label
+from corpus.labels import Label, asked_item, item_place, line_labels, opening_label
 from corpus.types import Chunk
 
-__all__ = ["in_asked_form", "in_item", "numbers_items"]
+__all__ = ["chunk_labels", "in_asked_form", "item_units", "numbers_items"]
+
+_U = TypeVar("_U")
 
 
-def in_item(question: str, unit: str, chunk_text: str, headings: Sequence[str] = ()) -> bool:
-    """True when ``unit`` (a quote of ``chunk_text``) sits in the numbered item ``question``
-    asks about (:func:`asked_item`, :func:`item_of`): a unit of a text that numbers nothing is
-    in no item, so where some unit is in the asked item, the others answer another question
-    (a trial: "What does Clause 4 say?" was answered by a Slack channel line "say thanks")."""
+def item_units(question: str, units: Sequence[_U],
+               place: Callable[[_U], tuple[str, str, Sequence[str]]]) -> tuple[list[_U], list[_U]]:
+    """``(kept, inside)`` of ``units`` (best first) for the item ``question`` asks
+    (:func:`~corpus.labels.asked_item`): ``kept`` leaves out the units of another item (and a
+    numbering text's title: :func:`~corpus.labels.item_place` ``False``), ``inside`` is those
+    of ``kept`` in the asked item. Where ``inside`` is not empty the others answer another
+    question (a trial: "What does Clause 4 say?" was answered by a Slack channel line "say
+    thanks"). No item asked: ``(units, [])``.
+
+    :param place: a unit's ``(quote, chunk text, section headings)``.
+    """
     asked = asked_item(question)
     if asked is None:
-        return False
-    at = chunk_text.find(unit)
-    item = item_of(unit, chunk_text[:at] if at > 0 else "", headings, asked.kind)
-    return item is not None and item.number == asked.number
+        return list(units), []
+    kept: list[_U] = []
+    inside: list[_U] = []
+    for u in units:
+        where = item_place(asked, *place(u))
+        if where is not False:
+            kept.append(u)
+        if where:
+            inside.append(u)
+    return kept, inside
+
+
+def chunk_labels(chunk: Chunk, kind: str) -> Iterator[Label]:
+    """The labels of ``kind`` that open a line of ``chunk`` or one of its section headings."""
+    yield from (lb for lb in line_labels(chunk.text) if lb.kind == kind)
+    yield from (lb for h in chunk.section_path if (lb := opening_label(h, kind)) is not None)
 
 
 def numbers_items(question: str, chunks: Iterable[Chunk]) -> bool:
-    """True when one of ``chunks`` numbers items of the kind ``question`` asks (a line or a
-    section heading opens with such a label): there, the asked item not being in them means
-    the text lacks it ("What does Clause 9 say?" of a contract of Clauses 1-8 is not found,
-    not answered by another document's line)."""
+    """True when one of ``chunks`` numbers items of the kind ``question`` asks
+    (:func:`chunk_labels`): there, the asked item not being in them means the text lacks it
+    ("What does Clause 9 say?" of a contract of Clauses 1-8 is not found, not answered by
+    another document's line)."""
     asked = asked_item(question)
-    return asked is not None and any(
-        any(lb.kind == asked.kind for lb in line_labels(c.text))
-        or any(opening_label(h, asked.kind) is not None for h in c.section_path)
-        for c in chunks)
+    return asked is not None and any(next(chunk_labels(c, asked.kind), None) is not None
+                                     for c in chunks)
 
 
 def in_asked_form(question: str, unit: str) -> str:

@@ -38,9 +38,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["ITEM_KINDS", "Label", "asked_item", "find_label", "item_of",
-           "label_term",
-           "line_labels", "names_item", "opening_label", "other_item", "step_label",
+__all__ = ["ITEM_KINDS", "Label", "asked_item", "find_label", "item_of", "item_place",
+           "label_term", "line_labels", "names_item", "opening_label", "other_item", "step_label",
            "zh_numeral", "zh_value"]
 
 _ZH_DIGITS = "零一二三四五六七八九"
@@ -244,26 +243,31 @@ def item_of(unit: str, above: str, headings: Sequence[str], kind: str) -> Label 
                  if (lb := opening_label(head, kind)) is not None), None)
 
 
-def other_item(question: str, unit: str, chunk_text: str, headings: Sequence[str] = ()
-               ) -> str | None:
-    """``asked.text`` when ``unit`` (a quote of ``chunk_text``) sits in another numbered item
-    of the kind ``question`` asks about (:func:`asked_item`, :func:`item_of`) — the answer to
-    "第二十六条规定了什么？" is not 第二十五条's sentence citing it, nor any clause when the
-    document has no 第二十六条 — else ``None`` (no item asked, or the text numbers none there).
-    A unit before the first item of a text numbering its items (a title) is in none. Numbers
-    compare by value: 第21条 is 第二十一条."""
-    asked = asked_item(question)
-    if asked is None:
-        return None
+def item_place(asked: Label, unit: str, chunk_text: str, headings: Sequence[str] = ()
+               ) -> bool | None:
+    """Where ``unit`` (a quote of ``chunk_text``, under the chunk's section ``headings``) sits
+    against the item ``asked``: ``True`` in it, ``False`` in another item of its kind or
+    before the first item of a text numbering its items so (a title, a preamble), ``None`` in
+    a text numbering no such items (:func:`item_of`). Numbers compare by value: 第21条 is
+    第二十一条."""
     at = chunk_text.find(unit)
     item = item_of(unit, chunk_text[:at] if at > 0 else "", headings, asked.kind)
     if item is None:
-        # before the first item of a text that numbers its items so (a title, a preamble)
-        numbered = any(lb.kind == asked.kind for lb in line_labels(chunk_text))
-        return asked.text if numbered else None
-    return None if item.number == asked.number else asked.text
+        return False if any(lb.kind == asked.kind for lb in line_labels(chunk_text)) else None
+    return item.number == asked.number
 
 
+def other_item(question: str, unit: str, chunk_text: str, headings: Sequence[str] = ()
+               ) -> str | None:
+    """``asked.text`` when ``unit`` (a quote of ``chunk_text``) sits in another numbered item
+    of the kind ``question`` asks about, or in none of a text numbering them
+    (:func:`asked_item`, :func:`item_place` ``False``) — the answer to "第二十六条规定了什么？"
+    is not 第二十五条's sentence citing it, nor any clause when the document has no 第二十六条
+    — else ``None`` (no item asked, the unit in it, or the text numbers none there)."""
+    asked = asked_item(question)
+    if asked is None or item_place(asked, unit, chunk_text, headings) is not False:
+        return None
+    return asked.text
 
 
 def names_item(text: str, label: Label) -> bool:

@@ -186,9 +186,9 @@ def _result(state: LoopState, brain: str, reason: StopReason, answer: str, found
 def evidence_answer(state: LoopState, brain: str, reason: StopReason) -> LoopResult:
     """Answer from the best verified evidence read (else shown) so far, or "not found"."""
     pool = list(state.ctx.read.values()) or list(state.ctx.seen.values())
-    m = state.matcher.known([c.context_text() for c in state.ctx.seen.values()],
-                              label=asked_item(state.question))
-    ev = best_evidence(pool, m, limit=1, label=asked_item(state.question))
+    label = asked_item(state.question)
+    m = state.matcher.known([c.context_text() for c in state.ctx.seen.values()], label=label)
+    ev = best_evidence(pool, m, limit=1, label=label)
     if ev and ev[0].coverage >= state.ctx.config.min_coverage:
         state.ctx.read.setdefault(ev[0].chunk.chunk_id, ev[0].chunk)
         chk = check_citations([{"chunk_id": ev[0].chunk.chunk_id, "quote": ev[0].text}],

@@ -22,8 +22,8 @@ from typing import Any
 
 from corpus.answer_support import SupportModel, support_features
 from corpus.document_vocabulary import DocumentVocabulary
-from corpus.item_scope import in_item, numbers_items
-from corpus.labels import asked_item, other_item
+from corpus.item_scope import item_units, numbers_items
+from corpus.labels import asked_item
 from corpus.period_scope import other_period, pinned_years
 from corpus.presence import specific_terms, unit_lacks
 from corpus.question_scope import asks_content, content_misses, count_unit, page_misses
@@ -85,14 +85,6 @@ def supported_evidence(
     return kept, ([] if kept else first_missing or [])
 
 
-def _unmissed(kept: list[Evidence], misses: list[str | None]) -> tuple[list[Evidence], str]:
-    """The units of ``kept`` whose miss is ``None``, and ``""``; ``([], the first miss)`` when
-    every unit misses."""
-    if all(misses):
-        return [], str(misses[0])
-    return [ev for ev, miss in zip(kept, misses, strict=True) if miss is None], ""
-
-
 def scoped_evidence(
     evidence: Sequence[Evidence], chunks: Iterable[Chunk], question: str
 ) -> tuple[list[Evidence], list[str]]:
@@ -114,24 +106,22 @@ def scoped_evidence(
     kept, flags = page_misses(question, evidence, lambda ev: ev.citation)
     if kept and pinned_years(question):
         # "Revenue in 2019 was …" answers another question than "… in 2018?"
-        kept, miss = _unmissed(kept, [other_period(question, ev.text) for ev in kept])
-        if miss:
-            return [], [*flags, "other_period:" + miss]
-    if kept and asked_item(question) is not None:
+        periods = [other_period(question, ev.text) for ev in kept]
+        if all(periods):
+            return [], [*flags, "other_period:" + str(periods[0])]
+        kept = [ev for ev, p in zip(kept, periods, strict=True) if p is None]
+    if kept and (asked := asked_item(question)) is not None:
         # "第二十六条规定了什么？" is answered by 第二十六条, not by a clause citing it, nor by
-        # any clause when there is none (corpus.labels.other_item)
-        got = [(ev, by_id.get(ev.citation.chunk_id)) for ev in kept]
-        kept, miss = _unmissed(kept, [other_item(question, ev.text, c.text if c else "",
-                                                 c.section_path if c else ())
-                                      for ev, c in got])
-        if miss:
-            return [], [*flags, "other_item:" + miss]
-        # where some unit is in the item asked, a unit of a text numbering nothing is no answer;
-        # where none is but a retrieved text numbers such items, the item is not there
-        inside = [ev for ev in kept if (c := by_id.get(ev.citation.chunk_id)) is not None
-                  and in_item(question, ev.text, c.text, c.section_path)]
-        if not inside and numbers_items(question, by_id.values()):
-            return [], [*flags, f"other_item:{asked_item(question).text}"]  # type: ignore[union-attr]
+        # any clause when there is none; where some unit is in the item asked, a unit of a text
+        # numbering nothing is no answer; where none is but a retrieved text numbers such items,
+        # the item is not there (corpus.item_scope.item_units)
+        def place(ev: Evidence) -> tuple[str, str, tuple[str, ...]]:
+            c = by_id.get(ev.citation.chunk_id)
+            return ev.text, c.text if c else "", c.section_path if c else ()
+
+        kept, inside = item_units(question, kept, place)
+        if not kept or (not inside and numbers_items(question, by_id.values())):
+            return [], [*flags, "other_item:" + asked.text]
         kept = inside or kept
     if kept and asks_content(question):
         best = by_id.get(kept[0].citation.chunk_id)

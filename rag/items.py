@@ -14,7 +14,8 @@ not the item). The list is fused as the page list is (``rag.fusion.fuse``, ``pag
 
 from __future__ import annotations
 
-from corpus.labels import Label, line_labels, opening_label, zh_numeral
+from corpus.item_scope import chunk_labels
+from corpus.labels import Label, zh_numeral
 from corpus.types import Chunk, ChunkStore, SearchFilter, SearchHit, SparseVector
 from rag.types import QueryTokenizer
 
@@ -32,12 +33,8 @@ def label_forms(label: Label) -> list[str]:
 
 def holds_item(chunk: Chunk, label: Label) -> bool:
     """True when ``chunk`` opens a line with ``label``'s item (same kind and number, either
-    form), or one of its section headings opens with it."""
-    same = [lb for lb in line_labels(chunk.text) if lb.kind == label.kind]
-    if any(lb.number == label.number for lb in same):
-        return True
-    return any((lb := opening_label(h, label.kind)) is not None and lb.number == label.number
-               for h in chunk.section_path)
+    form), or one of its section headings opens with it (``corpus.item_scope.chunk_labels``)."""
+    return any(lb.number == label.number for lb in chunk_labels(chunk, label.kind))
 
 
 def item_hits(store: ChunkStore, tokenizer: QueryTokenizer, collection: str, label: Label,

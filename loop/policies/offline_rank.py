@@ -13,8 +13,8 @@ from collections.abc import Collection
 from corpus.citations import display_quote
 from corpus.evidence import TermMatcher, rank_prior
 from corpus.evidence.cases import asks_value, case_series, named_case
-from corpus.item_scope import in_item
-from corpus.labels import asked_item, other_item
+from corpus.item_scope import item_units
+from corpus.labels import asked_item
 from corpus.tuning import TUNING, OfflineTuning
 from loop.controller import LoopState
 from loop.evidence import (
@@ -49,7 +49,7 @@ def lexical_evidence(state: LoopState, tuning: OfflineTuning) -> list[Evidence]:
     ranking read under :func:`loop.evidence.spread_weights` (a term most chunks read hold
     weighs less, ``spread_discount``); at most 500. For a question naming a numbered item
     (第二十一条, Clause 4: ``corpus.labels.asked_item``) the units of other items are left out
-    (``corpus.labels.other_item``)."""
+    (``corpus.item_scope.item_units``)."""
     order = {cid: i for i, cid in enumerate(state.ctx.seen)}
     bonus = {cid: rank_prior(i, tuning.search_decay, tuning.search_weight)
              for cid, i in order.items()}
@@ -57,24 +57,20 @@ def lexical_evidence(state: LoopState, tuning: OfflineTuning) -> list[Evidence]:
         for cid, c in state.ctx.seen.items():
             if is_revision_history(c):
                 bonus[cid] -= TUNING.evidence.revision_penalty
-    m = state.matcher.known([c.context_text() for c in state.ctx.seen.values()],
-                              label=asked_item(state.question))
+    label = asked_item(state.question)
+    m = state.matcher.known([c.context_text() for c in state.ctx.seen.values()], label=label)
     quantity = asks_quantity(state.question)
     nb = tuning.quantity_bonus if quantity else TUNING.evidence.number_bonus
     read = list(state.ctx.read.values())
-    label = asked_item(state.question)
     ev = best_evidence(read, m, limit=500, bonus=bonus, number_bonus=nb, figure_rows=quantity,
                        rank_weights=spread_weights(m, read, tuning.spread_discount), label=label)
-    if label is None:
-        return ev
     # a unit of another numbered item is no answer to the one asked (the answer check refuses
     # it: ``other_item``), so it must not outrank the item's own units: the dense re-rank put
-    # 第二十五条's sentence citing 第二十一条 first for "第21条规定了什么？" (a new-user trial)
-    q = state.question
-    ev = [e for e in ev if other_item(q, e.text, e.chunk.text, e.chunk.section_path) is None]
+    # 第二十五条's sentence citing 第二十一条 first for "第21条规定了什么？" (a new-user trial);
     # where some unit is in the item asked, a unit of a text numbering nothing is no answer
-    inside = [e for e in ev if in_item(q, e.text, e.chunk.text, e.chunk.section_path)]
-    return inside or ev
+    kept, inside = item_units(state.question, ev,
+                              lambda e: (e.text, e.chunk.text, e.chunk.section_path))
+    return inside or kept
 
 
 def ranked_evidence(tuning: OfflineTuning, floor: float,

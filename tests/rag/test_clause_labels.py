@@ -112,9 +112,9 @@ def test_a_unit_of_another_item_is_no_answer() -> None:
                       _POLICY) == "Clause 4"
 
 
-def _decide(tmp_path: Path, question: str, first: str = "reg.txt"
-            ) -> tuple[bool, str, tuple[str, ...]]:
-    docs = sorted((("reg.txt", _REG), ("policy.txt", _POLICY)), key=lambda d: d[0] != first)
+def _decide_docs(tmp_path: Path, question: str, docs: list[tuple[str, str]]
+                 ) -> tuple[bool, str, tuple[str, ...]]:
+    """The RAG answer decision over the chunks of ``docs`` (name, text), retrieved in order."""
     chunks = [c for name, text in docs for c in _chunks(tmp_path, name, text)]
     items = tuple(RetrievedChunk((c,), 1.0 / (i + 1)) for i, c in enumerate(chunks))
     tok = Tokenizer()
@@ -122,6 +122,12 @@ def _decide(tmp_path: Path, question: str, first: str = "reg.txt"
                   key_terms=tuple(tok.key_terms(question)))
     d = drive_inline(AnswerDecider(tok, None, make_citation=make_citation).flow(r))
     return d.found, d.answer, d.flags
+
+
+def _decide(tmp_path: Path, question: str, first: str = "reg.txt"
+            ) -> tuple[bool, str, tuple[str, ...]]:
+    docs = sorted((("reg.txt", _REG), ("policy.txt", _POLICY)), key=lambda d: d[0] != first)
+    return _decide_docs(tmp_path, question, docs)
 
 
 def test_an_article_the_documents_lack_is_not_found(tmp_path: Path) -> None:
@@ -143,17 +149,10 @@ _REG_PLAIN = (  # 第二十一条's own text holds no other word of "第21条规
 def test_the_number_of_an_asked_article_is_no_year(tmp_path: Path) -> None:
     # the "21" of 第21条 read as a two-digit year made 第二十一条's unit "only the year asked"
     # and skipped it: the answer was 第二十五条's sentence, refused as another article's
-    doc = tmp_path / "plain.txt"
-    doc.write_text(_REG_PLAIN, encoding="utf-8")
-    chunks = chunk_document(parse_file(doc), rel_path="plain.txt")
-    tok = Tokenizer()
     q = "第21条规定了什么？"
-    assert tok.key_terms(q) == ["21", "规定"]
-    items = tuple(RetrievedChunk((c,), 1.0) for c in chunks)
-    r = Retrieval(q, "c", items, Confidence(0.9, ConfidenceFeatures()), "hybrid",
-                  key_terms=tuple(tok.key_terms(q)))
-    d = drive_inline(AnswerDecider(tok, None, make_citation=make_citation).flow(r))
-    assert d.found and d.answer.startswith("第二十一条"), (d.answer, d.flags)
+    assert Tokenizer().key_terms(q) == ["21", "规定"]
+    found, answer, flags = _decide_docs(tmp_path, q, [("plain.txt", _REG_PLAIN)])
+    assert found and answer.startswith("第二十一条"), (answer, flags)
     m = TermMatcher(["21", "规定"])  # the loop's weights: "21" is held by 第二十一条
     assert m.known([_REG_PLAIN], label=find_label(q)).weights == m.weights
     assert m.known([_REG_PLAIN]).weights[0] < m.weights[0]  # without the asked item: unknown
@@ -181,7 +180,8 @@ def test_a_unit_opening_the_asked_item_in_the_other_form_leads_with_the_asked_la
     # answered by "第五条 …" was refused at p 0.38 ("5" absent) in a trial
     from corpus.item_scope import in_asked_form
 
-    assert in_asked_form("第5条规定了什么？", "第五条 县级以上人民政府") == "第5条 第五条 县级以上人民政府"
+    assert in_asked_form("第5条规定了什么？", "第五条 县级以上人民政府") == \
+        "第5条 第五条 县级以上人民政府"
     assert in_asked_form("第五条规定了什么？", "第五条 县级") == "第五条 县级"  # same form
     assert in_asked_form("第5条规定了什么？", "第六条 其他") == "第六条 其他"  # another item
     assert in_asked_form("What is the fee?", "第五条 x") == "第五条 x"  # no item asked
@@ -199,14 +199,8 @@ _CHAT_MD = ("# Slack channels\n\n- **#thanks**: where team members say thanks to
 
 
 def _decide_md(tmp_path: Path, question: str) -> tuple[bool, str, tuple[str, ...]]:
-    chunks = [c for name, text in (("chat.md", _CHAT_MD), ("contract.md", _CONTRACT_MD))
-              for c in _chunks(tmp_path, name, text)]  # the look-alike line ranked first
-    items = tuple(RetrievedChunk((c,), 1.0 / (i + 1)) for i, c in enumerate(chunks))
-    tok = Tokenizer()
-    r = Retrieval(question, "c", items, Confidence(0.9, ConfidenceFeatures()), "hybrid",
-                  key_terms=tuple(tok.key_terms(question)))
-    d = drive_inline(AnswerDecider(tok, None, make_citation=make_citation).flow(r))
-    return d.found, d.answer, d.flags
+    # the look-alike line ranked first
+    return _decide_docs(tmp_path, question, [("chat.md", _CHAT_MD), ("contract.md", _CONTRACT_MD)])
 
 
 def test_a_clause_under_its_heading_answers_and_a_missing_one_is_not_found(tmp_path: Path
