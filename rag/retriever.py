@@ -63,7 +63,9 @@ _TERMS_MEMO = 512  # a few MB: items of a few KB, their term lists
 
 
 class HybridRetriever(FlowStage[Retrieval]):
-    """Dense + keyword retrieval with weighted RRF, adjacent-chunk merging and confidence.
+    """Dense + keyword retrieval with weighted RRF, adjacent-chunk merging and confidence. A
+    question naming a numbered item (第五条, Clause 4: ``corpus.labels.asked_item``) also gets
+    the chunks holding that item as a ranked list, fused as the page list (``rag.items``).
 
     Usage example::
 
@@ -85,9 +87,6 @@ class HybridRetriever(FlowStage[Retrieval]):
         only when the caller gave no filter; the outcome is ``Retrieval.resolution``.
     :param expander: field-vocabulary query expansion of the keyword query
         (``rag.expand.QueryExpander``; ``None``: off); the phrases are ``Retrieval.expansions``.
-    A question naming a numbered item (第五条, Clause 4: ``corpus.labels.asked_item``) also gets
-    the chunks holding that item as a ranked list, fused as the page list (``rag.items``).
-
     :param pages: page navigation inside resolved documents (``rag.pages.PageNavigator``;
         ``None``: off): chunks of the pages titled with the statement the question asks for
         join the fusion as a third list at ``config.page_weight``.

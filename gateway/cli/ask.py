@@ -37,6 +37,7 @@ __all__ = [
     "ask_rag",
     "not_utf8",
     "register",
+    "too_long",
 ]
 
 
@@ -70,6 +71,17 @@ def not_utf8(text: str) -> str:
             "set the terminal or the input file to UTF-8"
         )
     return ""
+
+
+def too_long(text: str) -> str:
+    """``""`` when ``text`` is within ``QUESTION_MAX_CHARS`` (the HTTP API's bound,
+    ``gateway.routing.types``); else the message saying so (ask and chat refuse it)."""
+    from gateway.routing.types import QUESTION_MAX_CHARS
+
+    if len(text) <= QUESTION_MAX_CHARS:
+        return ""
+    return (f"the question holds {len(text):,} characters; at most {QUESTION_MAX_CHARS:,} "
+            "(as over HTTP)")
 
 
 def ask_rag(
@@ -199,11 +211,8 @@ def ask_command(
         raise typer.BadParameter(bad, param_hint="QUESTION")
     if (empty := empty_question(question)) is not None:  # HTTP's wording (a 400 there)
         raise typer.BadParameter(empty)
-    from gateway.routing.types import QUESTION_MAX_CHARS
-
-    if len(question) > QUESTION_MAX_CHARS:
-        raise typer.BadParameter(f"the question holds {len(question):,} characters; at most "
-                                 f"{QUESTION_MAX_CHARS:,} (as over HTTP)", param_hint="QUESTION")
+    if long := too_long(question):
+        raise typer.BadParameter(long, param_hint="QUESTION")
     if top_k is not None and mode is not AskMode.rag:
         raise typer.BadParameter("--top-k applies to --mode rag only", param_hint="--top-k")
     s = get_settings()

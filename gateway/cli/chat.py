@@ -31,9 +31,8 @@ from rich.console import Console
 
 from gateway.cache.normalize import empty_question
 from gateway.cli._status import DICTIONARY, slow_step, slow_steps
-from gateway.cli.ask import AskMode, CollectionOption, not_utf8
+from gateway.cli.ask import AskMode, CollectionOption, not_utf8, too_long
 from gateway.conversation.cedict import ready_before_first_question
-from gateway.routing.types import QUESTION_MAX_CHARS
 
 if TYPE_CHECKING:
     from gateway.wiring import Components
@@ -83,10 +82,8 @@ class ChatSession:
         if (empty := empty_question(line)) is not None:  # "??": HTTP's 400, in the same words
             self.con.print(f"[red]error:[/] {empty}", markup=True, highlight=False)
             return True
-        if len(line) > QUESTION_MAX_CHARS:  # ask's and HTTP's limit: not kept in the session
-            self.con.print(f"[red]error:[/] the question holds {len(line):,} characters; at "
-                           f"most {QUESTION_MAX_CHARS:,} (as over HTTP)", markup=True,
-                           highlight=False)
+        if long := too_long(line):  # ask's and HTTP's limit: not kept in the session
+            self.con.print(f"[red]error:[/] {long}", markup=True, highlight=False)
             return True
         self._ask(line, runner)
         return True
