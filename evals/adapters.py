@@ -88,7 +88,8 @@ class RagPipelineAnswerer(RouterReading):
         """Answer the question read as the router reads it from the top-k retrieval
         extractively (no LLM)."""
         ans = await asyncio.to_thread(self.pipeline.run, read.text, collection,
-                                      top_k=self.top_k, flt=read.scope)
+                                      top_k=self.top_k, flt=read.scope,
+                                      current_date=current_date)
         ms = (time.perf_counter() - t0) * 1000.0
         r = ans.retrieval
         return AnswerRecord(

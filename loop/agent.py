@@ -20,11 +20,13 @@ from typing import Any
 import httpx
 
 from corpus.answer_support import SupportModel
+from corpus.fiscal_calendar import asked_on
 from corpus.term_forms import YEAR
 from corpus.types import ChunkStore, SearchFilter, SearchHit
 from loop.answer_checks import AnswerChecks, answer_alone, checked
 from loop.config import LLMConfig, LoopConfig
 from loop.controller import EventCallback, LoopState, drive
+from loop.dated_check import dated
 from loop.errors import LLMError
 from loop.evidence import TermMatcher
 from loop.llm_client import AsyncLLMClient
@@ -183,9 +185,14 @@ class LoopAgent:
         res = await self.checks.scope(question, collection, res)
         res = await self.checks.presence(question, collection, res)
         res = answer_alone(await self.checks.support(question, collection, res))
-        return await self.checks.compute(question, collection, res,
-                                         confined=flt is not None and bool(flt.doc_ids),
-                                         seeds=[h.chunk.chunk_id for h in candidates])
+        seeds = [h.chunk.chunk_id for h in candidates]
+        res = await self.checks.compute(question, collection, res,
+                                        confined=flt is not None and bool(flt.doc_ids),
+                                        seeds=seeds)
+        # a fiscal period's start or end asked relative to the day: computed from the calendar
+        return await dated(question, collection, res, today=asked_on(current_date),
+                           store=self.checks.store, tokenizer=self.checks.key_terms,
+                           seeds=seeds, flt=flt, timeout_s=self.checks.timeout_s)
 
     async def _run(
         self, question: str, collection: str, *, candidates: Sequence[SearchHit],

@@ -36,12 +36,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from functools import partial
 from typing import Any
 
 from corpus.answer_support import SupportModel
 from corpus.derived import computable
 from corpus.document_vocabulary import DocumentVocabulary
+from corpus.fiscal_calendar import asked_date
 from corpus.labels import asked_item
 from corpus.presence import DocumentTermProbe, subject_acronyms
 from corpus.question_scope import asked_pages
@@ -56,6 +58,7 @@ from rag.answerability import (
 from rag.cases import answer_cases
 from rag.compose import asks_figure, figure_answer
 from rag.cross_evidence import cross_language, dense_evidence
+from rag.dated import dated_decision
 from rag.extractive import NOT_FOUND_TEXT, answer_text, extract_answer
 from rag.period_pair import period_pair
 from rag.steps import Flow, Step
@@ -125,7 +128,8 @@ class AnswerDecider:
         self.record_support, self.flag_missing = record_support, flag_missing
 
     def flow(self, retrieval: Retrieval, flags: Sequence[str] = (), *,
-             coverage: float | None = None, timeout_s: float = 0.0) -> Flow[AnswerDecision]:
+             coverage: float | None = None, timeout_s: float = 0.0,
+             today: date | None = None) -> Flow[AnswerDecision]:
         """The decision as a flow (its index checks are steps).
 
         :param retrieval: the retrieval to answer from.
@@ -133,8 +137,19 @@ class AnswerDecider:
         :param coverage: the retrieval's key-term coverage feature; ``<= 0`` with key terms:
             not found (``no_key_term_coverage``); ``None``: not checked.
         :param timeout_s: each index step's timeout in seconds (0: none).
+        :param today: the day asked on: a fiscal period's start or end asked relative to it is
+            computed from the calendar a document defines (``rag.dated``, flag
+            ``fiscal_date``); ``None``: not.
         """
         r, out = retrieval, list(flags)
+        if today is not None and asked_date(r.question) is not None:
+            dated = partial(dated_decision, r, self.store, self.tokenizer, today)
+            (got,) = yield [Step("dated", dated, timeout_s)]
+            if got.ok and got.value is not None:
+                return AnswerDecision(got.value[0], True, (got.value[1],), (), (),
+                                      (*out, "fiscal_date"), computed=True)
+            if not got.ok:
+                out.append(got.flag)
         # a question naming a page or an article looks further down for a unit on it or in it
         wider = 4 if asked_pages(r.question) or asked_item(r.question) else 1
         evidence = extract_answer(r, r.key_terms, self.make_citation,

@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from corpus.answer_support import SupportModel
 from corpus.document_vocabulary import DocumentVocabulary
+from corpus.fiscal_calendar import asked_on
 from corpus.presence import DocumentTermProbe
 from corpus.types import Chunk, Citation, SearchFilter
 from rag.decision import AnswerDecider
@@ -94,16 +95,23 @@ class RagPipeline(FlowStage[RagAnswer]):
         self.retriever.warm_up()
 
     def flow(self, question: str, collection: str, *, top_k: int | None = None,
-             flt: SearchFilter | None = None, mode: RetrievalMode = "hybrid") -> Flow[RagAnswer]:
+             flt: SearchFilter | None = None, mode: RetrievalMode = "hybrid",
+             current_date: str | None = None) -> Flow[RagAnswer]:
         """The I/O-free flow (:meth:`rag.stage.FlowStage.flow`): the retriever's steps, then
-        the answer decision (``rag.decision``: extraction, then its index checks as steps)."""
+        the answer decision (``rag.decision``: extraction, then its index checks as steps).
+        ``current_date`` (``YYYY-MM-DD``; default today) is the day a fiscal period asked
+        relative to today is counted from (``rag.dated``).
+
+        :raises ValueError: ``current_date`` is not an ISO date."""
+        today = asked_on(current_date)
         t0 = time.perf_counter()
         retrieval = yield from self.retriever.flow(
             question, collection, top_k=top_k, flt=flt, mode=mode
         )
         t1 = time.perf_counter()
         d = yield from self.decider.flow(retrieval,
-                                         timeout_s=self.retriever.config.search_timeout_s)
+                                         timeout_s=self.retriever.config.search_timeout_s,
+                                         today=today)
         t2 = time.perf_counter()
         timings = {
             **{f"retrieve.{k}": v for k, v in retrieval.timings_ms.items()},

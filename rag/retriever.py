@@ -139,9 +139,11 @@ class HybridRetriever(FlowStage[Retrieval]):
         return out
 
     def flow(self, question: str, collection: str, *, top_k: int | None = None,
-             flt: SearchFilter | None = None, mode: RetrievalMode = "hybrid") -> Flow[Retrieval]:
+             flt: SearchFilter | None = None, mode: RetrievalMode = "hybrid",
+             current_date: str | None = None) -> Flow[Retrieval]:
         """The I/O-free retrieval flow (:meth:`rag.stage.FlowStage.flow`): the top-k items for
-        ``question``; timeouts and index errors are flagged, never raised."""
+        ``question``; timeouts and index errors are flagged, never raised (``current_date``
+        is not read: retrieval does not depend on the day)."""
         cfg = self.config
         k = top_k or cfg.top_k
         t0 = time.perf_counter()

@@ -22,7 +22,8 @@ class FlowStage(Generic[T]):
     timeout or failure: the result's flags say what happened."""
 
     def flow(self, question: str, collection: str, *, top_k: int | None = None,
-             flt: SearchFilter | None = None, mode: RetrievalMode = "hybrid") -> Flow[T]:
+             flt: SearchFilter | None = None, mode: RetrievalMode = "hybrid",
+             current_date: str | None = None) -> Flow[T]:
         """The I/O-free flow: yields groups of steps, receives their outcomes, returns the
         result.
 
@@ -31,15 +32,21 @@ class FlowStage(Generic[T]):
         :param top_k: items to retrieve (default: the retriever's ``config.top_k``).
         :param flt: optional restriction to documents / path / section prefix.
         :param mode: ``hybrid`` (default), ``dense`` or ``keyword`` (evaluation, ablations).
+        :param current_date: the day asked on (``YYYY-MM-DD``; ``None``: today), for stages
+            that answer relative dates.
         """
         raise NotImplementedError
 
     def run(self, question: str, collection: str, *, top_k: int | None = None,
-            flt: SearchFilter | None = None, mode: RetrievalMode = "hybrid") -> T:
+            flt: SearchFilter | None = None, mode: RetrievalMode = "hybrid",
+            current_date: str | None = None) -> T:
         """:meth:`flow` run to its result, blocking (arguments as :meth:`flow`)."""
-        return drive_sync(self.flow(question, collection, top_k=top_k, flt=flt, mode=mode))
+        return drive_sync(self.flow(question, collection, top_k=top_k, flt=flt, mode=mode,
+                                    current_date=current_date))
 
     async def run_async(self, question: str, collection: str, *, top_k: int | None = None,
-                        flt: SearchFilter | None = None, mode: RetrievalMode = "hybrid") -> T:
+                        flt: SearchFilter | None = None, mode: RetrievalMode = "hybrid",
+                        current_date: str | None = None) -> T:
         """Async twin of :meth:`run` (same flow; steps run in worker threads)."""
-        return await drive_async(self.flow(question, collection, top_k=top_k, flt=flt, mode=mode))
+        return await drive_async(self.flow(question, collection, top_k=top_k, flt=flt,
+                                           mode=mode, current_date=current_date))

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import date
 
 from pydantic import ValidationError
 
+from corpus.fiscal_calendar import asked_date, asked_on
 from corpus.types import SearchFilter, SearchHit
 from gateway.engines.grounded import (
     FENCE,
@@ -105,13 +107,16 @@ class HybridRagEngine:
                          r.confidence.features.to_dict(), flags, raw=r,
                          resolved=r.resolved_filter)
 
-    def _extractive(self, res: RagResult, flags: list[str]) -> AnswerDraft:
+    def _extractive(self, res: RagResult, flags: list[str],
+                    today: date | None = None) -> AnswerDraft:
         """The extractive answer (``rag.decision.AnswerDecider``, its index checks run in this
-        worker thread, without timeouts; a failed check keeps the answer, flagged)."""
+        worker thread, without timeouts; a failed check keeps the answer, flagged); ``today``:
+        the day a fiscal period asked relative to it is counted from (``rag.dated``)."""
         from rag.steps import drive_inline
 
         d = drive_inline(self.decider.flow(res.raw, flags,
-                                           coverage=res.features.get("coverage", 1.0)))
+                                           coverage=res.features.get("coverage", 1.0),
+                                           today=today))
         if not d.found:  # the closest passages go with it, under "related" (issue 15 item 4)
             return AnswerDraft(d.answer, [], False, "extractive", flags=list(d.flags),
                                related=[e.citation for e in d.evidence])
@@ -126,15 +131,19 @@ class HybridRagEngine:
                            related=[e.citation for e in d.evidence[1:]])
 
     async def answer(self, question: str, retrieval: RagResult, *, broad: bool,
-                     allow_llm: bool = True) -> AnswerDraft:
+                     allow_llm: bool = True, current_date: str | None = None) -> AnswerDraft:
         """Extractive answer, or one grounded LLM call when an LLM is configured; any LLM fault
-        gives the extractive answer flagged ``llm_unavailable`` (never raises for the LLM)."""
+        gives the extractive answer flagged ``llm_unavailable`` (never raises for the LLM).
+        A fiscal period's start or end asked relative to ``current_date`` (``YYYY-MM-DD``;
+        ``None``: today) is computed from the calendar a document defines, without the LLM
+        (``rag.dated``)."""
         if retrieval.raw is None or not retrieval.hits:
             from rag.extractive import NOT_FOUND_TEXT
 
             return AnswerDraft(NOT_FOUND_TEXT, [], False, "extractive")
-        if self.llm is None or not allow_llm:
-            return await asyncio.to_thread(self._extractive, retrieval, [])
+        today = asked_on(current_date)
+        if self.llm is None or not allow_llm or asked_date(question) is not None:
+            return await asyncio.to_thread(self._extractive, retrieval, [], today)
         return await self._grounded(self.llm, question, retrieval)
 
     async def _grounded(self, llm: AsyncLLMClient, question: str,

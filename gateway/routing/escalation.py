@@ -11,6 +11,7 @@ Split from :mod:`gateway.routing.router` (the orchestration); stages run through
 from __future__ import annotations
 
 from corpus.derived import computable
+from corpus.fiscal_calendar import asked_date
 from gateway.routing.fit import RoutingModel, fitted_decision
 from gateway.routing.rules import Decision, RuleConfig, decide, detect_signals
 from gateway.routing.stages import Ctx, RouterStages
@@ -63,18 +64,24 @@ class EscalationStages(RouterStages):
         (flag ``computed``, ``rag.compose``), kept on RAG (``None``: escalate as decided). The
         arithmetic over verified cells is the answer the deep read would have to reach; on the
         dev questions the LoopAgent matched the 24 computed RAG answers on 23 and lost the
-        other (a Best Buy ROCE of 0.263 read as a cover-page sentence)."""
+        other (a Best Buy ROCE of 0.263 read as a cover-page sentence). Likewise a fiscal
+        period's start or end asked relative to the day (``corpus.fiscal_calendar``: flag
+        ``fiscal_date``): a date computed from the calendar a document defines."""
         rag = self.rag
         if (q.mode != "auto" or rag is None or rag_res is None or not rag_res.hits
-                or not computable(q.question)):
+                or not (computable(q.question) or asked_date(q.question))):
             return None
         draft, _ = await self._stage(
             ctx, "rag_computed",
-            lambda: rag.answer(q.question, rag_res, broad=False, allow_llm=False),
+            lambda: rag.answer(q.question, rag_res, broad=False, allow_llm=False,
+                               current_date=q.current_date),
             self.settings.timeout_retrieve_s)
-        if draft is None or not draft.found or "computed" not in draft.flags:
+        if (draft is None or not draft.found
+                or not {"computed", "fiscal_date"} & set(draft.flags)):
             return None
-        ctx.record.decide("rag", "RAG kept: the figure asked is computed from cited cells")
+        ctx.record.decide("rag", "RAG kept: the date asked is computed from the cited fiscal "
+                          "calendar" if "fiscal_date" in draft.flags
+                          else "RAG kept: the figure asked is computed from cited cells")
         ctx.record.rag_path()
         await self._emit(ctx, {"type": "route", **ctx.record.decision})
         return draft
@@ -91,7 +98,8 @@ class EscalationStages(RouterStages):
             if rag_res is not None and rag_res.hits and self.rag is not None:
                 # the LoopAgent timed out or failed: degrade to the RAG answer we already have
                 rec.rag_degraded()
-                return await self._rag_answer(ctx, q.question, rag_res, broad=False)
+                return await self._rag_answer(ctx, q.question, rag_res, broad=False,
+                                              current_date=q.current_date)
             return None
         rec.looped(loop_res.steps, loop_res.tokens, loop_res.flags, loop_res.dropped_citations)
         reason = loop_res.fallback_reason
@@ -117,7 +125,8 @@ class EscalationStages(RouterStages):
         broad = await self._retrieve(ctx, q, query, self.settings.rag_broad_top_k,
                                      "retrieve_broad")
         return None if broad is None else await self._rag_answer(ctx, q.question, broad,
-                                                                 broad=True)
+                                                                 broad=True,
+                                                                 current_date=q.current_date)
 
 
 def _other_organisation(draft: AnswerDraft | None, rag_res: RagResult | None) -> AnswerDraft | None:

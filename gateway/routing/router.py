@@ -268,7 +268,7 @@ class Router(PlanStages, CacheStages, EscalationStages, ConflictStages):
         if decision.route == "rag":
             ctx.record.rag_path()
             draft = None if rag_res is None else await self._rag_answer(
-                ctx, q.question, rag_res, broad=False)
+                ctx, q.question, rag_res, broad=False, current_date=q.current_date)
         else:
             draft = (await self._computed_on_rag(ctx, q, rag_res)
                      or await self._loop_path(ctx, q, query, rag_res))

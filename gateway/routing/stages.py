@@ -217,7 +217,8 @@ class RouterStages:
         return res
 
     async def _rag_answer(
-        self, ctx: Ctx, question: str, res: RagResult, broad: bool
+        self, ctx: Ctx, question: str, res: RagResult, broad: bool,
+        current_date: str | None = None,
     ) -> AnswerDraft | None:
         assert self.rag is not None
         rag = self.rag
@@ -225,14 +226,16 @@ class RouterStages:
         # an LLM call may be retried once by the client: allow two calls plus back-off
         limit = self.settings.llm_timeout_s * 2 + 1.0
         draft, timed_out = await self._stage(
-            ctx, stage, lambda: rag.answer(question, res, broad=broad), limit
+            ctx, stage, lambda: rag.answer(question, res, broad=broad,
+                                           current_date=current_date), limit
         )
         if timed_out:
             # the grounded LLM call was too slow: answer extractively (pure CPU, bounded)
             ctx.record.llm_timed_out()
             draft, _ = await self._stage(
                 ctx, stage + "_extractive",
-                lambda: rag.answer(question, res, broad=broad, allow_llm=False),
+                lambda: rag.answer(question, res, broad=broad, allow_llm=False,
+                                   current_date=current_date),
                 self.settings.timeout_retrieve_s,
             )
         return draft

@@ -191,10 +191,13 @@ class RagBackend(Protocol):
         """Hybrid retrieval; raises ``corpus.errors.StoreError`` when the store is down."""
 
     async def answer(
-        self, question: str, retrieval: RagResult, *, broad: bool, allow_llm: bool = True
+        self, question: str, retrieval: RagResult, *, broad: bool, allow_llm: bool = True,
+        current_date: str | None = None,
     ) -> AnswerDraft:
         """Extractive answer, or one grounded LLM call over the hits (citations verified);
-        ``allow_llm=False`` forces the extractive answer."""
+        ``allow_llm=False`` forces the extractive answer. ``current_date`` (``YYYY-MM-DD``;
+        ``None``: today) is the day a fiscal period asked relative to today is counted
+        from."""
 
 
 class LoopBackend(Protocol):

@@ -1,0 +1,61 @@
+"""The LoopAgent's answer to a fiscal period's start or end asked relative to the day: the date
+computed from the fiscal calendar a document defines (``corpus.fiscal_calendar``), found in the
+chunks read and the RAG candidates the loop started from, else by one keyword search (inside
+the loop's filter). It replaces the reading policy's answer, whose citations go to ``related``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from datetime import date
+from typing import Any
+
+from corpus.fiscal_calendar import asked_date, dated_answer
+from corpus.types import ChunkStore, SearchFilter
+from loop.results import LoopResult
+
+__all__ = ["dated"]
+
+_CALENDAR_HITS = 10  # keyword hits searched for a calendar when none was read
+
+
+async def dated(question: str, collection: str, res: LoopResult, *, today: date,
+                store: ChunkStore, tokenizer: Any, seeds: Sequence[str] = (),
+                flt: SearchFilter | None = None, timeout_s: float = 0.0) -> LoopResult:
+    """``res`` answered with the date ``question`` asks (flag: ``res.computed``), or ``res``
+    unchanged when it asks none, no calendar is found, or the lookup fails or takes longer
+    than ``timeout_s`` (0: no limit).
+
+    :param today: the day the question is asked on (the caller's ``current_date``).
+    :param tokenizer: has ``sparse_query`` (text → BM25 query) for the keyword search; without
+        it only the chunks read are looked at.
+    :param seeds: chunk ids of the RAG candidates the loop started from (read after the chunks
+        the loop read).
+    """
+    if res.fallback or asked_date(question) is None:
+        return res
+    sparse = getattr(tokenizer, "sparse_query", None)
+
+    def lookup() -> Any:
+        ids = list(dict.fromkeys([*res.read_chunk_ids, *seeds]))
+        chunks = store.get_chunks(collection, ids) if ids else []
+
+        def search(text: str) -> list[Any]:
+            if sparse is None:
+                return []
+            return [h.chunk for h in store.keyword_search(collection, sparse(text),
+                                                          _CALENDAR_HITS, flt)]
+
+        return dated_answer(question, today, chunks, search)
+
+    try:
+        got = await asyncio.wait_for(asyncio.to_thread(lookup), timeout_s or None)
+    except Exception:  # noqa: BLE001 - a failed lookup keeps the answer
+        return res
+    if got is None:
+        return res
+    text, cit = got
+    res.related = [c for c in [*res.citations, *res.related] if c != cit]
+    res.answer, res.citations, res.found, res.computed = text, [cit], True, True
+    return res
