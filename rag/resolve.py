@@ -7,9 +7,8 @@ Pure scoring over :class:`~corpus.profile.DocumentProfile` s (no I/O)::
                     words, Chinese proper nouns), without years and period codes (fy2018, q2),
                     that name a document: a word of its issuer ("3M COMPANY", "PepsiCo, Inc.")
                     or a code of letters and digits in its file name, title or issuer
-                    (ESP32-PICO-D4, 3M; a code of four or more letters and digits is also
-                    found in a file name with the punctuation of both removed:
-                    esp32-pico-d4 in esp32_pico_d4_datasheet_cn.pdf) — and that few
+                    (ESP32-PICO-D4, 3M; a code of 4+ letters and digits also in a file name
+                    without punctuation: esp32_pico_d4_datasheet_cn.pdf) — and that few
                     documents' identity text holds (df ≤ max(5, 2 % of the documents))
     score(doc)    = Σ idf(t) over the entity terms the document matches, idf = ln(N / df)
     candidates    = documents with score ≥ 0.8 × best score, plus every document whose cover
@@ -28,14 +27,11 @@ resolution holds only when the question names a period those documents cover: a 
 is as often a common word ("square miles", "health") that an issuer's name happens to hold, and
 "company + period" is how a question about a filing pins it (issue 15, item 1).
 
-A question naming no rare entity, or more documents than ``max_docs``, is *unsure*: retrieval
-then runs over the whole collection (``Retrieval.resolution`` says why).
-
-The rarity and share thresholds are the design's starting values, not fitted to question ids:
-an organisation's name is on the covers of its own filings only, a section word on many.
-
-The outcome, :class:`~rag.resolution.Resolution`, and what is read of a question's names and
-years (``rag.resolve_terms``) are their own modules, re-exported here.
+A question naming no rare entity is resolved by a Chinese title it writes
+(``rag.resolve_titles``); else, or naming more documents than ``max_docs``, it is *unsure*:
+retrieval runs over the whole collection (``Retrieval.resolution`` says why). The rarity and
+share thresholds are the design's starting values, not fitted to question ids. The outcome
+(``rag.resolution``) and the names and years read (``rag.resolve_terms``) are re-exported here.
 """
 
 from __future__ import annotations
@@ -54,6 +50,7 @@ from corpus.term_match import is_period
 from corpus.types import ChunkStore
 from rag.resolution import Resolution
 from rag.resolve_terms import asked_organisations, fiscal_years, issuer_key, question_years
+from rag.resolve_titles import named_by_title, title_runs
 
 __all__ = ["DocumentResolver", "ProfileSource", "Resolution", "fiscal_years", "issuer_key",
            "question_years"]
@@ -114,6 +111,7 @@ class DocumentResolver:
         self._names = [_FLAT.sub("", c.profile.path.rsplit("/", 1)[-1].lower())
                        for c in self._cards]
         self._issuer = [issuer_key(c.profile.organisation) for c in self._cards]
+        self._titles = [title_runs(c.profile.path, c.profile.title) for c in self._cards]
         # issuer words a misspelt name may stand for (_spelled)
         self._issuer_terms = frozenset(issuers)
         self._issuer_words = {t for t in issuers if len(t) >= _MIN_TYPO_LEN and t.isalpha()}
@@ -136,6 +134,11 @@ class DocumentResolver:
             is kept only when the question names a year its documents cover (module doc).
         """
         got = self._resolve(question, key_terms)
+        named = [] if got.doc_ids else named_by_title(question, self._titles)[0]
+        if 0 < len(named) <= self.max_docs:  # a Chinese title written whole
+            docs = [self._cards[i].profile for i in named]
+            got = Resolution(tuple(d.doc_id for d in docs), tuple(d.path for d in docs),
+                             years=got.years, sure=True, reason=f"title → {len(docs)} document(s)")
         unknown = self.unknown_subjects(question)
         if unknown:
             got = replace(got, unknown_subjects=unknown, issuer_docs=self._issuer_docs)
