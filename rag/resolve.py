@@ -24,14 +24,13 @@ A name written in lower case ("what is EBITDA for costco in FY2021?") is not a n
 the name terms resolve nothing, the question's other key terms that are an issuer's word
 (``words``: alphabetic, four letters or more, as rare as an entity term) are tried, and the
 resolution holds only when the question names a period those documents cover: a lower-case word
-is as often a common word ("square miles", "health") that an issuer's name happens to hold, and
-"company + period" is how a question about a filing pins it (issue 15, item 1).
+is as often a common word ("square miles", "health") that an issuer's name happens to hold.
 
-A question naming no rare entity is resolved by a Chinese title it writes
-(``rag.resolve_titles``); else, or naming more documents than ``max_docs``, it is *unsure*:
-retrieval runs over the whole collection (``Retrieval.resolution`` says why). The rarity and
-share thresholds are the design's starting values, not fitted to question ids. The outcome
-(``rag.resolution``) and the names and years read (``rag.resolve_terms``) are re-exported here.
+Else an article or clause of a document whose Chinese title the question writes resolves it
+(``rag.resolve_titles``); else, or naming more than ``max_docs``, it is *unsure*: retrieval
+runs over the whole collection (``Retrieval.resolution`` says why). Thresholds: the design's
+starting values, not fitted to question ids. ``rag.resolution`` / ``rag.resolve_terms``:
+the outcome and the names and years read, re-exported here.
 """
 
 from __future__ import annotations
@@ -45,6 +44,7 @@ from dataclasses import dataclass, field, replace
 
 from rapidfuzz.distance import DamerauLevenshtein
 
+from corpus.labels import asked_item
 from corpus.profile import DocumentProfile
 from corpus.term_match import is_period
 from corpus.types import ChunkStore
@@ -134,8 +134,9 @@ class DocumentResolver:
             is kept only when the question names a year its documents cover (module doc).
         """
         got = self._resolve(question, key_terms)
-        named = [] if got.doc_ids else named_by_title(question, self._titles)[0]
-        if 0 < len(named) <= self.max_docs:  # a Chinese title written whole
+        named = ([] if got.doc_ids or asked_item(question) is None
+                 else named_by_title(question, self._titles)[0])
+        if 0 < len(named) <= self.max_docs:  # an item of a document named by its title
             docs = [self._cards[i].profile for i in named]
             got = Resolution(tuple(d.doc_id for d in docs), tuple(d.path for d in docs),
                              years=got.years, sure=True, reason=f"title → {len(docs)} document(s)")
