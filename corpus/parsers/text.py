@@ -26,11 +26,17 @@ sequence; real text files hold next to no control characters).
 Paragraphs are runs of non-blank lines; line numbers are those of the decoded text. A
 hard-wrapped file's lines are joined into their paragraphs (``corpus.parsers._unwrap``), so the
 wrapped and the unwrapped spelling of a text give the same chunks.
+
+A short line that is a numbered division of a text — 第一编 / 第二章 总则 / 第三节 (levels 1 / 2 /
+3), "PART II", "Chapter 3 Setup" — is a heading, whether or not blank lines surround it: a law
+or a manual saved as plain text gets the section path its chapters give (a new-user trial: the
+articles of a .txt law all sat under "(top)"). A line ending like a sentence is no heading.
 """
 
 from __future__ import annotations
 
 import codecs
+import re
 from pathlib import Path
 
 from corpus.errors import ParseError
@@ -158,19 +164,47 @@ def decode_text(data: bytes, path: Path) -> tuple[str, str, list[str]]:
     return text, enc, warnings
 
 
-def paragraph_blocks(lines: list[str], first_line: int = 1, *, unwrap: bool = True) -> list[Block]:
+# 第一编 / 第二章 总则 / 第三节 (short, no sentence end); PART II / Chapter 3 Setup
+_ZH_DIVISION = re.compile(r"^第[一二三四五六七八九十百零〇\d]+([编篇部章节])(?:[\s\u3000]+\S.{0,24})?$")
+_EN_DIVISION = re.compile(r"^(part|chapter)\s+([ivxlc]+|\d+)\b(?:[\s.:—–-]+\S.{0,60})?$",
+                          re.IGNORECASE)
+_ZH_LEVEL = {"编": 1, "篇": 1, "部": 1, "章": 2, "节": 3}
+_SENTENCE_END = ("。", "；", "，", "：", ".", ";", ",", ":")
+
+
+def division_level(line: str) -> int:
+    """The heading level of a plain-text line that names a numbered division of its text
+    (module docstring), else 0."""
+    s = line.strip()
+    if not s or s.endswith(_SENTENCE_END):
+        return 0
+    if (m := _ZH_DIVISION.match(s)) is not None:
+        return _ZH_LEVEL[m.group(1)]
+    if (m := _EN_DIVISION.match(s)) is not None:
+        return 1 if m.group(1).lower() == "part" else 2
+    return 0
+
+
+def paragraph_blocks(lines: list[str], first_line: int = 1, *, unwrap: bool = True,
+                     headings: bool = False) -> list[Block]:
     """Group non-blank lines into paragraph blocks (blank lines separate paragraphs). With
     ``unwrap``, the lines of a hard-wrapped file are joined into their paragraphs
-    (:mod:`corpus.parsers._unwrap`; ``line_map`` keeps each source line's number)."""
+    (:mod:`corpus.parsers._unwrap`; ``line_map`` keeps each source line's number). With
+    ``headings``, a line naming a numbered division (:func:`division_level`) is a heading block
+    of its own."""
     widths = wrap_width(lines) if unwrap else {}
     blocks: list[Block] = []
     run: list[tuple[str, int]] = []
     for i, line in enumerate([*lines, ""], start=first_line):
-        if line.strip():
+        level = division_level(line) if headings else 0
+        if line.strip() and not level:
             run.append((line.rstrip(), i))
-        elif run:
+            continue
+        if run:
             blocks.append(unwrap_paragraph(run, widths) if widths else lines_block("text", run))
             run = []
+        if level:
+            blocks.append(Block("heading", line.strip(), line_start=i, line_end=i, level=level))
     return blocks
 
 
@@ -180,7 +214,9 @@ def parse_text(path: Path, data: bytes) -> ParsedDocument:
     :raises ParseError: ``undecodable`` (binary data), ``no_text`` (only whitespace).
     """
     text, _enc, warnings = decode_text(data, path)
-    blocks = paragraph_blocks(text.split("\n"))
+    blocks = paragraph_blocks(text.split("\n"), headings=True)
     if not blocks:
         raise ParseError("no_text", f"{path}: the file holds only whitespace")
-    return text_document(path, data, "text", path.stem, blocks, warnings, outline=[])
+    heads = any(b.kind == "heading" for b in blocks)
+    return text_document(path, data, "text", path.stem, blocks, warnings,
+                         outline=None if heads else [])

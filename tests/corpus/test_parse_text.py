@@ -195,3 +195,35 @@ def test_real_cmrc2018_passage(eval_dir: Path) -> None:
     n, line = next((i + 1, s) for i, s in enumerate(lines) if len(s.strip()) > 20)
     cit = next(c for c in (make_citation(ch, line.strip()[:20]) for ch in chunks) if c)
     assert cit.lines[0] == n and cit.page == 1
+
+
+LAW_TXT = (
+    "滨江科技园区管理办法\n"
+    "\n"
+    "第一章　总则\n"
+    "第一条　为了规范园区管理，制定本办法。\n"
+    "第二条　本办法适用于园区内的企业。\n"
+    "\n"
+    "第二章 入驻管理\n"
+    "第三条　入驻企业应当遵守园区规定。\n"
+    "第四条　违反第一章规定的，依照本办法处理。\n"
+)
+
+
+def test_a_plain_text_law_has_its_chapters_as_headings(tmp_path: Path) -> None:
+    """A new-user trial: the articles of a .txt law all sat under "(top)"; a line naming a
+    numbered division is a heading, a line citing one is not."""
+    from corpus.chunker import chunk_document
+    from corpus.parsers.text import division_level
+
+    p = tmp_path / "law.txt"
+    p.write_bytes(LAW_TXT.encode("utf-8"))
+    doc = parse_file(p)
+    heads = [(b.text, b.line_start) for b in doc.blocks if b.kind == "heading"]
+    assert heads == [("第一章\u3000总则", 3), ("第二章 入驻管理", 7)]
+    chunks = chunk_document(doc, rel_path="law.txt", min_chars=1, target_chars=40, max_chars=80)
+    third = next(c for c in chunks if "第三条" in c.text)
+    assert third.section_path[-1] == "第二章 入驻管理"
+    assert division_level("第四条　违反第一章规定的，依照本办法处理。") == 0
+    assert division_level("Chapter 3 Setup") == 2 and division_level("PART II") == 1
+    assert division_level("Chapter 3 explains the setup.") == 0
