@@ -78,6 +78,17 @@ def text_kb(factory: pytest.TempPathFactory, tok: Tokenizer, collection: str,
     store.close()
 
 
+def text_kb_fixture(collection: str, files: dict[str, str]) -> Any:
+    """A module fixture of :func:`text_kb` over ``files`` (name → text) in ``collection``; it
+    takes the name it is assigned to (``contract_kb = text_kb_fixture("contract", {…})``)."""
+
+    @pytest.fixture(scope="module")
+    def kb(tmp_path_factory: pytest.TempPathFactory, tokenizer: Tokenizer) -> Iterator[KB]:
+        yield from text_kb(tmp_path_factory, tokenizer, collection, files)
+
+    return kb
+
+
 def run_agent(kb: KB, llm: LLMConfig | None, question: str, config: LoopConfig | None = None,
               **run_kw: Any) -> LoopResult:
     """One run of a LoopAgent over ``kb`` (``llm`` None: offline), closed after the run."""

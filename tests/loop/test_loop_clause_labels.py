@@ -7,14 +7,8 @@ another article's). Real ingest into an embedded store, the offline policy, no L
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Iterator
-
 import pytest
-from conftest import KB, text_kb
-
-from corpus.tokenizer import Tokenizer
-from loop import LoopAgent, LoopResult
+from conftest import KB, run_agent, text_kb_fixture
 
 REGULATION = (
     "# 某公司安全生产管理办法\n\n"
@@ -25,32 +19,20 @@ REGULATION = (
 )
 
 
-@pytest.fixture(scope="module")
-def kb(tmp_path_factory: pytest.TempPathFactory, tokenizer: Tokenizer) -> Iterator[KB]:
-    yield from text_kb(tmp_path_factory, tokenizer, "reg", {"reg.md": REGULATION})
-
-
-def _ask(kb: KB, question: str) -> LoopResult:
-    async def go() -> LoopResult:
-        agent = LoopAgent(kb.store, kb.search, documents=kb)
-        try:
-            return await agent.run_async(question, kb.collection)
-        finally:
-            await agent.aclose()
-    return asyncio.run(go())
+kb = text_kb_fixture("reg", {"reg.md": REGULATION})
 
 
 @pytest.mark.parametrize("question", ["第21条规定了什么？", "第二十一条规定了什么？"])
 def test_the_article_named_answers_in_either_numeral_form(kb: KB, question: str) -> None:
-    res = _ask(kb, question)
+    res = run_agent(kb, None, question)
     assert res.found, (res.out_of_scope, res.answer)
     assert res.citations[0].quote.startswith("第二十一条"), res.citations[0].quote
 
 
 def test_an_article_citing_the_one_asked_answers_only_for_itself(kb: KB) -> None:
-    res = _ask(kb, "第25条规定了什么？")
+    res = run_agent(kb, None, "第25条规定了什么？")
     assert res.found and res.citations[0].quote.startswith("第二十五条"), res.answer
-    missing = _ask(kb, "第26条规定了什么？")  # no such article: no unit of another one answers
+    missing = run_agent(kb, None, "第26条规定了什么？")  # no such article: no other one answers
     assert not missing.found and not missing.citations, missing.answer
 
 
@@ -63,14 +45,12 @@ CONTRACT = (
 )
 
 
-@pytest.fixture(scope="module")
-def contract_kb(tmp_path_factory: pytest.TempPathFactory, tokenizer: Tokenizer) -> Iterator[KB]:
-    yield from text_kb(tmp_path_factory, tokenizer, "contract", {"contract.md": CONTRACT})
+contract_kb = text_kb_fixture("contract", {"contract.md": CONTRACT})
 
 
 def test_a_heading_is_answered_by_the_text_under_it(contract_kb: KB) -> None:
     # a trial: "What does Clause 4 say?" was answered "Clause 4 Service Levels"
-    res = _ask(contract_kb, "What does Clause 4 say?")
+    res = run_agent(contract_kb, None, "What does Clause 4 say?")
     assert res.found, res.answer
     quote = " ".join(res.citations[0].quote.split())
     assert quote.endswith("Clause 4 Service Levels The Supplier shall ensure the platform is "

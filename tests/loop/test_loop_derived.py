@@ -5,10 +5,9 @@ its evidence answer."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
 import pytest
-from conftest import KB, text_kb
+from conftest import KB, text_kb_fixture
 
 from corpus.derived import adjacent_runs, computable
 from corpus.tokenizer import Tokenizer
@@ -18,10 +17,7 @@ from loop import LoopAgent, LoopConfig, LoopState, OfflinePolicy, ToolContext, d
 from loop.evidence import TermMatcher
 from tests._support.statements import BALANCE_SHEET
 
-
-@pytest.fixture(scope="module")
-def kb(tmp_path_factory: pytest.TempPathFactory, tokenizer: Tokenizer) -> Iterator[KB]:
-    yield from text_kb(tmp_path_factory, tokenizer, "fin", {"acme_2021_10k.md": BALANCE_SHEET})
+kb = text_kb_fixture("fin", {"acme_2021_10k.md": BALANCE_SHEET})
 
 
 def test_the_loop_computes_a_defined_ratio_from_rows_it_read(kb: KB, tokenizer: Tokenizer
@@ -60,10 +56,8 @@ reported in USD; the question of cash is addressed in millions of words elsewher
 """
 
 
-@pytest.fixture(scope="module")
-def kb2(tmp_path_factory: pytest.TempPathFactory, tokenizer: Tokenizer) -> Iterator[KB]:
-    yield from text_kb(tmp_path_factory, tokenizer, "fin", {
-        "acme_2021_10k.md": BALANCE_SHEET, "zenith_2021_notes.md": NOTES})
+kb2 = text_kb_fixture(
+    "fin", {"acme_2021_10k.md": BALANCE_SHEET, "zenith_2021_notes.md": NOTES})
 
 
 def test_inside_the_resolved_filing_a_not_found_becomes_the_named_row(kb2: KB,

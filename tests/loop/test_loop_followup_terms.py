@@ -5,15 +5,12 @@ question once the conversation had two earlier turns (``loop.agent.terms_source`
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from corpus.tokenizer import Tokenizer
 from loop import LoopAgent
 from loop.agent import terms_source
-from tests.loop.conftest import KB, text_kb
+from tests.loop.conftest import KB, text_kb_fixture
 
 HISTORY = [
     {"role": "user", "content": "What is the warranty period of the FW-301 charger?"},
@@ -44,13 +41,11 @@ class _Recording:
         return getattr(self.tok, name)
 
 
-@pytest.fixture(scope="module")
-def returns_kb(tmp_path_factory: pytest.TempPathFactory, tokenizer: Tokenizer) -> Iterator[KB]:
-    yield from text_kb(tmp_path_factory, tokenizer, "returns", {
-        "returns.md": "# Returns\n\n## FW-302 battery\n\nThe FW-302 battery is returned within "
-                      "30 days in its original box.\n\n## FW-301 charger\n\nThe FW-301 charger "
-                      "has a warranty period of two years.\n",
-    })
+returns_kb = text_kb_fixture("returns", {
+    "returns.md": "# Returns\n\n## FW-302 battery\n\nThe FW-302 battery is returned within "
+                  "30 days in its original box.\n\n## FW-301 charger\n\nThe FW-301 charger "
+                  "has a warranty period of two years.\n",
+})
 
 
 def test_an_elliptic_follow_up_takes_its_terms_from_the_latest_turn(

@@ -5,10 +5,8 @@ and search candidates)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
-import pytest
-from conftest import KB, text_kb
+from conftest import KB, text_kb_fixture
 
 from corpus.tokenizer import Tokenizer
 from loop import LoopAgent, LoopConfig, StepEvent
@@ -42,9 +40,7 @@ HANDBOOK = """# 员工手册
 QUESTION = "差旅报销申请的提交时限是几天？"
 
 
-@pytest.fixture(scope="module")
-def hb(tmp_path_factory: pytest.TempPathFactory, tokenizer: Tokenizer) -> Iterator[KB]:
-    yield from text_kb(tmp_path_factory, tokenizer, "hb", {"handbook.md": HANDBOOK})
+hb = text_kb_fixture("hb", {"handbook.md": HANDBOOK})
 
 
 def _section(kb: KB, title: str) -> str:

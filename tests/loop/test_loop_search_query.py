@@ -8,12 +8,7 @@ finance/_index.md)."""
 # ruff: noqa: E501 (the handbook's lines as written)
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-from conftest import KB, run_agent, text_kb
-
-from corpus.tokenizer import Tokenizer
+from conftest import KB, run_agent, text_kb_fixture
 
 _COMMUNICATION = """# Communication
 
@@ -36,10 +31,7 @@ GitLab's Fiscal Year runs from February 1 to January 31. The fiscal year naming 
 _QUESTION = "What is the start date of the fiscal period that we are currently in?"
 
 
-@pytest.fixture(scope="module")
-def handbook(tmp_path_factory: pytest.TempPathFactory, tokenizer: Tokenizer) -> Iterator[KB]:
-    yield from text_kb(tmp_path_factory, tokenizer, "fy",
-                       {"communication.md": _COMMUNICATION, "finance.md": _FINANCE})
+handbook = text_kb_fixture("fy", {"communication.md": _COMMUNICATION, "finance.md": _FINANCE})
 
 
 def test_the_dated_year_ranks_this_years_period_first(handbook: KB) -> None:

@@ -9,12 +9,9 @@ needs the floor."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from conftest import KB, run_agent, text_kb
+from conftest import KB, run_agent, text_kb_fixture
 
-from corpus.tokenizer import Tokenizer
 from corpus.tuning import TUNING
 from corpus.types import Chunk, SearchHit
 from loop.evidence import Evidence
@@ -51,10 +48,8 @@ _QUESTION = ("What is the maximum yearly reimbursement, in USD, for a personal s
              "to a tool recommended for use on unsecured Wi-Fi in a multi-hop reasoning query?")
 
 
-@pytest.fixture(scope="module")
-def handbook(tmp_path_factory: pytest.TempPathFactory, tokenizer: Tokenizer) -> Iterator[KB]:
-    yield from text_kb(tmp_path_factory, tokenizer, "hb",
-                       {"expenses.md": _EXPENSES, "travel.md": _TRAVEL, "query.md": _QUERY})
+handbook = text_kb_fixture(
+    "hb", {"expenses.md": _EXPENSES, "travel.md": _TRAVEL, "query.md": _QUERY})
 
 
 def _vpn(kb: KB) -> Chunk:

@@ -7,10 +7,8 @@ statement and said "not found" where RAG computed the revenue growth from a cand
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
-import pytest
-from conftest import KB, text_kb
+from conftest import KB, text_kb_fixture
 
 from corpus.citations import make_citation
 from corpus.derived import computable
@@ -29,10 +27,7 @@ Q = ("What is the FY2020 - FY2021 total net sales growth rate for ACME? Answer i
      "percents and round to one decimal place.")
 
 
-@pytest.fixture(scope="module")
-def kb(tmp_path_factory: pytest.TempPathFactory, tokenizer: Tokenizer) -> Iterator[KB]:
-    yield from text_kb(tmp_path_factory, tokenizer, "seedfig", {
-        "acme_2021_10k.md": OPERATIONS, "acme_2021_letter.md": LETTER})
+kb = text_kb_fixture("seedfig", {"acme_2021_10k.md": OPERATIONS, "acme_2021_letter.md": LETTER})
 
 
 def _prose_answer(kb: KB) -> tuple[LoopResult, str]:
