@@ -28,7 +28,8 @@ from corpus.term_forms import ANY_YEAR
 from corpus.tuning import TUNING
 
 __all__ = ["UNITS", "Cell", "StatementRow", "asked_unit", "asked_years",
-           "label_cover", "parse_row", "period_header", "read_cell", "row_weight", "table_unit"]
+           "label_cover", "parse_row", "period_header", "read_cell", "row_reading", "row_weight",
+           "table_unit"]
 
 # one cell: optional $, optional sign/parenthesis, a number with thousands separators and
 # decimals, optional %, optional closing parenthesis; or a dash standing for "no value"
@@ -254,3 +255,26 @@ def asked_unit(question: str) -> str | None:
     or ``None``."""
     m = _ASKED_UNIT.search(question)
     return m.group(1).lower() if m else None
+
+
+def row_reading(unit: str, above: str, asked: Sequence[str]) -> str:
+    """How a statement row reads under its period header, to lead the answer quoting it: the
+    asked period's cell (``"Net income, 2019: $ 11,588"``) when a column is of an asked year,
+    else every cell with its period (``"Gross profit — 2023: 2,725; 2022: 2,820; 2021:
+    2,732"``: a row's bare numbers do not say which year each is); ``""`` when ``unit`` is no
+    statement row or no period header of its cells stands in ``above`` (:func:`period_header`).
+
+    :param unit: the quoted line; ``above``: the text above it (its chunk up to it, and the
+        chunks before it); ``asked``: the question's years (``asked_years``), may be empty.
+    """
+    row = parse_row(unit)
+    if row is None:
+        return ""
+    years = period_header(above, len(row.cells))
+    if not years:
+        return ""
+    got = read_cell(row, years, asked)
+    if got is not None:
+        return f"{row.label}, {got[0]}: {got[1].raw}"
+    return f"{row.label} — " + "; ".join(f"{y}: {c.raw}" for y, c in
+                                         zip(years, row.cells, strict=True))

@@ -36,6 +36,7 @@ from loop.policies.llm_read import LLMReadPolicy
 from loop.policies.llm_tools import LLMToolsPolicy
 from loop.policies.offline import OfflinePolicy
 from loop.results import LoopResult, StepEvent
+from loop.row_label import labelled_row
 from loop.tools import ToolContext
 from loop.types import DocumentDirectory, KeyTermExtractor, SearchBackend, UnitEmbedder
 
@@ -190,9 +191,13 @@ class LoopAgent:
                                         confined=flt is not None and bool(flt.doc_ids),
                                         seeds=seeds)
         # a fiscal period's start or end asked relative to the day: computed from the calendar
-        return await dated(question, collection, res, today=asked_on(current_date),
-                           store=self.checks.store, tokenizer=self.checks.key_terms,
-                           seeds=seeds, flt=flt, timeout_s=self.checks.timeout_s)
+        res = await dated(question, collection, res, today=asked_on(current_date),
+                          store=self.checks.store, tokenizer=self.checks.key_terms,
+                          seeds=seeds, flt=flt, timeout_s=self.checks.timeout_s)
+        # a statement row quoted alone: led by its cells' periods (loop.row_label)
+        return await labelled_row(question, collection, res, store=self.checks.store,
+                                  tokenizer=self.checks.key_terms,
+                                  timeout_s=self.checks.timeout_s)
 
     async def _run(
         self, question: str, collection: str, *, candidates: Sequence[SearchHit],

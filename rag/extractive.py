@@ -38,7 +38,7 @@ from corpus.injection import in_injection
 from corpus.labels import asked_item
 from corpus.page_labels import chunk_on_page, page_refs
 from corpus.presence import specific_terms
-from corpus.statement_rows import asked_years, parse_row, period_header, read_cell, row_weight
+from corpus.statement_rows import asked_years, row_reading, row_weight
 from corpus.term_match import holds_term
 from corpus.tokenizer import asks_quantity
 from corpus.tuning import TUNING
@@ -179,23 +179,17 @@ def verified_evidence(ranked: Iterable[tuple[float, str, Chunk, Callable[[], str
 
 
 def answer_text(evidence: Evidence) -> str:
-    """The answer shown for the best evidence unit: its verified quote, led by the asked
-    period's cell when the unit is a statement row (``"Net income, 2019: $ 11,588 — Net income
-    $ 3,033 $ 10,073 $ 11,588"``); every number in it is in the quoted row."""
+    """The answer shown for the best evidence unit: its verified quote, led by how it reads
+    when the unit is a statement row (``corpus.statement_rows.row_reading``: the asked period's
+    cell, ``"Net income, 2019: $ 11,588 — Net income $ 3,033 $ 10,073 $ 11,588"``, else every
+    cell with its period); every number in it is in the quoted row."""
     quote = evidence.citation.quote
     return f"{evidence.reading} — {quote}" if evidence.reading else quote
 
 
 def _reading(unit: str, chunk: Chunk, before: Sequence[Chunk], years: Sequence[str]) -> str:
-    """``"<label>, <year>: <cell>"`` when ``unit`` is a statement row with a period header above
-    it (in its chunk, or in ``before``, the chunks merged before it) holding one of ``years``;
-    ``""`` otherwise."""
-    if not years:
-        return ""
-    row = parse_row(unit)
-    if row is None:
-        return ""
+    """``corpus.statement_rows.row_reading`` of ``unit`` under the period header above it (in
+    its chunk, or in ``before``, the chunks merged before it); ``""`` for no statement row."""
     at = chunk.text.find(unit)
     above = "\n".join([*(c.text for c in before), chunk.text[: max(at, 0)]])
-    got = read_cell(row, period_header(above, len(row.cells)), years)
-    return f"{row.label}, {got[0]}: {got[1].raw}" if got else ""
+    return row_reading(unit, above, years)
