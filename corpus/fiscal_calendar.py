@@ -47,11 +47,11 @@ _ORD_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "final": 4, "las
 _EN_QUARTER = re.compile(
     rf"(?:\bQ([1-4])\b|\b(first|second|third|fourth)\s+(?:fiscal\s+)?quarter\b)[^\n]{{0,24}}?"
     rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\s*(?:,\s*\d{{4}}\s*)?"
-    rf"(?:through|thru|to|until|[-–—~])\s*{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b",
+    rf"(?:through|thru|to|until|[-–—~|])\s*{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b",
     re.IGNORECASE)
 _ZH_QUARTER = re.compile(
     r"(?:第([一二三四1-4])(?:财政|财务)?季度|Q([1-4]))[^\n]{0,12}?(\d{1,2})月(\d{1,2})日"
-    r"\s*(?:至|到|[-–—~])\s*(\d{1,2})月(\d{1,2})日")
+    r"\s*(?:至|到|[-–—~|])\s*(\d{1,2})月(\d{1,2})日")
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,15 +113,19 @@ def calendar_quarters(text: str) -> tuple[Quarter, ...] | None:
 def period_dates(quarters: tuple[Quarter, ...], fiscal_start_year: int) -> list[tuple[date, date]]:
     """The first and last day of each quarter of the fiscal year that starts in the calendar
     year ``fiscal_start_year`` (a quarter starting before Q1's month-day lies in the next
-    calendar year)."""
+    calendar year); a quarter ends the day before the next one starts (a quarter written to end
+    on February 28 ends on the 29th in a leap year).
+
+    :raises ValueError: a year outside 1..9998."""
     q1 = quarters[0].start
 
-    def on(md: tuple[int, int]) -> date:
-        year = fiscal_start_year + (1 if md < q1 else 0)
-        day = min(md[1], 28) if md == (2, 29) else md[1]
-        return date(year, md[0], day)
+    def on(md: tuple[int, int], year: int) -> date:
+        return date(year + (1 if md < q1 else 0), md[0], min(md[1], 28) if md == (2, 29)
+                    else md[1])
 
-    return [(on(q.start), on(q.end)) for q in quarters]
+    starts = [on(q.start, fiscal_start_year) for q in quarters]
+    starts.append(on(q1, fiscal_start_year + 1))
+    return [(starts[i], starts[i + 1] - timedelta(days=1)) for i in range(len(quarters))]
 
 
 _FISCAL = re.compile(r"\bfiscal\b|财年|财季|财政年|财务年", re.IGNORECASE)
@@ -178,8 +182,8 @@ def asked_date(question: str) -> AskedDate | None:
     if (o := _ORDINAL_Q.search(period)) is not None:
         n = _ORD_WORDS[(o.group(1) or o.group(2) or o.group(3)).lower()]
         y = _OF_YEAR.search(period)
-        if y is None:
-            return None
+        if y is None:  # "When does the second fiscal quarter start?": this fiscal year's
+            return AskedDate(endpoint, "quarter", 0, n)
         rel, kind = ((y.group(1), y.group(2)) if y.group(1) else (y.group(3), y.group(4))
                      if y.group(3) else (y.group(0), "fiscal"))
         off = _offset(rel)
@@ -270,7 +274,10 @@ def dated_answer(question: str, today: date, chunks: Iterable[Chunk],
     if found is None:
         return None
     chunk, quarters = found
-    got = _resolve(asked, quarters, today)
+    try:
+        got = _resolve(asked, quarters, today)
+    except (ValueError, OverflowError):  # a year out of the date range (current_date 9999-12-31)
+        return None
     if got is None:
         return None
     day, quarter = got

@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from corpus.fiscal_calendar import asked_date
 from corpus.types import Citation, SearchFilter, SearchHit
 from gateway.routing.followup import is_followup
 from gateway.routing.trace import RouteTrace
@@ -75,10 +76,13 @@ class QueryInput:
         likewise a question asked with a ``current_date``, whose answer may depend on it, and a
         follow-up asked with a history that was not rewritten into a standalone question ("and
         the year before?": the key does not carry the history, so a new-user trial got another
-        conversation's cached answer, :func:`gateway.routing.followup.is_followup`)."""
+        conversation's cached answer, :func:`gateway.routing.followup.is_followup`); nor a
+        question asking a fiscal period's date relative to today (``corpus.fiscal_calendar``:
+        its answer changes with the day, the key does not carry it)."""
         return (self.use_cache and self.current_date is None
                 and (self.filters is None or self.filters.is_empty())
-                and not (self.history and is_followup(self.question)))
+                and not (self.history and is_followup(self.question))
+                and asked_date(self.question) is None)
 
 
 @dataclass(slots=True)

@@ -13,7 +13,7 @@ from collections.abc import Collection
 from corpus.citations import display_quote
 from corpus.evidence import TermMatcher, rank_prior
 from corpus.evidence.cases import asks_value, case_series, named_case
-from corpus.item_scope import item_units
+from corpus.item_scope import item_units, numbers_items
 from corpus.labels import asked_item
 from corpus.tuning import TUNING, OfflineTuning
 from loop.controller import LoopState
@@ -70,6 +70,11 @@ def lexical_evidence(state: LoopState, tuning: OfflineTuning) -> list[Evidence]:
     # where some unit is in the item asked, a unit of a text numbering nothing is no answer
     kept, inside = item_units(state.question, ev,
                               lambda e: (e.text, e.chunk.text, e.chunk.section_path))
+    if label is not None and not inside and numbers_items(state.question, read):
+        # the texts read number such items and none is the one asked: the item is not there
+        # (as the RAG scope check, rag.answerability; a trial's 第十五条 of a ten-article
+        # regulation was answered by the regulation's title line)
+        return []
     return inside or kept
 
 

@@ -81,7 +81,33 @@ def test_questions_asking_no_relative_fiscal_date(question: str) -> None:
     assert dated_answer(question, TODAY, [_chunk(FEB)]) is None
 
 
+def test_a_calendar_as_a_markdown_table() -> None:
+    """A trial's calendar table: the table's rows are the quarters (it was not recognised and the
+    first row came back as the answer)."""
+    table = ("| Quarter | Start | End |\n|---|---|---|\n| Q1 | April 1 | June 30 |\n"
+             "| Q2 | July 1 | September 30 |\n| Q3 | October 1 | December 31 |\n"
+             "| Q4 | January 1 | March 31 |\n")
+    got = dated_answer("What is the end date of the current fiscal quarter?", date(2026, 12, 5),
+                       [_chunk(table)])
+    assert got is not None and got[0].startswith("2026-12-31")
+    assert got[1].quote == "Q3 | October 1 | December 31"
+
+
+def test_a_quarter_ending_february_28_ends_on_the_29th_in_a_leap_year() -> None:
+    leap = ("- Q1: March 1 through May 31\n- Q2: June 1 through August 31\n"
+            "- Q3: September 1 through November 30\n- Q4: December 1 through February 28\n")
+    q = "What is the end date of the current fiscal quarter?"
+    got = dated_answer(q, date(2028, 2, 29), [_chunk(leap)])  # a trial: "not found", an error
+    assert got is not None and got[0].startswith("2028-02-29")
+    got = dated_answer(q, date(2027, 2, 28), [_chunk(leap)])
+    assert got is not None and got[0].startswith("2027-02-28")
+    assert dated_answer(q, date(9999, 12, 31), [_chunk(leap)]) is None  # past the date range
+
+
 def test_what_is_asked() -> None:
+    # a quarter named by its number alone is this fiscal year's
+    assert asked_date("When does the second fiscal quarter start?") == \
+        AskedDate("start", "quarter", 0, 2)
     assert asked_date("When did the final fiscal quarter of the previous fiscal year "
                       "conclude?") == AskedDate("end", "quarter", -1, 4)
     assert asked_date("What is the start date of the current calendar year's first fiscal "

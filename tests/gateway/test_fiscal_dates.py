@@ -65,3 +65,20 @@ async def test_the_date_is_computed_on_every_route(tmp_path: Path, embed_model_p
                          mode="rag", use_cache=False)
         today = date.today()
         assert body["found"] and body["answer"][:4] in {str(today.year), str(today.year + 1)}
+
+
+async def test_a_relative_date_is_not_cached_and_a_number_is_no_date(
+        tmp_path: Path, embed_model_path: Path, redis_url: str, prefix: str) -> None:
+    """A trial: the answer to "the current fiscal quarter" was cached for a day without the day
+    in the key; ``"current_date": 0`` was read as 1970-01-01."""
+    settings = make_settings(tmp_path, embed_model_path, redis_url=redis_url,
+                             redis_key_prefix=prefix)
+    async with running(settings) as (app, client):
+        await upload(app, client, [("finance.md", FINANCE.encode())])
+        q = "What is the end date of the current fiscal quarter?"
+        for _ in range(2):
+            body = await ask(client, q, mode="rag")
+            assert body["found"] and not body["cached"], body
+            assert body["route"]["final_path"] == "rag"
+        r = await client.post("/v1/query", json={"question": q, "current_date": 0})
+        assert r.status_code in (400, 422) and "current_date" in r.text, r.text

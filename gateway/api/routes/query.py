@@ -104,6 +104,15 @@ class QueryRequest(BaseModel):
         None, description="Today's date (YYYY-MM-DD) told to the LoopAgent's LLM, for questions "
         "that assume one ('this year', 'the current handbook'); default: not stated.")
 
+    @field_validator("current_date", mode="before")
+    @classmethod
+    def _date_text(cls, v: Any) -> Any:
+        """A number is no date: pydantic reads ``0`` as 1970-01-01 (a trial's ``"current_date":
+        0`` answered "1969-10-31")."""
+        if isinstance(v, int | float):
+            raise ValueError("current_date must be a date written YYYY-MM-DD, not a number")
+        return v
+
     @field_validator("question")
     @classmethod
     def _not_empty(cls, v: str) -> str:
