@@ -1,7 +1,8 @@
 """The extractive answer decision of the RAG path, written once: used by
 :class:`rag.pipeline.RagPipeline` and by the gateway's RAG engine (``HybridRagEngine``).
 
-From a :class:`~rag.types.Retrieval` to an answer, in this order:
+From a :class:`~rag.types.Retrieval` to an answer, in this order (0: a fiscal period's date
+asked relative to ``today`` is computed from a document's calendar, ``rag.dated``):
 
 1. evidence: the best units of the retrieved chunks (``rag.extractive.extract_answer``), kept
    only when they name every code of the question (``rag.answerability.supported_evidence``);
