@@ -16,6 +16,7 @@ collection does not exist, 2 on usage errors.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import json
 import sys
 from enum import StrEnum
@@ -93,6 +94,7 @@ def ask_rag(
     documents: tuple[str, ...] = (),
     path_prefix: str = "",
     as_json: bool = False,
+    current_date: str | None = None,
 ) -> int:
     """Run the RAG path for one question and print the report; returns the exit code.
 
@@ -100,7 +102,8 @@ def ask_rag(
     gateway's own router: exclusion clauses left out, cross-language key terms, a relative
     period dated for retrieval), shown first as ``read as: …`` when the reading differs (JSON:
     ``rewritten_question``); the pipeline retrieves and answers its retrieval text (JSON:
-    ``retrieval_query``) inside ``documents`` / ``path_prefix``."""
+    ``retrieval_query``) inside ``documents`` / ``path_prefix``; ``current_date``
+    (``YYYY-MM-DD``; default today) is the day a relative period is read from."""
 
     import asyncio
 
@@ -148,7 +151,8 @@ def ask_rag(
                                  path_prefix=path_prefix)
             # the question as the router reads it (the caller's filter kept)
             read = asyncio.run(c.router.read_as(QueryInput(question, collection, "rag",
-                                                           filters=flt)))
+                                                           filters=flt,
+                                                           current_date=current_date)))
             if read.unresolved is not None:  # "下一条呢？" with no earlier turn: not found
                 print_unresolved(question, read.unresolved, as_json)
                 return 0
@@ -158,7 +162,8 @@ def ask_rag(
                 build_retriever(s, store, c.tokenizer, embedder),
                 answer_floor=s.rag_answer_floor,
             )
-            ans = pipeline.run(read.retrieval_query, collection, top_k=top_k, flt=scope)
+            ans = pipeline.run(read.retrieval_query, collection, top_k=top_k, flt=scope,
+                               current_date=current_date)
         except (StoreError, RetrievalError) as exc:
             err.print(f"[red]error:[/] {exc}")
             return 1
@@ -202,6 +207,12 @@ def ask_command(
         str, typer.Option("--path-prefix", help="Restrict to documents under this path.")
     ] = "",
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    current_date: Annotated[
+        datetime.datetime | None,
+        typer.Option("--current-date", formats=["%Y-%m-%d"],
+                     help="Today's date (YYYY-MM-DD) for questions relative to it (default: "
+                          "today), as the HTTP API's current_date."),
+    ] = None,
 ) -> None:
     """Answer one question from a collection and show citations, confidence and timings."""
     from gateway.cache.normalize import empty_question
@@ -218,6 +229,7 @@ def ask_command(
     s = get_settings()
     coll = collection or s.default_collection
     documents = tuple(doc or ())
+    today = current_date.date().isoformat() if current_date is not None else None
     if mode is AskMode.rag:
         code = ask_rag(
             question,
@@ -227,17 +239,18 @@ def ask_command(
             documents=documents,
             path_prefix=path_prefix,
             as_json=as_json,
+            current_date=today,
         )
     elif mode is AskMode.loop:
         from gateway.cli.ask_loop import ask_loop
 
         code = ask_loop(question, coll, settings=s, as_json=as_json, documents=documents,
-                        path_prefix=path_prefix)
+                        path_prefix=path_prefix, current_date=today)
     else:
         from gateway.cli.ask_auto import ask_auto
 
         code = ask_auto(question, coll, settings=s, as_json=as_json, documents=documents,
-                        path_prefix=path_prefix)
+                        path_prefix=path_prefix, current_date=today)
     raise typer.Exit(code)
 
 

@@ -57,10 +57,12 @@ def print_result(body: dict[str, Any], *, console: Console | None = None) -> Non
 
 def ask_auto(question: str, collection: str, *, settings: Settings | None = None,
              as_json: bool = False, history: list[dict[str, str]] | None = None,
-             documents: tuple[str, ...] = (), path_prefix: str = "") -> int:
+             documents: tuple[str, ...] = (), path_prefix: str = "",
+             current_date: str | None = None) -> int:
     """Route one question and print the result; returns the exit code (1 when the collection
     does not exist or ``documents`` / ``path_prefix``, which restrict retrieval as the HTTP
-    API's ``filters`` do, match no document)."""
+    API's ``filters`` do, match no document). ``current_date`` (``YYYY-MM-DD``) as the HTTP
+    API's."""
     from gateway.errors import GatewayError
     from gateway.routing import QueryInput
     from gateway.settings import get_settings
@@ -75,7 +77,8 @@ def ask_auto(question: str, collection: str, *, settings: Settings | None = None
     async def go() -> dict[str, Any]:
         try:
             res = await c.router.ask(QueryInput(question, collection, "auto", filters=flt,
-                                                history=tuple(history or ())))
+                                                history=tuple(history or ()),
+                                                current_date=current_date))
             return {**res.to_dict(), "cached": res.cached, "route": res.route}
         finally:
             await c.aclose()
