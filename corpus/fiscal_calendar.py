@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from corpus.citations import make_citation
-from corpus.types import Chunk, Citation
+from corpus.types import Chunk, ChunkStore, Citation, SearchFilter, SparseVector
 
-__all__ = ["AskedDate", "Quarter", "asked_date", "asked_on", "calendar_quarters", "dated_answer",
-           "period_dates"]
+__all__ = ["AskedDate", "Quarter", "asked_date", "asked_on", "calendar_quarters",
+           "calendar_search", "dated_answer", "period_dates"]
 
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
            "september", "october", "november", "december")
@@ -49,6 +49,7 @@ _EN_QUARTER = re.compile(
     rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\s*(?:,\s*\d{{4}}\s*)?"
     rf"(?:through|thru|to|until|[-–—~|])\s*{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b",
     re.IGNORECASE)
+_CALENDAR_HITS = 10  # keyword hits looked through for a calendar none of the chunks given holds
 _ZH_QUARTER = re.compile(
     r"(?:第([一二三四1-4])(?:财政|财务)?季度|Q([1-4]))[^\n]{0,12}?(\d{1,2})月(\d{1,2})日"
     r"\s*(?:至|到|[-–—~|])\s*(\d{1,2})月(\d{1,2})日")
@@ -103,7 +104,7 @@ def calendar_quarters(text: str) -> tuple[Quarter, ...] | None:
     try:
         for a, b in zip(qs, (*qs[1:], qs[0]), strict=True):
             nxt = date(2001, *a.end) + timedelta(days=1)  # 2001: not a leap year
-            if (nxt.month, nxt.day) != b.start and not (a.end == (2, 28) and b.start == (3, 1)):
+            if (nxt.month, nxt.day) != b.start:
                 return None
     except ValueError:  # a day the month does not have
         return None
@@ -233,6 +234,17 @@ def asked_on(current_date: str | date | None) -> date:
     if isinstance(current_date, date):
         return current_date
     return date.fromisoformat(current_date) if current_date else date.today()
+
+
+def calendar_search(store: ChunkStore, collection: str,
+                    sparse_query: Callable[[str], SparseVector],
+                    flt: SearchFilter | None = None) -> Callable[[str], list[Chunk]]:
+    """The ``search`` :func:`dated_answer` takes: a keyword (BM25) query of ``collection``,
+    inside ``flt``, its top 10 hits' chunks (blocking; the store's errors are raised)."""
+    def search(text: str) -> list[Chunk]:
+        return [h.chunk for h in store.keyword_search(collection, sparse_query(text),
+                                                      _CALENDAR_HITS, flt)]
+    return search
 
 
 def _zh(text: str) -> bool:

@@ -11,13 +11,11 @@ from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
-from corpus.fiscal_calendar import asked_date, dated_answer
+from corpus.fiscal_calendar import asked_date, calendar_search, dated_answer
 from corpus.types import ChunkStore, SearchFilter
 from loop.results import LoopResult
 
 __all__ = ["dated"]
-
-_CALENDAR_HITS = 10  # keyword hits searched for a calendar when none was read
 
 
 async def dated(question: str, collection: str, res: LoopResult, *, today: date,
@@ -40,13 +38,7 @@ async def dated(question: str, collection: str, res: LoopResult, *, today: date,
     def lookup() -> Any:
         ids = list(dict.fromkeys([*res.read_chunk_ids, *seeds]))
         chunks = store.get_chunks(collection, ids) if ids else []
-
-        def search(text: str) -> list[Any]:
-            if sparse is None:
-                return []
-            return [h.chunk for h in store.keyword_search(collection, sparse(text),
-                                                          _CALENDAR_HITS, flt)]
-
+        search = calendar_search(store, collection, sparse, flt) if sparse else None
         return dated_answer(question, today, chunks, search)
 
     try:

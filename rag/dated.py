@@ -7,13 +7,11 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from corpus.fiscal_calendar import dated_answer
+from corpus.fiscal_calendar import calendar_search, dated_answer
 from corpus.types import ChunkStore, Citation
 from rag.types import Retrieval
 
 __all__ = ["dated_decision"]
-
-_CALENDAR_HITS = 10  # keyword hits searched for a calendar when none was retrieved
 
 
 def dated_decision(retrieval: Retrieval, store: ChunkStore | None, tokenizer: Any,
@@ -22,10 +20,6 @@ def dated_decision(retrieval: Retrieval, store: ChunkStore | None, tokenizer: An
     question, or ``None`` (no such date asked, no calendar found). Blocking (one keyword
     query when the retrieved chunks hold no calendar); may raise the store's errors."""
     sparse = getattr(tokenizer, "sparse_query", None)
-    search = None
-    if store is not None and sparse is not None:
-        def search(text: str) -> list[Any]:
-            hits = store.keyword_search(retrieval.collection, sparse(text), _CALENDAR_HITS,
-                                        retrieval.filter)
-            return [h.chunk for h in hits]
+    search = (calendar_search(store, retrieval.collection, sparse, retrieval.filter)
+              if store is not None and sparse is not None else None)
     return dated_answer(retrieval.question, today, retrieval.chunks, search)
