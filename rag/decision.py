@@ -155,7 +155,7 @@ class AnswerDecider:
         wider = 4 if asked_pages(r.question) or asked_item(r.question) else 1
         evidence = extract_answer(r, r.key_terms, self.make_citation,
                                   max_evidence=self.max_evidence * wider,
-                                  normalize=self.tokenizer.normalize)
+                                  normalize=self.tokenizer.normalize, tokenizer=self.tokenizer)
         xl = cross_language(r.question, r.items)
         if self.embedder is not None and xl:
             # the question shares no words with the passages: the units closest to it by the

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
+from typing import Any
 
 from corpus.citations import display_quote
 from corpus.evidence import (
@@ -34,6 +35,7 @@ from corpus.evidence import (
     rank_prior,
     split_units,
 )
+from corpus.evidence.units import through_next
 from corpus.injection import in_injection
 from corpus.labels import asked_item
 from corpus.page_labels import chunk_on_page, page_refs
@@ -100,6 +102,7 @@ def extract_answer(
     *,
     max_evidence: int = 3,
     normalize: Callable[[str], str] | None = None,
+    tokenizer: Any = None,
 ) -> list[Evidence]:
     """Choose up to ``max_evidence`` verified evidence units from the retrieval's items.
 
@@ -107,6 +110,10 @@ def extract_answer(
     :param key_terms: the question's key terms (normalised by the tokenizer).
     :param make_citation: ``corpus.citations.make_citation(chunk, quote) -> Citation | None``.
     :param normalize: text normaliser of the key terms' form (``Tokenizer.normalize``).
+    :param tokenizer: ``corpus.tokenizer.Tokenizer`` (its ``terms``): a unit that only repeats
+        the question's words (``TermMatcher.echoes``: a caption, a name) is quoted through the
+        unit after it (``corpus.evidence.units.through_next``), as the LoopAgent does; ``None``:
+        not.
     :returns: evidence best first; empty when nothing verifiable was found. A statement row
         chosen as evidence (``corpus.statement_rows``) gets as its ``reading`` the cell under
         the first year the question names (``corpus.presence.specific_terms``) that heads one
@@ -125,6 +132,7 @@ def extract_answer(
     figure = tuning.figure_factor if asks_quantity(retrieval.question) else 1.0
     norm = normalize or nfkc_lower
     scorer = UnitScorer(_matcher(terms, norm), "quote", label=asked_item(retrieval.question))
+    echo = TermMatcher(key_terms, tokenizer) if tokenizer is not None else None
     pages = page_refs(retrieval.question)  # "page 3": the printed label first (page_labels)
     history = asks_history(retrieval.question)
     years = asked_years(specific_terms(key_terms, norm(retrieval.question)))
@@ -146,7 +154,9 @@ def extract_answer(
                 if figure > 1.0 and holds_figure_unit(u.text, norm(u.text), terms):
                     # the statement row whose label the question names (corpus.statement_rows)
                     s *= figure * row_weight(u.text, terms, norm)
-                scored.append((s, order, u.text, chunk, item.chunks[:j]))
+                text = u.text if echo is None or not echo.echoes(u.text) else \
+                    through_next(chunk, u.text, "quote")
+                scored.append((s, order, text, chunk, item.chunks[:j]))
     if not scored and retrieval.items:  # no key term anywhere: the top chunk's first sentence
         top = retrieval.items[0].chunk
         first = [u for u in evidence_units(top) if not in_injection(top.text, u)][:1]

@@ -8,6 +8,7 @@ Two weightings (:data:`Weighting`), one per reader, each measured with its path'
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
@@ -23,6 +24,7 @@ __all__ = ["TermMatcher", "Weighting", "nfkc_lower", "term_weight"]
 
 Weighting = Literal["chars", "digits"]
 _CACHE_MAX = 50_000  # texts remembered per matcher (one matcher per question)
+_SECTION_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.?\s+")  # "2.2 ", "3. " opening a heading
 
 
 def nfkc_lower(text: str) -> str:
@@ -180,3 +182,23 @@ class TermMatcher:
         cr = self.credits(text)
         got = sum(w * cr.get(t, 0.0) for t, w in zip(self.terms, self.weights, strict=True))
         return got / self.total
+
+    def echoes(self, text: str) -> bool:
+        """``text`` says nothing the question does not: with a tokenizer, every term of it (a
+        section number opening it aside) is one of the key terms, a part of a code among them
+        (``db32`` of ``db32/t``) or a Chinese word inside one. ``False`` without a tokenizer,
+        for a text with no term and for a table row (``|``: its cells are values). Such a
+        line answers nothing (MMLongBench dev: "Button functions during a workout" for "How
+        many distinct button functions are there during a workout?"; a survey's name for a
+        question quoting it; "DB32/T 1580—2019" for "DB32/T 1580—2019是哪天发布…")."""
+        if self._analyse is None or text.lstrip().startswith("|"):
+            return False
+        own = set(self._analyse(_SECTION_NUMBER.sub("", text, count=1)))
+        if not own:
+            return False
+        terms = set(self.terms)
+        joined = [k for k in terms if not k.isalnum()]  # codes written with separators
+        return all(t in terms or any(t in k for k in joined)
+                   or (all(CJK.match(ch) for ch in t) and any(t in k for k in terms))
+                   for t in own)
+

@@ -37,7 +37,7 @@ from corpus.statement_rows import parse_row
 from corpus.types import Chunk
 
 __all__ = ["CJK", "UnitStyle", "grid_header", "join_lines", "quote_sentences", "row_line",
-           "split_units"]
+           "split_units", "through_next"]
 
 UnitStyle = Literal["quote", "scan"]
 
@@ -93,6 +93,21 @@ def split_units(chunk: Chunk, style: UnitStyle, max_len: int = 300) -> list[str]
     if style == "scan":
         return _scan_units(chunk, max_len)
     raise ValueError(f"unknown unit style {style!r}")
+
+
+def through_next(chunk: Chunk, unit: str, style: UnitStyle) -> str:
+    """The verbatim passage of ``chunk`` from ``unit`` through the unit that follows it
+    (:func:`split_units` in ``style``), for a unit that names what the next one says (a
+    heading, a caption, a label); the next unit alone when the two are not written as one run
+    (a list's units); ``unit`` when it is the last or not a unit of ``chunk``."""
+    units, text = split_units(chunk, style), chunk.text
+    at = next((i for i, u in enumerate(units) if u == unit), -1)
+    if not 0 <= at < len(units) - 1:
+        return unit
+    after = units[at + 1]
+    start = text.find(unit)
+    end = text.find(after, start + len(unit)) if start >= 0 else -1
+    return text[start:end + len(after)] if end >= 0 else after
 
 
 def row_line(line: str) -> bool:

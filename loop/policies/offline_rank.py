@@ -13,6 +13,7 @@ from collections.abc import Collection
 from corpus.citations import display_quote
 from corpus.evidence import TermMatcher, rank_prior
 from corpus.evidence.cases import asks_value, case_series, named_case
+from corpus.evidence.units import through_next
 from corpus.item_scope import item_units, numbers_items
 from corpus.labels import asked_item
 from corpus.tuning import TUNING, OfflineTuning
@@ -23,7 +24,6 @@ from loop.evidence import (
     asks_revision,
     best_evidence,
     is_revision_history,
-    split_units,
     spread_weights,
 )
 from loop.types import NOT_FOUND, ToolCall, UnitEmbedder
@@ -233,7 +233,7 @@ def answer_call(ev: list[Evidence], tuning: OfflineTuning, floor: float,
         for e in best_per_chunk.values()
         if e.coverage >= max(floor, ev[0].coverage - tuning.close)
     ][: tuning.max_citations]
-    picked[0] = past_heading(picked[0])
+    picked[0] = past_heading(picked[0], matcher)
     if matcher is not None and question is not None:
         picked[0] = cases_for(picked[0], question, matcher)
     return ToolCall(
@@ -246,25 +246,20 @@ def answer_call(ev: list[Evidence], tuning: OfflineTuning, floor: float,
     )
 
 
-def past_heading(e: Evidence) -> Evidence:
+def past_heading(e: Evidence, matcher: TermMatcher | None = None) -> Evidence:
     """``e``, or — when its unit is only a heading of its chunk (its title or a section of its
-    path, Markdown marks aside) and a unit follows it in the chunk — the verbatim passage from
+    path, Markdown marks aside), or with the question's ``matcher`` only repeats the
+    question's words (:meth:`corpus.evidence.TermMatcher.echoes`: a caption, a name, a
+    code), and a unit follows it in the chunk — the verbatim passage from
     the heading through that next unit: a heading names what the text under it says (a trial:
     "What does Clause 4 say?" was answered "Clause 4 Service Levels", "What is the warranty
     period?" with the FAQ's heading; zh-PDF dev zhpdf:03 "2.1.10 基本精度" holds its value,
     "0.1%", on the next line, which alone no longer says what it is)."""
     heads = {" ".join(h.split()) for h in (e.chunk.title, *e.chunk.section_path) if h}
-    if " ".join(e.text.lstrip("#").split()) not in heads:
+    if " ".join(e.text.lstrip("#").split()) not in heads and not (
+            matcher is not None and matcher.echoes(e.text)):
         return e
-    units, text = split_units(e.chunk), e.chunk.text
-    at = next((i for i, u in enumerate(units) if u == e.text), -1)
-    if not 0 <= at < len(units) - 1:
-        return e
-    after = units[at + 1]
-    start = text.find(e.text)
-    end = text.find(after, start + len(e.text)) if start >= 0 else -1
-    # the unit alone when it is not written as one run after the heading (a list's units)
-    return dataclasses.replace(e, text=text[start:end + len(after)] if end >= 0 else after)
+    return dataclasses.replace(e, text=through_next(e.chunk, e.text, "scan"))
 
 
 def cases_for(e: Evidence, question: str, matcher: TermMatcher) -> Evidence:

@@ -72,8 +72,10 @@ class PickStep(ReadCalls):
             return None
         (line, value), attempt, ms, tokens = got
         k = resolve_pick(cands, line, value)
-        if k and where != "pick" and bare_figure(value) and not asks_quantity(nav.state.question):
-            k = 0  # a lower line's lone figure for a question that asks none: no answer
+        if k and ((bare_figure(value) and not asks_quantity(nav.state.question))
+                  or nav.state.matcher.echoes(value)):
+            k = 0  # a lone figure for a question that asks none, the question's own words:
+            # no answer (_rounds)
         await nav.emit(kind="llm", elapsed_ms=ms, tokens=tokens,
                        note=(f"{where}: value {value!r} line {line} -> {k} of {len(cands)}"
                              + (" (re-asked)" if attempt else ""))[:300])
@@ -87,12 +89,18 @@ class PickStep(ReadCalls):
         answer's line and the next ``TUNING.pick.more_candidates`` lines of the offline
         ranking with its dense re-rank (:attr:`OfflinePolicy.similarity`) not shown yet: the
         gold line of a question is often just below the first five (zh-PDF dev: 10th, 15th).
-        In that round a value that is a figure alone (:func:`~loop.policies.read_value.
+        In either round a value that only repeats the question's words
+        (:meth:`corpus.evidence.TermMatcher.echoes`: the model copied the heading "2.2 Dataset
+        Construction Each" for "For dataset construction, which step …", mmlongbench:66) is no
+        answer, and a value that is a figure alone (:func:`~loop.policies.read_value.
         bare_figure`) answers only a question that asks a quantity (``loop.evidence.
-        asks_quantity``): having named none of the five best lines, the model copied a total
-        ('57,046', p.156) for "What was the largest liability …" (gold: a row name on p.98) and
-        '3' of 'Table 3: …' for "which step …" (English sample, financebench_id_01964,
-        mmlongbench:66), both moving off the offline answer.
+        asks_quantity``); either counts as "none of them". In round 2 the model copied a
+        total ('57,046', p.156) for "What was the largest liability …" (gold: a row name on
+        p.98) and '3' of 'Table 3: …' for "which step …" (English sample,
+        financebench_id_01964, mmlongbench:66), both moving off the offline answer; in round
+        1 (session 25) the same '3' for mmlongbench:66 and a '5' of a cash line for
+        financebench_id_01964 did so again, the first losing the offline answer that held
+        the gold.
         Returns the choice (``0`` = none), the candidates it indexes and the round (1, 2).
         :raises ReadStop: deadline, token budget, fault."""
         k = await self._choose(nav, head, cands)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -341,3 +342,27 @@ def test_a_second_round_figure_answers_only_a_question_asking_a_quantity(contrac
     with ScriptedChatServer([_pick(0), _pick(4, "250")]) as srv:
         res = _run(contract, srv, FEE)
     assert len(srv.requests) == 2 and "round 2" in res.guard and "贰佰伍拾" in res.answer
+
+
+def _figure_pick(kb: Any, question: str) -> dict[str, Any]:
+    """A reply copying a lone figure of a line after the first of ``question``'s first round."""
+    with ScriptedChatServer([_pick(0), _pick(0)]) as srv:
+        _run(kb, srv, question)
+    lines = _lines(srv.requests[0])
+    k, value = next((k, m.group(0)) for k, ln in enumerate(lines[1:], 2)
+                    if (m := re.search(r"\d+", ln.split(") ", 1)[1])))
+    return _pick(k, value)
+
+
+def test_a_first_round_figure_answers_only_a_question_asking_a_quantity(contract: Any) -> None:
+    """Round 1 too: a lone figure copied from one of the five lines is "none of them" for a
+    question that asks no quantity (round 2 follows; none there keeps the offline answer),
+    and picks its line for one that does (MMLongBench dev, mmlongbench:66: the local model
+    copied ``3`` for "which step …" and its line replaced the offline answer)."""
+    who = "研究开发经费和报酬由哪一方支付？"
+    with ScriptedChatServer([_figure_pick(contract, who), _pick(0)]) as srv:
+        res = _run(contract, srv, who)
+    assert len(srv.requests) == 2 and res.brain == "offline", res.guard
+    with ScriptedChatServer([_figure_pick(contract, FEE)]) as srv:
+        res = _run(contract, srv, FEE)
+    assert len(srv.requests) == 1 and res.brain == "llm:scripted:pick", res.guard
