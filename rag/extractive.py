@@ -112,8 +112,8 @@ def extract_answer(
     :param normalize: text normaliser of the key terms' form (``Tokenizer.normalize``).
     :param tokenizer: ``corpus.tokenizer.Tokenizer`` (its ``terms``): a unit that only repeats
         the question's words (``TermMatcher.echoes``: a caption, a name) is quoted through the
-        unit after it (``corpus.evidence.units.through_next``), as the LoopAgent does; ``None``:
-        not.
+        unit after it when the two are one run (``corpus.evidence.units.through_next``), as the
+        LoopAgent does; ``None``: not.
     :returns: evidence best first; empty when nothing verifiable was found. A statement row
         chosen as evidence (``corpus.statement_rows``) gets as its ``reading`` the cell under
         the first year the question names (``corpus.presence.specific_terms``) that heads one
@@ -154,8 +154,10 @@ def extract_answer(
                 if figure > 1.0 and holds_figure_unit(u.text, norm(u.text), terms):
                     # the statement row whose label the question names (corpus.statement_rows)
                     s *= figure * row_weight(u.text, terms, norm)
-                text = u.text if echo is None or not echo.echoes(u.text) else \
-                    through_next(chunk, u.text, "quote")
+                text = u.text
+                if echo is not None and echo.echoes(text):  # through the next unit, one run
+                    got = through_next(chunk, text, "quote")
+                    text = got if got.startswith(text) else text
                 scored.append((s, order, text, chunk, item.chunks[:j]))
     if not scored and retrieval.items:  # no key term anywhere: the top chunk's first sentence
         top = retrieval.items[0].chunk
