@@ -270,32 +270,28 @@ def dated_answer(question: str, today: date, chunks: Iterable[Chunk],
         return None
     seen: set[str] = set()
 
-    def calendars(cands: Iterable[Chunk]) -> Iterable[tuple[Chunk, tuple[Quarter, ...]]]:
+    def first_calendar(cands: Iterable[Chunk]) -> tuple[Chunk, tuple[Quarter, ...]] | None:
         for c in cands:
-            if c.chunk_id in seen:
-                continue
+            if c.chunk_id not in seen and (qs := calendar_quarters(c.text)) is not None:
+                return c, qs
             seen.add(c.chunk_id)
-            if (qs := calendar_quarters(c.text)) is not None:
-                yield c, qs
+        return None
 
-    found = next(iter(calendars(chunks)), None)
+    found = first_calendar(chunks)
     if found is None and search is not None:
         query = "第一季度 第二季度 第三季度 第四季度 财年" if _zh(question) else \
             "fiscal year quarter Q1 Q2 Q3 Q4 through"
-        found = next(iter(calendars(search(query))), None)
+        found = first_calendar(search(query))
     if found is None:
         return None
     chunk, quarters = found
     try:
         got = _resolve(asked, quarters, today)
     except (ValueError, OverflowError):  # a year out of the date range (current_date 9999-12-31)
+        got = None
+    if got is None or (cit := make_citation(chunk, got[1].text)) is None:
         return None
-    if got is None:
-        return None
-    day, quarter = got
-    cit = make_citation(chunk, quarter.text)
-    if cit is None:
-        return None
+    day = got[0]
     if _zh(question):
         what = "开始" if asked.endpoint == "start" else "结束"
         return f"{day.isoformat()}（{day.year}年{day.month}月{day.day}日{what}）：{cit.quote}", cit
