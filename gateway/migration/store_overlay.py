@@ -12,10 +12,13 @@ work). Anything else is passed to LoopGate's store.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from corpus.errors import StoreError
 from gateway.migration.existing_collection import QdrantExistingCollectionStore
+
+if TYPE_CHECKING:
+    from gateway.settings import Settings
 
 __all__ = ["ExistingCollectionsOverlay", "with_existing_collections"]
 
@@ -93,7 +96,7 @@ class ExistingCollectionsOverlay:
         return routed
 
 
-def with_existing_collections(settings: Any, store: Any) -> Any:
+def with_existing_collections(settings: Settings, store: object) -> object:
     """``store`` wrapped with the settings' existing collections, or ``store`` itself when none
     is mapped (or the store failed to open)."""
     if store is None or not settings.existing_collections:
