@@ -154,18 +154,21 @@ def extract_answer(
                 if figure > 1.0 and holds_figure_unit(u.text, norm(u.text), terms):
                     # the statement row whose label the question names (corpus.statement_rows)
                     s *= figure * row_weight(u.text, terms, norm)
-                text = u.text
-                if echo is not None and echo.echoes(text):  # through the next unit, one run
-                    got = through_next(chunk, text, "quote")
-                    text = got if got.startswith(text) else text
-                scored.append((s, order, text, chunk, item.chunks[:j]))
+                scored.append((s, order, u.text, chunk, item.chunks[:j]))
     if not scored and retrieval.items:  # no key term anywhere: the top chunk's first sentence
         top = retrieval.items[0].chunk
         first = [u for u in evidence_units(top) if not in_injection(top.text, u)][:1]
         scored = [(1e-3, 0, first[0], top, ())] if first else []
     scored.sort(key=lambda t: (-t[0], t[1]))
+
+    def passage(unit: str, chunk: Chunk) -> str:  # asked only of the units looked at
+        if echo is None or not echo.echoes(unit):
+            return unit
+        got = through_next(chunk, unit, "quote")  # through the next unit when one run
+        return got if got.startswith(unit) else unit
+
     return verified_evidence(
-        ((s, unit, chunk, partial(_reading, unit, chunk, before, years))
+        ((s, passage(unit, chunk), chunk, partial(_reading, unit, chunk, before, years))
          for s, _, unit, chunk, before in scored),
         make_citation, max_evidence)
 
