@@ -201,4 +201,3 @@ class TermMatcher:
         return all(t in terms or any(t in k for k in joined)
                    or (all(CJK.match(ch) for ch in t) and any(t in k for k in terms))
                    for t in own)
-
