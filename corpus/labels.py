@@ -127,7 +127,7 @@ def zh_numeral(value: int) -> str:
 def _label(m: re.Match[str]) -> Label | None:
     if m.group("zk"):
         value = zh_value(m.group("zn"))
-        if value is None or value <= 0:
+        if value is None:  # 第0条 / 第零条 is a label (of an item no text has), as Clause 0 is
             return None
         return Label(m.group(0), m.group("zk"), (value,), not m.group("zn").isdigit(),
                      m.start(), m.end())

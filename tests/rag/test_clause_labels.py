@@ -211,3 +211,13 @@ def test_a_clause_under_its_heading_answers_and_a_missing_one_is_not_found(tmp_p
     assert found and answer.startswith("The Supplier shall ensure"), answer
     found, _, flags = _decide_md(tmp_path, "What does Clause 9 say?")
     assert not found and "other_item:Clause 9" in flags, flags
+
+
+@pytest.mark.parametrize("question", [
+    "第0条规定了什么？", "第零条规定了什么？", "第99条规定了什么？", "What does Clause 0 say?"])
+def test_an_item_no_text_has_is_not_found(tmp_path: Path, question: str) -> None:
+    # a trial: 第0条 was answered with 第二十四条 while 第99条 and Clause 0 were "not found"
+    # (a Chinese label numbered 0 was no label, so no item was asked)
+    found, answer, flags = _decide(tmp_path, question,
+                                   "policy.txt" if "Clause" in question else "reg.txt")
+    assert not found and any(f.startswith("other_item:") for f in flags), (answer, flags)
