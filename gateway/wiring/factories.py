@@ -21,6 +21,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from corpus._store_common import check_collection_name
 from corpus.errors import StoreError
 from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
@@ -65,9 +66,11 @@ def open_collection(store: QdrantChunkStore, collection: str) -> dict[str, Any]:
     """Open ``collection`` now and return its metadata, so a command fails up front instead of
     answering "not found" from a store it cannot read.
 
-    :raises corpus.errors.StoreError: the collection does not exist, or its embedded shard is held
-        by another process (e.g. ``loopgate serve``: use its HTTP API), or the backend failed.
+    :raises corpus.errors.StoreError: the name is no valid collection name, the collection does
+        not exist, or its embedded shard is held by another process (e.g. ``loopgate serve``: use
+        its HTTP API), or the backend failed.
     """
+    check_collection_name(collection)  # "../x": the name's rule, not "ingest into ../x"
     names = store.list_collections()
     if collection not in names:
         there = (f"the collections here: {', '.join(sorted(names))}; name one with --collection"

@@ -34,3 +34,13 @@ def test_unknown_collection_names_the_collections_that_exist(cli_home) -> None:
     assert result.exit_code == 1, result.output
     assert "the collections here: demo; name one with --collection" in " ".join(
         result.output.split())
+
+
+def test_an_invalid_collection_name_is_said_as_such() -> None:
+    # a trial: `ask -c ../x` answered "does not exist (loopgate ingest DIR --collection ../x)",
+    # a command that fails on the same name
+    result = CliRunner().invoke(app, ["ask", "who descales the machine?",
+                                      "--collection", "../x", "--mode", "rag"])
+    assert result.exit_code == 1, result.output
+    out = " ".join(result.output.split())
+    assert "invalid collection name '../x'" in out and "--collection ../x" not in out, out
