@@ -1,7 +1,10 @@
-"""The LoopAgent's answer to a fiscal period's start or end asked relative to the day: the date
-computed from the fiscal calendar a document defines (``corpus.fiscal_calendar``), found in the
-chunks read and the RAG candidates the loop started from, else by one keyword search (inside
-the loop's filter). It replaces the reading policy's answer, whose citations go to ``related``.
+"""The LoopAgent's computed answers, as the RAG path's (``rag.dated``): a fiscal period's start
+or end asked relative to the day — the date computed from the fiscal calendar a document
+defines (``corpus.fiscal_calendar``), found in the chunks read and the RAG candidates the loop
+started from, else by one keyword search (inside the loop's filter) — and how many numbered
+items a document has (``corpus.item_count``: the document of the first RAG candidate, else
+chunk read, numbering items of the asked kind). It replaces the reading policy's answer, whose
+citations go to ``related``.
 """
 
 from __future__ import annotations
@@ -9,9 +12,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from datetime import date
+from functools import partial
 from typing import Any
 
 from corpus.fiscal_calendar import asked_date, calendar_search, dated_answer
+from corpus.item_count import asked_count, count_answer
 from corpus.types import ChunkStore, SearchFilter
 from loop.results import LoopResult
 
@@ -21,9 +26,9 @@ __all__ = ["dated"]
 async def dated(question: str, collection: str, res: LoopResult, *, today: date,
                 store: ChunkStore, tokenizer: Any, seeds: Sequence[str] = (),
                 flt: SearchFilter | None = None, timeout_s: float = 0.0) -> LoopResult:
-    """``res`` answered with the date ``question`` asks (flag: ``res.computed``), or ``res``
-    unchanged when it asks none, no calendar is found, or the lookup fails or takes longer
-    than ``timeout_s`` (0: no limit).
+    """``res`` answered with the date or the count of items ``question`` asks (flag:
+    ``res.computed``), or ``res`` unchanged when it asks neither, no calendar or numbered
+    document is found, or the lookup fails or takes longer than ``timeout_s`` (0: no limit).
 
     :param today: the day the question is asked on (the caller's ``current_date``).
     :param tokenizer: has ``sparse_query`` (text → BM25 query) for the keyword search; without
@@ -31,11 +36,15 @@ async def dated(question: str, collection: str, res: LoopResult, *, today: date,
     :param seeds: chunk ids of the RAG candidates the loop started from (read after the chunks
         the loop read).
     """
-    if res.fallback or asked_date(question) is None:
+    if res.fallback or (asked_date(question) is None and asked_count(question) is None):
         return res
     sparse = getattr(tokenizer, "sparse_query", None)
 
     def lookup() -> Any:
+        if asked_date(question) is None:  # a count: the ranked candidates first
+            ids = list(dict.fromkeys([*seeds, *res.read_chunk_ids]))
+            chunks = store.get_chunks(collection, ids) if ids else []
+            return count_answer(question, chunks, partial(store.document_chunks, collection))
         ids = list(dict.fromkeys([*res.read_chunk_ids, *seeds]))
         chunks = store.get_chunks(collection, ids) if ids else []
         search = calendar_search(store, collection, sparse, flt) if sparse else None

@@ -2,7 +2,7 @@
 :class:`rag.pipeline.RagPipeline` and by the gateway's RAG engine (``HybridRagEngine``).
 
 From a :class:`~rag.types.Retrieval` to an answer, in this order (0: a fiscal period's date
-asked relative to ``today`` is computed from a document's calendar, ``rag.dated``):
+asked relative to ``today``, or a document's count of items, is computed, ``rag.dated``):
 
 1. evidence: the best units of the retrieved chunks (``rag.extractive.extract_answer``), kept
    only when they name every code of the question (``rag.answerability.supported_evidence``);
@@ -44,7 +44,6 @@ from typing import Any
 from corpus.answer_support import SupportModel
 from corpus.derived import computable
 from corpus.document_vocabulary import DocumentVocabulary
-from corpus.fiscal_calendar import asked_date
 from corpus.labels import asked_item
 from corpus.presence import DocumentTermProbe, subject_acronyms
 from corpus.question_scope import asked_pages
@@ -59,7 +58,7 @@ from rag.answerability import (
 from rag.cases import answer_cases
 from rag.compose import asks_figure, figure_answer
 from rag.cross_evidence import cross_language, dense_evidence
-from rag.dated import dated_decision
+from rag.dated import computed_step
 from rag.extractive import NOT_FOUND_TEXT, answer_text, extract_answer
 from rag.period_pair import period_pair
 from rag.steps import Flow, Step
@@ -140,15 +139,15 @@ class AnswerDecider:
         :param timeout_s: each index step's timeout in seconds (0: none).
         :param today: the day asked on: a fiscal period's start or end asked relative to it is
             computed from the calendar a document defines (``rag.dated``, flag
-            ``fiscal_date``); ``None``: not.
+            ``fiscal_date``; a count of items needs none: ``item_count``); ``None``: not.
         """
         r, out = retrieval, list(flags)
-        if today is not None and asked_date(r.question) is not None:
-            dated = partial(dated_decision, r, self.store, self.tokenizer, today)
-            (got,) = yield [Step("dated", dated, timeout_s)]
+        if (first := computed_step(r, self.store, self.tokenizer, today)) is not None:
+            name, flag, compute = first
+            (got,) = yield [Step(name, compute, timeout_s)]
             if got.ok and got.value is not None:
                 return AnswerDecision(got.value[0], True, (got.value[1],), (), (),
-                                      (*out, "fiscal_date"), computed=True)
+                                      (*out, flag), computed=True)
             if not got.ok:
                 out.append(got.flag)
         # a question naming a page or an article looks further down for a unit on it or in it

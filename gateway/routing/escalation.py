@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from corpus.derived import computable
 from corpus.fiscal_calendar import asked_date
+from corpus.item_count import asked_count
 from gateway.routing.fit import RoutingModel, fitted_decision
 from gateway.routing.rules import Decision, RuleConfig, decide, detect_signals
 from gateway.routing.stages import Ctx, RouterStages
@@ -66,10 +67,12 @@ class EscalationStages(RouterStages):
         dev questions the LoopAgent matched the 24 computed RAG answers on 23 and lost the
         other (a Best Buy ROCE of 0.263 read as a cover-page sentence). Likewise a fiscal
         period's start or end asked relative to the day (``corpus.fiscal_calendar``: flag
-        ``fiscal_date``): a date computed from the calendar a document defines."""
+        ``fiscal_date``): a date computed from the calendar a document defines; and a count
+        of a document's numbered items (``corpus.item_count``: flag ``item_count``)."""
         rag = self.rag
         if (q.mode != "auto" or rag is None or rag_res is None or not rag_res.hits
-                or not (computable(q.question) or asked_date(q.question))):
+                or not (computable(q.question) or asked_date(q.question)
+                        or asked_count(q.question))):
             return None
         draft, _ = await self._stage(
             ctx, "rag_computed",
@@ -77,10 +80,12 @@ class EscalationStages(RouterStages):
                                current_date=q.current_date),
             self.settings.timeout_retrieve_s)
         if (draft is None or not draft.found
-                or not {"computed", "fiscal_date"} & set(draft.flags)):
+                or not {"computed", "fiscal_date", "item_count"} & set(draft.flags)):
             return None
         ctx.record.decide("rag", "RAG kept: the date asked is computed from the cited fiscal "
                           "calendar" if "fiscal_date" in draft.flags
+                          else "RAG kept: the items asked are counted in the cited document"
+                          if "item_count" in draft.flags
                           else "RAG kept: the figure asked is computed from cited cells")
         ctx.record.rag_path()
         await self._emit(ctx, {"type": "route", **ctx.record.decision})
