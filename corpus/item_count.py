@@ -43,13 +43,15 @@ def asked_count(question: str) -> str | None:
 
 
 def _count(chunks: Iterable[Chunk], kind: str) -> tuple[int, Chunk, str] | None:
-    """``(N, chunk, label text)`` of the last item of ``kind`` in ``chunks`` (one document)
-    when its items are numbered 1 … N (at most :data:`_MISSING_SHARE` of them missing)."""
+    """``(N, chunk, label text)`` of the last item of ``kind`` in ``chunks`` (one document, in
+    document order; its last place) when its items are numbered 1 … N (at most
+    :data:`_MISSING_SHARE` of them missing)."""
     seen: dict[int, tuple[Chunk, str]] = {}
     for c in chunks:
         for lb in chunk_labels(c, kind):
             if len(lb.number) == 1 and lb.number[0] >= 1:
-                seen.setdefault(lb.number[0], (c, lb.text))
+                seen[lb.number[0]] = (c, lb.text)  # the last place: a table of contents
+                # lists the chapters again before them (网络安全法 p.1 cited 第七章 otherwise)
     if not seen:
         return None
     n = max(seen)
