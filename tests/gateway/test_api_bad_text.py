@@ -52,3 +52,17 @@ async def test_punctuation_only_question_is_empty(tmp_path) -> None:
         for q in ["Widget return?", "$", "30"]:
             r = await client.post("/v1/query", json={"question": q, "mode": "rag"})
             assert r.status_code == 200, (q, r.text)
+
+
+async def test_a_flag_is_json_true_or_false_only(tmp_path) -> None:
+    """A trial: ``"use_cache": "no"`` was read as false and answered 200; now a 400 naming the
+    field, as every other wrong type is."""
+    async with running(make_settings(tmp_path)) as (app, client):
+        await upload(app, client, [DOC])
+        for raw in ["no", "yes", 0, 1, "false"]:
+            r = await client.post("/v1/query", json={"question": "Widget return", "mode": "rag",
+                                                     "use_cache": raw})
+            assert r.status_code == 400 and "use_cache" in r.text, (raw, r.text)
+        ok = await client.post("/v1/query", json={"question": "Widget return", "mode": "rag",
+                                                  "use_cache": False})
+        assert ok.status_code == 200 and ok.json()["found"], ok.text

@@ -19,6 +19,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     StringConstraints,
     ValidationError,
     field_validator,
@@ -96,7 +97,9 @@ class QueryRequest(BaseModel):
     filters: QueryFilters | None = None
     history: list[Turn] = Field(default_factory=list, max_length=HISTORY_LIMIT,
                                 description="Previous turns, oldest first.")
-    use_cache: bool = Field(True, description="False skips the answer cache (lookup and store).")
+    # strict: a trial's "use_cache": "no" was read as false and answered 200
+    use_cache: StrictBool = Field(True, description="False skips the answer cache (lookup and "
+                                  "store); JSON true or false only.")
     session_id: SessionId | None = Field(
         None, description="Conversation id: the session memory (earlier turns, facts, what was "
         "read) rewrites a follow-up into a standalone question; scoped to the API key.")
