@@ -65,6 +65,7 @@ WARNING_CODES = {
     "outline_truncated": "a very long outline: only its top levels are kept in the catalogue",
     "directory_failed": "the document's directory entries could not be stored (still indexed)",
     "embed_runtime_differs": "the collection's vectors were made by another embedding runtime",
+    "collection_not_created": "no document could be ingested: the new collection was not kept",
 }
 
 

@@ -7,7 +7,9 @@ parse + chunk + tokenize the others (in worker processes when there are several)
 ``chunk.context_text()`` when an embedder is given, and write each document by the catalogue's
 staged-switch protocol (``corpus.catalogue``). Documents under a walked folder that are no longer
 there are removed. A bad file yields one ``failed`` result with a code from
-``corpus.errors.PARSE_ERROR_CODES`` (or ``store_error``) and the batch goes on.
+``corpus.errors.PARSE_ERROR_CODES`` (or ``store_error``) and the batch goes on. A run that
+created its collection and leaves no document in it drops the collection again (the report
+warns ``collection_not_created``): an ingest whose every file failed leaves nothing behind.
 
 Large files are written in batches of ``write_batch`` chunks: parsed in this process (one
 worker), a document is chunked as a stream (``corpus.chunker.DocumentChunks``: the same chunks
@@ -170,18 +172,43 @@ class Ingestor:
             collection, printable_path(str(base)), ignored=ignored,
             keyword_only=self.embedder is None
         )
+        created = collection not in self.store.list_collections()  # the run creates it
         self._current = IngestRun(
             self.store, self.catalogue, self.writer, self.embedder, workers=self.workers,
             parse=self.parse, embed_task=self.embed_task, collection=collection, report=report,
             t0=t0, progress=progress, step=step, cancel=cancel)
         try:
-            return self._current.run(files, rels, dirs)
+            self._current.run(files, rels, dirs)
+        except Exception:  # cancelled, a store error (a KeyboardInterrupt: as kill -9)
+            if created:
+                self._drop_if_empty(collection, report)
+            raise
         finally:
             self._current = None
             report.elapsed_s = time.perf_counter() - t0
             if not report.corpus_version:  # the run raised: the version it left
                 with contextlib.suppress(StoreError):
                     report.corpus_version = self.catalogue.corpus_version(collection)
+        if created:
+            self._drop_if_empty(collection, report)
+        return report
+
+    def _drop_if_empty(self, collection: str, report: IngestReport) -> None:
+        """Drop ``collection``, which this run created, when it holds no document at the end
+        (every file failed, none was found, the run was cancelled or failed before the first
+        was written; a KeyboardInterrupt leaves the store as it is), saying so in
+        ``report.warnings`` (``collection_not_created``): an empty collection left behind was
+        listed as known, queried and reconciled as if it held something (new-user trial: a
+        folder of one corrupt PDF). Best effort: a store error leaves it."""
+        with contextlib.suppress(StoreError):
+            if collection not in self.store.list_collections() or \
+                    self.catalogue.has_documents(collection):
+                return
+            self.store.drop_collection(collection)
+            report.corpus_version = 0
+            report.warnings.append(
+                f"collection_not_created: no document could be ingested, so the new "
+                f"collection {collection!r} was not kept")
 
     def remove_document(self, collection: str, doc: str) -> FileResult | None:
         """Remove a document (by stored path or ``doc_id``) from both indexes and the catalogue;

@@ -3,7 +3,9 @@ staged files moved into the upload folder and ingested one at a time (:meth:`Col
 .ingest`, ``corpus.ingest.Ingestor`` in a daemon thread), the start-up reconciliation of an
 upload folder with the index (:meth:`CollectionWriter.reconcile`), a document's removal
 (:meth:`CollectionWriter.delete`), and the answer cache told of each change
-(:meth:`CollectionWriter.retire`). The caller holds the collection's lock.
+(:meth:`CollectionWriter.retire`). The upload folder of a collection that ends up not existing
+(none of its files could be ingested) is removed when empty. The caller holds the
+collection's lock.
 """
 
 from __future__ import annotations
@@ -115,6 +117,7 @@ class CollectionWriter:
         root = await asyncio.to_thread(self._move_staged, job)
         before = await asyncio.to_thread(self._doc_ids, job.collection)
         done = {f["path"]: f for f in (job.report or {}).get("files", [])}
+        notes = dict.fromkeys((job.report or {}).get("warnings", []))  # the runs' warnings
         t0, version = time.perf_counter(), 0
         for i, name in enumerate(job.files):
             if name in done:
@@ -129,10 +132,11 @@ class CollectionWriter:
             version, job.stalls = rep.corpus_version, 0
             for f in rep.files:
                 done[f.path] = asdict(f)
+            notes.update(dict.fromkeys(rep.warnings))
             report = IngestReport(job.collection, f"uploads/{job.collection}",
                                   [FileResult(**f) for f in done.values()],
                                   keyword_only=self.host.embedder is None, corpus_version=version,
-                                  elapsed_s=time.perf_counter() - t0)
+                                  elapsed_s=time.perf_counter() - t0, warnings=list(notes))
             job.report = report.to_dict()
             job.progress = {**totals(done), "phase": "ingesting", "file": name,
                             "files_done": i + 1, "files_total": len(job.files), "path": name,
@@ -145,10 +149,16 @@ class CollectionWriter:
                            changed)
         bad = [f for f in files if f["status"] == "failed"]
         await asyncio.to_thread(self._drop_failed, root, bad, before)
+        gone = await asyncio.to_thread(self._drop_unused_folder, job.collection, root)
+        if gone is False and job.report is not None:  # a later file's run created it again
+            job.report["warnings"] = [w for w in job.report.get("warnings", [])
+                                      if not w.startswith("collection_not_created:")]
         if files and len(bad) == len(files):  # as `loopgate ingest` exits 1
             job.status = "failed"
             job.error = (f"no file could be ingested: {bad[0]['error_code']}: "
-                         f"{bad[0]['error_message']}")
+                         f"{bad[0]['error_message']}"
+                         + (f" (the new collection {job.collection!r} was not kept)"
+                            if gone else ""))
         else:
             job.status = "done"
         job.progress["phase"] = "done"
@@ -169,6 +179,24 @@ class CollectionWriter:
                              "ingested and was removed from the upload folder"]
         if bad:
             fsync_dir(root)
+
+    def _drop_unused_folder(self, collection: str, root: Path) -> bool | None:
+        """Remove the upload folder of a collection the job did not leave in the store (the
+        ingest drops a new collection none of whose files could be ingested:
+        ``collection_not_created``) when the folder is empty: kept, it made the start-up
+        reconciliation create the collection again, empty. Whether the collection is gone
+        (``None``: the store could not say)."""
+        try:
+            if collection in self.host.store.list_collections():
+                return False
+        except Exception:  # noqa: BLE001 - a folder left is what happened before
+            return None
+        try:
+            root.rmdir()  # only when empty
+        except OSError:
+            return True
+        fsync_dir(root.parent)
+        return True
 
     @staticmethod
     def _stepper(job: IngestJob) -> Callable[[str, str, int, int], None]:
@@ -194,6 +222,7 @@ class CollectionWriter:
             return None
         finally:
             self.host.forget(collection)
+        await asyncio.to_thread(self._drop_unused_folder, collection, root)
         counts = {k: v for k, v in rep.counts.items() if v and k != "unchanged"}
         if counts:
             log.warning("start-up reconciliation of %s: %s", collection, counts)
