@@ -55,11 +55,19 @@ ENUMERATOR = re.compile(
     r"|第\s*[\d一二三四五六七八九十百零〇]{1,6}\s*[章节条款篇部分]\s*)")
 
 
+# a link's target or a bare URL: its digits are an address, no value
+_ADDRESS = re.compile(r"\]\([^)\s]*\)|\b(?:https?://|www\.)\S+", re.IGNORECASE)
+
+
 def holds_figure_unit(unit: str, normalized: str, terms: Iterable[str]) -> bool:
     """True when ``unit`` holds a digit and its ``normalized`` form (the key terms' form) holds
-    one outside the digit-holding ``terms`` (the question's own codes are no figure) and
-    outside a leading :data:`ENUMERATOR` (a heading's or list item's number is no value)."""
+    one outside the digit-holding ``terms`` (the question's own codes are no figure), outside a
+    leading :data:`ENUMERATOR` (a heading's or list item's number is no value) and outside
+    link targets and URLs (a new-user trial: "How long does the CEO shadow program last?" was
+    answered "The CEO Shadows maintain a project called [CEO Shadow Tasks](https://gitlab.com/
+    …/boards/1385894)" for the figure of its link; "a rotation is two weeks" answers)."""
     unit, normalized = ENUMERATOR.sub("", unit, count=1), ENUMERATOR.sub("", normalized, count=1)
+    unit, normalized = _ADDRESS.sub(" ", unit), _ADDRESS.sub(" ", normalized)
     return bool(DIGIT.search(unit)) and holds_figure(normalized, terms)
 
 

@@ -101,3 +101,14 @@ def test_not_found_is_decided_on_the_key_terms_own_weights():
     same = [Evidence(o.chunk, o.text, o.coverage, o.matched, o.rank, o.score)
             for o in (other, weak)]
     assert [e.text for e in ranked_evidence(t, 0.4, None, same)] == [other.text]
+
+
+def test_a_link_target_or_url_is_no_figure():
+    # a trial: "How long does the CEO shadow program last?" got a line whose link ends in a number
+    for unit in ("The CEO Shadows maintain a project called [CEO Shadow Tasks]"
+                 "(https://gitlab.com/gitlab-com/ceo-shadow/tasks/-/boards/1385894).",
+                 "See https://example.com/page/42 for details", "Visit www.site2.com today"):
+        assert not holds_figure_unit(unit, unit.lower(), []), unit
+    for unit in ("Currently, a rotation is [two weeks](#rotation) or 10 days",
+                 "The fee is 30 USD ([pricing](/handbook/pricing/))"):
+        assert holds_figure_unit(unit, unit.lower(), []), unit
