@@ -36,12 +36,13 @@ async def dated(question: str, collection: str, res: LoopResult, *, today: date,
     :param seeds: chunk ids of the RAG candidates the loop started from (read after the chunks
         the loop read).
     """
-    if res.fallback or (asked_date(question) is None and asked_count(question) is None):
+    asks_date = asked_date(question) is not None
+    if res.fallback or (not asks_date and asked_count(question) is None):
         return res
     sparse = getattr(tokenizer, "sparse_query", None)
 
     def lookup() -> Any:
-        if asked_date(question) is None:  # a count: the ranked candidates first
+        if not asks_date:  # a count: the ranked candidates first
             ids = list(dict.fromkeys([*seeds, *res.read_chunk_ids]))
             chunks = store.get_chunks(collection, ids) if ids else []
             return count_answer(question, chunks, partial(store.document_chunks, collection))

@@ -35,7 +35,6 @@ from corpus.evidence import (
     rank_prior,
     split_units,
 )
-from corpus.evidence.units import through_next
 from corpus.injection import in_injection
 from corpus.labels import asked_item
 from corpus.page_labels import chunk_on_page, page_refs
@@ -112,8 +111,8 @@ def extract_answer(
     :param normalize: text normaliser of the key terms' form (``Tokenizer.normalize``).
     :param tokenizer: ``corpus.tokenizer.Tokenizer`` (its ``terms``): a unit that only repeats
         the question's words (``TermMatcher.echoes``: a caption, a name) is quoted through the
-        unit after it when the two are one run (``corpus.evidence.units.through_next``), as the
-        LoopAgent does; ``None``: not.
+        unit after it when the two are one run (``TermMatcher.past_echo``), as the LoopAgent
+        does; ``None``: not.
     :returns: evidence best first; empty when nothing verifiable was found. A statement row
         chosen as evidence (``corpus.statement_rows``) gets as its ``reading`` the cell under
         the first year the question names (``corpus.presence.specific_terms``) that heads one
@@ -160,15 +159,10 @@ def extract_answer(
         first = [u for u in evidence_units(top) if not in_injection(top.text, u)][:1]
         scored = [(1e-3, 0, first[0], top, ())] if first else []
     scored.sort(key=lambda t: (-t[0], t[1]))
-
-    def passage(unit: str, chunk: Chunk) -> str:  # asked only of the units looked at
-        if echo is None or not echo.echoes(unit):
-            return unit
-        got = through_next(chunk, unit, "quote")  # through the next unit when one run
-        return got if got.startswith(unit) else unit
-
+    # an echoing unit through the next one: asked only of the units looked at (lazily)
     return verified_evidence(
-        ((s, passage(unit, chunk), chunk, partial(_reading, unit, chunk, before, years))
+        ((s, echo.past_echo(chunk, unit, "quote") if echo is not None else unit, chunk,
+          partial(_reading, unit, chunk, before, years))
          for s, _, unit, chunk, before in scored),
         make_citation, max_evidence)
 

@@ -15,10 +15,11 @@ from typing import Any, Literal
 
 from corpus.evidence.bounds import Bound, bound_direction, states_bound
 from corpus.evidence.recognise import DIGIT, flat_code
-from corpus.evidence.units import CJK
+from corpus.evidence.units import CJK, UnitStyle, through_next
 from corpus.labels import Label, label_term, names_item
 from corpus.term_match import holds_term
 from corpus.tuning import TUNING
+from corpus.types import Chunk
 
 __all__ = ["TermMatcher", "Weighting", "nfkc_lower", "term_weight"]
 
@@ -201,3 +202,16 @@ class TermMatcher:
         return all(t in terms or any(t in k for k in joined)
                    or (all(CJK.match(ch) for ch in t) and any(t in k for k in terms))
                    for t in own)
+
+    def past_echo(self, chunk: Chunk, unit: str, style: UnitStyle) -> str:
+        """``unit`` of ``chunk``, or — when it :meth:`echoes` the question and the unit after
+        it (:func:`corpus.evidence.units.split_units` in ``style``) is written as one run with
+        it — the verbatim passage through that next unit
+        (:func:`corpus.evidence.units.through_next`); after a table cell ("Press") the next
+        unit may be far from it, and the cell stays alone. Both readers quote an echoing best
+        unit so (``rag.extractive``, ``loop.policies.offline_rank.past_heading``)."""
+        if not self.echoes(unit):
+            return unit
+        got = through_next(chunk, unit, style)
+        return got if got.startswith(unit) else unit
+

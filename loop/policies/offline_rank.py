@@ -249,7 +249,7 @@ def answer_call(ev: list[Evidence], tuning: OfflineTuning, floor: float,
 def past_heading(e: Evidence, matcher: TermMatcher | None = None) -> Evidence:
     """``e``, or — when its unit is only a heading of its chunk (its title or a section of its
     path, Markdown marks aside), or with the question's ``matcher`` only repeats the
-    question's words (:meth:`corpus.evidence.TermMatcher.echoes`: a caption, a name, a
+    question's words (:meth:`corpus.evidence.TermMatcher.past_echo`: a caption, a name, a
     code; then only when the two are written as one run), and a unit follows it in the
     chunk — the verbatim passage from the heading through that next unit: a heading names
     what the text under it says (a trial: "What does Clause 4 say?" was answered "Clause 4
@@ -259,11 +259,8 @@ def past_heading(e: Evidence, matcher: TermMatcher | None = None) -> Evidence:
     heads = {" ".join(h.split()) for h in (e.chunk.title, *e.chunk.section_path) if h}
     if " ".join(e.text.lstrip("#").split()) in heads:
         return dataclasses.replace(e, text=through_next(e.chunk, e.text, "scan"))
-    if matcher is not None and matcher.echoes(e.text):
-        # only as one run: the unit after a table cell ("Press") may be far from it
-        got = through_next(e.chunk, e.text, "scan")
-        return dataclasses.replace(e, text=got) if got.startswith(e.text) else e
-    return e
+    got = matcher.past_echo(e.chunk, e.text, "scan") if matcher is not None else e.text
+    return dataclasses.replace(e, text=got) if got != e.text else e
 
 
 def cases_for(e: Evidence, question: str, matcher: TermMatcher) -> Evidence:
