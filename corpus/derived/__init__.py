@@ -26,6 +26,10 @@ Two forms, both read from the question's own words (no formula list fitted to qu
   definition (``corpus.formula.STANDARD``: EBITDA). A top-level division is shown in percent
   when the question asks for one (``%``, ``percent``) outside the formulas' names.
 
+- **superlative**: the largest or smallest item of a kind ("the largest liability … in 2022")
+  is the item row with the largest (smallest) cell of that year in the statement section the
+  kind's header opens and its total closes; the items must account for the total.
+
 Nothing is computed when a side has no row or no cell of its year: the extractive answer
 stands. Rounding follows the question ("round … to two decimal places", else 2 for ratios
 and 1 for percentages).
@@ -41,8 +45,11 @@ from corpus.derived._answers import (
 )
 from corpus.derived._numbers import converted
 from corpus.derived._rows import adjacent_runs, chunks_above, document_search, statement_rows_of
+from corpus.derived._superlative import asks_superlative, superlative_answer
 from corpus.derived._types import Derived, MoreRows, RowAt, TextAbove
 
-__all__ = ["Derived", "MoreRows", "RowAt", "TextAbove", "adjacent_runs", "chunks_above",
+__all__ = ["Derived", "MoreRows", "RowAt", "TextAbove", "adjacent_runs", "asks_superlative",
+           "chunks_above",
            "computable", "converted", "derive", "derived_answer", "document_search",
-           "looked_up_answer", "looks_up", "statement_figure", "statement_rows_of"]
+           "looked_up_answer", "looks_up", "statement_figure", "statement_rows_of",
+           "superlative_answer"]

@@ -17,6 +17,7 @@ from corpus.derived._rows import (
     document_search,
     statement_rows_of,
 )
+from corpus.derived._superlative import asks_superlative, superlative_answer
 from corpus.derived._types import (
     CitationMaker,
     Derived,
@@ -57,8 +58,10 @@ def _form(question: str) -> tuple[str, str] | tuple[str, list[str]] | None:
 
 def computable(question: str) -> bool:
     """True when the question has a form :func:`derive` computes (a defined ratio, or a change
-    between two years): a cheap test before any chunk is read."""
-    return _form(question) is not None
+    between two years) or asks for the largest or smallest item of a kind
+    (:func:`corpus.derived._superlative.asks_superlative`): a cheap test before any chunk is
+    read."""
+    return _form(question) is not None or asks_superlative(question) is not None
 
 
 def derive(question: str, rows: Sequence[RowAt],
@@ -203,12 +206,17 @@ def statement_figure(question: str, chunk_groups: Sequence[Sequence[Chunk]],
     """The figure a question asks of the statement rows of ``chunk_groups``, the one way the
     RAG path (``rag.compose``) and the LoopAgent (``loop.answer_checks``) read it: computed
     (:func:`derived_answer`) when the question has a computable form, else the row that holds
-    it (:func:`looked_up_answer`); ``None`` when neither answers. A row's period header may be
+    it (:func:`looked_up_answer`), or for the largest or smallest item of a kind the item row
+    of its statement section (:func:`corpus.derived._superlative.superlative_answer`); ``None``
+    when none answers. A row's period header may be
     read in the chunks above it in ``store`` (:func:`chunks_above`; ``None``: no store read),
     and a formula's line item missing from the groups is searched for
     (:func:`document_search`, in ``search_doc`` until a row is read) when ``encode`` (the
     tokenizer's ``sparse_query``) is given. Other arguments as :func:`derived_answer`."""
     above = chunks_above(store, collection) if store is not None else None
+    if asks_superlative(question) is not None:
+        return superlative_answer(question, chunk_groups, key_terms, make_citation, store,
+                                  collection, above)
     if not computable(question):
         return looked_up_answer(question, chunk_groups, key_terms, normalize, make_citation,
                                 phrases, above)

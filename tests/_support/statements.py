@@ -28,3 +28,26 @@ Net income 596 2,371 3,033
 
 Effective tax rate 24.6 % 23.1 % 21.6 %
 """
+
+# the shape of the AmEx 2022 balance sheet as the PDF parser writes it: a Markdown table, a
+# header row per section, a label holding digits (no statement row), subtotals
+LIABILITIES = """# Consolidated Balance Sheets
+
+December 31 (Millions) 2022 2021
+
+| Assets |  |  |  |
+|---|---|---|---|
+| Cash and due from banks |  | 5,510 | 1,292 |
+| Card Member loans |  | 104,217 | 85,257 |
+| Total assets |  | 109,727 | 86,549 |
+| Liabilities and Shareholders' Equity |  |  |  |
+| Liabilities |  |  |  |
+| Customer deposits |  | 110,239 | 84,382 |
+| Accounts payable |  | 12,133 | 10,574 |
+| Short-term borrowings |  | 1,348 | 2,243 |
+| Long-term debt (includes debt of consolidated entities: 2022, $12,662) |  | 42,573 | 38,675 |
+| Other liabilities |  | 37,350 | 30,497 |
+| Total liabilities |  | 203,643 | 166,371 |
+| Shareholders' Equity |  |  |  |
+| Retained earnings |  | 16,279 | 13,474 |
+"""
