@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import json
 import sys
+from collections.abc import Callable
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -230,27 +232,19 @@ def ask_command(
     coll = collection or s.default_collection
     documents = tuple(doc or ())
     today = current_date.date().isoformat() if current_date is not None else None
+    run: Callable[..., int]  # the mode's command: each takes the same arguments
     if mode is AskMode.rag:
-        code = ask_rag(
-            question,
-            coll,
-            settings=s,
-            top_k=top_k,
-            documents=documents,
-            path_prefix=path_prefix,
-            as_json=as_json,
-            current_date=today,
-        )
+        run = functools.partial(ask_rag, top_k=top_k)
     elif mode is AskMode.loop:
         from gateway.cli.ask_loop import ask_loop
 
-        code = ask_loop(question, coll, settings=s, as_json=as_json, documents=documents,
-                        path_prefix=path_prefix, current_date=today)
+        run = ask_loop
     else:
         from gateway.cli.ask_auto import ask_auto
 
-        code = ask_auto(question, coll, settings=s, as_json=as_json, documents=documents,
-                        path_prefix=path_prefix, current_date=today)
+        run = ask_auto
+    code = run(question, coll, settings=s, as_json=as_json, documents=documents,
+               path_prefix=path_prefix, current_date=today)
     raise typer.Exit(code)
 
 
