@@ -21,7 +21,8 @@ asked relative to ``today``, or a document's count of items, is computed, ``rag.
    (``rag.cross_evidence.cross_language``: the model's term coverage cannot cross scripts);
 6. a figure the question asks for (``rag.compose``): the computed figure or the statement row
    holding it replaces the best unit (``computed`` / ``looked_up``); else a change between two
-   years asked of prose is answered by both years' units (``rag.period_pair``, ``period_pair``).
+   years asked of prose is answered by both years' units (``rag.period_pair``, ``period_pair``),
+   a change between two amounts by both amounts' units (``rag.amount_change``).
 
 Checks 4–6 query the index; they are steps (``rag.steps``) under ``timeout_s`` (0: none), so a
 flow driver runs them (``drive_sync`` / ``drive_async`` with timeouts, ``drive_inline`` in the
@@ -49,6 +50,7 @@ from corpus.presence import DocumentTermProbe, subject_acronyms
 from corpus.question_scope import asked_pages
 from corpus.term_match import code_terms
 from corpus.types import Chunk, ChunkStore, Citation
+from rag.amount_change import prose_change
 from rag.answerability import (
     answer_support,
     present_evidence,
@@ -60,7 +62,6 @@ from rag.compose import asks_figure, figure_answer
 from rag.cross_evidence import cross_language, dense_evidence
 from rag.dated import computed_step
 from rag.extractive import NOT_FOUND_TEXT, answer_text, extract_answer
-from rag.period_pair import period_pair
 from rag.steps import Flow, Step
 from rag.types import Evidence, Retrieval
 
@@ -248,11 +249,11 @@ class AnswerDecider:
         if computed is not None:
             answer, cited = computed[0], tuple(computed[1])
             out.append(computed[2])
-        elif found and (pair := period_pair(r.question, evidence, r.key_terms,
-                                            self.tokenizer.normalize)) is not None:
-            # a change between two years asked of prose: both years' units (rag.period_pair)
+        elif found and (pair := prose_change(r.question, evidence, r.chunks, r.key_terms,
+                                             self.tokenizer, self.make_citation)) is not None:
+            # a change asked of prose: both years' or both amounts' units (rag.amount_change)
             answer, cited = pair[0], tuple(pair[1])
-            out.append("period_pair")
+            out.append(pair[2])
         return AnswerDecision(answer, found, cited, tuple(evidence or closest), tuple(missing),
                               tuple(out), support, support_p, computed is not None)
 
