@@ -57,6 +57,10 @@ ENUMERATOR = re.compile(
 
 # a link's target or a bare URL: its digits are an address, no value
 _ADDRESS = re.compile(r"\]\([^)\s]*\)|\b(?:https?://|www\.)\S+", re.IGNORECASE)
+# a column's scale written in zeros: "(000's)", "(in 000s)", "($000)", "000's omitted" (SEC
+# filings' tables): thousands, no value
+_SCALE = re.compile(r"\(\s*(?:in\s+)?\$?\s*0{3}(?:,0{3})*(?:['’]?s)?(?:\s+omitted)?\s*\)"
+                    r"|(?<![\d,.])\$?0{3}(?:,0{3})*['’]s\b", re.IGNORECASE)
 
 
 def holds_figure_unit(unit: str, normalized: str, terms: Iterable[str]) -> bool:
@@ -65,9 +69,12 @@ def holds_figure_unit(unit: str, normalized: str, terms: Iterable[str]) -> bool:
     leading :data:`ENUMERATOR` (a heading's or list item's number is no value) and outside
     link targets and URLs (a new-user trial: "How long does the CEO shadow program last?" was
     answered "The CEO Shadows maintain a project called [CEO Shadow Tasks](https://gitlab.com/
-    …/boards/1385894)" for the figure of its link; "a rotation is two weeks" answers)."""
+    …/boards/1385894)" for the figure of its link; "a rotation is two weeks" answers), and
+    outside a column's scale written in zeros ("Shares Repurchased Average Price per (000's)"
+    answered "How much shares did COSTCO repurchase in FY2021?" for its "000")."""
     unit, normalized = ENUMERATOR.sub("", unit, count=1), ENUMERATOR.sub("", normalized, count=1)
     unit, normalized = _ADDRESS.sub(" ", unit), _ADDRESS.sub(" ", normalized)
+    unit, normalized = _SCALE.sub(" ", unit), _SCALE.sub(" ", normalized)
     return bool(DIGIT.search(unit)) and holds_figure(normalized, terms)
 
 

@@ -112,3 +112,15 @@ def test_a_link_target_or_url_is_no_figure():
     for unit in ("Currently, a rotation is [two weeks](#rotation) or 10 days",
                  "The fee is 30 USD ([pricing](/handbook/pricing/))"):
         assert holds_figure_unit(unit, unit.lower(), []), unit
+
+
+def test_a_column_scale_in_zeros_is_no_figure():
+    # mmlongbench:1016 "How much shares did COSTCO repurchase in FY2021?" was answered by a
+    # table's heading whose only digits are its "(000's)" scale
+    for unit in ("The following table summarizes the Company’s stock repurchase activity: Shares "
+                 "Repurchased Average Price per (000’s)", "Revenue (000s omitted)",
+                 "Salaries ($000)", "Total (in 000's)"):
+        assert not holds_figure_unit(unit, unit.lower(), []), unit
+    for unit in ("During 2021 and 2020, we repurchased 1,358,000 and 643,000 shares",
+                 "Revenue (000s omitted) 4,512", "a 1,000's-strong crowd"):
+        assert holds_figure_unit(unit, unit.lower(), []), unit
