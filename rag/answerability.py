@@ -105,8 +105,10 @@ def scoped_evidence(
     by_id = {c.chunk_id: c for c in chunks}  # read once: ``chunks`` may be an iterator
     kept, flags = page_misses(question, evidence, lambda ev: ev.citation)
     if kept and pinned_years(question):
-        # "Revenue in 2019 was …" answers another question than "… in 2018?"
-        periods = [other_period(question, ev.text) for ev in kept]
+        # "Revenue in 2019 was …" answers another question than "… in 2018?"; a statement row
+        # is read by the years of its column header (its reading): "Cost of revenues — 2015: …;
+        # 2014: …" does not answer "… revenue in 2025?" (a new-user trial)
+        periods = [other_period(question, ev.reading or ev.text) for ev in kept]
         if all(periods):
             return [], [*flags, "other_period:" + str(periods[0])]
         kept = [ev for ev, p in zip(kept, periods, strict=True) if p is None]

@@ -29,7 +29,7 @@ from corpus.derived._types import (
     TextAbove,
 )
 from corpus.formula import definitions
-from corpus.statement_rows import asked_unit
+from corpus.statement_rows import asked_unit, label_cover
 from corpus.tokenizer import asks_quantity
 from corpus.types import Chunk, ChunkStore, Citation, SparseVector
 
@@ -37,22 +37,37 @@ __all__ = ["computable", "derive", "derived_answer", "looked_up_answer", "looks_
            "statement_figure"]
 
 _CHANGE = re.compile(r"\b(?:chang|grow|increas|decreas|declin)(?:e|es|ed|th|ing)?\b", re.I)
+_RATE = re.compile(r"\b(?:rates?|percent(?:age)?s?)\b|%", re.I)  # a change asked as a rate
 
 
 # label words a question asking one figure often leaves unsaid: "cash flow from operating
 # activities" names "Net cash provided by operating activities" (written while looking at the
 # FinanceBench dev questions; words of statement labels, not of any one filing)
 _LOOKUP_SILENT = re.compile(r"\b(?:net|total|provided|used)\b", re.I)
+# a line item asked by name before its year, no quantity word: "What was Netflix's interest
+# expense in 2017?", "What is ACME's operating income for FY2015?", "… long-term debt at the end
+# of 2016?" (new-user trials: answered by another row or a sentence)
+_ITEM_ASKED = re.compile(
+    r"^\s*what\s+(?:is|was|were|are)\s+(?:the\s+)?(?:[\w&.-]+['’]s?\s+)?"
+    r"(?:(?:fy\s*)?\d{4}\s+)?(?P<item>[a-z][a-z&' -]*?)\s+(?:in|for|at|as\s+of|during)\s+"
+    r"(?:the\s+)?(?:end\s+of\s+)?(?:(?:the\s+)?fiscal\s+(?:year\s+)?|fy\s*)?\d{4}\s*\??\s*$",
+    re.I)
 
 
 def _form(question: str) -> tuple[str, str] | tuple[str, list[str]] | None:
     """The computable form of a question: ``("ratio", expression)`` for a defined ratio,
-    ``("change", [earlier, later])`` for a change between two years, else ``None``."""
+    ``("change", [earlier, later])`` for a change between two years, ``("yoy", [earlier,
+    later])`` for a change asked as a rate or percentage of one year (from the year before it),
+    else ``None``."""
     if definitions(question) or asked_phrase(question) is not None:
         return "formula", question
     years = years_in(question)
     if _CHANGE.search(question) and len(years) == 2:
         return "change", sorted(years)
+    if _CHANGE.search(question) and len(years) == 1 and _RATE.search(question):
+        # "the growth rate of X in FY2018": the year-over-year change, FY2017 to FY2018, of a
+        # row the question names wholly (one year says less of the row than two)
+        return "yoy", [str(int(years[0]) - 1), years[0]]
     return None
 
 
@@ -89,13 +104,17 @@ def derive(question: str, rows: Sequence[RowAt],
         return formula_answer(question, definitions(question), rows, terms_of, normalize, more,
                               above)
     assert isinstance(form[1], list)
-    return _change(question, form[1], rows, terms_of, normalize)
+    return _change(question, form[1], rows, terms_of, normalize, whole=form[0] == "yoy")
 
 
 def _change(question: str, years: list[str], rows: Sequence[RowAt],
             terms_of: TermsOf,
-            normalize: Normalize) -> Derived | None:
-    r = best_row(rows, terms_of(_STATEMENT_NAME.sub(" ", question)), years, normalize)
+            normalize: Normalize, whole: bool = False) -> Derived | None:
+    """The change of the row the question names best (``whole``: names wholly, as a lookup
+    does) between the two years."""
+    terms = terms_of(_STATEMENT_NAME.sub(" ", question))
+    r = (best_row(rows, terms, years, normalize, min_cover=1.0) if whole
+         else best_row(rows, terms, years, normalize))
     if r is None:
         return None
     a, b = cell_value(r, years[0]), cell_value(r, years[1])
@@ -163,8 +182,12 @@ _STATEMENT_NAME = re.compile(
 
 def looks_up(question: str) -> bool:
     """True when :func:`looked_up_answer` may answer ``question``: it asks for a figure of
-    exactly one year and has no computable form (a cheap test before any chunk is read)."""
-    return len(years_in(question)) == 1 and asks_quantity(question) and not computable(question)
+    exactly one year, has no computable form and asks no change (the year's own figure does
+    not answer "how much did revenue increase in 2019?"; a cheap test before any chunk is
+    read)."""
+    return (len(years_in(question)) == 1 and not computable(question)
+            and (asks_quantity(question) or _ITEM_ASKED.match(question) is not None)
+            and not _CHANGE.search(question))
 
 
 def looked_up_answer(question: str, chunk_groups: Sequence[Sequence[Chunk]],
@@ -172,7 +195,9 @@ def looked_up_answer(question: str, chunk_groups: Sequence[Sequence[Chunk]],
                      phrases: KeyTerms | None = None, above: TextAbove | None = None
                      ) -> tuple[str, list[Citation]] | None:
     """A figure looked up in a statement row: for a question asking for a figure
-    (:func:`corpus.tokenizer.asks_quantity`) of exactly one year and not computable, the row
+    (:func:`corpus.tokenizer.asks_quantity`, or a line item named before its year: "What was
+    Netflix's interest expense in 2017?" — then the row's label is that item, no word more or
+    less) of exactly one year and not computable, the row
     whose label the question names wholly (every label word but ``net``, ``total``,
     ``provided``, ``used``, by its key terms or field phrases)
     with a value under that year's column, as ``"<label>, <year>: <cell> — <row>"`` with the
@@ -184,11 +209,15 @@ def looked_up_answer(question: str, chunk_groups: Sequence[Sequence[Chunk]],
     if not looks_up(question):
         return None
     years = years_in(question)
-    asked = _STATEMENT_NAME.sub(" ", question)
+    item = None if asks_quantity(question) else _ITEM_ASKED.match(question)
+    asked = item.group("item") if item else _STATEMENT_NAME.sub(" ", question)
     r = best_row(statement_rows_of(chunk_groups, above), _label_terms(asked, key_terms, phrases),
                   years, normalize, min_cover=1.0, silent=_LOOKUP_SILENT)
     if r is None or r.years is None:
         return None
+    if item and label_cover(asked, key_terms(r.row.label), normalize) < 1.0:
+        return None  # an item asked by name is the row's label, no word more ("Interest
+        # expense", not "Interest and other income (expense)" for "interest expense")
     cit = make_citation(r.chunk, r.unit)
     if cit is None:
         return None

@@ -4,8 +4,9 @@ reading the rows under the section the question names ("Liabilities") down to it
 ("Total liabilities"), and taking the row with the largest cell of the asked year.
 
 The section is read from the table itself, not from a list of statements: a header line (a
-label with no cell) whose words name the asked item's kind opens it, the total row of that
-kind ("Total liabilities") closes it, subtotals ("Total current liabilities") and the table's
+label with no cell) whose words name the asked item's kind opens it (a header of the kind
+inside it, "Current liabilities", opens a part of it), the total row of that kind ("Total
+liabilities") closes it, subtotals ("Total current liabilities") and the table's
 repeated column header at a page part's top are not items. Nothing is answered when no section
 of that kind closes within the chunks read (the extractive answer stands).
 """
@@ -25,7 +26,8 @@ __all__ = ["asks_superlative", "superlative_answer"]
 
 # "the largest liability", "the biggest single expense", "the smallest asset"
 _ASKED = re.compile(
-    r"\b(largest|biggest|greatest|highest|smallest|lowest)\s+(?:single\s+)?([a-z][a-z-]+)",
+    r"\b(largest|biggest|greatest|highest|smallest|lowest)\s+(?:single\s+)?"
+    r"([a-z][a-z-]+(?:\s+[a-z][a-z-]+)?)",
     re.I)
 _LARGEST = frozenset({"largest", "biggest", "greatest", "highest"})
 _SEPARATOR = re.compile(r"^\|?\s*:?-{3,}")  # a Markdown table's |---|---| line
@@ -46,7 +48,8 @@ class _Section:
 
 def asks_superlative(question: str) -> tuple[bool, str] | None:
     """``(largest, kind)`` when the question asks for the largest or smallest item of a kind
-    ("the largest liability" → ``(True, "liability")``) and names at most one year; ``None``
+    ("the largest liability in …" → ``(True, "liability in")``: its two words, whose key terms
+    are the kind's) and names at most one year; ``None``
     otherwise (a cheap test before any chunk is read)."""
     m = _ASKED.search(question)
     if m is None or len(years_in(question)) > 1:
@@ -88,8 +91,10 @@ def _sections(chunks: Sequence[Chunk], rows: dict[tuple[str, str], RowAt], kind:
             r = rows.get((chunk.chunk_id, unit))
             if r is None:
                 label = _header(unit)
-                if label is not None and kind <= set(key_terms(label)):
-                    header, items = label, []  # the section of the asked kind opens here
+                if header is None and label is not None and kind <= set(key_terms(label)):
+                    # the section of the asked kind opens here; a header of the kind inside it
+                    # ("Current liabilities" under "Liabilities") opens a part of it, no other
+                    header, items = label, []
                 continue
             if header is None:
                 continue
@@ -108,8 +113,8 @@ def superlative_answer(question: str, chunk_groups: Sequence[Sequence[Chunk]],
                        store: ChunkStore | None, collection: str,
                        above: TextAbove | None = None) -> tuple[str, list[Citation]] | None:
     """The largest (smallest) item of the asked kind's section, as ``"<label>, <year>: <cell> —
-    the largest of the N items under <header> (<total label> <cell>)"`` with the cited item
-    and total rows; ``None`` when the question asks no such item, no section of the kind
+    the largest of the items summed in “<total label>” (<cell>; …)"`` with the cited item and
+    total rows; ``None`` when the question asks no such item, no section of the kind
     closes by its total in the chunks read, or a quote does not verify.
 
     :param question: the question as asked.
@@ -123,23 +128,25 @@ def superlative_answer(question: str, chunk_groups: Sequence[Sequence[Chunk]],
     asked = asks_superlative(question)
     if asked is None:
         return None
-    largest, word = asked
-    kind = set(key_terms(word))
-    if not kind:
-        return None
+    largest, words = asked
+    # the two words' kind ("current liability") first, then the first word's ("liability"
+    # of "liability Netflix")
+    kinds = [k for k in dict.fromkeys(frozenset(key_terms(w))
+                                      for w in (words, words.split()[0])) if k]
     years = years_in(question)
     for group in chunk_groups[:3]:
         chunks = list(group)
-        for _ in range(_FOLLOWING if chunks else 0):
+        for _ in range(_FOLLOWING if chunks and kinds else 0):
             nxt = store.neighbour(collection, chunks[-1].chunk_id, 1) if store else None
             if nxt is None:
                 break
             chunks.append(nxt)
         rows = {(r.chunk.chunk_id, r.unit): r for r in statement_rows_of([chunks], above)}
-        for sec in _sections(chunks, rows, kind, key_terms):
-            got = _pick(sec, years, largest, make_citation)
-            if got is not None:
-                return got
+        for kind in kinds:
+            for sec in _sections(chunks, rows, set(kind), key_terms):
+                got = _pick(sec, years, largest, make_citation)
+                if got is not None:
+                    return got
     return None
 
 
@@ -175,7 +182,7 @@ def _pick(sec: _Section, years: list[str], largest: bool,
     cell = best.row.cells[col(best) or 0].raw
     which = "largest" if largest else "smallest"
     shown = f"{best.row.label}, {year}: {cell}" if year else f"{best.row.label}: {cell}"
-    text = (f"{shown} — the {which} item under “{sec.header}” ({sec.total.row.label} "
-            f"{sec.total.row.cells[tc].raw}; {len(cand)} item rows read, "
+    text = (f"{shown} — the {which} of the items summed in “{sec.total.row.label}” "
+            f"({sec.total.row.cells[tc].raw}; {len(cand)} item rows read, "
             f"{fmt(total - rest)} of {fmt(total)})")
     return text, [cits[0], cits[1]]

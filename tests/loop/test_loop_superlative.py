@@ -17,6 +17,6 @@ def test_the_loop_answers_the_largest_item_of_the_section(kb: KB, tokenizer: Tok
     q = "What was the largest liability in ACME's Balance Sheet in 2022?"
     res = LoopAgent(kb.store, kb.search, key_terms=tokenizer, documents=kb).run(q, kb.collection)
     assert res.found and res.computed
-    assert res.answer.startswith("Customer deposits, 2022: 110,239 — the largest item")
+    assert res.answer.startswith("Customer deposits, 2022: 110,239 — the largest of the items")
     assert [c.quote for c in res.citations] == ["| Customer deposits | | 110,239 | 84,382 |",
                                                 "| Total liabilities | | 203,643 | 166,371 |"]

@@ -9,7 +9,7 @@ import pytest
 
 from corpus.chunker import chunk_document
 from corpus.citations import make_citation
-from corpus.derived import derived_answer, looked_up_answer
+from corpus.derived import derived_answer, looked_up_answer, looks_up
 from corpus.derived._asked import asked_formula
 from corpus.formula import RATIOS, BinOp, Item, definitions, ratio, standard
 from corpus.parsers import parse_file
@@ -60,6 +60,18 @@ def test_a_change_between_two_years_reads_the_named_row(sheet: Path) -> None:
     rate = _answer("How much has ACME's effective tax rate changed between FY2020 and FY2021?",
                    sheet)
     assert rate is not None and rate[0].startswith("-1.5 percentage points")
+
+
+def test_a_growth_rate_of_one_year_is_the_change_from_the_year_before(sheet: Path) -> None:
+    """mmlongbench:1081 "What is the growth rate of advertising and merchandising cost for 3M in
+    FY2018? Answer in percentage term" was answered with the "Cost of sales, 2018" row looked
+    up: a rate of change asked of one year is FY2017 -> FY2018; a change asked otherwise is no
+    lookup of the year's own figure."""
+    got = _answer("What is ACME's revenue growth rate in FY2021 (in percent, one decimal)?", sheet)
+    assert got is not None and got[0].startswith("30.8% change in Total net sales from 2020 to "
+                                                 "2021")
+    assert not looks_up("How much did ACME's net income increase in 2021?")
+    assert looks_up("What is ACME's FY2021 net income in USD millions?")
 
 
 def test_no_computation_without_a_form_or_a_row(sheet: Path) -> None:
@@ -400,3 +412,29 @@ def test_netflix_ebitda_margin_reads_d_and_a_from_the_cash_flow_statement(
                          TOK.key_terms, TOK.normalize, make_citation, EXP.phrases)
     assert got is not None and got[0].startswith("5.43% = "), got
     assert "62,283" in got[0] and sorted({c.page for c in got[1]}) == [40, 42]
+
+
+def test_a_line_item_asked_by_name_is_the_row_of_that_label(tmp_path: Path) -> None:
+    """New-user trial (Netflix 2017 10-K): "What was Netflix's interest expense in 2017?" asks
+    no quantity word and was answered by "Interest and other income (expense)"; a line item
+    named before its year is looked up, in the row whose label is that item, no word more."""
+    path = _acme_10k(tmp_path, """# Consolidated Statements of Operations
+
+Year Ended December 31,
+
+2015 2016 2017
+
+Operating income 305,826 379,793 838,679
+
+Interest expense (132,716) (150,114) (238,204)
+
+Interest and other income (expense) (31,225) 30,828 (115,154)
+""")
+    got = _lookup("What was ACME's interest expense in 2017?", path)
+    assert got is not None and got[0].startswith("Interest expense, 2017: (238,204) — ")
+    got = _lookup("What was ACME's operating income in 2015?", path)
+    assert got is not None and got[0].startswith("Operating income, 2015: 305,826 — ")
+    # the item must be the whole label: "other income" is no row of its own
+    assert _lookup("What was ACME's other income in 2017?", path) is None
+    # an attribute of an item is not the item
+    assert _lookup("What was the reason for ACME's interest expense in 2017?", path) is None

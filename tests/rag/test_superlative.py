@@ -29,9 +29,9 @@ def _answer(question: str, text: str, tmp_path: Path) -> tuple[str, list[str]] |
 
 def test_the_question_forms() -> None:
     assert asks_superlative("What was the largest liability in ACME's balance sheet in 2022?") \
-        == (True, "liability")
+        == (True, "liability in")
     assert asks_superlative("Which is the smallest single expense of FY2021?") \
-        == (False, "expense")
+        == (False, "expense of")
     assert asks_superlative("What was the largest liability in 2021 and 2022?") is None
     assert asks_superlative("What was ACME's revenue in 2022?") is None
     assert computable("What was the largest liability in ACME's balance sheet in 2022?")
@@ -42,8 +42,8 @@ def test_the_largest_liability_is_the_largest_item_row_of_the_year(tmp_path: Pat
                   tmp_path)
     assert got is not None
     text, quotes = got
-    assert text.startswith("Customer deposits, 2022: 110,239 — the largest item under "
-                           "“Liabilities” (Total liabilities 203,643;")
+    assert text.startswith("Customer deposits, 2022: 110,239 — the largest of the items summed "
+                           "in “Total liabilities” (203,643;")
     assert quotes == ["| Customer deposits | | 110,239 | 84,382 |",
                       "| Total liabilities | | 203,643 | 166,371 |"]
 
@@ -67,7 +67,7 @@ def test_the_smallest_when_every_row_is_read(tmp_path: Path) -> None:
     got = _answer("What was the smallest liability in ACME's balance sheet in 2021?", sheet,
                   tmp_path)
     assert got is not None and got[0].startswith("Short-term borrowings, 2021: 2,243 — the "
-                                                 "smallest item")
+                                                 "smallest of the items")
 
 
 def test_no_section_of_the_kind_no_answer(tmp_path: Path) -> None:
@@ -75,3 +75,24 @@ def test_no_section_of_the_kind_no_answer(tmp_path: Path) -> None:
     no_total = SHEET.replace("| Total liabilities |  | 203,643 | 166,371 |\n", "")
     assert _answer("What was the largest liability in ACME's balance sheet in 2022?", no_total,
                    tmp_path) is None
+
+
+def test_a_part_of_the_section_does_not_name_it(tmp_path: Path) -> None:
+    """A new-user trial (Netflix 2017 10-K): "Current liabilities:" under "Liabilities and
+    Stockholders' Equity" named the section whose largest item was Long-term debt, not a
+    current liability; the section is what its total sums."""
+    parts = SHEET.replace("| Liabilities |  |  |  |\n", "| Liabilities |  |  |  |\n"
+                          "| Current liabilities: |  |  |  |\n")
+    parts = parts.replace("| Short-term borrowings |  | 1,348 | 2,243 |\n",
+                          "| Short-term borrowings |  | 1,348 | 2,243 |\n"
+                          "| Total current liabilities |  | 123,720 | 97,199 |\n")
+    got = _answer("What was the largest liability in ACME's balance sheet in 2022?", parts,
+                  tmp_path)
+    assert got is not None and "summed in “Total liabilities”" in got[0]
+    assert got[0].startswith("Customer deposits, 2022: 110,239")
+    named = _answer("What was the largest liability ACME reported in its 2022 balance sheet?",
+                    parts, tmp_path)
+    assert named is not None and named[0].startswith("Customer deposits, 2022: 110,239")
+    current = _answer("What was the largest current liability in ACME's balance sheet in 2022?",
+                      parts, tmp_path)
+    assert current is not None and "summed in “Total current liabilities”" in current[0]
