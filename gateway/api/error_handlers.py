@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from corpus.errors import LoopGateError
 from gateway.api.responses import OrjsonResponse as ORJSONResponse
@@ -59,6 +59,16 @@ def install_error_handlers(app: FastAPI) -> None:
         return ORJSONResponse(error_body(status, code, message), status_code=status,
                               headers=getattr(exc, "headers", None))
 
+    async def _disconnect(request: Request, exc: Exception) -> ORJSONResponse:
+        # the client went away while sending its body (a break-it trial: logged as a 500 with
+        # two tracebacks on /v1/query): nobody reads this answer; no error worth a traceback
+        log.info("client disconnected before its request body was complete on %s",
+                 request.url.path)
+        return ORJSONResponse(error_body(400, "client_disconnected", "the client disconnected "
+                                         "before the request body was complete"),
+                              status_code=400)
+
+    app.add_exception_handler(ClientDisconnect, _disconnect)
     app.add_exception_handler(LoopGateError, _loopgate)
     app.add_exception_handler(RequestValidationError, _validation)
     app.add_exception_handler(StarletteHTTPException, _http)

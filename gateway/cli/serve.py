@@ -67,7 +67,9 @@ def load_settings() -> Any:
         typer.echo(f"error: LOOPGATE_{field.upper()} is invalid: {err['msg']}", err=True)
         raise typer.Exit(2) from None
     if s.redis_url and not s.redis_url.startswith(_REDIS_SCHEMES):
-        typer.echo(f"error: LOOPGATE_REDIS_URL {s.redis_url!r} has no scheme: expected "
+        scheme = s.redis_url.split("://", 1)[0] if "://" in s.redis_url else ""
+        said = f"has the unsupported scheme {scheme}://" if scheme else "has no scheme"
+        typer.echo(f"error: LOOPGATE_REDIS_URL {s.redis_url!r} {said}: expected "
                    "redis://host:port/db, rediss://… or unix://…", err=True)
         raise typer.Exit(2)
     return s

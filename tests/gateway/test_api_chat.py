@@ -91,6 +91,14 @@ async def test_chat_bad_requests(tmp_path, embed_model_path) -> None:
                 "model": "loopgate-auto", "session_id": sid,
                 "messages": [{"role": "user", "content": "hi"}]})
             assert r.status_code == 400 and "session_id" in r.json()["error"]["message"], sid
+        # a role the API has no such, and a stream or n that are no JSON boolean / integer, are
+        # refused as /v1/query refuses them (break-it trial: "hacker", "yes" and "1" were a 200)
+        for extra in ({"messages": [{"role": "hacker", "content": "hi"}]},
+                      {"stream": "yes"}, {"n": "1"}):
+            r = await client.post("/v1/chat/completions", json={
+                "model": "loopgate-auto", "messages": [{"role": "user", "content": "hi"}],
+                **extra})
+            assert r.status_code == 400, (extra, r.text)
 
 
 async def test_fields_it_cannot_honour_are_a_400_naming_them(tmp_path, embed_model_path) -> None:

@@ -15,7 +15,9 @@ from gateway.cli import app
         ("LOOPGATE_UPLOAD_EXTENSIONS", ".txt", "a JSON list"),
         ("LOOPGATE_API_KEYS", "k-1234", "a JSON object"),
         ("LOOPGATE_API_KEYS", "[1]", "valid dictionary"),
-        ("LOOPGATE_REDIS_URL", "127.0.0.1:6379", "redis://"),
+        ("LOOPGATE_REDIS_URL", "127.0.0.1:6379", "has no scheme: expected redis://"),
+        # break-it trial: "'ftp://x' has no scheme" — it has one, not a supported one
+        ("LOOPGATE_REDIS_URL", "ftp://x", "has the unsupported scheme ftp://"),
         ("LOOPGATE_PORT", "eighty", "integer"),
     ],
 )

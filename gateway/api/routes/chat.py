@@ -18,11 +18,11 @@ import hashlib
 import logging
 import time
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import orjson
 from fastapi import APIRouter
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
 from sse_starlette import EventSourceResponse
 
 from corpus.citations import citation_location
@@ -46,7 +46,8 @@ class ChatMessage(BaseModel):
     """An OpenAI chat message; ``content`` may be a string or a list of content parts."""
 
     model_config = ConfigDict(extra="allow")
-    role: Utf8Str
+    # the roles of the chat-completions API (a break-it trial's "hacker" role was answered 200)
+    role: Literal["system", "developer", "user", "assistant", "tool", "function"]
     content: Annotated[str | list[dict[str, Any]] | None, Utf8Json] = None
 
 
@@ -59,17 +60,17 @@ class ChatRequest(BaseModel):
     model_config = ConfigDict(extra="allow")
     model: Utf8Str = "loopgate-auto"
     messages: list[ChatMessage] = Field(min_length=1)
-    stream: bool = False
+    stream: StrictBool = False  # JSON true / false only: "yes" is no boolean
     collection: Utf8Str | None = None
     session_id: SessionId | None = None
-    n: int | None = None
+    n: StrictInt | None = None
     tools: list[dict[str, Any]] | None = None
     tool_choice: str | dict[str, Any] | None = None
     functions: list[dict[str, Any]] | None = None
     function_call: str | dict[str, Any] | None = None
     response_format: dict[str, Any] | None = None
-    logprobs: bool | None = None
-    top_logprobs: int | None = None
+    logprobs: StrictBool | None = None
+    top_logprobs: StrictInt | None = None
 
     def check_supported(self) -> None:
         """Refuse what LoopGate cannot honour, as OpenAI-compatible servers without it do
