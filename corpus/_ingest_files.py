@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -84,17 +85,30 @@ def sha256_file(path: Path) -> tuple[str, int]:
     return h.hexdigest(), size
 
 
+# C0 and C1 control characters and DEL: a break-it trial's "new\nline.txt" was ingested but could
+# not be deleted by name over HTTP (uploads refuse such names already)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
 def hash_files(files: Sequence[Path], rels: Sequence[str], seen: set[str],
                done: Callable[[FileResult], None]) -> list[tuple[Path, str, str]]:
     """``(file, stored path, sha256)`` of each file that can be ingested, its stored path added
     to ``seen``; a file that is no regular file, cannot be read or is empty is reported to
-    ``done`` as ``failed`` (``undecodable_name``, ``unsupported_type``, ``vanished``,
+    ``done`` as ``failed`` (``undecodable_name``, ``control_char_name``, ``unsupported_type``,
+    ``vanished``,
     ``empty_file``) instead."""
     hashed: list[tuple[Path, str, str]] = []
     for f, rel in zip(files, rels, strict=True):
         seen.add(rel)
         if not _utf8(str(f)):  # before anything reads it: its name cannot be stored
             done(_undecodable_name(f, rel))
+            continue
+        if _CONTROL.search(rel):  # "new\nline.txt": no API path or log line can name it
+            done(FileResult(rel.encode("unicode_escape").decode("ascii"), "failed",
+                            error_code="control_char_name",
+                            error_message=f"{rel.encode('unicode_escape').decode('ascii')}: its "
+                            "name holds a control character (a line break, tab …): rename it "
+                            "and ingest again"))
             continue
         if f.exists() and not f.is_file():  # a FIFO or device would block or never end
             done(

@@ -41,6 +41,7 @@ PARSE_ERROR_CODES = {
     "decompression_limit": "the archive would inflate beyond the safety limit (zip bomb)",
     "undecodable": "the text encoding could not be determined",
     "undecodable_name": "the file's name or folder is not valid UTF-8: rename it to index it",
+    "control_char_name": "the file's name holds a control character: rename it to index it",
     "unsupported_type": "this file type is not supported",
     "vanished": "the file disappeared or became unreadable during the run",
     "no_text": "the document holds no extractable text",

@@ -342,6 +342,22 @@ def test_names_not_utf8_fail_alone_and_the_batch_goes_on(
     json.dumps(third.to_dict(), ensure_ascii=False).encode("utf-8")
 
 
+def test_a_name_holding_a_control_character_fails_alone(store: QdrantChunkStore,
+                                                         tmp_path: Path) -> None:
+    """Break-it trial: "new\\nline.txt" was ingested, and could then not be deleted by its name
+    over HTTP (uploads refuse such names); now it is one ``control_char_name`` result, shown
+    escaped, and the batch goes on."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "good.md").write_text("# Good\n\nThe cafe opens at nine.\n")
+    (docs / "new\nline.txt").write_text("A file named across two lines.\n")
+    report = Ingestor(store, TOK, workers=1).ingest_paths([docs], "ctl")
+    assert file_statuses(report) == {"good.md": ("ingested", ""),
+                                     "new\\nline.txt": ("failed", "control_char_name")}
+    assert "control character" in report.files[-1].error_message or any(
+        "control character" in f.error_message for f in report.files if f.error_message)
+
+
 def crashing_parse(path: Path) -> ParsedDocument:
     """A parser that dies like a segfaulting C library on files named ``crash*``."""
     from corpus.parsers import parse_file
