@@ -57,6 +57,9 @@ _EN_LABEL = (r"(?<![\w])(?P<ek>clause|article|art\.|section|sec\.|§|chapter|par
              r"regulation|item|step|paragraph|annex|appendix|schedule|page)\s*"
              r"(?P<en>\d{1,4}(?:\.\d{1,3}){0,3})(?![\w]|\.\d)")
 _LABEL = re.compile(_ZH_LABEL + "|" + _EN_LABEL, re.IGNORECASE)
+# a Chinese label that refers on, not opens an item: "第三十九条和第四十条第一项、第二项规定的情形，…"
+# a PDF line break put at a line's start (a trial: it answered "第三十九条规定了什么？")
+_REFERS = re.compile(r"[和、或及与至到中的]|规定|第")
 # a label that opens a line (after Markdown heading marks, emphasis or a bullet)
 _LINE_START = re.compile(r"^\s*(?:#{1,6}\s*|[-*+]\s+)?(?:[*_]{1,2})?\s*")
 
@@ -146,12 +149,14 @@ def find_label(text: str) -> Label | None:
 
 def line_labels(text: str) -> list[Label]:
     """The labels that open a line of ``text`` (a document's chunk or a heading), in order;
-    ``start`` / ``end`` are offsets in their line."""
+    ``start`` / ``end`` are offsets in their line. A label followed by a connective (和, 、,
+    或, 及, 与, 至, 到, 中, 的, 规定, 第: "第三十九条和第四十条…") refers to items; it opens none."""
     out = []
     for line in text.splitlines():
         lead = _LINE_START.match(line)
         m = _LABEL.match(line, lead.end() if lead else 0)
-        if m is not None and (found := _label(m)) is not None:
+        if m is not None and (found := _label(m)) is not None and not _REFERS.match(line,
+                                                                                    m.end()):
             out.append(found)
     return out
 

@@ -13,7 +13,9 @@ question's words somewhere. :func:`answer_cases` looks at the best unit's series
   the last (flag ``cases_whole``), so a question for the longest, the most or the least gets
   every case with its value — never one case presented as the rule.
 
-A series that is not found, or a quote that does not verify, leaves the evidence as it was.
+A series that is not found, or a quote that does not verify, leaves the evidence as it was. A
+question asking what a numbered item says ("第三十九条规定了什么？", ``corpus.item_text``) gets
+the item's whole text from its label's line (flag ``whole_item``), not one of its cases.
 """
 
 from __future__ import annotations
@@ -23,13 +25,16 @@ from collections.abc import Callable, Sequence
 
 from corpus.evidence import TermMatcher
 from corpus.evidence.cases import asks_value, case_series, named_case
+from corpus.item_text import asks_whole_item, item_passages
+from corpus.labels import Label
 from corpus.types import Chunk, Citation
 from rag.types import Evidence
 
-__all__ = ["FLAG_CASE_NAMED", "FLAG_CASES_WHOLE", "answer_cases"]
+__all__ = ["FLAG_CASE_NAMED", "FLAG_CASES_WHOLE", "FLAG_WHOLE_ITEM", "answer_cases"]
 
 FLAG_CASE_NAMED = "case_named"
 FLAG_CASES_WHOLE = "cases_whole"
+FLAG_WHOLE_ITEM = "whole_item"
 
 
 def answer_cases(evidence: Sequence[Evidence], question: str, chunks: Sequence[Chunk],
@@ -47,6 +52,8 @@ def answer_cases(evidence: Sequence[Evidence], question: str, chunks: Sequence[C
     :param normalize: the key terms' normaliser (``Tokenizer.normalize``).
     """
     out = list(evidence)
+    if out and (asked := asks_whole_item(question)) is not None:
+        return _whole_item(out, asked, chunks, make_citation)
     if not out or not key_terms or not asks_value(question, key_terms):
         return out, None
     best = out[0]
@@ -67,3 +74,25 @@ def answer_cases(evidence: Sequence[Evidence], question: str, chunks: Sequence[C
         return out, None
     rest = [e for e in out[1:] if e.text not in series.units]
     return [dataclasses.replace(best, text=text, citation=cit, reading=""), *rest], flag
+
+
+def _whole_item(out: list[Evidence], asked: Label, chunks: Sequence[Chunk],
+                make_citation: Callable[[Chunk, str], Citation | None]
+                ) -> tuple[list[Evidence], str | None]:
+    """The question asks what item ``asked`` says ("第三十九条规定了什么？"): the item's text in
+    the retrieved chunk of the best unit's document whose line its label opens
+    (``corpus.item_text``; the part in that chunk: one verified quote), flag ``whole_item``;
+    ``out`` unchanged when no retrieved chunk opens the item."""
+    best = out[0]
+    same = sorted({c.chunk_id: c for c in chunks if c.doc_id == best.citation.doc_id}.values(),
+                  key=lambda c: c.ordinal)
+    for chunk in sorted(same, key=lambda c: c.chunk_id != best.citation.chunk_id):
+        parts = item_passages(asked, chunk)
+        if parts:
+            cit = make_citation(chunk, parts[0][1])
+            if cit is None:
+                return out, None
+            rest = [e for e in out[1:] if e.text not in parts[0][1]]
+            return [dataclasses.replace(best, text=parts[0][1], citation=cit, reading=""),
+                    *rest], FLAG_WHOLE_ITEM
+    return out, None
