@@ -15,6 +15,7 @@ from corpus.evidence import TermMatcher, rank_prior
 from corpus.evidence.cases import asks_value, case_series, named_case
 from corpus.evidence.units import through_next
 from corpus.item_scope import item_units, numbers_items
+from corpus.item_text import asks_whole_item, item_passages
 from corpus.labels import asked_item
 from corpus.tuning import TUNING, OfflineTuning
 from loop.controller import LoopState
@@ -267,7 +268,11 @@ def cases_for(e: Evidence, question: str, matcher: TermMatcher) -> Evidence:
     """``e``, or — when its unit is one case of an enumerating sentence of its chunk
     (``corpus.evidence.cases``) that the question, asking a value the cases state, does not
     name — the case it names, else the whole series as one verbatim passage (as the RAG path
-    does, ``rag.cases``)."""
+    does, ``rag.cases``). A question asking what a numbered item says ("第三十九条规定了什么？",
+    ``corpus.item_text``) gets the item's whole text when ``e``'s chunk opens it."""
+    if (asked := asks_whole_item(question)) is not None:
+        parts = item_passages(asked, e.chunk)
+        return dataclasses.replace(e, text=parts[0][1]) if parts else e
     if not asks_value(question, matcher.terms):
         return e
     series = case_series(e.chunk, e.text, matcher, style="scan")
