@@ -40,6 +40,7 @@ from typing import Literal
 
 from gateway.routing.elliptic import ZH_ASK, opens_asking, split_elliptic
 from gateway.routing.followup import is_followup
+from gateway.routing.standalone import names_own_topic
 
 __all__ = ["Plan", "decompose"]
 
@@ -135,9 +136,10 @@ def _independent(parts: list[str]) -> bool:
                 return False
         elif not _EN_START.match(part.strip()) or (i and _EN_DEPENDS.search(part)):
             return False
-        elif len(part.split()) <= 5:
+        elif len(part.split()) <= 5 and not names_own_topic(part):
             return False  # "What was the amount?": too short to stand alone
     return True
+
 
 
 def _substantial(part: str) -> bool:
