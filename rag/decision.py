@@ -14,7 +14,8 @@ asked relative to ``today``, or a document's count of items, is computed, ``rag.
    found when the question has key terms and none occurs in the retrieved text (``coverage``
    ≤ 0; only when the caller passes the coverage feature);
 4. the document-level check (``corpus.presence``): the answer's document must hold the
-   question's specific terms and the acronyms it names (``subject_acronyms``)
+   question's specific terms, the acronyms it names (``subject_acronyms``) and the names of
+   organisations no document is by or about (``Retrieval.unknown_subjects``)
    (``absent_in_document:<terms>``; a failed check keeps the answer);
 5. the answer-support decision (``corpus.answer_support``): below the model's threshold, not
    found (``unsupported:<p>``) — not for a question in another script than its passages
@@ -209,8 +210,8 @@ class AnswerDecider:
             check = partial(present_evidence, evidence, r.chunks, r.key_terms,
                             self.tokenizer.normalize(r.question),
                             partial(self.presence.absent, r.collection),
-                            subject_acronyms(r.question, self.tokenizer.key_terms,
-                                             self.phrases))
+                            [*subject_acronyms(r.question, self.tokenizer.key_terms,
+                                               self.phrases), *r.unknown_subjects])
             (got,) = yield [Step("presence", check, timeout_s)]
             if got.ok:
                 evidence, absent = got.value

@@ -55,6 +55,8 @@ def question_years(question: str) -> tuple[int, ...]:
 _NAME = r"[A-Z][\w&.-]*(?:\s+(?:&\s+)?[A-Z][\w&.-]*){0,3}"
 _SUBJECT = re.compile(
     rf"(?<=\s)(?P<p>{_NAME})['’]s\b"
+    rf"|\b(?:does|did|do|will)\s+(?P<d>{_NAME})\s+(?=(?:have|employ|own|operate|pay|report|"
+    r"make|sell|earn|spend|hold|generate|plan|expect)\b)"
     rf"|\b(?:for|of)\s+(?P<f>{_NAME})(?=\s*(?:\?|$|,|\s+(?:in|for|during|as\s+of)\s+"
     r"(?:FY|fiscal|the\s+(?:fiscal|year|quarter)|Q[1-4]|(?:19|20)\d\d)))")
 # capitalised words that open no organisation's name
@@ -64,13 +66,14 @@ _NOT_SUBJECT = frozenset({"The", "This", "That", "Its", "Their", "What", "Which"
 
 def asked_organisations(question: str) -> list[str]:
     """The organisations ``question`` asks about, as written: a capitalised name of up to four
-    words in the possessive ("Walmart's revenue", not a sentence's first word) or after "for" /
-    "of" ending the asked phrase ("revenue for Boeing in 2022"); a name opening with a question
-    or period word (The, What, FY, Q2 …) or holding a digit ("of FY2021") is left out. ``[]``
-    when there is none."""
+    words in the possessive ("Walmart's revenue", not a sentence's first word), the subject of
+    "does … have / employ / report …" ("How many employees does Tesla have in Berlin?") or
+    after "for" / "of" ending the asked phrase ("revenue for Boeing in 2022"); a name opening
+    with a question or period word (The, What, FY, Q2 …) or holding a digit ("of FY2021") is
+    left out. ``[]`` when there is none."""
     out: list[str] = []
     for m in _SUBJECT.finditer(question):
-        name = (m.group("p") or m.group("f") or "").strip()
+        name = (m.group("p") or m.group("d") or m.group("f") or "").strip()
         if not name or name.split()[0] in _NOT_SUBJECT or any(c.isdigit() for c in name):
             continue  # "of FY2021", "for Q2": a period, not an organisation
         out.append(name)

@@ -252,6 +252,16 @@ class Retrieval:
         return self.resolution.filter if self.resolution is not None else None
 
     @property
+    def unknown_subjects(self) -> tuple[str, ...]:
+        """The words (3+ letters, lower case) of the organisations the question asks about that
+        no document's identity names (:attr:`rag.resolve.Resolution.unknown_subjects`): the
+        answer's document must write them (``rag.decision``'s presence check); ``()`` when
+        resolution did not run or named none."""
+        names = self.resolution.unknown_subjects if self.resolution is not None else ()
+        return tuple(dict.fromkeys(w for n in names for w in n.lower().split()
+                                   if len(w) >= 3 and w.isalpha()))
+
+    @property
     def chunks(self) -> list[Chunk]:
         """Every chunk of every item, best item first."""
         return [c for item in self.items for c in item.chunks]
