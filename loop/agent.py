@@ -162,6 +162,7 @@ class LoopAgent:
         history: Sequence[dict[str, Any]] = (), current_date: str | None = None,
         flt: SearchFilter | None = None, on_event: EventCallback | None = None,
         offline: bool = False, search_query: str | None = None,
+        required: Sequence[str] = (),
     ) -> LoopResult:
         """Answer ``question`` from ``collection`` by reading.
 
@@ -175,6 +176,9 @@ class LoopAgent:
             follow-up with its earlier turn, a period relative to today with its year:
             ``gateway.routing.rules.search_query``); the offline policy's first search asks it
             instead of the question's words. ``None``: the question.
+        :param required: names the cited document must write (the organisations the caller's
+            document resolution found no document by or about: ``rag``'s
+            ``Retrieval.unknown_subjects``); else the answer is "not found".
         :returns: the :class:`LoopResult` (verified citations only). Never raises for LLM or
             tool failures; raises ``ValueError`` for an empty question.
         """
@@ -184,7 +188,7 @@ class LoopAgent:
                               current_date=current_date, flt=flt, on_event=on_event,
                               offline=offline, search_query=search_query)
         res = await self.checks.scope(question, collection, res)
-        res = await self.checks.presence(question, collection, res)
+        res = await self.checks.presence(question, collection, res, required)
         res = answer_alone(await self.checks.support(question, collection, res))
         seeds = [h.chunk.chunk_id for h in candidates]
         res = await self.checks.compute(question, collection, res,
@@ -252,10 +256,10 @@ class LoopAgent:
         self, question: str, collection: str, *, candidates: Sequence[SearchHit] = (),
         history: Sequence[dict[str, Any]] = (), current_date: str | None = None,
         flt: SearchFilter | None = None, on_event: EventCallback | None = None,
-        offline: bool = False, search_query: str | None = None,
+        offline: bool = False, search_query: str | None = None, required: Sequence[str] = (),
     ) -> LoopResult:
         """Sync twin of :meth:`run_async` (CLI, scripts): same arguments, ``asyncio.run``."""
         return asyncio.run(self.run_async(
             question, collection, candidates=candidates, history=history,
             current_date=current_date, flt=flt, on_event=on_event, offline=offline,
-            search_query=search_query))
+            search_query=search_query, required=required))

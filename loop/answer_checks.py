@@ -156,13 +156,12 @@ class AnswerChecks:
             res.out_of_scope = why
         return res
 
-    async def presence(self, question: str, collection: str,
-                              res: LoopResult) -> LoopResult:
+    async def presence(self, question: str, collection: str, res: LoopResult,
+                       required: Sequence[str] = ()) -> LoopResult:
         """``res`` turned into "not found" when the document its answer cites lacks one of the
-        question's specific terms (codes, years, figure labels) or an acronym it names
-        (``corpus.presence``); the check runs
-        under the tool timeout and keeps the answer when it fails or the key-term extractor
-        has no index form (``sparse_query``)."""
+        question's specific terms (codes, years, figure labels), an acronym it names or a
+        ``required`` name (``corpus.presence``); the check runs under the tool timeout and
+        keeps the answer when it fails or the key-term extractor has no index form."""
         tok = self.key_terms
         sparse = getattr(tok, "sparse_query", None)
         normalize = getattr(tok, "normalize", None)
@@ -171,7 +170,8 @@ class AnswerChecks:
         if sparse is None or normalize is None or not hasattr(self.store, "keyword_search"):
             return res
         terms = list(dict.fromkeys([*specific_terms(tok.key_terms(question), normalize(question)),
-                                    *subject_acronyms(question, tok.key_terms, self.phrases)]))
+                                    *subject_acronyms(question, tok.key_terms, self.phrases),
+                                    *required]))
         if not terms:
             return res
         first = res.citations[0]

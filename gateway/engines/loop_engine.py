@@ -69,8 +69,9 @@ class LoopAgentEngine:
     async def run(self, collection: str, question: str, *, seeds: Sequence[SearchHit],
                   history: Sequence[dict[str, str]], on_event: EventSink | None,
                   flt: SearchFilter | None = None, current_date: str | None = None,
-                  search_query: str | None = None) -> LoopResult:
-        """Run the agent; returns the router's ``LoopResult`` (draft or fallback reason)."""
+                  search_query: str | None = None, required: Sequence[str] = ()) -> LoopResult:
+        """Run the agent; returns the router's ``LoopResult`` (draft or fallback reason).
+        ``required``: names the cited document must write (``LoopAgent.run_async``)."""
         pages: dict[str, str] = {h.chunk.chunk_id: f"{h.chunk.path} p.{h.chunk.page_start}"
                                  for h in seeds}
 
@@ -94,7 +95,7 @@ class LoopAgentEngine:
 
         kw: dict[str, Any] = dict(candidates=list(seeds), history=list(history),
                                   on_event=forward, flt=flt, current_date=current_date,
-                                  search_query=search_query)
+                                  search_query=search_query, required=list(required))
         end = (time.monotonic() + self.deadline_s - self.llm_reserve_s) if self.deadline_s else None
         with llm_deadline(end):
             res = await self.agent.run_async(question, collection, **kw)

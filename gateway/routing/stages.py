@@ -259,7 +259,10 @@ class RouterStages:
                 lambda: loop.run(q.collection, q.question, seeds=seeds.hits if seeds else [],
                                  history=q.history, on_event=on_step,
                                  current_date=q.current_date, flt=flt,
-                                 search_query=query),
+                                 search_query=query,
+                                 # a name no document is by or about: the cited one must write it
+                                 required=getattr(seeds.raw if seeds else None,
+                                                  "unknown_subjects", ())),
                 self.settings.loop_deadline_s + 1.0,
             )
         except (DeadlineExceeded, ServiceUnavailable):

@@ -218,6 +218,7 @@ class LoopBackend(Protocol):
         flt: SearchFilter | None = None,
         current_date: str | None = None,
         search_query: str | None = None,
+        required: Sequence[str] = (),
     ) -> LoopResult:
         """Run the agent seeded with the RAG candidates; ``on_event`` gets each step; ``flt``
         restricts every search of the agent to the caller's documents; ``current_date``
