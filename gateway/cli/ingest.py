@@ -50,24 +50,16 @@ def _summary(report: IngestReport, console: Console) -> None:
     counts = report.counts
     table = Table(title=f"ingest into {report.collection!r}", show_edge=False)
     # "embedded" counts unchanged documents that only got their missing dense vectors now
-    # (ingested keyword-only before); new documents are embedded as part of "ingested"
-    for col in ("ingested", "replaced", "unchanged", "vectors added", "removed", "skipped",
-                "failed"):
-        table.add_column(col, justify="right")
-    table.add_row(
-        *(
-            str(counts[c])
-            for c in (
-                "ingested",
-                "replaced",
-                "unchanged",
-                "embedded",
-                "removed",
-                "skipped",
-                "failed",
-            )
-        )
-    )
+    # (ingested keyword-only before); new documents are embedded as part of "ingested", so the
+    # column is shown only when there are such documents (a new-user trial read "vectors added
+    # 0" after 404 chunks were embedded as "nothing was embedded")
+    cols = [("ingested", "ingested"), ("replaced", "replaced"), ("unchanged", "unchanged"),
+            ("vectors added to unchanged", "embedded"), ("removed", "removed"),
+            ("skipped", "skipped"), ("failed", "failed")]
+    cols = [(name, key) for name, key in cols if key != "embedded" or counts[key]]
+    for name, _ in cols:
+        table.add_column(name, justify="right")
+    table.add_row(*(str(counts[key]) for _, key in cols))
     console.print(table)
     bad = [f for f in report.files if f.status in ("failed", "skipped")]
     if bad:
