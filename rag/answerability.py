@@ -21,6 +21,7 @@ from functools import partial
 from typing import Any
 
 from corpus.answer_support import SupportModel, support_features
+from corpus.derived import asks_superlative
 from corpus.document_vocabulary import DocumentVocabulary
 from corpus.item_scope import item_units, numbers_items
 from corpus.labels import asked_item
@@ -85,6 +86,9 @@ def supported_evidence(
     return kept, ([] if kept else first_missing or [])
 
 
+_TOTAL_ROW = re.compile(r"^\W*total\b", re.I)  # a statement's total or subtotal row
+
+
 def scoped_evidence(
     evidence: Sequence[Evidence], chunks: Iterable[Chunk], question: str
 ) -> tuple[list[Evidence], list[str]]:
@@ -112,6 +116,13 @@ def scoped_evidence(
         if all(periods):
             return [], [*flags, "other_period:" + str(periods[0])]
         kept = [ev for ev, p in zip(kept, periods, strict=True) if p is None]
+    if kept and asks_superlative(question) is not None:
+        # "the largest current asset" is one item, never the total of them (a trial got "Total
+        # current assets, 2022: 109,523" where the statement has no section heading to read)
+        items = [ev for ev in kept if not _TOTAL_ROW.match(ev.text)]
+        if not items:
+            return [], [*flags, "total_is_no_item"]
+        kept = items
     if kept and (asked := asked_item(question)) is not None:
         # "第二十六条规定了什么？" is answered by 第二十六条, not by a clause citing it, nor by
         # any clause when there is none; where some unit is in the item asked, a unit of a text

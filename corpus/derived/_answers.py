@@ -37,6 +37,10 @@ __all__ = ["computable", "derive", "derived_answer", "looked_up_answer", "looks_
            "statement_figure"]
 
 _CHANGE = re.compile(r"\b(?:chang|grow|increas|decreas|declin)(?:e|es|ed|th|ing)?\b", re.I)
+# an absolute difference between two years' figures ("the difference between Netflix's 2017
+# and 2016 revenues", "how much higher was …"): the two cells subtracted, not a percent change
+_DIFFERENCE = re.compile(r"\bdifferen(?:ce|tial)s?\b|\bhow\s+much\s+(?:more|less|higher|lower)\b",
+                         re.I)
 _RATE = re.compile(r"\b(?:rates?|percent(?:age)?s?)\b|%", re.I)  # a change asked as a rate
 
 
@@ -62,7 +66,7 @@ def _form(question: str) -> tuple[str, str] | tuple[str, list[str]] | None:
     if definitions(question) or asked_phrase(question) is not None:
         return "formula", question
     years = years_in(question)
-    if _CHANGE.search(question) and len(years) == 2:
+    if (_CHANGE.search(question) or _DIFFERENCE.search(question)) and len(years) == 2:
         return "change", sorted(years)
     if _CHANGE.search(question) and len(years) == 1 and _RATE.search(question):
         # "the growth rate of X in FY2018": the year-over-year change, FY2017 to FY2018, of a
@@ -111,9 +115,14 @@ def _change(question: str, years: list[str], rows: Sequence[RowAt],
             terms_of: TermsOf,
             normalize: Normalize, whole: bool = False) -> Derived | None:
     """The change of the row the question names best (``whole``: names wholly, as a lookup
-    does) between the two years."""
+    does) between the two years: in percent, in percentage points for a row of rates, or the
+    later cell less the earlier when the question asks a difference ("the difference between
+    … 2017 and 2016 revenues"; not as a rate)."""
     terms = terms_of(_STATEMENT_NAME.sub(" ", question))
-    r = (best_row(rows, terms, years, normalize, min_cover=1.0) if whole
+    # named wholly, its "total" / "net" words aside ("revenue" names "Total revenue") or by a
+    # field phrase ("revenue" names "Total net sales")
+    r = ((best_row(rows, terms, years, normalize, min_cover=1.0, silent=_LOOKUP_SILENT)
+          or best_row(rows, terms, years, normalize, min_cover=1.0)) if whole
          else best_row(rows, terms, years, normalize))
     if r is None:
         return None
@@ -123,6 +132,11 @@ def _change(question: str, years: list[str], rows: Sequence[RowAt],
         value = round(b - a, d)
         text = (f"{value:+.{d}f} percentage points change in {r.row.label} from {years[0]} to "
                 f"{years[1]}: {fmt(b)}% − {fmt(a)}% — {r.unit}")
+        return Derived(text, value, (r,))
+    if _DIFFERENCE.search(question) and not _RATE.search(question):
+        value = round(b - a, d)  # the difference asked: the later cell less the earlier
+        text = (f"{fmt(value)} difference in {r.row.label} between {years[1]} and {years[0]}: "
+                f"{fmt(b)} − {fmt(a)} — {r.unit}")
         return Derived(text, value, (r,))
     if a == 0:
         return None

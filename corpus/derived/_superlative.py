@@ -33,6 +33,9 @@ _LARGEST = frozenset({"largest", "biggest", "greatest", "highest"})
 _SEPARATOR = re.compile(r"^\|?\s*:?-{3,}")  # a Markdown table's |---|---| line
 _TOTAL = re.compile(r"^\s*total\b", re.I)
 _TOLERANCE = 0.005  # rounding: items shown in millions may miss their total by a few
+# words that qualify a kind, never one alone ("largest current asset" is no "largest current")
+_QUALIFIERS = frozenset({"current", "non-current", "noncurrent", "long-term", "short-term", "total",
+                         "net", "other", "operating", "accrued", "deferred", "single"})
 _FOLLOWING = 4  # chunks read past a group for its section's total: a balance sheet's page parts
 
 
@@ -81,6 +84,7 @@ def _sections(chunks: Sequence[Chunk], rows: dict[tuple[str, str], RowAt], kind:
     out: list[_Section] = []
     header: str | None = None
     items: list[RowAt] = []
+    loose: list[RowAt] = []  # item rows since the last header or total, no section open
     for chunk in chunks:
         lines = chunk.text.splitlines()
         for i, line in enumerate(lines):
@@ -95,16 +99,24 @@ def _sections(chunks: Sequence[Chunk], rows: dict[tuple[str, str], RowAt], kind:
                     # the section of the asked kind opens here; a header of the kind inside it
                     # ("Current liabilities" under "Liabilities") opens a part of it, no other
                     header, items = label, []
-                continue
-            if header is None:
+                elif label is not None:
+                    loose = []
                 continue
             if _TOTAL.match(r.row.label):
-                if kind <= set(key_terms(r.row.label)) and items:
-                    if not (set(key_terms(r.row.label)) - kind - {"total"}):
-                        out.append(_Section(header, tuple(items), r))
-                        header, items = None, []
+                closes = (kind <= set(key_terms(r.row.label))
+                          and not set(key_terms(r.row.label)) - kind - {"total"})
+                if closes and header is not None and items:
+                    out.append(_Section(header, tuple(items), r))
+                    header, items = None, []
+                elif closes and header is None and loose:
+                    # no heading opened it (Boeing's current assets run from the table's top to
+                    # "Total current assets"): the rows since the last heading or total
+                    out.append(_Section("", tuple(loose), r))
+                loose = []
                 continue  # a subtotal is no item
-            items.append(r)
+            loose.append(r)
+            if header is not None:
+                items.append(r)
     return out
 
 
@@ -131,8 +143,9 @@ def superlative_answer(question: str, chunk_groups: Sequence[Sequence[Chunk]],
     largest, words = asked
     # the two words' kind ("current liability") first, then the first word's ("liability"
     # of "liability Netflix")
-    kinds = [k for k in dict.fromkeys(frozenset(key_terms(w))
-                                      for w in (words, words.split()[0])) if k]
+    first = words.split()[0]
+    tried = (words,) if first.lower() in _QUALIFIERS else (words, first)
+    kinds = [k for k in dict.fromkeys(frozenset(key_terms(w)) for w in tried) if k]
     years = years_in(question)
     for group in chunk_groups[:3]:
         chunks = list(group)

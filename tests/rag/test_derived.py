@@ -74,6 +74,21 @@ def test_a_growth_rate_of_one_year_is_the_change_from_the_year_before(sheet: Pat
     assert looks_up("What is ACME's FY2021 net income in USD millions?")
 
 
+def test_a_difference_between_two_years_is_the_later_cell_less_the_earlier(sheet: Path
+                                                                           ) -> None:
+    """New-user trial: "What is the difference between Netflix's 2017 and 2016 revenues?" was
+    answered by the raw row; a difference asked (not as a rate) is the later cell less the
+    earlier one, both cited."""
+    got = _answer("What is the difference between ACME's 2021 and 2020 net sales?", sheet)
+    assert got is not None and got[0].startswith(
+        "41,879 difference in Total net sales between 2021 and 2020: 177,866 − 135,987")
+    higher = _answer("How much higher was ACME's net income in 2021 than in 2020?", sheet)
+    assert higher is not None and higher[0].startswith("662 difference in Net income")
+    rate = _answer("What is the percentage difference between ACME's 2021 and 2020 net sales?",
+                   sheet)
+    assert rate is not None and rate[0].startswith("30.8% change")
+
+
 def test_no_computation_without_a_form_or_a_row(sheet: Path) -> None:
     assert _answer("What is ACME's FY2021 net income?", sheet) is None  # a lookup
     assert _answer("What is the change in headcount from FY2020 to FY2021?", sheet) is None

@@ -48,3 +48,17 @@ def test_a_row_with_the_asked_year_answers(tmp_path: Path) -> None:
     bare, _ = _row(tmp_path, "")
     assert scoped_evidence([bare], chunks, "What was ACME's cost of revenues in 2025?")[0] == [
         bare]
+
+
+def test_a_total_row_does_not_answer_for_the_largest_item(tmp_path: Path) -> None:
+    """"the largest current asset" is one item, never their total (helper probe: Boeing's
+    "Total current assets" row was the answer)."""
+    path = tmp_path / "acme_10k.md"
+    path.write_text("# Balance sheet\n\nTotal current assets 100,735 100,190\n", encoding="utf-8")
+    chunks = chunk_document(parse_file(path), rel_path=path.name)
+    unit = "Total current assets 100,735 100,190"
+    cit = make_citation(chunks[0], unit)
+    assert cit is not None
+    kept, flags = scoped_evidence([Evidence(unit, 1.0, cit)], chunks,
+                                  "What was the largest current asset of ACME in 2022?")
+    assert kept == [] and flags == ["total_is_no_item"]

@@ -96,3 +96,31 @@ def test_a_part_of_the_section_does_not_name_it(tmp_path: Path) -> None:
     current = _answer("What was the largest current liability in ACME's balance sheet in 2022?",
                       parts, tmp_path)
     assert current is not None and "summed in “Total current liabilities”" in current[0]
+
+
+# Boeing's 2022 balance sheet: its current assets open the table under no heading of their own
+NO_HEADING = """# Consolidated Statements of Financial Position
+
+December 31 (Dollars in millions) 2022 2021
+
+| Cash and cash equivalents |  | 14,614 | 8,052 |
+|---|---|---|---|
+| Short-term and other investments |  | 2,606 | 8,192 |
+| Accounts receivable, net |  | 2,517 | 2,902 |
+| Inventories |  | 78,151 | 78,823 |
+| Other current assets, net |  | 2,847 | 2,221 |
+| Total current assets |  | 100,735 | 100,190 |
+| Property, plant and equipment, net |  | 10,550 | 10,918 |
+"""
+
+
+def test_a_section_without_a_heading_runs_from_the_last_boundary(tmp_path: Path) -> None:
+    """Helper probe: "What was the largest current asset in Boeing's balance sheet in 2022?"
+    was answered with the "Total current assets" row; the rows from the table's top to that
+    total, which account for it, are the section."""
+    got = _answer("What was the largest current asset in ACME's balance sheet in 2022?",
+                  NO_HEADING, tmp_path)
+    assert got is not None and got[0].startswith("Inventories, 2022: 78,151 — the largest of "
+                                                 "the items summed in “Total current assets”")
+    # "current" alone is no kind: "largest current" is not asked of any "Current …" header
+    assert asks_superlative("What was the largest current asset?") == (True, "current asset")
