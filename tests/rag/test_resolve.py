@@ -288,6 +288,9 @@ def test_a_question_about_an_organisation_the_collection_lacks_is_not_found(
     retriever = HybridRetriever(store, TOK, None, resolver=ProfileSource(store, TOK.terms))
     rag = RagPipeline(retriever, answer_floor=0.0)
     asked = rag.run("What did Walmart's shareholders vote on at the 2023 annual meeting?", "fin")
-    assert not asked.found and "other_organisation:walmart" in asked.flags, asked.flags
+    # the answer's document never writes "Walmart" (presence check, 37025f0), or it is
+    # another issuer's filing (other_organisation): either says why it is not found
+    assert not asked.found and ({"other_organisation:walmart", "absent_in_document:walmart"}
+                                & set(asked.flags)), asked.flags
     own = rag.run("What did PepsiCo's shareholders vote on at the 2023 annual meeting?", "fin")
     assert own.found and not any(f.startswith("other_organisation") for f in own.flags)
