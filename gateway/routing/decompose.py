@@ -6,8 +6,9 @@ Rules, tried in this order (the first that yields two or more parts wins):
 1. **Several questions**: sentences ending in ``?`` / ``？`` (``What is X? What is Y?``,
    ``X是多少？Y是多少？``).
 2. **Conjoined questions**: ``…, and which …`` / ``…; how …`` in English (a wh-word after the
-   joint, and one in the first clause too); in Chinese two clauses joined by ``，`` / ``；``
-   that each hold a question word (多少, 什么, 哪, 几, 多久 …).
+   joint, and one in the first clause too); in Chinese two clauses joined
+   by ``，`` / ``；`` that each hold a question word (多少, 什么, 哪, 几, 多久 …); a later part's
+   "its" is the first part's organisation (:func:`gateway.routing.standalone.bind_possessive`).
 3. **Three years or more** (``years``): "What was revenue in 2018, 2019 and 2020?",
    ``2018年、2019年和2020年的营业收入分别是多少`` — one part per year; not a change, a total or
    an average over them (:func:`_by_years`).
@@ -25,10 +26,8 @@ A later part that names no subject of its own gets the first part's: its leading
 (``CH583``, ``ESP32-PICO-D4``) in Chinese, its leading phrase before the wh-word in English
 (``In the MEDDPPICC framework, …``).
 
-Usage example::
-
-    plan = decompose("CH583和ESP32-PICO-D4的供电电压分别是多少？")
-    plan.parts  # ('CH583的供电电压是多少？', 'ESP32-PICO-D4的供电电压是多少？')
+Usage: ``decompose("CH583和ESP32-PICO-D4的供电电压分别是多少？").parts`` →
+``('CH583的供电电压是多少？', 'ESP32-PICO-D4的供电电压是多少？')``.
 """
 
 from __future__ import annotations
@@ -40,7 +39,7 @@ from typing import Literal
 
 from gateway.routing.elliptic import ZH_ASK, opens_asking, split_elliptic
 from gateway.routing.followup import is_followup
-from gateway.routing.standalone import names_own_topic
+from gateway.routing.standalone import bind_possessive, names_own_topic
 
 __all__ = ["Plan", "decompose"]
 
@@ -111,7 +110,7 @@ def decompose(question: str, *, max_parts: int = 4, elliptic: bool = True) -> Pl
     rules = (("questions", _by_marks), ("clauses", _by_clauses), ("years", _by_years),
              ("pair", _by_pair), ("elliptic", split_elliptic if elliptic else lambda _q: None))
     for rule, split in rules:
-        parts = split(q)
+        parts = bind_possessive(split(q))  # "… and what was its net income …": Netflix's
         if parts is None or (rule in ("questions", "clauses") and not _independent(parts)):
             continue
         parts = _with_subject([p for p in (s.strip() for s in parts) if _substantial(p)])

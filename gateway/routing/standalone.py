@@ -1,13 +1,15 @@
 """Does a short English part of a multi-part question stand alone
 (``gateway.routing.decompose``)?
 "What is the warranty period?" names a thing of its own; "What was the amount?" and "what is the
-minimum?" only relate to a part before them. Pure, no I/O."""
+minimum?" only relate to a part before them. And a later part's "its" is the first part's
+organisation in the possessive ("What was Netflix's revenue in 2017 and what was its net income
+in 2017?": Netflix's net income). Pure, no I/O."""
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["names_own_topic"]
+__all__ = ["bind_possessive", "names_own_topic"]
 
 # the words of a short part that ask, and the nouns that only relate to an earlier part
 _ASKING_WORDS = frozenset(
@@ -27,3 +29,23 @@ def names_own_topic(part: str) -> bool:
     vision of GitLab?" was answered for the vision alone, the warranty dropped unsaid."""
     words = {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z'-]+", part)}
     return bool(words - _ASKING_WORDS - _RELATIONAL)
+
+
+# an organisation in the possessive: "Netflix's", "Johnson & Johnson's" (capitalised words)
+_POSSESSOR = re.compile(r"\b([A-Z][\w&.-]*(?:\s+(?:&\s+)?[A-Z][\w&.-]*){0,3})['’]s\b")
+_ITS = re.compile(r"\bits\b")
+
+
+def bind_possessive(parts: list[str] | None) -> list[str] | None:
+    """``parts`` with "its" in a later English part replaced by the first part's possessive
+    organisation ("Netflix's"), when the first part names exactly one; ``parts`` unchanged
+    otherwise (``None`` stays ``None``). A new-user trial's "What was Netflix's revenue in 2017
+    and what was its net income in 2017?" was left whole and answered for the net income
+    only."""
+    if not parts or len(parts) < 2:
+        return parts
+    names = {m.group(1) for m in _POSSESSOR.finditer(parts[0])}
+    if len(names) != 1:
+        return parts
+    name = names.pop()
+    return [parts[0], *(_ITS.sub(f"{name}'s", p) for p in parts[1:])]

@@ -27,6 +27,9 @@ ESP = "ESP32-PICO-D4"
      ["TH2817B的RS232C最大传输距离是多少？", "CH583在6dBm发送功率时的无线通讯距离是多少？"]),
     ("TH2817B的基本测量精度和RS232C接口的最大传输距离分别是多少？", "pair",
      ["TH2817B的基本测量精度是多少？", "TH2817B的RS232C接口的最大传输距离是多少？"]),
+    # a later part's "its" is the first part's organisation (new-user trial)
+    ("What was Netflix's revenue in 2017, and what was its net income in 2017?", "clauses",
+     ["What was Netflix's revenue in 2017?", "What was Netflix's net income in 2017?"]),
     # short parts naming their own topic (break-it trial: the warranty part was dropped)
     ("What is the warranty period? What is the vision of GitLab?", "questions",
      ["What is the warranty period?", "What is the vision of GitLab?"]),
