@@ -124,16 +124,17 @@ def ask_rag(
     s = (settings or get_settings()).model_copy(update={"llm_budgets": "fixed"})
     err = Console(stderr=True)
     c = build_components(s, step=slow_steps(err))  # says what it loads while it is slow
-    with slow_step(err, DICTIONARY):  # the CC-CEDICT index, as `loopgate chat`
-        ready_before_first_question(s.cross_language)
     try:
         if c.store is None:
             err.print(f"[red]error:[/] the chunk store is unavailable: {c.store_error}")
             return 1
         store, embedder, why = c.store, c.embedder, c.embedder_error
         try:
-            # a missing collection or a data directory held by `loopgate serve` fails here
+            # a missing collection or a data directory held by `loopgate serve` fails here,
+            # before the dictionary loads (a trial waited for it, then read the error)
             open_collection(store, collection)
+            with slow_step(err, DICTIONARY):  # the CC-CEDICT index, as `loopgate chat`
+                ready_before_first_question(s.cross_language)
             if embedder is None:
                 from gateway.wiring import dense_without_model
 
