@@ -23,7 +23,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["other_period", "pinned_years", "stated_years"]
+__all__ = ["block_year", "other_period", "pinned_years", "stated_years"]
 
 # a year standing as a period: not inside a longer number or an amount ($2019, 2,019, 2018.5),
 # not a standard's edition or a time (9001:2015, 20:19), not a code's digits (K-2019, X2019 —
@@ -83,3 +83,21 @@ def other_period(question: str, unit: str) -> str | None:
     if not stated or stated & asked:
         return None
     return ",".join(sorted(asked))
+
+
+# a table row, or a line, holding a year alone: the label of the block of rows under it
+# ("| 2020 |  |  |": Costco's segment table, one block of rows per fiscal year)
+_YEAR_LINE = re.compile(r"^[\s|]*(?:fiscal\s+(?:year\s+)?|fy\s*)?((?:19|20)\d{2})[\s|]*$", re.I)
+_BLOCK_LINES = 30  # lines above a row searched for its block's year
+
+
+def block_year(text_above: str) -> str | None:
+    """The year of the block a row sits in: the nearest of the 30 lines above it that holds a
+    year alone (``| 2020 |  |  |``, ``Fiscal 2020``), else ``None``. A segment table of one
+    block of rows per year has no period column header: "What was Costco's operating income in
+    2023?" was answered by the 2020 block's "Operating income" row (helper probe)."""
+    for line in reversed(text_above.splitlines()[-_BLOCK_LINES:]):
+        m = _YEAR_LINE.match(line)
+        if m:
+            return m.group(1)
+    return None

@@ -25,9 +25,10 @@ from corpus.derived import asks_superlative
 from corpus.document_vocabulary import DocumentVocabulary
 from corpus.item_scope import item_units, numbers_items
 from corpus.labels import asked_item
-from corpus.period_scope import other_period, pinned_years
+from corpus.period_scope import block_year, other_period, pinned_years
 from corpus.presence import specific_terms, unit_lacks
 from corpus.question_scope import asks_content, content_misses, count_unit, page_misses
+from corpus.statement_rows import parse_row
 from corpus.term_match import code_terms, has_code_part, holds_term, is_period
 from corpus.types import Chunk
 from rag.types import Evidence, Retrieval
@@ -86,6 +87,16 @@ def supported_evidence(
     return kept, ([] if kept else first_missing or [])
 
 
+def _other_block(question: str, ev: Evidence, chunk: Chunk | None) -> str | None:
+    """``other_period`` of a statement row read without a period header (no reading) by the
+    year labelling its block of rows (``corpus.period_scope.block_year``)."""
+    if ev.reading or chunk is None or parse_row(ev.text) is None:
+        return None
+    at = chunk.text.find(ev.text)
+    year = block_year(chunk.text[:at]) if at > 0 else None
+    return other_period(question, year) if year else None
+
+
 _TOTAL_ROW = re.compile(r"^\W*total\b", re.I)  # a statement's total or subtotal row
 
 
@@ -112,7 +123,9 @@ def scoped_evidence(
         # "Revenue in 2019 was …" answers another question than "… in 2018?"; a statement row
         # is read by the years of its column header (its reading): "Cost of revenues — 2015: …;
         # 2014: …" does not answer "… revenue in 2025?" (a new-user trial)
-        periods = [other_period(question, ev.reading or ev.text) for ev in kept]
+        periods = [other_period(question, ev.reading or ev.text)
+                   or _other_block(question, ev, by_id.get(ev.citation.chunk_id))
+                   for ev in kept]
         if all(periods):
             return [], [*flags, "other_period:" + str(periods[0])]
         kept = [ev for ev, p in zip(kept, periods, strict=True) if p is None]

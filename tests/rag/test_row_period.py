@@ -62,3 +62,31 @@ def test_a_total_row_does_not_answer_for_the_largest_item(tmp_path: Path) -> Non
     kept, flags = scoped_evidence([Evidence(unit, 1.0, cit)], chunks,
                                   "What was the largest current asset of ACME in 2022?")
     assert kept == [] and flags == ["total_is_no_item"]
+
+
+SEGMENTS = """# Segment reporting
+
+United States Canadian Other International Total
+
+| 2021 |  |  |  |  |
+|---|---|---|---|---|
+| Operating income | 4,262 | 1,176 | 1,270 | 6,708 |
+| 2020 |  |  |  |  |
+| Operating income | 3,633 | 860 | 942 | 5,435 |
+"""
+
+
+def test_a_row_under_a_year_block_label_is_of_that_year(tmp_path: Path) -> None:
+    """Helper probe: "What was Costco's operating income in 2023?" was answered by the 2020
+    block's row of a segment table (columns are segments, no period header): the year labelling
+    the block is the row's period (``corpus.period_scope.block_year``)."""
+    path = tmp_path / "acme_10k.md"
+    path.write_text(SEGMENTS, encoding="utf-8")
+    chunks = chunk_document(parse_file(path), rel_path=path.name)
+    unit = next(ln.strip() for ln in chunks[0].text.splitlines() if "3,633" in ln)
+    cit = make_citation(chunks[0], unit)
+    assert cit is not None
+    ev = Evidence(unit, 1.0, cit)
+    kept, flags = scoped_evidence([ev], chunks, "What was ACME's operating income in 2023?")
+    assert kept == [] and flags == ["other_period:2023"]
+    assert scoped_evidence([ev], chunks, "What was ACME's operating income in 2020?")[0] == [ev]
