@@ -104,11 +104,10 @@ def hash_files(files: Sequence[Path], rels: Sequence[str], seen: set[str],
             done(_undecodable_name(f, rel))
             continue
         if _CONTROL.search(rel):  # "new\nline.txt": no API path or log line can name it
-            done(FileResult(rel.encode("unicode_escape").decode("ascii"), "failed",
-                            error_code="control_char_name",
-                            error_message=f"{rel.encode('unicode_escape').decode('ascii')}: its "
-                            "name holds a control character (a line break, tab …): rename it "
-                            "and ingest again"))
+            shown = rel.encode("unicode_escape").decode("ascii")
+            done(FileResult(shown, "failed", error_code="control_char_name",
+                            error_message=f"{shown}: its name holds a control character (a line "
+                            "break, tab …): rename it and ingest again"))
             continue
         if f.exists() and not f.is_file():  # a FIFO or device would block or never end
             done(

@@ -140,7 +140,6 @@ def _independent(parts: list[str]) -> bool:
     return True
 
 
-
 def _substantial(part: str) -> bool:
     text = re.sub(r"[\s?？。.,，;；:：!！]", "", part)
     return len(text) >= (4 if _CJK.search(part) else 8)
