@@ -3,6 +3,7 @@ the question names, and every row used is cited verbatim."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from corpus.derived._asked import asked_formula
 from corpus.formula import RATIOS, BinOp, Item, definitions, ratio, standard
 from corpus.parsers import parse_file
 from corpus.tokenizer import Tokenizer
+from corpus.types import Citation
 from rag.expand import QueryExpander
 from tests._support.statements import BALANCE_SHEET, OPERATIONS
 
@@ -23,11 +25,18 @@ EXP = QueryExpander(TOK.query_terms, TOK.normalize)
 SHEET = BALANCE_SHEET + "\n" + OPERATIONS
 
 
-def _answer(question: str, path: Path) -> tuple[str, list[str]] | None:
+def _figure(step: Callable[..., tuple[str, list[Citation]] | None], question: str,
+            path: Path) -> tuple[str, list[str]] | None:
+    """``(answer text, quotes of its citations)`` of the figure ``step`` (``derived_answer`` or
+    ``looked_up_answer``) on the chunks of the one document ``path``; ``None`` when it gives
+    none."""
     chunks = chunk_document(parse_file(path), rel_path=path.name)
-    got = derived_answer(question, [chunks], TOK.key_terms, TOK.normalize, make_citation,
-                         EXP.phrases)
+    got = step(question, [chunks], TOK.key_terms, TOK.normalize, make_citation, EXP.phrases)
     return None if got is None else (got[0], [c.quote for c in got[1]])
+
+
+def _answer(question: str, path: Path) -> tuple[str, list[str]] | None:
+    return _figure(derived_answer, question, path)
 
 
 def _acme_10k(folder: Path, text: str) -> Path:
@@ -194,10 +203,18 @@ def test_a_ratio_takes_both_rows_from_one_document(tmp_path: Path) -> None:
 
 
 def _lookup(question: str, path: Path) -> tuple[str, list[str]] | None:
-    chunks = chunk_document(parse_file(path), rel_path=path.name)
-    got = looked_up_answer(question, [chunks], TOK.key_terms, TOK.normalize, make_citation,
-                           EXP.phrases)
-    return None if got is None else (got[0], [c.quote for c in got[1]])
+    return _figure(looked_up_answer, question, path)
+
+
+def _assert_lookups(path: Path, expected: dict[str, str | None]) -> None:
+    """Each question of ``expected`` looked up in ``path``: an answer starting with its text,
+    or no lookup where it maps to ``None``."""
+    for question, starts in expected.items():
+        got = _lookup(question, path)
+        if starts is None:
+            assert got is None, (question, got)
+        else:
+            assert got is not None and got[0].startswith(starts), (question, got)
 
 
 def test_one_year_s_figure_is_looked_up_in_the_row_the_question_names_wholly(sheet: Path
@@ -206,20 +223,20 @@ def test_one_year_s_figure_is_looked_up_in_the_row_the_question_names_wholly(she
                   "hold at the end of FY2020? Answer in USD millions.", sheet)
     assert got == ("Cash and cash equivalents, 2020: $ 461 — Cash and cash equivalents $ 452 "
                    "$ 461", ["Cash and cash equivalents $ 452 $ 461"])
-    # the column follows the header's order (2019 2020 2021 here)
-    got = _lookup("What was ACME's net income in FY2019 in USD millions?", sheet)
-    assert got is not None and got[0].startswith("Net income, 2019: 596 — ")
-    # "net sales" names "Total net sales" through the field vocabulary (rag/expansions.json)
-    got = _lookup("What were ACME's net sales in FY2021 in USD millions?", sheet)
-    assert got is not None and got[0].startswith("Total net sales, 2021: 177,866 — ")
-    # a label only partly named ("Property and equipment, net") is no lookup; nor is a year
-    # without a column, two years, a computable form, or a question asking no figure
-    assert _lookup("What was ACME's property in FY2021 in USD millions?", sheet) is None
-    assert _lookup("How much net income did ACME make in FY2018?", sheet) is None
-    assert _lookup("How much net income did ACME make in FY2020 and FY2021?", sheet) is None
-    assert _lookup("What is ACME's year-over-year change in net income from FY2020 to FY2021?",
-                   sheet) is None
-    assert _lookup("Who audited ACME's net income for FY2021?", sheet) is None
+    _assert_lookups(sheet, {
+        # the column follows the header's order (2019 2020 2021 here)
+        "What was ACME's net income in FY2019 in USD millions?": "Net income, 2019: 596 — ",
+        # "net sales" names "Total net sales" through the field vocabulary (rag/expansions.json)
+        "What were ACME's net sales in FY2021 in USD millions?":
+            "Total net sales, 2021: 177,866 — ",
+        # a label only partly named ("Property and equipment, net") is no lookup; nor is a year
+        # without a column, two years, a computable form, or a question asking no figure
+        "What was ACME's property in FY2021 in USD millions?": None,
+        "How much net income did ACME make in FY2018?": None,
+        "How much net income did ACME make in FY2020 and FY2021?": None,
+        "What is ACME's year-over-year change in net income from FY2020 to FY2021?": None,
+        "Who audited ACME's net income for FY2021?": None,
+    })
 
 
 FLOWS = """# Consolidated Balance Sheets
@@ -445,11 +462,11 @@ Interest expense (132,716) (150,114) (238,204)
 
 Interest and other income (expense) (31,225) 30,828 (115,154)
 """)
-    got = _lookup("What was ACME's interest expense in 2017?", path)
-    assert got is not None and got[0].startswith("Interest expense, 2017: (238,204) — ")
-    got = _lookup("What was ACME's operating income in 2015?", path)
-    assert got is not None and got[0].startswith("Operating income, 2015: 305,826 — ")
-    # the item must be the whole label: "other income" is no row of its own
-    assert _lookup("What was ACME's other income in 2017?", path) is None
-    # an attribute of an item is not the item
-    assert _lookup("What was the reason for ACME's interest expense in 2017?", path) is None
+    _assert_lookups(path, {
+        "What was ACME's interest expense in 2017?": "Interest expense, 2017: (238,204) — ",
+        "What was ACME's operating income in 2015?": "Operating income, 2015: 305,826 — ",
+        # the item must be the whole label: "other income" is no row of its own
+        "What was ACME's other income in 2017?": None,
+        # an attribute of an item is not the item
+        "What was the reason for ACME's interest expense in 2017?": None,
+    })
