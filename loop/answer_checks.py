@@ -294,7 +294,5 @@ class AnswerChecks:
             return res
         if got is None:
             return res
-        text, cits = got
-        res.related = [c for c in [*res.citations, *res.related] if c not in cits]
-        res.answer, res.citations, res.computed, res.found = text, cits, computing, True
+        res.replace_answer(*got, computed=computing)
         return res

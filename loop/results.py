@@ -130,6 +130,14 @@ class LoopResult:
         """Prompt + completion tokens."""
         return self.prompt_tokens + self.completion_tokens
 
+    def replace_answer(self, text: str, citations: list[Citation], *,
+                       computed: bool = True) -> None:
+        """Answer with ``text`` cited by ``citations`` (a figure computed from statement rows, a
+        date, a count, the registered securities): found; the former citations and related
+        passages not among ``citations`` become ``related``."""
+        self.related = [c for c in [*self.citations, *self.related] if c not in citations]
+        self.answer, self.citations, self.found, self.computed = text, citations, True, computed
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form (API responses, route records)."""
         return {

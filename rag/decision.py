@@ -148,7 +148,7 @@ class AnswerDecider:
             name, flag, compute = first
             (got,) = yield [Step(name, compute, timeout_s)]
             if got.ok and got.value is not None:
-                return AnswerDecision(got.value[0], True, (got.value[1],), (), (),
+                return AnswerDecision(got.value[0], True, tuple(got.value[1]), (), (),
                                       (*out, flag), computed=True)
             if not got.ok:
                 out.append(got.flag)

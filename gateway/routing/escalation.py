@@ -13,6 +13,7 @@ from __future__ import annotations
 from corpus.derived import computable
 from corpus.fiscal_calendar import asked_date
 from corpus.item_count import asked_count
+from corpus.registered_securities import asks_registered_debt
 from gateway.routing.fit import RoutingModel, fitted_decision
 from gateway.routing.rules import Decision, RuleConfig, decide, detect_signals
 from gateway.routing.stages import Ctx, RouterStages
@@ -68,11 +69,13 @@ class EscalationStages(RouterStages):
         other (a Best Buy ROCE of 0.263 read as a cover-page sentence). Likewise a fiscal
         period's start or end asked relative to the day (``corpus.fiscal_calendar``: flag
         ``fiscal_date``): a date computed from the calendar a document defines; and a count
-        of a document's numbered items (``corpus.item_count``: flag ``item_count``)."""
+        of a document's numbered items (``corpus.item_count``: flag ``item_count``), and the
+        debt securities a filer has registered, read off its cover page
+        (``corpus.registered_securities``: flag ``registered_securities``)."""
         rag = self.rag
         if (q.mode != "auto" or rag is None or rag_res is None or not rag_res.hits
                 or not (computable(q.question) or asked_date(q.question)
-                        or asked_count(q.question))):
+                        or asked_count(q.question) or asks_registered_debt(q.question))):
             return None
         draft, _ = await self._stage(
             ctx, "rag_computed",
@@ -80,12 +83,15 @@ class EscalationStages(RouterStages):
                                current_date=q.current_date),
             self.settings.timeout_retrieve_s)
         if (draft is None or not draft.found
-                or not {"computed", "fiscal_date", "item_count"} & set(draft.flags)):
+                or not {"computed", "fiscal_date", "item_count", "registered_securities"}
+                & set(draft.flags)):
             return None
         ctx.record.decide("rag", "RAG kept: the date asked is computed from the cited fiscal "
                           "calendar" if "fiscal_date" in draft.flags
                           else "RAG kept: the items asked are counted in the cited document"
                           if "item_count" in draft.flags
+                          else "RAG kept: the securities asked are read off the cited cover "
+                          "page" if "registered_securities" in draft.flags
                           else "RAG kept: the figure asked is computed from cited cells")
         ctx.record.rag_path()
         await self._emit(ctx, {"type": "route", **ctx.record.decision})

@@ -18,3 +18,22 @@ def test_the_articles_of_the_rules_are_counted(rules_kb: KB) -> None:
     assert res.found and res.computed, res.answer
     assert res.answer.startswith("共6条（第一条至第六条）"), res.answer
     assert res.citations[0].quote.startswith("第六条"), res.citations[0].quote
+
+
+cover_kb = text_kb_fixture("covers", {"zenith_10k.md": "\n".join([
+    "# Zenith Industries", "", "FORM 10-K", "",
+    "Securities registered pursuant to Section 12(b) of the Act:", "",
+    "Title of each class Trading Symbol(s) Name of each exchange on which registered",
+    "Common Stock, Par Value $.01 Per Share ZEN New York Stock Exchange",
+    "1.500% Notes due 2026 ZEN26 New York Stock Exchange", "",
+    "Securities registered pursuant to section 12(g) of the Act: None", "",
+    "## Item 1. Business", "", "Zenith Industries makes widgets.", ""])})
+
+
+def test_the_registered_debt_securities_are_read_off_the_cover(cover_kb: KB) -> None:
+    """As the RAG path (``corpus.registered_securities`` in ``loop.dated_check``)."""
+    res = run_agent(cover_kb, None, "Which debt securities are registered to trade on a "
+                                    "national securities exchange under Zenith's name?")
+    assert res.found and res.computed, res.answer
+    assert res.answer.endswith(": 1.500% Notes due 2026 ZEN26 New York Stock Exchange"), res.answer
+    assert res.citations[0].quote == "1.500% Notes due 2026 ZEN26 New York Stock Exchange"

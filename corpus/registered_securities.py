@@ -1,0 +1,124 @@
+"""The debt securities a US filer has registered to trade on an exchange, read off the cover
+page of its 10-K or 10-Q: the table under "Securities registered pursuant to Section 12(b) of
+the Act" (SEC Forms 10-K and 10-Q, cover page; one line per class: title, trading symbol,
+exchange).
+
+"Which debt securities are registered to trade on a national securities exchange under American
+Express' name as of 2022?" (FinanceBench dev; gold "There are none") was answered with the
+cover-page sentence listing the common shares: the answer is the classes of notes, debentures
+or bonds in that table, and "there are none" when it lists none — which no retrieved sentence
+says. Asked of a document whose cover page holds no such table, nothing is answered here.
+Pure functions over chunks; the caller reads the document's chunks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from corpus.citations import make_citation
+from corpus.types import Chunk, Citation
+
+__all__ = ["asks_registered_debt", "debt_rows", "registered_debt_answer"]
+
+# "which debt securities / notes / bonds … registered (to trade) …", "registered … notes"
+_DEBT = r"(?:debt\s+securities|notes|bonds|debentures)"
+_ASK = re.compile(rf"\b{_DEBT}\b.*\bregistered\b|\bregistered\b.*\b{_DEBT}\b", re.I | re.S)
+_BLOCK_START = re.compile(r"registered\s+pursuant\s+to\s+section\s+12\s*\(\s*b\s*\)", re.I)
+# the table ends where section 12(g)'s line, a check-box line or a note begins
+_BLOCK_END = re.compile(r"section\s+12\s*\(\s*g\s*\)|indicate\s+by\s+check\s+mark|^\s*note\b",
+                        re.I | re.M)
+_BLOCK_CHARS = 4000  # the longest cover table read (Verizon lists ~30 classes of notes)
+# a class of debt: "1.500% Notes due 2026", "Floating Rate Notes due 2020", "5.50% Notes Due
+# November 2024", "1.125% Guaranteed Senior Notes Due 2027", "Alerian MLP Index ETNs due May
+# 24, 2024", "Guarantee of Callable Step-Up Fixed Rate Notes due April 26, 2028 of …"
+_DEBT_ROW = re.compile(
+    r"^[^\n]*?\b(?:notes?|debentures?|bonds?|etns?)\b[^\n]{0,40}?\bdue\b[^\n]*$",
+    re.I | re.M)
+_COVER_CHUNKS = 6  # the first chunks of a document searched for its cover page
+
+
+def asks_registered_debt(question: str) -> bool:
+    """True when ``question`` asks which debt securities (notes, bonds, debentures) are
+    registered ("Which debt securities are registered to trade on a national securities exchange
+    under 3M's name as of 2022?")."""
+    return _ASK.search(question) is not None
+
+
+def _end(text: str, pos: int) -> int | None:
+    """Where the Section 12(b) table ends in ``text`` from ``pos`` on (the start of the line
+    that ends it), or ``None`` when it runs to the end of ``text`` (into the next chunk)."""
+    m = _BLOCK_END.search(text, pos, min(len(text), pos + _BLOCK_CHARS))
+    if m is None:
+        return None if len(text) - pos < _BLOCK_CHARS else pos + _BLOCK_CHARS
+    return len(text[: text.rfind("\n", 0, m.start()) + 1].rstrip())
+
+
+def debt_rows(chunks: Sequence[Chunk]) -> tuple[Chunk, list[tuple[Chunk, list[str]]]] | None:
+    """The Section 12(b) table in ``chunks`` (one document's, in order): the chunk it starts in
+    and, per chunk it spans (it may run into the next two), the lines of its debt classes (none
+    listed: no pairs), or ``None`` when no chunk holds such a table."""
+    for i, chunk in enumerate(chunks):
+        m = _BLOCK_START.search(chunk.text)
+        if m is None:
+            continue
+        out: list[tuple[Chunk, list[str]]] = []
+        pos = m.end()
+        for part in chunks[i : i + 3]:
+            end = _end(part.text, pos)
+            stop = len(part.text) if end is None else end
+            rows = [r.group(0).strip() for r in _DEBT_ROW.finditer(part.text, pos, stop)]
+            if rows:
+                out.append((part, rows))
+            if end is not None:
+                break
+            pos = 0
+        return chunk, out
+    return None
+
+
+def _cite(chunk: Chunk, rows: list[str]) -> Citation | None:
+    """The citation of ``chunk``'s text from its first to its last row of ``rows``."""
+    first = chunk.text.find(rows[0])
+    last = chunk.text.find(rows[-1], max(first, 0))
+    if first < 0 or last < 0:
+        return None
+    return make_citation(chunk, chunk.text[first : last + len(rows[-1])])
+
+
+def registered_debt_answer(
+    question: str, chunks: Sequence[Chunk], document_chunks: Callable[[str], list[Chunk]]
+) -> tuple[str, list[Citation]] | None:
+    """The answer to :func:`asks_registered_debt` from the cover page of the document of the
+    first of ``chunks`` (the retrieved or read chunks, best first): the lines of the debt
+    classes its Section 12(b) table lists, or "There are none" with the table quoted; cited
+    verbatim, one citation per chunk the table spans. ``None`` when the question asks no such
+    thing or that document's first six chunks hold no such table.
+
+    :param document_chunks: ``doc_id -> every chunk of that document`` in document order
+        (blocking; the store's ``document_chunks``; its errors are raised).
+    :returns: ``("The debt securities registered …: 1.500% Notes due 2026 MMM26 New York
+        Stock Exchange; …", citations)``.
+    """
+    if not asks_registered_debt(question) or not chunks:
+        return None
+    got = debt_rows(document_chunks(chunks[0].doc_id)[:_COVER_CHUNKS])
+    if got is None:
+        return None
+    cover, parts = got
+    if not parts:
+        m = _BLOCK_START.search(cover.text)
+        assert m is not None  # debt_rows found it
+        start = cover.text.rfind("\n", 0, m.start()) + 1
+        end = _end(cover.text, m.end())
+        cit = make_citation(cover, cover.text[start : len(cover.text) if end is None else end])
+        if cit is None:
+            return None
+        return ("There are none: no notes, debentures or bonds are among the securities "
+                f"registered pursuant to Section 12(b) of the Act — {cit.quote}", [cit])
+    cits = [c for part, rows in parts if (c := _cite(part, rows)) is not None]
+    if not cits:
+        return None
+    rows = [r for _, part_rows in parts for r in part_rows]
+    return ("The debt securities registered pursuant to Section 12(b) of the Act: "
+            + "; ".join(rows), cits)
