@@ -85,19 +85,24 @@ def other_period(question: str, unit: str) -> str | None:
     return ",".join(sorted(asked))
 
 
-# a table row, or a line, holding a year alone: the label of the block of rows under it
-# ("| 2020 |  |  |": Costco's segment table, one block of rows per fiscal year)
-_YEAR_LINE = re.compile(r"^[\s|]*(?:fiscal\s+(?:year\s+)?|fy\s*)?((?:19|20)\d{2})[\s|]*$", re.I)
+# a table row, or a line, holding years alone: the label of the block of rows under it
+# ("| 2020 |  |  |": Costco's segment table, one block of rows per fiscal year) or the period
+# header of the columns below it ("2017 2016 2015": Best Buy's dividend table, text-extracted)
+_YEAR_CELL = r"(?:fiscal\s+(?:year\s+)?|fy\s*)?(?:19|20)\d{2}"
+_YEAR_LINE = re.compile(rf"^[\s|]*{_YEAR_CELL}(?:[\s|]+{_YEAR_CELL})*[\s|]*$", re.I)
 _BLOCK_LINES = 30  # lines above a row searched for its block's year
 
 
 def block_year(text_above: str) -> str | None:
-    """The year of the block a row sits in: the nearest of the 30 lines above it that holds a
-    year alone (``| 2020 |  |  |``, ``Fiscal 2020``), else ``None``. A segment table of one
-    block of rows per year has no period column header: "What was Costco's operating income in
-    2023?" was answered by the 2020 block's "Operating income" row (helper probe)."""
+    """The period line of the block a row sits in: the nearest of the 30 lines above it that
+    holds years and nothing else, as written (``| 2020 |  |  |``, ``Fiscal 2020``, ``2017 2016
+    2015``), else ``None``; :func:`stated_years` reads its years. A segment table of one block
+    of rows per year has no period column header: "What was Costco's operating income in
+    2023?" was answered by the 2020 block's "Operating income" row (helper probe); a table
+    whose column header is a line of years alone, read as text, had no reading either: "How
+    much higher was the dividend paid in 2003 compared to 2002?" was answered by Best Buy's
+    fiscal 2017 / 2016 / 2015 dividend row (MMLongBench-Doc dev, unanswerable)."""
     for line in reversed(text_above.splitlines()[-_BLOCK_LINES:]):
-        m = _YEAR_LINE.match(line)
-        if m:
-            return m.group(1)
+        if _YEAR_LINE.match(line):
+            return line.strip(" |")
     return None

@@ -21,6 +21,7 @@ from functools import partial
 from typing import Any
 
 from corpus.answer_support import SupportModel, support_features
+from corpus.citations import find_quote
 from corpus.derived import asks_superlative
 from corpus.document_vocabulary import DocumentVocabulary
 from corpus.item_scope import item_units, numbers_items
@@ -89,12 +90,18 @@ def supported_evidence(
 
 def _other_block(question: str, ev: Evidence, chunk: Chunk | None) -> str | None:
     """``other_period`` of a statement row read without a period header (no reading) by the
-    year labelling its block of rows (``corpus.period_scope.block_year``)."""
-    if ev.reading or chunk is None or parse_row(ev.text) is None:
+    years labelling its block of rows or its columns (``corpus.period_scope.block_year``); the
+    unit may run on past its row's line (a footnote joined to it)."""
+    if ev.reading or chunk is None:
         return None
-    at = chunk.text.find(ev.text)
-    year = block_year(chunk.text[:at]) if at > 0 else None
-    return other_period(question, year) if year else None
+    span = find_quote(chunk.text, ev.text)
+    if span is None or span[0] == 0:
+        return None
+    line_end = chunk.text.find("\n", span[0])
+    if parse_row(chunk.text[span[0]: line_end if line_end > 0 else None]) is None:
+        return None
+    years = block_year(chunk.text[: span[0]])
+    return other_period(question, years) if years else None
 
 
 _TOTAL_ROW = re.compile(r"^\W*total\b", re.I)  # a statement's total or subtotal row
