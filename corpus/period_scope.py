@@ -23,7 +23,10 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["block_year", "other_period", "pinned_years", "stated_years"]
+from corpus.citations import find_quote
+from corpus.statement_rows import parse_row
+
+__all__ = ["block_year", "other_period", "pinned_years", "row_other_period", "stated_years"]
 
 # a year standing as a period: not inside a longer number or an amount ($2019, 2,019, 2018.5),
 # not a standard's edition or a time (9001:2015, 20:19), not a code's digits (K-2019, X2019 —
@@ -106,3 +109,19 @@ def block_year(text_above: str) -> str | None:
         if _YEAR_LINE.match(line):
             return line.strip(" |")
     return None
+
+
+def row_other_period(question: str, unit: str, chunk_text: str) -> str | None:
+    """:func:`other_period` of a statement row ``unit`` of ``chunk_text`` (found in it by
+    ``corpus.citations.find_quote``; the unit may run on past its row's line, into a footnote)
+    read by the years of its block or column header line above it (:func:`block_year`);
+    ``None`` when the unit is no row (its first line), no such line is above it, or that line
+    states an asked year."""
+    span = find_quote(chunk_text, unit)
+    if span is None or span[0] == 0:
+        return None
+    line_end = chunk_text.find("\n", span[0])
+    if parse_row(chunk_text[span[0]: line_end if line_end > 0 else None]) is None:
+        return None
+    years = block_year(chunk_text[: span[0]])
+    return other_period(question, years) if years else None

@@ -35,6 +35,7 @@ from loop.policies.llm_json import LLMJsonPolicy
 from loop.policies.llm_read import LLMReadPolicy
 from loop.policies.llm_tools import LLMToolsPolicy
 from loop.policies.offline import OfflinePolicy
+from loop.prose_change import amount_changed
 from loop.results import LoopResult, StepEvent
 from loop.row_label import labelled_row
 from loop.tools import ToolContext
@@ -194,6 +195,10 @@ class LoopAgent:
         res = await self.checks.compute(question, collection, res,
                                         confined=flt is not None and bool(flt.doc_ids),
                                         seeds=seeds)
+        # a change between two amounts asked of prose: both amounts' sentences (loop.prose_change)
+        res = await amount_changed(question, collection, res, store=self.checks.store,
+                                   tokenizer=self.checks.key_terms,
+                                   timeout_s=self.checks.timeout_s)
         # a fiscal period's start or end asked relative to the day: computed from the calendar
         res = await dated(question, collection, res, today=asked_on(current_date),
                           store=self.checks.store, tokenizer=self.checks.key_terms,

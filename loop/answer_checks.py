@@ -1,11 +1,10 @@
 """The checks a LoopAgent answer passes before it leaves (:class:`AnswerChecks`), in this order
 (:meth:`loop.agent.LoopAgent.run_async`):
 
-0. :meth:`AnswerChecks.scope` – the answer must be quoted from the page the question names and
-   state the colour or physical quantity it asks (``corpus.question_scope``), else "not found";
+0. :meth:`AnswerChecks.scope` – quoted from the page the question names, stating the colour or
+   quantity it asks (``corpus.question_scope``), no row of other years, else "not found";
 1. :meth:`AnswerChecks.presence` – the cited document must hold the question's specific terms
-   (codes, years, figure labels) and the acronyms it names (``corpus.presence``), else "not
-   found";
+   (codes, years, figure labels) and acronyms (``corpus.presence``), else "not found";
 2. :meth:`AnswerChecks.support` – the answer-support features of the first citation and, with a
    support model, their probability (``corpus.answer_support``): below the model's threshold,
    "not found";
@@ -31,7 +30,7 @@ from corpus.derived import adjacent_runs, computable, looks_up, statement_figure
 from corpus.document_vocabulary import DocumentVocabulary
 from corpus.item_scope import in_asked_form
 from corpus.labels import asked_item
-from corpus.period_scope import pinned_years
+from corpus.period_scope import pinned_years, row_other_period
 from corpus.presence import DocumentTermProbe, specific_terms, subject_acronyms, unit_lacks
 from corpus.quantity_kind import asked_kind
 from corpus.question_scope import asks_content, content_misses, count_unit, page_misses
@@ -144,6 +143,9 @@ class AnswerChecks:
                 misses = content_misses(question, cit.quote + "\n" + text,
                                         count_unit(cit.quote, heads), quote=cit.quote,
                                         chunk_text=text, headings=heads[1:])
+                # a statement row of other years (corpus.period_scope.row_other_period)
+                if not misses and (period := row_other_period(question, cit.quote, text)):
+                    misses = ["other_period:" + period]
                 if not misses:
                     if i:
                         res.citations = [cits[i], *cits[:i], *cits[i + 1:]]

@@ -1,100 +1,19 @@
-"""A change between two amounts asked of prose: "By how much did PepsiCo increase its unsecured
-five year revolving credit agreement on May 26, 2023?" (FinanceBench dev, gold "$400,000,000
-increase") was answered by the sentence of the new agreement's $4,200,000,000 alone; the
-$3,800,000,000 of the agreement it replaced stands in the sentence before it.
-
-When the question asks "by how much did … <increase / decrease / raise / reduce / cut / …>
-<thing>" (and pins no two years: ``rag.period_pair`` answers those), the best evidence unit's
-chunk, with the retrieved chunks beside it, is read for money amounts each directly followed by
-the thing's words (three quarters of its key terms or more, dates aside, in the 120 characters
-after the amount). With exactly two
-different amounts, the one written after "new" (else the later one) is the new value; the
-answer is the difference with both amounts, citing both units. Pure, no I/O.
+"""A change asked of prose on the RAG path: both asked years' units (``rag.period_pair``), else
+both amounts' units (``corpus.derived.prose_amounts``: "By how much did PepsiCo increase its
+unsecured five year revolving credit agreement on May 26, 2023?"). Pure, no I/O.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from corpus.evidence.units import split_units
-from corpus.term_match import is_period
+from corpus.derived.prose_amounts import amount_change
 from corpus.types import Chunk, Citation
 from rag._answer import Evidence
 from rag.period_pair import period_pair
 
-__all__ = ["amount_change", "prose_change"]
-
-_ASKED = re.compile(
-    r"\bby\s+how\s+much\s+(?:did|has|have|had|was|were|is|will|would)\b.*?"
-    r"\b(increas|decreas|rais|reduc|expand|extend|cut|lower|grow|grew|ris|rose|fall|fell|drop)"
-    r"\w*\s+(.+)$", re.I | re.S)
-_UP = ("increas", "rais", "expand", "extend", "grow", "grew", "ris", "rose")
-_AMOUNT = re.compile(r"(?<![\w.])(?:US)?\$\s?(\d[\d,]*(?:\.\d+)?)(?:\s+(million|billion))?",
-                     re.I)
-_NEW = re.compile(r"\bnew\s+(?:\S+\s+){0,2}$", re.I)
-_WINDOW = 120  # characters after an amount read for the thing's words
-_COVER = 0.75  # share of the thing's key terms an amount's window must hold
-
-
-def _amounts(units: Iterable[str], terms: set[str],
-             key_terms: Callable[[str], Sequence[str]]) -> list[tuple[float, str, str, bool]]:
-    """``(value, written amount, unit, after "new")`` of each amount followed by the thing."""
-    out: list[tuple[float, str, str, bool]] = []
-    for unit in units:
-        for m in _AMOUNT.finditer(unit):
-            held = terms & set(key_terms(unit[m.end(): m.end() + _WINDOW]))
-            if len(held) < _COVER * len(terms):
-                continue
-            value = float(m.group(1).replace(",", ""))
-            out.append((value, m.group(0), unit, bool(_NEW.search(unit[: m.start()]))))
-    return out
-
-
-def amount_change(question: str, evidence: Sequence[Evidence], chunks: Iterable[Chunk],
-                  key_terms: Callable[[str], Sequence[str]],
-                  make_citation: Callable[[Chunk, str], Citation | None]
-                  ) -> tuple[str, list[Citation]] | None:
-    """``("$400,000,000 increase: from $3,800,000,000 to $4,200,000,000 — <units>",
-    citations)`` (module docstring), or ``None``: no such question, fewer than two key terms of
-    the thing, not exactly two different amounts of it near the best unit, or a quote
-    that does not verify.
-
-    :param evidence: the extractive evidence, best first; ``chunks``: the retrieved chunks (the
-        best unit's and those next to it in its document are read).
-    :param key_terms: ``Tokenizer.key_terms``; ``make_citation``: the quote verifier.
-    """
-    m = _ASKED.search(question)
-    if m is None or not evidence:
-        return None
-    terms = {t for t in key_terms(m.group(2)) if not re.search(r"\d", t) and not is_period(t)}
-    chunk = next((c for c in chunks if c.chunk_id == evidence[0].citation.chunk_id), None)
-    if len(terms) < 2 or chunk is None:
-        return None
-    # the best unit's chunk and the retrieved chunks just before and after it in its document
-    near = sorted({c.chunk_id: c for c in chunks if c.doc_id == chunk.doc_id
-                   and abs(c.ordinal - chunk.ordinal) <= 1}.values(), key=lambda c: c.ordinal)
-    found = [(*a, c) for c in near for a in _amounts(split_units(c, "quote"), terms, key_terms)]
-    first: dict[float, tuple[float, str, str, bool, Chunk]] = {}
-    for a in found:
-        first.setdefault(a[0], a)
-    scales = {a[1].split()[-1].lower() for a in first.values() if " " in a[1].strip("$ ")}
-    if len(first) != 2 or len(scales) > 1:
-        return None
-    old, new = sorted(first.values(), key=lambda a: (a[3], found.index(a)))
-    cits = [make_citation(old[4], old[2]), make_citation(new[4], new[2])]
-    if cits[0] is None or cits[1] is None:
-        return None
-    diff = new[0] - old[0]
-    scale = f" {scales.pop()}" if scales else ""
-    size = f"{abs(diff):,.0f}" if float(diff).is_integer() else f"{abs(diff):,.2f}"
-    word = "increase" if diff > 0 else "decrease"
-    if (diff > 0) != m.group(1).lower().startswith(_UP):
-        word += f" (the question asks a{'n increase' if diff < 0 else ' decrease'})"
-    text = (f"${size}{scale} {word}: from {old[1].strip()} to {new[1].strip()} — "
-            f"{cits[0].quote} {cits[1].quote}")
-    return text, [cits[0], cits[1]]
+__all__ = ["prose_change"]
 
 
 def prose_change(question: str, evidence: Sequence[Evidence], chunks: Iterable[Chunk],
@@ -103,7 +22,7 @@ def prose_change(question: str, evidence: Sequence[Evidence], chunks: Iterable[C
                  ) -> tuple[str, list[Citation], str] | None:
     """A change asked of prose: both asked years' units (``rag.period_pair``, flag
     ``period_pair``), else both amounts' units (:func:`amount_change`, flag
-    ``amount_change``); ``None`` when neither answers.
+    ``amount_change``, ``corpus.derived.prose_amounts``); ``None`` when neither answers.
 
     :param key_terms: the question's key terms; ``tokenizer``: ``corpus.tokenizer.Tokenizer``
         (``normalize``, ``key_terms``).
@@ -111,5 +30,8 @@ def prose_change(question: str, evidence: Sequence[Evidence], chunks: Iterable[C
     pair = period_pair(question, evidence, key_terms, tokenizer.normalize)
     if pair is not None:
         return pair[0], pair[1], "period_pair"
-    got = amount_change(question, evidence, chunks, tokenizer.key_terms, make_citation)
+    if not evidence:
+        return None
+    got = amount_change(question, evidence[0].citation.chunk_id, chunks, tokenizer.key_terms,
+                        make_citation)
     return (got[0], got[1], "amount_change") if got is not None else None

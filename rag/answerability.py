@@ -21,15 +21,13 @@ from functools import partial
 from typing import Any
 
 from corpus.answer_support import SupportModel, support_features
-from corpus.citations import find_quote
 from corpus.derived import asks_superlative
 from corpus.document_vocabulary import DocumentVocabulary
 from corpus.item_scope import item_units, numbers_items
 from corpus.labels import asked_item
-from corpus.period_scope import block_year, other_period, pinned_years
+from corpus.period_scope import other_period, pinned_years, row_other_period
 from corpus.presence import specific_terms, unit_lacks
 from corpus.question_scope import asks_content, content_misses, count_unit, page_misses
-from corpus.statement_rows import parse_row
 from corpus.term_match import code_terms, has_code_part, holds_term, is_period
 from corpus.types import Chunk
 from rag.types import Evidence, Retrieval
@@ -90,18 +88,10 @@ def supported_evidence(
 
 def _other_block(question: str, ev: Evidence, chunk: Chunk | None) -> str | None:
     """``other_period`` of a statement row read without a period header (no reading) by the
-    years labelling its block of rows or its columns (``corpus.period_scope.block_year``); the
-    unit may run on past its row's line (a footnote joined to it)."""
+    years labelling its block of rows or its columns (``corpus.period_scope.row_other_period``)."""
     if ev.reading or chunk is None:
         return None
-    span = find_quote(chunk.text, ev.text)
-    if span is None or span[0] == 0:
-        return None
-    line_end = chunk.text.find("\n", span[0])
-    if parse_row(chunk.text[span[0]: line_end if line_end > 0 else None]) is None:
-        return None
-    years = block_year(chunk.text[: span[0]])
-    return other_period(question, years) if years else None
+    return row_other_period(question, ev.text, chunk.text)
 
 
 _TOTAL_ROW = re.compile(r"^\W*total\b", re.I)  # a statement's total or subtotal row

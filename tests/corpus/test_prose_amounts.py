@@ -1,4 +1,5 @@
-"""A change between two amounts asked of prose (``rag.amount_change``): FinanceBench dev
+"""A change between two amounts asked of prose (``corpus.derived.prose_amounts``, both paths):
+FinanceBench dev
 "By how much did Pepsico increase its unsecured five year revolving credit agreement on May 26,
 2023?" (gold "$400,000,000 increase") was answered by the new agreement's sentence alone."""
 
@@ -10,9 +11,8 @@ from corpus.chunker import chunk_document
 from corpus.citations import make_citation
 from corpus.parsers import parse_file
 from corpus.tokenizer import Tokenizer
-from rag._answer import Evidence
-from rag.amount_change import amount_change
-from rag.extractive import evidence_units
+from corpus.derived.prose_amounts import amount_change
+from corpus.evidence.units import split_units
 
 TOK = Tokenizer()
 
@@ -38,11 +38,8 @@ def _answer(question: str, text: str, tmp_path: Path) -> tuple[str, list[str]] |
     path.write_text(text, encoding="utf-8")
     chunks = chunk_document(parse_file(path), rel_path=path.name)
     best = next(c for c in chunks if "new $4,200,000,000" in c.text)
-    unit = next(u for u in evidence_units(best) if "new $4,200,000,000" in u)
-    cit = make_citation(best, unit)
-    assert cit is not None
-    got = amount_change(question, [Evidence(unit, 1.0, cit)], chunks, TOK.key_terms,
-                        make_citation)
+    assert any("new $4,200,000,000" in u for u in split_units(best, "quote"))
+    got = amount_change(question, best.chunk_id, chunks, TOK.key_terms, make_citation)
     return None if got is None else (got[0], [c.quote for c in got[1]])
 
 
