@@ -165,6 +165,8 @@ def validation_message(errors: Iterable[Mapping[str, Any]]) -> str:
             msg = msg.removeprefix("Value error, ")
             if loc and re.match(rf"{re.escape(loc[-1])}\b", msg, re.IGNORECASE):
                 where = ""
+        if "Expected UploadFile" in msg:  # a multipart part sent as a text field, no file name
+            msg = "expected a file (a multipart part with a file name), got a text field"
         if err.get("type") == "json_invalid":  # loc = ("body", offset of the decode error)
             at = [p for p in err.get("loc", ()) if isinstance(p, int)]
             msg = "the body is not valid JSON" + (f" (at character {at[0]})" if at else "")

@@ -81,6 +81,11 @@ async def test_upload_refusals(tmp_path, embed_model_path) -> None:
         assert r.status_code == 400
         r = await client.post("/v1/documents")
         assert r.status_code == 400
+        # a part sent as a text field, no file name (break-it trial: the 400 named a Python class)
+        r = await client.post("/v1/documents", files=[("files", (None, b"hello"))])
+        assert r.status_code == 400, r.text
+        message = r.json()["error"]["message"]
+        assert "expected a file" in message and "class" not in message, message
         data_dir = tmp_path / "data"
         assert not list(tmp_path.glob("escape.md")) and not (data_dir / "escape.md").exists()
         leftovers = [p for p in (data_dir / "uploads").rglob("*") if p.is_file()]
