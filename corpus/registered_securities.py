@@ -17,13 +17,16 @@ import re
 from collections.abc import Callable, Sequence
 
 from corpus.citations import make_citation
+from corpus.period_scope import other_period
 from corpus.types import Chunk, Citation
 
 __all__ = ["asks_registered_debt", "debt_rows", "registered_debt_answer"]
 
-# "which debt securities / notes / bonds … registered (to trade) …", "registered … notes"
+# "which debt securities / notes / bonds … registered (to trade) …", "… listed on an exchange",
+# "… traded on the NYSE"; not "interest expense on notes", "the registered agent"
 _DEBT = r"(?:debt\s+securities|notes|bonds|debentures)"
-_ASK = re.compile(rf"\b{_DEBT}\b.*\bregistered\b|\bregistered\b.*\b{_DEBT}\b", re.I | re.S)
+_LISTED = r"(?:registered|listed\s+(?:on|with)|trade[sd]?\s+on|trading\s+on)"
+_ASK = re.compile(rf"\b{_DEBT}\b.*\b{_LISTED}|\b{_LISTED}\b.*\b{_DEBT}\b", re.I | re.S)
 _BLOCK_START = re.compile(r"registered\s+pursuant\s+to\s+section\s+12\s*\(\s*b\s*\)", re.I)
 # the table ends where section 12(g)'s line, a check-box line or a note begins
 _BLOCK_END = re.compile(r"section\s+12\s*\(\s*g\s*\)|indicate\s+by\s+check\s+mark|^\s*note\b",
@@ -35,6 +38,16 @@ _BLOCK_CHARS = 4000  # the longest cover table read (Verizon lists ~30 classes o
 _DEBT_ROW = re.compile(
     r"^[^\n]*?\b(?:notes?|debentures?|bonds?|etns?)\b[^\n]{0,40}?\bdue\b[^\n]*$",
     re.I | re.M)
+# where a debt title starts inside a line that also holds another class (a table row the PDF
+# merged: "| Ordinary Shares, par value $0.01 per share 1.125% Guaranteed Senior Notes Due 2027 |")
+_TITLE_START = re.compile(r"\d+(?:\.\d+)?\s*%|\b(?:floating|fixed)\s+rate\b|\bguarantee\b",
+                          re.I)
+_EQUITY = re.compile(r"\b(?:common|ordinary|preferred|preference)\s+(?:stock|shares?)\b", re.I)
+# a title running on to the next line ("… due April 26, 2028 of JPMorgan Chase" / "Financial
+# Company LLC JPM/28 The New York Stock Exchange") ends on the line naming an exchange
+_EXCHANGE = re.compile(r"exchange|\bnyse\b|nasdaq|\bmarket\b|\blse\b", re.I)
+_PERIOD_LINE = re.compile(r"(?:fiscal\s+year|quarterly\s+period|period)\s+ended\s+([^\n]{0,40})",
+                          re.I)
 _COVER_CHUNKS = 6  # the first chunks of a document searched for its cover page
 
 
@@ -54,20 +67,48 @@ def _end(text: str, pos: int) -> int | None:
     return len(text[: text.rfind("\n", 0, m.start()) + 1].rstrip())
 
 
-def debt_rows(chunks: Sequence[Chunk]) -> tuple[Chunk, list[tuple[Chunk, list[str]]]] | None:
+Row = tuple[int, int, str]  # (start, end) of a debt class's lines in a chunk's text, its title
+
+
+def _row(text: str, m: re.Match[str], stop: int) -> Row:
+    """The debt class of the line ``m`` matched in ``text``: its lines (the next one or two too
+    while none names an exchange and the next is no other class) and its title (from the debt
+    title's start when the line also holds an equity class, table rules dropped)."""
+    end = m.end()
+    for _ in range(2):
+        if (_EXCHANGE.search(text, m.start(), end) or end >= stop
+                or re.search(r"(?:19|20)\d\d\W*$", text[m.start():end])):
+            break  # the line names its exchange, or ends at the due date: the title is whole
+        nxt = text.find("\n", end + 1)
+        nxt = stop if nxt < 0 or nxt > stop else nxt
+        following = text[end:nxt]
+        if _DEBT_ROW.search(following) or _EQUITY.search(following):
+            break  # the next class: this one's exchange is written apart (a column of its own)
+        end = nxt
+    line = text[m.start():end]
+    debt = re.search(r"\b(?:notes?|debentures?|bonds?|etns?)\b", line, re.I)
+    begin = 0
+    if debt is not None and _EQUITY.search(line, 0, debt.start()):
+        starts = [t.start() for t in _TITLE_START.finditer(line, 0, debt.start())]
+        begin = starts[-1] if starts else 0
+    title = " ".join(line[begin:].replace("|", " ").split())
+    return m.start(), end, title
+
+
+def debt_rows(chunks: Sequence[Chunk]) -> tuple[Chunk, list[tuple[Chunk, list[Row]]]] | None:
     """The Section 12(b) table in ``chunks`` (one document's, in order): the chunk it starts in
-    and, per chunk it spans (it may run into the next two), the lines of its debt classes (none
+    and, per chunk it spans (it may run into the next two), its debt classes (:data:`Row`; none
     listed: no pairs), or ``None`` when no chunk holds such a table."""
     for i, chunk in enumerate(chunks):
         m = _BLOCK_START.search(chunk.text)
         if m is None:
             continue
-        out: list[tuple[Chunk, list[str]]] = []
+        out: list[tuple[Chunk, list[Row]]] = []
         pos = m.end()
         for part in chunks[i : i + 3]:
             end = _end(part.text, pos)
             stop = len(part.text) if end is None else end
-            rows = [r.group(0).strip() for r in _DEBT_ROW.finditer(part.text, pos, stop)]
+            rows = [_row(part.text, r, stop) for r in _DEBT_ROW.finditer(part.text, pos, stop)]
             if rows:
                 out.append((part, rows))
             if end is not None:
@@ -77,23 +118,25 @@ def debt_rows(chunks: Sequence[Chunk]) -> tuple[Chunk, list[tuple[Chunk, list[st
     return None
 
 
-def _cite(chunk: Chunk, rows: list[str]) -> Citation | None:
-    """The citation of ``chunk``'s text from its first to its last row of ``rows``."""
-    first = chunk.text.find(rows[0])
-    last = chunk.text.find(rows[-1], max(first, 0))
-    if first < 0 or last < 0:
-        return None
-    return make_citation(chunk, chunk.text[first : last + len(rows[-1])])
+def _other_period(question: str, before: Sequence[Chunk], cover: Chunk) -> bool:
+    """True when ``question`` pins years and the filing's period line ("For the fiscal year
+    ended December 31, 2022"), read in the chunks before its Section 12(b) table, states none of
+    them: the filing is of another period."""
+    at = _BLOCK_START.search(cover.text)
+    text = "\n".join([*(c.text for c in before), cover.text[: at.start() if at else None]])
+    m = _PERIOD_LINE.search(text)
+    return m is not None and other_period(question, m.group(1)) is not None
 
 
 def registered_debt_answer(
     question: str, chunks: Sequence[Chunk], document_chunks: Callable[[str], list[Chunk]]
 ) -> tuple[str, list[Citation]] | None:
     """The answer to :func:`asks_registered_debt` from the cover page of the document of the
-    first of ``chunks`` (the retrieved or read chunks, best first): the lines of the debt
-    classes its Section 12(b) table lists, or "There are none" with the table quoted; cited
-    verbatim, one citation per chunk the table spans. ``None`` when the question asks no such
-    thing or that document's first six chunks hold no such table.
+    first of ``chunks`` (the retrieved or read chunks, best first): the debt classes its
+    Section 12(b) table lists, or "There are none" with the table quoted; cited verbatim, one
+    citation per chunk the table spans. ``None`` when the question asks no such thing, that
+    document's first six chunks hold no such table, or its period line states none of the
+    years the question pins ("as of 2020" of a 2022 10-K: ``corpus.period_scope``).
 
     :param document_chunks: ``doc_id -> every chunk of that document`` in document order
         (blocking; the store's ``document_chunks``; its errors are raised).
@@ -102,10 +145,13 @@ def registered_debt_answer(
     """
     if not asks_registered_debt(question) or not chunks:
         return None
-    got = debt_rows(document_chunks(chunks[0].doc_id)[:_COVER_CHUNKS])
+    first = document_chunks(chunks[0].doc_id)[:_COVER_CHUNKS]
+    got = debt_rows(first)
     if got is None:
         return None
     cover, parts = got
+    if _other_period(question, first[: first.index(cover)], cover):
+        return None
     if not parts:
         m = _BLOCK_START.search(cover.text)
         assert m is not None  # debt_rows found it
@@ -116,9 +162,10 @@ def registered_debt_answer(
             return None
         return ("There are none: no notes, debentures or bonds are among the securities "
                 f"registered pursuant to Section 12(b) of the Act — {cit.quote}", [cit])
-    cits = [c for part, rows in parts if (c := _cite(part, rows)) is not None]
+    cits = [c for part, rows in parts
+            if (c := make_citation(part, part.text[rows[0][0]:rows[-1][1]])) is not None]
     if not cits:
         return None
-    rows = [r for _, part_rows in parts for r in part_rows]
+    titles = [title for _, rows in parts for *_, title in rows]
     return ("The debt securities registered pursuant to Section 12(b) of the Act: "
-            + "; ".join(rows), cits)
+            + "; ".join(titles), cits)

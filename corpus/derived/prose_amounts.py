@@ -22,7 +22,7 @@ from corpus.evidence.units import split_units
 from corpus.term_match import is_period
 from corpus.types import Chunk, Citation
 
-__all__ = ["amount_change", "asks_amount_change"]
+__all__ = ["amount_change", "asks_amount_change", "from_to_change"]
 
 _ASKED = re.compile(
     r"\bby\s+how\s+much\s+(?:did|has|have|had|was|were|is|will|would)\b.*?"
@@ -31,6 +31,11 @@ _ASKED = re.compile(
 _UP = ("increas", "rais", "expand", "extend", "grow", "grew", "ris", "rose")
 _AMOUNT = re.compile(r"(?<![\w.])(?:US)?\$\s?(\d[\d,]*(?:\.\d+)?)(?:\s+(million|billion))?",
                      re.I)
+_MONEY = r"(?:US)?\$\s?\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion))?"
+# "from $0.70 to $0.79 per share", "decreased from $198 million in fiscal 2016 to $39 million"
+_FROM_TO = re.compile(rf"\bfrom\s+(?P<a>{_MONEY})(?:\s+[\w,.-]+){{0,5}}?\s+to\s+(?P<b>{_MONEY})",
+                      re.I)
+_TO_MORE = re.compile(rf"\bto\s+{_MONEY}", re.I)
 _NEW = re.compile(r"\bnew\s+(?:\S+\s+){0,2}$", re.I)
 _WINDOW = 120  # characters after an amount read for the thing's words
 _COVER = 0.75  # share of the thing's key terms an amount's window must hold
@@ -99,3 +104,44 @@ def amount_change(question: str, best_chunk_id: str, chunks: Iterable[Chunk],
     text = (f"${size}{scale} {word}: from {old[1].strip()} to {new[1].strip()} — "
             f"{cits[0].quote} {cits[1].quote}")
     return text, [cits[0], cits[1]]
+
+
+def _value(money: str) -> tuple[float, str, int]:
+    """``(value, scale word, decimals)`` of ``"$1,577.50 million"``."""
+    m = _AMOUNT.search(money)
+    assert m is not None  # _MONEY matched it
+    digits = m.group(1).replace(",", "")
+    return float(digits), (m.group(2) or "").lower(), len(digits.partition(".")[2])
+
+
+def from_to_change(question: str, unit: str, chunk: Chunk,
+                   make_citation: Callable[[Chunk, str], Citation | None]
+                   ) -> tuple[str, list[Citation]] | None:
+    """``("$0.09 increase: from $0.70 to $0.79 — <unit>", [citation])`` when ``question`` asks
+    "by how much did … increase / decrease …" (:func:`asks_amount_change`) and the answer
+    ``unit`` (of ``chunk``) states the change itself, once: "… increased its quarterly dividend
+    from $0.70 to $0.79 per share" (a helper's trial: Costco, Netflix, Nike answers quoted both
+    amounts and gave no difference). ``None`` when the question asks no change, the unit holds
+    no such "from … to …" or more than one "to $…" (Boeing's "from $1.42 to $1.71 … and to
+    $2.06": which step is asked is not read here), the two amounts are in different scales
+    (million / billion), or the quote does not verify."""
+    m = _ASKED.search(question)
+    if m is None:
+        return None
+    got = _FROM_TO.search(unit)
+    if got is None or len(_TO_MORE.findall(unit)) != 1 or len(_FROM_TO.findall(unit)) != 1:
+        return None
+    (a, sa, da), (b, sb, db) = _value(got["a"]), _value(got["b"])
+    if sa and sb and sa != sb:
+        return None
+    cit = make_citation(chunk, unit)
+    if cit is None:
+        return None
+    diff = b - a
+    scale = f" {sa or sb}" if sa or sb else ""
+    size = f"{abs(diff):,.{max(da, db)}f}"
+    word = "increase" if diff > 0 else "decrease"
+    if (diff > 0) != m.group(1).lower().startswith(_UP):
+        word += f" (the question asks a{'n increase' if diff < 0 else ' decrease'})"
+    return (f"${size}{scale} {word}: from {got['a'].strip()} to {got['b'].strip()} — "
+            f"{cit.quote}", [cit])

@@ -36,3 +36,20 @@ def test_a_question_asking_no_change_keeps_the_reading(eight_k_kb: KB) -> None:
     res = run_agent(eight_k_kb, None, "How much can ACME borrow under its new five year "
                                       "unsecured revolving credit agreement?")
     assert res.found and not res.computed, res.answer
+
+
+dividend_kb = text_kb_fixture("dividend", {"acme_10k.md": """# ACME Corporation annual report
+
+## Dividends
+
+In April 2021, the Board increased our quarterly cash dividend from $0.70 to $0.79 per share.
+The dividend is paid in cash.
+"""})
+
+
+def test_a_change_stated_from_one_amount_to_another_is_worked_out(dividend_kb: KB) -> None:
+    """A helper's trial: the loop quoted "from $0.70 to $0.79" and gave no difference."""
+    res = run_agent(dividend_kb, None, "By how much did ACME increase its quarterly cash dividend "
+                                       "in April 2021?")
+    assert res.found and res.computed, res.answer
+    assert res.answer.startswith("$0.09 increase: from $0.70 to $0.79 — "), res.answer

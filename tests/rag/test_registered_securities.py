@@ -33,6 +33,10 @@ ASK = ("Which debt securities are registered to trade on a national securities e
     (ASK.format("3M"), True),
     ("What notes are registered under Section 12(b) of the Act?", True),
     ("Which bonds has Verizon registered on the NYSE?", True),
+    # a helper's trial: these wordings were answered from other pages
+    ("Which Microsoft debt securities are listed on an exchange as of fiscal 2023?", True),
+    ("What notes does Nike have listed on an exchange?", True),
+    ("Which notes to the financial statements describe leases?", False),
     ("Which securities are registered under the Act?", False),
     ("What was 3M's interest expense on notes in 2022?", False),
     ("Who is the registered agent of the company?", False),
@@ -113,10 +117,44 @@ def test_a_cover_table_running_into_the_next_chunks(eval_dir: Path) -> None:
 
 
 def test_exchange_traded_notes_and_guaranteed_notes_are_debt(eval_dir: Path) -> None:
-    """JPMorgan's 2021 Q1 10-Q lists depositary shares, ETNs and a guarantee of notes."""
+    """JPMorgan's 2021 Q1 10-Q lists depositary shares, ETNs and a guarantee of notes whose
+    title runs on to the next line, where its symbol and exchange stand."""
     chunks = _filing(eval_dir, "JPMORGAN_2021Q1_10Q.pdf")
-    got = registered_debt_answer(ASK.format("JPMorgan"), chunks, lambda doc: chunks)
+    got = registered_debt_answer(ASK.format("JPMorgan").replace(" as of 2022", ""), chunks,
+                                 lambda doc: chunks)
     assert got is not None
     assert "Alerian MLP Index ETNs due May 24, 2024" in got[0]
-    assert "Callable Step-Up Fixed Rate Notes due April 26, 2028" in got[0]
+    assert ("Callable Step-Up Fixed Rate Notes due April 26, 2028 of JPMorgan Chase JPM/28 The "
+            "New York Stock Exchange") in got[0], got[0]
     assert "Depositary Shares" not in got[0]
+
+
+COVER_2022 = """# Zenith Industries
+
+FORM 10-K
+
+For the fiscal year ended December 31, 2022
+
+Securities registered pursuant to Section 12(b) of the Act:
+
+| Title of each class | Trading Symbol(s) | Name of each exchange on which registered |
+{merged}
+
+Securities registered pursuant to section 12(g) of the Act: None
+""".format(merged="| Ordinary Shares, par value $0.01 per share 1.125% Guaranteed Senior Notes "
+                  "Due 2027 | ZEN ZEN/27 | New York Stock Exchange |")
+
+
+def test_a_merged_row_lists_only_the_debt_and_another_year_is_not_answered(
+        tmp_path: Path) -> None:
+    """A helper's trial: Amcor's 10-K cover table, read as one merged row, gave its ordinary
+    shares inside the debt list; "as of 2020" of a 2022 10-K was answered with its 2022 list."""
+    path = tmp_path / "zenith_10k.md"
+    path.write_text(COVER_2022, encoding="utf-8")
+    chunks = chunk_document(parse_file(path), rel_path=path.name)
+    got = registered_debt_answer(ASK.format("Zenith"), chunks, lambda doc: chunks)
+    assert got is not None
+    assert got[0].endswith(": 1.125% Guaranteed Senior Notes Due 2027 ZEN ZEN/27 New York Stock "
+                           "Exchange"), got[0]
+    assert registered_debt_answer(ASK.format("Zenith").replace("2022", "2020"), chunks,
+                                  lambda doc: chunks) is None
