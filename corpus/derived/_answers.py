@@ -135,8 +135,11 @@ def _change(question: str, years: list[str], rows: Sequence[RowAt],
         return Derived(text, value, (r,))
     if _DIFFERENCE.search(question) and not _RATE.search(question):
         value = round(b - a, d)  # the difference asked: the later cell less the earlier
-        text = (f"{fmt(value)} difference in {r.row.label} between {years[1]} and {years[0]}: "
-                f"{fmt(b)} − {fmt(a)} — {r.unit}")
+        # in the cells' currency and scale ("$6 million", a helper's trial read a bare "6")
+        money = "$" if any("$" in c.raw for c in r.row.cells) else ""
+        scale = f" {r.scale.removesuffix('s')}" if r.scale else ""
+        text = (f"{money}{fmt(value)}{scale} difference in {r.row.label} between {years[1]} and "
+                f"{years[0]}: {fmt(b)} − {fmt(a)} — {r.unit}")
         return Derived(text, value, (r,))
     if a == 0:
         return None
