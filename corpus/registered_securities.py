@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from corpus.citations import make_citation
 from corpus.period_scope import other_period
 from corpus.types import Chunk, Citation
 
-__all__ = ["asks_registered_debt", "debt_rows", "registered_debt_answer"]
+__all__ = ["Table", "asks_registered_debt", "debt_rows", "registered_debt_answer"]
 
 # "which debt securities / notes / bonds … registered (to trade) …", "… listed on an exchange",
 # "… traded on the NYSE"; not "interest expense on notes", "the registered agent"
@@ -35,9 +36,8 @@ _BLOCK_CHARS = 4000  # the longest cover table read (Verizon lists ~30 classes o
 # a class of debt: "1.500% Notes due 2026", "Floating Rate Notes due 2020", "5.50% Notes Due
 # November 2024", "1.125% Guaranteed Senior Notes Due 2027", "Alerian MLP Index ETNs due May
 # 24, 2024", "Guarantee of Callable Step-Up Fixed Rate Notes due April 26, 2028 of …"
-_DEBT_ROW = re.compile(
-    r"^[^\n]*?\b(?:notes?|debentures?|bonds?|etns?)\b[^\n]{0,40}?\bdue\b[^\n]*$",
-    re.I | re.M)
+_DEBT_WORD = r"\b(?:notes?|debentures?|bonds?|etns?)\b"
+_DEBT_ROW = re.compile(rf"^[^\n]*?{_DEBT_WORD}[^\n]{{0,40}}?\bdue\b[^\n]*$", re.I | re.M)
 # where a debt title starts inside a line that also holds another class (a table row the PDF
 # merged: "| Ordinary Shares, par value $0.01 per share 1.125% Guaranteed Senior Notes Due 2027 |")
 _TITLE_START = re.compile(r"\d+(?:\.\d+)?\s*%|\b(?:floating|fixed)\s+rate\b|\bguarantee\b",
@@ -86,7 +86,7 @@ def _row(text: str, m: re.Match[str], stop: int) -> Row:
             break  # the next class: this one's exchange is written apart (a column of its own)
         end = nxt
     line = text[m.start():end]
-    debt = re.search(r"\b(?:notes?|debentures?|bonds?|etns?)\b", line, re.I)
+    debt = re.search(_DEBT_WORD, line, re.I)
     begin = 0
     if debt is not None and _EQUITY.search(line, 0, debt.start()):
         starts = [t.start() for t in _TITLE_START.finditer(line, 0, debt.start())]
@@ -95,36 +95,49 @@ def _row(text: str, m: re.Match[str], stop: int) -> Row:
     return m.start(), end, title
 
 
-def debt_rows(chunks: Sequence[Chunk]) -> tuple[Chunk, list[tuple[Chunk, list[Row]]]] | None:
-    """The Section 12(b) table in ``chunks`` (one document's, in order): the chunk it starts in
-    and, per chunk it spans (it may run into the next two), its debt classes (:data:`Row`; none
-    listed: no pairs), or ``None`` when no chunk holds such a table."""
+class Table(NamedTuple):
+    """The Section 12(b) table of a document: the ``cover`` chunk it starts in, ``start`` /
+    ``end`` of its part in that chunk's text (heading line included; ``end`` the chunk's end
+    when it runs on), ``heading`` where its heading's words start, and per chunk it spans (it
+    may run into the next two) its debt classes (:data:`Row`; none listed: no pairs)."""
+
+    cover: Chunk
+    start: int
+    end: int
+    heading: int
+    parts: list[tuple[Chunk, list[Row]]]
+
+
+def debt_rows(chunks: Sequence[Chunk]) -> Table | None:
+    """The Section 12(b) table in ``chunks`` (one document's, in order), or ``None`` when no
+    chunk holds such a table."""
     for i, chunk in enumerate(chunks):
         m = _BLOCK_START.search(chunk.text)
         if m is None:
             continue
         out: list[tuple[Chunk, list[Row]]] = []
-        pos = m.end()
+        pos, cover_end = m.end(), len(chunk.text)
         for part in chunks[i : i + 3]:
             end = _end(part.text, pos)
             stop = len(part.text) if end is None else end
+            if part is chunk:
+                cover_end = stop
             rows = [_row(part.text, r, stop) for r in _DEBT_ROW.finditer(part.text, pos, stop)]
             if rows:
                 out.append((part, rows))
             if end is not None:
                 break
             pos = 0
-        return chunk, out
+        return Table(chunk, chunk.text.rfind("\n", 0, m.start()) + 1, cover_end, m.start(), out)
     return None
 
 
-def _other_period(question: str, before: Sequence[Chunk], cover: Chunk) -> bool:
+def _other_period(question: str, before: Sequence[Chunk], table: Table) -> bool:
     """True when ``question`` pins years and the filing's period line ("For the fiscal year
     ended December 31, 2022"), read in the chunks before its Section 12(b) table, states none of
     them: the filing is of another period."""
-    at = _BLOCK_START.search(cover.text)
-    text = "\n".join([*(c.text for c in before), cover.text[: at.start() if at else None]])
-    m = _PERIOD_LINE.search(text)
+    m = _PERIOD_LINE.search("\n".join([*(c.text for c in before),
+                                       table.cover.text[: table.heading]]))
     return m is not None and other_period(question, m.group(1)) is not None
 
 
@@ -146,18 +159,12 @@ def registered_debt_answer(
     if not asks_registered_debt(question) or not chunks:
         return None
     first = document_chunks(chunks[0].doc_id)[:_COVER_CHUNKS]
-    got = debt_rows(first)
-    if got is None:
+    table = debt_rows(first)
+    if table is None or _other_period(question, first[: first.index(table.cover)], table):
         return None
-    cover, parts = got
-    if _other_period(question, first[: first.index(cover)], cover):
-        return None
+    parts = table.parts
     if not parts:
-        m = _BLOCK_START.search(cover.text)
-        assert m is not None  # debt_rows found it
-        start = cover.text.rfind("\n", 0, m.start()) + 1
-        end = _end(cover.text, m.end())
-        cit = make_citation(cover, cover.text[start : len(cover.text) if end is None else end])
+        cit = make_citation(table.cover, table.cover.text[table.start : table.end])
         if cit is None:
             return None
         return ("There are none: no notes, debentures or bonds are among the securities "

@@ -24,10 +24,9 @@ async def amount_changed(question: str, collection: str, res: LoopResult, *,
     "by how much" it increased or decreased (flag ``res.computed``; the reading's citations to
     ``related``): the first citation's own "from $A to $B" when it states one, else both
     amounts' units, read in that citation's chunk, the chunks next to it in its document and
-    the chunks read; ``res`` unchanged when the question
-    asks no such change, ``res`` is no found offline or evidence answer (or already computed),
-    not exactly two amounts of the thing are there, or the read fails or takes longer than
-    ``timeout_s`` (0: no limit).
+    the chunks read; ``res`` unchanged when the question asks no such change, ``res`` is no
+    found offline or evidence answer (or already computed), not exactly two amounts of the
+    thing are there, or the read fails or takes longer than ``timeout_s`` (0: no limit).
 
     :param tokenizer: has ``key_terms`` (``corpus.tokenizer.Tokenizer``).
     """
@@ -36,9 +35,7 @@ async def amount_changed(question: str, collection: str, res: LoopResult, *,
             or not res.citations or key_terms is None
             or not (res.brain == "offline" or res.evidence_answer)):
         return res
-    first = res.citations[0].chunk_id
-
-    quote = res.citations[0].quote
+    first, quote = res.citations[0].chunk_id, res.citations[0].quote
 
     def change() -> Any:
         ids = list(dict.fromkeys([first, *res.read_chunk_ids]))
@@ -56,5 +53,5 @@ async def amount_changed(question: str, collection: str, res: LoopResult, *,
     except Exception:  # noqa: BLE001 - a failed read keeps the answer
         return res
     if got is not None:
-        res.replace_answer(got[0], list(got[1]))
+        res.replace_answer(*got)
     return res

@@ -96,14 +96,20 @@ def amount_change(question: str, best_chunk_id: str, chunks: Iterable[Chunk],
     if cits[0] is None or cits[1] is None:
         return None
     diff = new[0] - old[0]
-    scale = f" {scales.pop()}" if scales else ""
     size = f"{abs(diff):,.0f}" if float(diff).is_integer() else f"{abs(diff):,.2f}"
+    head = _change_head(m, diff, size, scales.pop() if scales else "", old[1], new[1])
+    return f"{head} — {cits[0].quote} {cits[1].quote}", [cits[0], cits[1]]
+
+
+def _change_head(asked: re.Match[str], diff: float, size: str, scale: str, old: str,
+                 new: str) -> str:
+    """``"$400,000,000 increase: from $3,800,000,000 to $4,200,000,000"``: the change ``diff``
+    written as ``size`` (in ``scale``, "" for none), its direction, and a note when it runs
+    against the verb the question asked (``asked``: :data:`_ASKED`'s match)."""
     word = "increase" if diff > 0 else "decrease"
-    if (diff > 0) != m.group(1).lower().startswith(_UP):
+    if (diff > 0) != asked.group(1).lower().startswith(_UP):
         word += f" (the question asks a{'n increase' if diff < 0 else ' decrease'})"
-    text = (f"${size}{scale} {word}: from {old[1].strip()} to {new[1].strip()} — "
-            f"{cits[0].quote} {cits[1].quote}")
-    return text, [cits[0], cits[1]]
+    return f"${size}{' ' + scale if scale else ''} {word}: from {old.strip()} to {new.strip()}"
 
 
 def _value(money: str) -> tuple[float, str, int]:
@@ -128,9 +134,10 @@ def from_to_change(question: str, unit: str, chunk: Chunk,
     m = _ASKED.search(question)
     if m is None:
         return None
-    got = _FROM_TO.search(unit)
-    if got is None or len(_TO_MORE.findall(unit)) != 1 or len(_FROM_TO.findall(unit)) != 1:
+    pairs = list(_FROM_TO.finditer(unit))
+    if len(pairs) != 1 or len(_TO_MORE.findall(unit)) != 1:
         return None
+    got = pairs[0]
     (a, sa, da), (b, sb, db) = _value(got["a"]), _value(got["b"])
     if sa and sb and sa != sb:
         return None
@@ -138,10 +145,5 @@ def from_to_change(question: str, unit: str, chunk: Chunk,
     if cit is None:
         return None
     diff = b - a
-    scale = f" {sa or sb}" if sa or sb else ""
-    size = f"{abs(diff):,.{max(da, db)}f}"
-    word = "increase" if diff > 0 else "decrease"
-    if (diff > 0) != m.group(1).lower().startswith(_UP):
-        word += f" (the question asks a{'n increase' if diff < 0 else ' decrease'})"
-    return (f"${size}{scale} {word}: from {got['a'].strip()} to {got['b'].strip()} — "
-            f"{cit.quote}", [cit])
+    head = _change_head(m, diff, f"{abs(diff):,.{max(da, db)}f}", sa or sb, got["a"], got["b"])
+    return f"{head} — {cit.quote}", [cit]
