@@ -176,6 +176,14 @@ class LoopAgentAnswerer(RouterReading):
             # as the router does: that filter, else the loop reads inside the documents the
             # retrieval resolved the question to
             flt = scope or r.resolved_filter
+        second_opinion = None
+        if self.fallback is not None and self.retriever is not None and seeds:
+            pipeline, retrieval = self.fallback, r
+
+            async def second_opinion() -> bool:  # as the router asks it (gateway.routing)
+                return bool(await asyncio.to_thread(pipeline.refuses, retrieval,
+                                                    current_date=current_date))
+
         res = await self.agent.run_async(
             q.question,
             collection,
@@ -185,6 +193,7 @@ class LoopAgentAnswerer(RouterReading):
             offline=self.offline,
             flt=flt,
             search_query=query,
+            second_opinion=second_opinion,
         )
         fallback = res.stop_reason == "fallback_to_rag"
         answer, found = res.answer, res.found

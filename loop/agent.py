@@ -38,6 +38,7 @@ from loop.policies.offline import OfflinePolicy
 from loop.prose_change import amount_changed
 from loop.results import LoopResult, StepEvent
 from loop.row_label import labelled_row
+from loop.second_opinion import SecondOpinion, doubted
 from loop.tools import ToolContext
 from loop.types import DocumentDirectory, KeyTermExtractor, SearchBackend, UnitEmbedder
 
@@ -163,7 +164,7 @@ class LoopAgent:
         history: Sequence[dict[str, Any]] = (), current_date: str | None = None,
         flt: SearchFilter | None = None, on_event: EventCallback | None = None,
         offline: bool = False, search_query: str | None = None,
-        required: Sequence[str] = (),
+        required: Sequence[str] = (), second_opinion: SecondOpinion | None = None,
     ) -> LoopResult:
         """Answer ``question`` from ``collection`` by reading.
 
@@ -180,6 +181,8 @@ class LoopAgent:
         :param required: names the cited document must write (the organisations the caller's
             document resolution found no document by or about: ``rag``'s
             ``Retrieval.unknown_subjects``); else the answer is "not found".
+        :param second_opinion: the caller's fast path's verdict on the question (``True``:
+            it refuses), asked when the answer's support is weak (``loop.second_opinion``).
         :returns: the :class:`LoopResult` (verified citations only). Never raises for LLM or
             tool failures; raises ``ValueError`` for an empty question.
         """
@@ -190,7 +193,9 @@ class LoopAgent:
                               offline=offline, search_query=search_query)
         res = await self.checks.scope(question, collection, res)
         res = await self.checks.presence(question, collection, res, required)
-        res = answer_alone(await self.checks.support(question, collection, res))
+        res = await doubted(await self.checks.support(question, collection, res),
+                            second_opinion, self.checks.timeout_s)
+        res = answer_alone(res)
         seeds = [h.chunk.chunk_id for h in candidates]
         res = await self.checks.compute(question, collection, res,
                                         confined=flt is not None and bool(flt.doc_ids),
@@ -262,9 +267,10 @@ class LoopAgent:
         history: Sequence[dict[str, Any]] = (), current_date: str | None = None,
         flt: SearchFilter | None = None, on_event: EventCallback | None = None,
         offline: bool = False, search_query: str | None = None, required: Sequence[str] = (),
+        second_opinion: SecondOpinion | None = None,
     ) -> LoopResult:
         """Sync twin of :meth:`run_async` (CLI, scripts): same arguments, ``asyncio.run``."""
         return asyncio.run(self.run_async(
             question, collection, candidates=candidates, history=history,
             current_date=current_date, flt=flt, on_event=on_event, offline=offline,
-            search_query=search_query, required=required))
+            search_query=search_query, required=required, second_opinion=second_opinion))

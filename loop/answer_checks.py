@@ -39,7 +39,7 @@ from loop.citations import make_citation, supported_answer
 from loop.results import LoopResult
 from loop.types import NOT_FOUND, KeyTermExtractor
 
-__all__ = ["AnswerChecks", "answer_alone", "checked", "quotes_lines"]
+__all__ = ["AnswerChecks", "answer_alone", "checked", "quotes_lines", "refuse"]
 
 
 def checked(res: LoopResult) -> LoopResult:
@@ -57,7 +57,7 @@ def checked(res: LoopResult) -> LoopResult:
     return res
 
 
-def _refuse(res: LoopResult) -> None:
+def refuse(res: LoopResult) -> None:
     """``res`` becomes "not found" after a check: the units it cited are the closest passages,
     shown apart (``related``), never the answer."""
     res.related = [*res.citations, *(c for c in res.related if c not in res.citations)]
@@ -154,7 +154,7 @@ class AnswerChecks:
             else:
                 why += first_misses or []
         if why:
-            _refuse(res)
+            refuse(res)
             res.out_of_scope = why
         return res
 
@@ -193,7 +193,7 @@ class AnswerChecks:
         except Exception:  # noqa: BLE001 - a failed check keeps the answer
             return res
         if absent:
-            _refuse(res)
+            refuse(res)
             res.absent_terms = list(absent)
         return res
 
@@ -238,7 +238,7 @@ class AnswerChecks:
         res.support_p = round(self.support_model.score(res.support), 4)
         floor = self.support_model.threshold_for(res.support, "loop")
         if res.support_p < floor and not res.confirmed:
-            _refuse(res)
+            refuse(res)
             res.unsupported = True
         return res
 

@@ -90,6 +90,8 @@ class LoopResult:
         this answer's line and copied from it a value the line holds: the model has judged that
         the line answers, so the answer-support model's refusal does not apply to it (its
         probability is still recorded).
+    :param fast_path_refused: the answer's support was weak and the caller's fast path refused
+        the question too (``loop.second_opinion``): the answer became "not found".
     """
 
     answer: str
@@ -119,6 +121,7 @@ class LoopResult:
     support_p: float | None = None
     unsupported: bool = False
     confirmed: bool = False
+    fast_path_refused: bool = False
 
     @property
     def fallback(self) -> bool:
@@ -156,5 +159,6 @@ class LoopResult:
             "related": [c.to_dict() for c in self.related],
             "support": dict(self.support), "support_p": self.support_p,
             "unsupported": self.unsupported, "confirmed": self.confirmed,
+            "fast_path_refused": self.fast_path_refused,
             "steps": [s.to_dict() for s in self.steps],
         }

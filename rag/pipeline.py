@@ -21,8 +21,8 @@ from corpus.types import Chunk, Citation, SearchFilter
 from rag.decision import AnswerDecider
 from rag.retriever import HybridRetriever
 from rag.stage import FlowStage
-from rag.steps import Flow
-from rag.types import RagAnswer, RetrievalMode
+from rag.steps import Flow, drive_inline
+from rag.types import RagAnswer, Retrieval, RetrievalMode
 
 __all__ = ["RagPipeline"]
 
@@ -93,6 +93,18 @@ class RagPipeline(FlowStage[RagAnswer]):
     def warm_up(self) -> None:
         """Load the embedding model now."""
         self.retriever.warm_up()
+
+    def refuses(self, retrieval: Retrieval, *, current_date: str | None = None) -> bool:
+        """True when the answer decision over a retrieval already made (the LoopAgent's
+        seeds) is "not found": the RAG path's second opinion on a weakly supported loop answer
+        (``loop.second_opinion``). Runs the decision's index checks in this thread, each under
+        the search timeout.
+
+        :raises ValueError: ``current_date`` is not an ISO date (``YYYY-MM-DD``)."""
+        d = drive_inline(self.decider.flow(retrieval,
+                                           timeout_s=self.retriever.config.search_timeout_s,
+                                           today=asked_on(current_date)))
+        return not d.found
 
     def flow(self, question: str, collection: str, *, top_k: int | None = None,
              flt: SearchFilter | None = None, mode: RetrievalMode = "hybrid",

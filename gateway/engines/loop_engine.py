@@ -20,6 +20,7 @@ from gateway.routing import AnswerDraft, EventSink, LoopResult
 from loop.agent import LoopAgent
 from loop.llm_breaker import llm_deadline
 from loop.results import StepEvent
+from loop.second_opinion import SecondOpinion
 
 __all__ = ["LoopAgentEngine", "describe_step"]
 
@@ -69,9 +70,11 @@ class LoopAgentEngine:
     async def run(self, collection: str, question: str, *, seeds: Sequence[SearchHit],
                   history: Sequence[dict[str, str]], on_event: EventSink | None,
                   flt: SearchFilter | None = None, current_date: str | None = None,
-                  search_query: str | None = None, required: Sequence[str] = ()) -> LoopResult:
+                  search_query: str | None = None, required: Sequence[str] = (),
+                  second_opinion: SecondOpinion | None = None) -> LoopResult:
         """Run the agent; returns the router's ``LoopResult`` (draft or fallback reason).
-        ``required``: names the cited document must write (``LoopAgent.run_async``)."""
+        ``required``: names the cited document must write; ``second_opinion``: the RAG path's
+        verdict, asked for a weakly supported answer (``LoopAgent.run_async``)."""
         pages: dict[str, str] = {h.chunk.chunk_id: f"{h.chunk.path} p.{h.chunk.page_start}"
                                  for h in seeds}
 
@@ -95,7 +98,8 @@ class LoopAgentEngine:
 
         kw: dict[str, Any] = dict(candidates=list(seeds), history=list(history),
                                   on_event=forward, flt=flt, current_date=current_date,
-                                  search_query=search_query, required=list(required))
+                                  search_query=search_query, required=list(required),
+                                  second_opinion=second_opinion)
         end = (time.monotonic() + self.deadline_s - self.llm_reserve_s) if self.deadline_s else None
         with llm_deadline(end):
             res = await self.agent.run_async(question, collection, **kw)
@@ -119,6 +123,8 @@ class LoopAgentEngine:
         if res.absent_terms:  # the cited document lacks a number / code / year asked for
             flags.append("absent_in_document:" + ",".join(res.absent_terms))
         flags.extend(res.out_of_scope)  # not on the page asked, no colour stated …
+        if res.fast_path_refused:  # weak support, and RAG refused too (loop.second_opinion)
+            flags.append("fast_path_refused")
         brain = "loop-offline" if res.brain == "offline" else f"loop-{res.brain}"
         if res.fallback:
             return LoopResult(None, res.fallback_reason or "broad question", steps, tokens,

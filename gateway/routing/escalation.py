@@ -10,14 +10,18 @@ Split from :mod:`gateway.routing.router` (the orchestration); stages run through
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from typing import Any
+
 from corpus.derived import computable
 from corpus.fiscal_calendar import asked_date
 from corpus.item_count import asked_count
 from corpus.registered_securities import asks_registered_debt
+from gateway.errors import ServiceUnavailable
 from gateway.routing.fit import RoutingModel, fitted_decision
 from gateway.routing.rules import Decision, RuleConfig, decide, detect_signals
-from gateway.routing.stages import Ctx, RouterStages
-from gateway.routing.types import AnswerDraft, QueryInput, RagResult
+from gateway.routing.stages import Ctx, DeadlineExceeded, RouterStages
+from gateway.routing.types import AnswerDraft, LoopResult, QueryInput, RagResult
 from loop.types import NOT_FOUND as LOOP_NOT_FOUND
 
 __all__ = ["EscalationStages"]
@@ -96,6 +100,56 @@ class EscalationStages(RouterStages):
         ctx.record.rag_path()
         await self._emit(ctx, {"type": "route", **ctx.record.decision})
         return draft
+
+    def _rag_refuses(self, q: QueryInput,
+                     seeds: RagResult | None) -> Callable[[], Awaitable[bool]] | None:
+        """The RAG path's verdict on ``q`` over the loop's seeds, asked by the LoopAgent for a
+        weakly supported answer (``loop.second_opinion``): True when the extractive RAG answer
+        (no LLM call) is "not found"; ``None`` without a RAG path or seeds."""
+        rag = self.rag
+        if rag is None or seeds is None or not seeds.hits:
+            return None
+
+        async def refuses() -> bool:
+            assert rag is not None and seeds is not None
+            draft = await rag.answer(q.question, seeds, broad=False, allow_llm=False,
+                                     current_date=q.current_date)
+            return not draft.found
+
+        return refuses
+
+    async def _loop_run(
+        self, ctx: Ctx, q: QueryInput, seeds: RagResult | None, query: str | None = None
+    ) -> LoopResult | None:
+        assert self.loop is not None
+        loop = self.loop
+
+        async def on_step(step: dict[str, Any]) -> None:
+            await self._emit(ctx, {"type": "step", **step})
+
+        # the caller's filter, else the documents the RAG retrieval resolved the question to
+        # (issue 15 item 1): every search of the loop then runs inside them
+        flt = q.filters if q.filters and not q.filters.is_empty() else (
+            seeds.resolved if seeds is not None else None)
+        try:
+            res, _ = await self._stage(
+                ctx, "loop",
+                lambda: loop.run(q.collection, q.question, seeds=seeds.hits if seeds else [],
+                                 history=q.history, on_event=on_step,
+                                 current_date=q.current_date, flt=flt,
+                                 search_query=query,
+                                 # a name no document is by or about: the cited one must write it
+                                 required=getattr(seeds.raw if seeds else None,
+                                                  "unknown_subjects", ()),
+                                 second_opinion=self._rag_refuses(q, seeds)),
+                self.settings.loop_deadline_s + 1.0,
+            )
+        except (DeadlineExceeded, ServiceUnavailable):
+            raise
+        except Exception as exc:  # noqa: BLE001 - a LoopAgent failure degrades to the RAG answer
+            ctx.record.loop_failed(exc)
+            return None
+        return res
 
     async def _loop_path(self, ctx: Ctx, q: QueryInput, query: str,
                          rag_res: RagResult | None) -> AnswerDraft | None:

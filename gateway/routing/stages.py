@@ -25,7 +25,6 @@ from gateway.routing.types import (
     ConversationTurn,
     EventSink,
     LoopBackend,
-    LoopResult,
     QueryInput,
     QueryResult,
     RagBackend,
@@ -239,38 +238,6 @@ class RouterStages:
                 self.settings.timeout_retrieve_s,
             )
         return draft
-
-    async def _loop_run(
-        self, ctx: Ctx, q: QueryInput, seeds: RagResult | None, query: str | None = None
-    ) -> LoopResult | None:
-        assert self.loop is not None
-        loop = self.loop
-
-        async def on_step(step: dict[str, Any]) -> None:
-            await self._emit(ctx, {"type": "step", **step})
-
-        # the caller's filter, else the documents the RAG retrieval resolved the question to
-        # (issue 15 item 1): every search of the loop then runs inside them
-        flt = q.filters if q.filters and not q.filters.is_empty() else (
-            seeds.resolved if seeds is not None else None)
-        try:
-            res, _ = await self._stage(
-                ctx, "loop",
-                lambda: loop.run(q.collection, q.question, seeds=seeds.hits if seeds else [],
-                                 history=q.history, on_event=on_step,
-                                 current_date=q.current_date, flt=flt,
-                                 search_query=query,
-                                 # a name no document is by or about: the cited one must write it
-                                 required=getattr(seeds.raw if seeds else None,
-                                                  "unknown_subjects", ())),
-                self.settings.loop_deadline_s + 1.0,
-            )
-        except (DeadlineExceeded, ServiceUnavailable):
-            raise
-        except Exception as exc:  # noqa: BLE001 - a LoopAgent failure degrades to the RAG answer
-            ctx.record.loop_failed(exc)
-            return None
-        return res
 
 
 def degraded_result(record: RouteTrace, why: str) -> QueryResult:

@@ -219,11 +219,14 @@ class LoopBackend(Protocol):
         current_date: str | None = None,
         search_query: str | None = None,
         required: Sequence[str] = (),
+        second_opinion: Callable[[], Awaitable[bool]] | None = None,
     ) -> LoopResult:
         """Run the agent seeded with the RAG candidates; ``on_event`` gets each step; ``flt``
         restricts every search of the agent to the caller's documents; ``current_date``
         (``YYYY-MM-DD``) is told to the LLM as today's date; ``search_query`` is the text the
-        RAG retrieval searched (``rules.search_query``), the offline policy's first search."""
+        RAG retrieval searched (``rules.search_query``), the offline policy's first search;
+        ``second_opinion`` returns True when the RAG path refuses the question (asked by the
+        agent for a weakly supported answer: ``loop.second_opinion``)."""
 
 
 class AnswerCache(Protocol):

@@ -31,3 +31,17 @@ def test_the_loop_answer_names_each_cell_period(kb: KB, tokenizer: Tokenizer) ->
                           "Net income 596 2,371 3,033")
     res = agent.run("What was ACME's net income in 2020?", kb.collection)
     assert res.found and res.answer.startswith("Net income, 2020: 2,371 — "), res.answer
+
+
+def test_a_row_whose_periods_exclude_the_asked_year_is_not_found(
+        kb: KB, tokenizer: Tokenizer) -> None:
+    # the balance sheet's header ("December 31, 2021 2020") is no line of years alone: only the
+    # row's reading tells that its cells are 2021 and 2020, not the 2019 asked (the document
+    # holds 2019, in the statement of operations: the presence check passes)
+    agent = LoopAgent(kb.store, kb.search, key_terms=tokenizer, documents=kb)
+    res = agent.run("What was ACME's cash and cash equivalents in 2019?", kb.collection)
+    assert not res.found and res.out_of_scope == ["other_period:2019"], res.answer
+    assert [c.quote for c in res.related][:1] == ["Cash and cash equivalents $ 452 $ 461"]
+    res = agent.run("What was ACME's cash and cash equivalents in 2020?", kb.collection)
+    assert res.found and res.answer.startswith("Cash and cash equivalents, 2020: $ 461"), \
+        res.answer

@@ -1,0 +1,55 @@
+"""A weakly supported LoopAgent answer asks the caller's fast path for a second opinion
+(issue 15 item 4: "not found" when the evidence does not hold what was asked).
+
+The LoopAgent starts from the RAG path's candidates and may answer from a unit RAG never
+chose. Where RAG's own answer decision over those candidates (its code, presence, period and
+support checks: ``rag.decision``) says "not found" and the unit the loop chose barely holds the
+question's terms (answer-support probability below :data:`DOUBT_BELOW`,
+``corpus.answer_support``), two independent readings agree that nothing answers: the loop's
+answer becomes "not found" too (flag ``fast_path_refused``). An answer the model of the pick
+protocol confirmed, or a figure computed from statement rows, is not doubted. The caller
+supplies the second opinion (``gateway.routing``: the extractive RAG answer on the same
+retrieval; ``evals.adapters``: the same decision); the loop does not import the RAG path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from loop.answer_checks import refuse
+from loop.results import LoopResult
+
+__all__ = ["DOUBT_BELOW", "SecondOpinion", "doubted"]
+
+#: ``() -> True`` when the fast path (RAG's answer decision over the same candidates) refuses.
+SecondOpinion = Callable[[], Awaitable[bool]]
+
+#: Answer-support probability below which a found loop answer asks for the second opinion.
+#: Source: the offline LoopAgent's answers to the 547 dev questions that the RAG path refused
+#: (a9683b5, whole eval collection, no LLM): eleven, by support 0.20 (answerable, wrong unit),
+#: 0.25, 0.25 (unanswerable), 0.29 (answerable, wrong unit), 0.33, 0.42 (answerable, gold
+#: unit) … — the bound sits below the first answer holding the gold evidence, above the
+#: refused unanswerable ones; checked on the absent-document questions
+#: (``benchmarks/absent_documents.py``; docs/loopagent.md).
+DOUBT_BELOW = 0.30
+
+
+async def doubted(res: LoopResult, second_opinion: SecondOpinion | None,
+                  timeout_s: float = 0.0) -> LoopResult:
+    """``res``, or "not found" (``fast_path_refused`` True, the cited units under
+    ``related``) when it is a found answer with support probability below :data:`DOUBT_BELOW`
+    and ``second_opinion`` says the fast path refuses. It is asked only for such answers, under
+    ``timeout_s`` seconds (0 = none); a failure or a timeout keeps the answer."""
+    if (second_opinion is None or not res.found or not res.citations or res.fallback
+            or res.support_p is None or res.support_p >= DOUBT_BELOW
+            or res.confirmed or res.computed):
+        return res
+    try:
+        refused = await asyncio.wait_for(second_opinion(), timeout_s or None)
+    except Exception:  # noqa: BLE001 - a failed second opinion keeps the answer
+        return res
+    if refused:
+        refuse(res)
+        res.fast_path_refused = True
+    return res
