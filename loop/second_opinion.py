@@ -15,6 +15,7 @@ retrieval; ``evals.adapters``: the same decision); the loop does not import the 
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Awaitable, Callable
 
 from loop.answer_checks import refuse
@@ -25,24 +26,30 @@ __all__ = ["DOUBT_BELOW", "SecondOpinion", "doubted"]
 #: ``() -> True`` when the fast path (RAG's answer decision over the same candidates) refuses.
 SecondOpinion = Callable[[], Awaitable[bool]]
 
-#: Answer-support probability below which a found loop answer asks for the second opinion.
-#: Source: the offline LoopAgent's answers to the 547 dev questions that the RAG path refused
-#: (a9683b5, whole eval collection, no LLM): eleven, by support 0.20 (answerable, wrong unit),
-#: 0.25, 0.25 (unanswerable), 0.29 (answerable, wrong unit), 0.33, 0.42 (answerable, gold
-#: unit) … — the bound sits below the first answer holding the gold evidence, above the
-#: refused unanswerable ones; checked on the absent-document questions
+#: Answer-support probability below which a found loop answer asks for the second opinion, by
+#: the question's language (the ``zh`` support feature). English: the offline LoopAgent's
+#: answers to the 547 dev questions that the RAG path refused (a9683b5, whole eval collection,
+#: no LLM) were eleven, by support 0.20 (answerable, wrong unit), 0.25, 0.25 (unanswerable),
+#: 0.29 (answerable, wrong unit), 0.33, 0.42 (answerable, gold unit) …: the bound sits below
+#: the first answer holding the gold evidence. Chinese: every found answer asks. RAG's support
+#: decision reads its retrieval confidence, which ranks Chinese answers better than the
+#: coverage features do (``corpus.answer_support``), and the loop has none; on the 182 Chinese
+#: dev questions RAG refused none that the loop answered, and on the questions whose document
+#: was deleted RAG refused nine DRCD/CMRC questions the loop answered at support 0.78–0.98
 #: (``benchmarks/absent_documents.py``; docs/loopagent.md).
-DOUBT_BELOW = 0.30
+DOUBT_BELOW: dict[str, float] = {"en": 0.30, "zh": math.inf}
 
 
 async def doubted(res: LoopResult, second_opinion: SecondOpinion | None,
                   timeout_s: float = 0.0) -> LoopResult:
     """``res``, or "not found" (``fast_path_refused`` True, the cited units under
     ``related``) when it is a found answer with support probability below :data:`DOUBT_BELOW`
-    and ``second_opinion`` says the fast path refuses. It is asked only for such answers, under
-    ``timeout_s`` seconds (0 = none); a failure or a timeout keeps the answer."""
+    of its question's language and ``second_opinion`` says the fast path refuses. It is asked
+    only for such answers, under ``timeout_s`` seconds (0 = none); a failure or a timeout keeps
+    the answer."""
     if (second_opinion is None or not res.found or not res.citations or res.fallback
-            or res.support_p is None or res.support_p >= DOUBT_BELOW
+            or res.support_p is None
+            or res.support_p >= DOUBT_BELOW["zh" if res.support.get("zh", 0.0) > 0 else "en"]
             or res.confirmed or res.computed):
         return res
     try:

@@ -30,7 +30,7 @@ async def test_a_weak_loop_answer_rag_refuses_is_not_found(tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     got = await _ask(tmp_path / "answers", 0.2)
     assert got["found"] and "40 employees" in str(got["answer"])  # as shipped: answered
-    monkeypatch.setattr(second_opinion, "DOUBT_BELOW", 1.01)  # every answer counts as weak
+    monkeypatch.setitem(second_opinion.DOUBT_BELOW, "en", 1.01)  # every answer counts as weak
     got = await _ask(tmp_path / "kept", 0.0)  # RAG answers: the loop's answer stands
     assert got["found"] and "fast_path_refused" not in got["route"]["flags"]  # type: ignore[index]
     got = await _ask(tmp_path / "refused", 1.0)  # RAG refuses too: "not found"

@@ -56,7 +56,7 @@ def test_weak_support_and_an_answering_fast_path_keeps_the_answer() -> None:
 
 
 @pytest.mark.parametrize("kw", [
-    {"support_p": DOUBT_BELOW},          # support at the bound: not weak
+    {"support_p": DOUBT_BELOW["en"]},    # support at the bound: not weak
     {"support_p": 0.9},
     {"support_p": None},                 # no support model: nothing to judge by
     {"support_p": 0.1, "confirmed": True},   # the pick protocol's model confirmed the line
@@ -89,3 +89,13 @@ def test_a_slow_second_opinion_times_out_and_keeps_the_answer() -> None:
 
     res = asyncio.run(doubted(_answer(0.1), slow, timeout_s=0.05))
     assert res.found and not res.fast_path_refused
+
+
+def test_every_found_answer_to_a_chinese_question_asks() -> None:
+    # the loop's support has no retrieval confidence, which ranks Chinese answers best
+    opinion = Opinion(True)
+    res = asyncio.run(doubted(_answer(0.98, support={"zh": 1.0}), opinion))
+    assert opinion.asked == 1 and not res.found and res.fast_path_refused
+    opinion = Opinion(False)
+    assert asyncio.run(doubted(_answer(0.98, support={"zh": 1.0}), opinion)).found
+    assert opinion.asked == 1
