@@ -193,7 +193,7 @@ class LoopAgent:
                               offline=offline, search_query=search_query)
         res = await self.checks.scope(question, collection, res)
         res = await self.checks.presence(question, collection, res, required)
-        res = await doubted(await self.checks.support(question, collection, res),
+        res = await doubted(question, await self.checks.support(question, collection, res),
                             second_opinion, self.checks.timeout_s)
         res = answer_alone(res)
         seeds = [h.chunk.chunk_id for h in candidates]

@@ -7,7 +7,10 @@ support checks: ``rag.decision``) says "not found" and the unit the loop chose b
 question's terms (answer-support probability below :data:`DOUBT_BELOW`,
 ``corpus.answer_support``), two independent readings agree that nothing answers: the loop's
 answer becomes "not found" too (flag ``fast_path_refused``). An answer the model of the pick
-protocol confirmed, or a figure computed from statement rows, is not doubted. The caller
+protocol confirmed, a figure computed from statement rows, or an answer in another script than
+its question (``corpus.scripts``: term coverage cannot cross scripts, and RAG's verdict on an
+English question over Chinese passages reads words it does not share with them; zh-PDF
+questions asked in English lost a hit to it) is not doubted. The caller
 supplies the second opinion (``gateway.routing``: the extractive RAG answer on the same
 retrieval; ``evals.adapters``: the same decision); the loop does not import the RAG path.
 """
@@ -18,6 +21,7 @@ import asyncio
 import math
 from collections.abc import Awaitable, Callable
 
+from corpus.scripts import other_script, script_share
 from loop.answer_checks import refuse
 from loop.results import LoopResult
 
@@ -40,17 +44,21 @@ SecondOpinion = Callable[[], Awaitable[bool]]
 DOUBT_BELOW: dict[str, float] = {"en": 0.30, "zh": math.inf}
 
 
-async def doubted(res: LoopResult, second_opinion: SecondOpinion | None,
+async def doubted(question: str, res: LoopResult, second_opinion: SecondOpinion | None,
                   timeout_s: float = 0.0) -> LoopResult:
     """``res``, or "not found" (``fast_path_refused`` True, the cited units under
     ``related``) when it is a found answer with support probability below :data:`DOUBT_BELOW`
-    of its question's language and ``second_opinion`` says the fast path refuses. It is asked
-    only for such answers, under ``timeout_s`` seconds (0 = none); a failure or a timeout keeps
-    the answer."""
+    of its question's language and ``second_opinion`` says the fast path refuses (module
+    docstring: which answers are never doubted). It is asked only for such answers, under
+    ``timeout_s`` seconds (0 = none); a failure or a timeout keeps the answer."""
     if (second_opinion is None or not res.found or not res.citations or res.fallback
             or res.support_p is None
             or res.support_p >= DOUBT_BELOW["zh" if res.support.get("zh", 0.0) > 0 else "en"]
             or res.confirmed or res.computed):
+        return res
+    first = res.citations[0]
+    if other_script(script_share(question),
+                    script_share(" ".join([*first.section_path, first.quote]))):
         return res
     try:
         refused = await asyncio.wait_for(second_opinion(), timeout_s or None)

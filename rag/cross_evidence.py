@@ -11,22 +11,19 @@ e5 vector is closest to the question's was on it for 17 (prototype measured this
 e5 is trained for this (Wang et al. 2024, "Multilingual E5 Text Embeddings", cross-lingual
 retrieval); the same vectors rank sentences as they rank chunks.
 
-The language test reads scripts only: a question of Latin letters (CJK under
-:data:`QUESTION_OTHER_MAX` of its letters: the appended dictionary terms are few) whose top items
-are mostly CJK (over :data:`PASSAGE_CJK_MIN`), or the reverse (a Chinese question over English
-passages).
+The language test reads scripts only (``corpus.scripts``): a question of Latin letters whose
+top items are mostly CJK, or the reverse (a Chinese question over English passages).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from corpus.evidence import nfkc_lower, split_units
 from corpus.evidence.recognise import excluded
-from corpus.evidence.units import CJK
+from corpus.scripts import PASSAGE_CJK_MIN, QUESTION_OTHER_MAX, other_script, script_share
 from corpus.types import Chunk, Citation
 from rag.extractive import verified_evidence
 from rag.types import Evidence, Retrieval, RetrievedChunk
@@ -34,12 +31,6 @@ from rag.types import Evidence, Retrieval, RetrievedChunk
 __all__ = ["PASSAGE_CJK_MIN", "QUESTION_OTHER_MAX", "cross_language", "dense_evidence",
            "script_share"]
 
-_LATIN = re.compile(r"[A-Za-z]")
-#: most CJK share of a question's letters still read as a Latin-script question
-QUESTION_OTHER_MAX = 0.25
-#: least CJK share of the top items' letters read as Chinese passages (and, mirrored, the most
-#: for English passages under a Chinese question: 1 - PASSAGE_CJK_MIN)
-PASSAGE_CJK_MIN = 0.5
 TOP_ITEMS = 3  # items whose units are compared (the retrieval's best)
 MAX_UNITS = 64  # units embedded per question at the most (latency: ~10-20 ms each on 2 cores)
 _MIN_UNIT_CHARS = 8  # a heading number or a lone cell says nothing
@@ -47,13 +38,6 @@ _MIN_UNIT_CHARS = 8  # a heading number or a lone cell says nothing
 
 def _no_reading() -> str:
     return ""  # a unit chosen by its vector is shown as quoted (no statement-cell reading)
-
-
-def script_share(text: str) -> float:
-    """Share of CJK characters among the CJK characters and Latin letters of ``text`` (0..1;
-    0.5 when it has neither)."""
-    cjk, latin = len(CJK.findall(text)), len(_LATIN.findall(text))
-    return cjk / (cjk + latin) if cjk + latin else 0.5
 
 
 def cross_language(question: str, items: Sequence[RetrievedChunk]) -> bool:
@@ -66,19 +50,8 @@ def cross_language(question: str, items: Sequence[RetrievedChunk]) -> bool:
     if not items:
         return False
     q = script_share(question)
-    return all(_other_script(q, script_share(" ".join(c.text for it in top for c in it.chunks)))
+    return all(other_script(q, script_share(" ".join(c.text for it in top for c in it.chunks)))
                for top in (items[:TOP_ITEMS], items[:1]))
-
-
-def _other_script(question_share: float, passage_share: float) -> bool:
-    """True when a question of CJK share ``question_share`` and passages of CJK share
-    ``passage_share`` are in different scripts (:data:`QUESTION_OTHER_MAX`,
-    :data:`PASSAGE_CJK_MIN`)."""
-    if question_share <= QUESTION_OTHER_MAX:
-        return passage_share >= PASSAGE_CJK_MIN
-    if question_share >= 1.0 - QUESTION_OTHER_MAX:
-        return passage_share <= 1.0 - PASSAGE_CJK_MIN
-    return False
 
 
 def dense_evidence(

@@ -15,6 +15,7 @@ from loop.results import LoopResult
 from loop.second_opinion import DOUBT_BELOW, doubted
 from loop.types import NOT_FOUND
 
+Q = "Which page of the guidebook refers to the most central part of Oakland?"
 CITE = Citation("c-1", "guide.pdf", ("San Francisco",), 39, (11, 12),
                 "We share Tony's belief that a great guidebook should inform.")
 
@@ -41,7 +42,7 @@ class Opinion:
 
 def test_weak_support_and_a_refusing_fast_path_is_not_found() -> None:
     opinion = Opinion(True)
-    res = asyncio.run(doubted(_answer(0.2465), opinion))
+    res = asyncio.run(doubted(Q, _answer(0.2465), opinion))
     assert opinion.asked == 1
     assert not res.found and res.answer == NOT_FOUND and res.citations == []
     assert res.fast_path_refused and res.related == [CITE]
@@ -50,7 +51,7 @@ def test_weak_support_and_a_refusing_fast_path_is_not_found() -> None:
 
 def test_weak_support_and_an_answering_fast_path_keeps_the_answer() -> None:
     opinion = Opinion(False)
-    res = asyncio.run(doubted(_answer(0.2465), opinion))
+    res = asyncio.run(doubted(Q, _answer(0.2465), opinion))
     assert opinion.asked == 1 and res.found and res.citations == [CITE]
     assert not res.fast_path_refused
 
@@ -65,20 +66,20 @@ def test_weak_support_and_an_answering_fast_path_keeps_the_answer() -> None:
 def test_other_answers_do_not_ask(kw: dict[str, object]) -> None:
     opinion = Opinion(True)
     p = kw.pop("support_p")
-    res = asyncio.run(doubted(_answer(p, **kw), opinion))  # type: ignore[arg-type]
+    res = asyncio.run(doubted(Q, _answer(p, **kw), opinion))  # type: ignore[arg-type]
     assert opinion.asked == 0 and res.found
 
 
 def test_a_not_found_answer_and_no_opinion_are_left_alone() -> None:
     refused = LoopResult(NOT_FOUND, False, [], "answer", "offline", support_p=0.1)
     opinion = Opinion(True)
-    assert asyncio.run(doubted(refused, opinion)) is refused and opinion.asked == 0
-    assert asyncio.run(doubted(_answer(0.1), None)).found
+    assert asyncio.run(doubted(Q, refused, opinion)) is refused and opinion.asked == 0
+    assert asyncio.run(doubted(Q, _answer(0.1), None)).found
 
 
 @pytest.mark.parametrize("fault", [RuntimeError("store down"), TimeoutError()])
 def test_a_failing_second_opinion_keeps_the_answer(fault: Exception) -> None:
-    res = asyncio.run(doubted(_answer(0.1), Opinion(fault)))
+    res = asyncio.run(doubted(Q, _answer(0.1), Opinion(fault)))
     assert res.found and not res.fast_path_refused
 
 
@@ -87,15 +88,31 @@ def test_a_slow_second_opinion_times_out_and_keeps_the_answer() -> None:
         await asyncio.sleep(5)
         return True
 
-    res = asyncio.run(doubted(_answer(0.1), slow, timeout_s=0.05))
+    res = asyncio.run(doubted(Q, _answer(0.1), slow, timeout_s=0.05))
     assert res.found and not res.fast_path_refused
 
 
 def test_every_found_answer_to_a_chinese_question_asks() -> None:
     # the loop's support has no retrieval confidence, which ranks Chinese answers best
     opinion = Opinion(True)
-    res = asyncio.run(doubted(_answer(0.98, support={"zh": 1.0}), opinion))
+    res = asyncio.run(doubted(Q, _answer(0.98, support={"zh": 1.0}), opinion))
     assert opinion.asked == 1 and not res.found and res.fast_path_refused
     opinion = Opinion(False)
-    assert asyncio.run(doubted(_answer(0.98, support={"zh": 1.0}), opinion)).found
+    assert asyncio.run(doubted(Q, _answer(0.98, support={"zh": 1.0}), opinion)).found
+    assert opinion.asked == 1
+
+
+def test_an_answer_in_another_script_than_its_question_is_not_doubted() -> None:
+    # zhpdf-en:10 ("What is the storage temperature range of the ESP32-PICO-D4?") was answered
+    # by the gold row of a Chinese datasheet; the RAG verdict reads words it cannot share
+    row = Citation("c-2", "esp32.pdf", ("5 电气特性", "5.1 绝对最大额定值"), 20, (3, 3),
+                   "| Tstore | 存储温度 | –40 | 150 | °C |")
+    res = LoopResult(row.quote, True, [row], "answer", "offline", support_p=0.05)
+    opinion = Opinion(True)
+    question = "What is the storage temperature range of the ESP32-PICO-D4?"
+    assert asyncio.run(doubted(question, res, opinion)).found and opinion.asked == 0
+    # the same answer to the question asked in Chinese is doubted (every zh answer asks)
+    res = LoopResult(row.quote, True, [row], "answer", "offline", support_p=0.9,
+                     support={"zh": 1.0})
+    assert not asyncio.run(doubted("ESP32-PICO-D4 的存储温度范围是多少？", res, opinion)).found
     assert opinion.asked == 1
