@@ -29,10 +29,10 @@ import time
 from collections.abc import Sequence
 from typing import Any, Literal, cast
 
-from corpus.types import Chunk, ChunkStore, Citation, SearchFilter, SearchHit
+from corpus.types import Chunk, ChunkStore, SearchFilter, SearchHit
 from evals.questions import Question
 from evals.reading import Reading, RouterReading, ask_in_session
-from evals.types import AnswerRecord, Location
+from evals.types import AnswerRecord, chunk_location, citation_location
 from loop.types import NOT_FOUND as LOOP_NOT_FOUND
 
 __all__ = [
@@ -44,25 +44,6 @@ __all__ = [
 ]
 
 _PATHS = {"fallback_rag": "fallback_to_rag", "fallback_to_rag": "fallback_to_rag"}
-
-
-def citation_location(c: Citation) -> Location:
-    """A citation as a scored location (page span ``page..page_end``)."""
-    return Location(
-        c.path, c.page, c.page_end or c.page, tuple(c.section_path), c.chunk_id, None, c.quote
-    )
-
-
-def chunk_location(chunk: Chunk, score: float | None = None, page_end: int = 0) -> Location:
-    """A chunk as a scored location."""
-    return Location(
-        chunk.path,
-        chunk.page_start,
-        max(page_end, chunk.page_end),
-        tuple(chunk.section_path),
-        chunk.chunk_id,
-        score,
-    )
 
 
 class RagPipelineAnswerer(RouterReading):

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from corpus.types import ListFieldsRecord
+from corpus.types import Chunk, Citation, ListFieldsRecord
 
 __all__ = ["AnswerRecord", "Answerer", "EvalMode", "GoldPage", "Location", "Question",
-           "QuestionFormatError"]
+           "QuestionFormatError", "chunk_location", "citation_location"]
 
 EvalMode = Literal["rag", "loop", "auto"]
 
@@ -249,3 +249,22 @@ class Answerer(Protocol):
         current_date: str | None,
     ) -> AnswerRecord:
         """Answer ``question`` from ``collection``."""
+
+
+def citation_location(c: Citation) -> Location:
+    """A citation as a scored location (page span ``page..page_end``)."""
+    return Location(
+        c.path, c.page, c.page_end or c.page, tuple(c.section_path), c.chunk_id, None, c.quote
+    )
+
+
+def chunk_location(chunk: Chunk, score: float | None = None, page_end: int = 0) -> Location:
+    """A chunk as a scored location."""
+    return Location(
+        chunk.path,
+        chunk.page_start,
+        max(page_end, chunk.page_end),
+        tuple(chunk.section_path),
+        chunk.chunk_id,
+        score,
+    )
