@@ -428,3 +428,33 @@ async def test_an_upload_waits_for_a_collection_another_process_holds(
         await app.state.components.ingest.wait_idle()  # the holder is gone: the retry runs
         job = (await client.get(url)).json()
         assert job["status"] == "done" and job["report"]["counts"]["ingested"] == 1, job
+
+
+async def test_a_repeated_or_unknown_query_parameter_is_refused(tmp_path, embed_model_path) -> None:
+    """Hostile-input trial: ``DELETE /v1/documents/keep.md?collection=other&collection=victim``
+    (no collection ``other``) deleted ``keep.md`` from ``victim`` — the last value won — and
+    ``GET /v1/documents`` read the last of two collections. Both are a 400 naming the values
+    now, nothing is removed, and a parameter a route does not take is a 400 too."""
+    doc = ("files", ("keep.md", b"# Keep\n\nThe warranty is two years.\n", "text/markdown"))
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        r = await client.post("/v1/documents", params={"collection": "victim"}, files=[doc])
+        assert r.status_code == 202, r.text
+        await app.state.components.ingest.wait_idle()
+        two = [("collection", "other"), ("collection", "victim")]
+        r = await client.delete("/v1/documents/keep.md", params=two)
+        assert r.status_code == 400, r.text
+        assert "'other', 'victim'" in r.json()["error"]["message"], r.text
+        r = await client.get("/v1/documents", params=two)
+        assert r.status_code == 400 and "name one" in r.json()["error"]["message"], r.text
+        r = await client.delete("/v1/documents/keep.md",
+                                params={"collection": "victim", "bogus": "1"})
+        assert r.status_code == 400 and "'bogus'" in r.json()["error"]["message"], r.text
+        r = await client.get("/v1/documents", params={"collection": "victim"})
+        assert [d["path"] for d in r.json()["documents"]] == ["keep.md"], r.text  # kept
+        r = await client.get("/v1/view/page.png", params=[("doc", "x" * 16), ("page", "1"),
+                                                           ("collection", "a"),
+                                                           ("collection", "b")])
+        assert r.status_code == 400 and "name one" in r.json()["error"]["message"], r.text
+        same = [("collection", "victim"), ("collection", "victim")]
+        r = await client.delete("/v1/documents/keep.md", params=same)
+        assert r.status_code == 200 and r.json()["collection"] == "victim", r.text

@@ -27,7 +27,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Form, Query, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 
 from corpus.catalogue import Catalogue
 from corpus.ingest import FileResult
@@ -41,6 +41,7 @@ from gateway.api.deps import (
     read_collection,
     require_collection,
 )
+from gateway.api.query_params import strict_query
 from gateway.api.responses import OrjsonResponse
 from gateway.api.uploads import ingested_elsewhere, upload_collection
 from gateway.errors import (
@@ -229,7 +230,7 @@ async def ingest_job(job_id: str, components: ComponentsDep,
     return OrjsonResponse(job.to_dict())
 
 
-@router.get("")
+@router.get("", dependencies=[Depends(strict_query("collection"))])
 async def list_documents(
     components: ComponentsDep, settings: SettingsDep, principal: PrincipalDep,
     collection: Annotated[str | None, Query()] = None,
@@ -253,7 +254,7 @@ def _info(d: DocumentInfo) -> dict[str, Any]:
     return asdict(d)
 
 
-@router.delete("/{doc:path}")
+@router.delete("/{doc:path}", dependencies=[Depends(strict_query("collection"))])
 async def delete_document(
     doc: str, components: ComponentsDep, settings: SettingsDep, principal: PrincipalDep,
     collection: Annotated[str | None, Query()] = None,

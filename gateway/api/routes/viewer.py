@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from cachetools import LRUCache
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
@@ -33,6 +33,7 @@ from gateway.api.deps import (
     omitted_collection,
     read_collection,
 )
+from gateway.api.query_params import strict_query
 from gateway.api.responses import OrjsonResponse
 from gateway.errors import BadRequest, Conflict, NotFound, ServiceUnavailable
 from gateway.wiring import Components
@@ -186,7 +187,8 @@ async def view_citation(req: ViewRequest, components: ComponentsDep,
                            "page_count": entry.info.page_count, "quote": cit.quote, **body})
 
 
-@router.get("/page.png", response_class=Response)
+@router.get("/page.png", response_class=Response,
+            dependencies=[Depends(strict_query("doc", "page", "collection", "dpi"))])
 async def page_png(
     components: ComponentsDep, principal: PrincipalDep,
     doc: Annotated[str, Query(min_length=8, max_length=64)],
