@@ -23,6 +23,16 @@ __all__ = ["init_command", "register", "settings_text"]
 
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")  # what redis-py's from_url reads
+
+
+def redis_url_problem(url: str) -> str | None:
+    """Why ``url`` is no Redis URL (``"has no scheme"``, ``"has the unsupported scheme
+    http://"``), or ``None`` when it starts with one of :data:`REDIS_SCHEMES`."""
+    if url.startswith(REDIS_SCHEMES):
+        return None
+    scheme = url.split("://", 1)[0] if "://" in url else ""
+    return f"has the unsupported scheme {scheme}://" if scheme else "has no scheme"
 
 
 def redis_answers(url: str, timeout: float = 0.5) -> bool:
@@ -103,6 +113,12 @@ def init_command(
     if model is not None and not any(model.glob("*.onnx")):
         typer.echo(f"error: {model} holds no ONNX model (*.onnx): give the folder of "
                    "multilingual-e5-small", err=True)
+        raise typer.Exit(2)
+    if redis_url and (problem := redis_url_problem(redis_url)) is not None:
+        # a URL without a scheme was probed at 127.0.0.1:6379 and written, and every command
+        # then stopped on it (a hostile-input trial's --redis-url notaurl)
+        typer.echo(f"error: --redis-url {redis_url!r} {problem}: expected redis://host:port/db, "
+                   "rediss://… or unix://…; nothing written", err=True)
         raise typer.Exit(2)
     redis = redis_url if redis_url and redis_answers(redis_url) else None
     target.parent.mkdir(parents=True, exist_ok=True)

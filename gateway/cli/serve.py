@@ -18,12 +18,12 @@ from typing import Annotated, Any
 
 import typer
 
+from gateway.cli.init import redis_url_problem
+
 __all__ = ["GRACEFUL_S", "load_settings", "log_config", "register", "serve_command"]
 
 #: Seconds open connections get after SIGTERM before the app shuts down (then ingest drains).
 GRACEFUL_S = 4
-
-_REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 
 
 def _expected(field: str) -> str:
@@ -66,9 +66,7 @@ def load_settings() -> Any:
         field = str(err["loc"][0]) if err.get("loc") else "?"
         typer.echo(f"error: LOOPGATE_{field.upper()} is invalid: {err['msg']}", err=True)
         raise typer.Exit(2) from None
-    if s.redis_url and not s.redis_url.startswith(_REDIS_SCHEMES):
-        scheme = s.redis_url.split("://", 1)[0] if "://" in s.redis_url else ""
-        said = f"has the unsupported scheme {scheme}://" if scheme else "has no scheme"
+    if s.redis_url and (said := redis_url_problem(s.redis_url)) is not None:
         typer.echo(f"error: LOOPGATE_REDIS_URL {s.redis_url!r} {said}: expected "
                    "redis://host:port/db, rediss://… or unix://…", err=True)
         raise typer.Exit(2)

@@ -171,3 +171,16 @@ def test_init_enables_redis_when_one_answers(tmp_path: Path,
     assert off.exit_code == 0, off.output
     assert "redis none (--redis-url \"\")" in " ".join(off.output.split())
     assert "not asked" not in off.output and "to enable" not in off.output
+
+
+@pytest.mark.parametrize("url", ["notaurl", "127.0.0.1:6379", "http://127.0.0.1:6379"])
+def test_init_refuses_a_redis_url_without_a_redis_scheme(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, url: str
+) -> None:
+    # a hostile-input trial: "notaurl" was probed at 127.0.0.1:6379, said to answer and written,
+    # and every command then stopped on "LOOPGATE_REDIS_URL 'notaurl' has no scheme"
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["init", "--data-dir", "state", "--redis-url", url])
+    assert result.exit_code == 2, result.output
+    assert f"--redis-url {url!r} has" in result.output and "nothing written" in result.output
+    assert not (tmp_path / "loopgate.env").exists()
