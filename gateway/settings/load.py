@@ -17,7 +17,7 @@ __all__ = ["SettingsFileError", "get_settings", "resolve_paths", "unknown_settin
 
 class SettingsFileError(ValueError):
     """The settings file named by ``LOOPGATE_ENV_FILE`` cannot be read as settings (not UTF-8
-    text); the message names the file and the line."""
+    text, or a line that is no ``NAME=value``); the message names the file and the line."""
 
 
 _PATH_FIELDS = ("data_dir", "embed_model_path")
@@ -45,7 +45,8 @@ def get_settings() -> Settings:
     answers from any working directory (without a settings file: the working directory).
 
     :raises FileNotFoundError: ``LOOPGATE_ENV_FILE`` names a file that does not exist.
-    :raises SettingsFileError: that file is not UTF-8 text.
+    :raises SettingsFileError: that file is not UTF-8 text, or holds a line that is neither
+        ``NAME=value``, a comment nor blank.
     """
     env_file = os.environ.get("LOOPGATE_ENV_FILE", "").strip()
     if not env_file:
@@ -56,12 +57,27 @@ def get_settings() -> Settings:
                                 "(`loopgate init` writes one)")
     data = path.read_bytes()
     try:
-        data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:  # pydantic-settings would raise it from deep inside
         line = data[: exc.start].count(b"\n") + 1
         raise SettingsFileError(f"LOOPGATE_ENV_FILE={env_file}: line {line} is not UTF-8 "
                                 "text; a settings file holds NAME=value lines in UTF-8") from None
+    if (bad := _unparsed_line(text)) is not None:
+        # python-dotenv warns "could not parse statement starting at line N" (no file name)
+        # and skips the line: a setting written there would be silently ignored
+        raise SettingsFileError(f"LOOPGATE_ENV_FILE={env_file}: line {bad} is not a NAME=value "
+                                "line (nor a comment or a blank line)")
     return resolve_paths(Settings(_env_file=path), path.parent)
+
+
+def _unparsed_line(text: str) -> int | None:
+    """The 1-based number of the first line python-dotenv (which pydantic-settings reads the
+    file with) cannot parse, else ``None``."""
+    import io
+
+    from dotenv.parser import parse_stream
+
+    return next((b.original.line for b in parse_stream(io.StringIO(text)) if b.error), None)
 
 
 def unknown_settings(path: Path) -> list[tuple[str, str | None]]:

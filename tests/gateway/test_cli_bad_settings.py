@@ -56,6 +56,21 @@ def test_a_settings_file_that_is_not_utf8_is_one_line(
 
 
 @pytest.mark.parametrize("argv", COMMANDS, ids=lambda a: a[0])
+def test_a_settings_file_line_that_is_no_setting_is_one_line(
+    argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hostile-input trial: a line "this is not a kv line" was skipped after python-dotenv's
+    warning, printed twice without the file's name, and the command went on."""
+    env = tmp_path / "typo.env"
+    env.write_text("# settings\nthis is not a kv line\nLOOPGATE_RAG_TOP_K=5\n", "utf-8")
+    monkeypatch.setenv("LOOPGATE_ENV_FILE", str(env))
+    result = CliRunner().invoke(app, argv)
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert f"error: LOOPGATE_ENV_FILE={env}: line 2 is not a NAME=value line" in result.output
+    assert "python-dotenv" not in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("argv", COMMANDS, ids=lambda a: a[0])
 def test_an_invalid_setting_is_named(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("LOOPGATE_ENV_FILE", raising=False)
     monkeypatch.setenv("LOOPGATE_RAG_TOP_K", "abc")
