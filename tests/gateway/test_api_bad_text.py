@@ -66,3 +66,33 @@ async def test_a_flag_is_json_true_or_false_only(tmp_path) -> None:
         ok = await client.post("/v1/query", json={"question": "Widget return", "mode": "rag",
                                                   "use_cache": False})
         assert ok.status_code == 200 and ok.json()["found"], ok.text
+
+
+async def test_a_date_a_line_range_and_a_text_part_are_what_they_say(tmp_path) -> None:
+    """A hostile-input trial: ``"current_date": "20240101"`` was read as a Unix timestamp
+    ("should have zero time"), a citation's ``"lines": [-5, 100000000]`` was shown as marked,
+    and a chat text part ``{"type": "text", "text": 5}`` was asked as the question "5": each is
+    a 400 naming the field now; the well-formed requests still answer."""
+    async with running(make_settings(tmp_path)) as (app, client):
+        await upload(app, client, [DOC])
+        q = {"question": "Widget return", "mode": "rag"}
+        for bad in ("20240101", "2024/01/01", "01-01-2024"):
+            r = await client.post("/v1/query", json={**q, "current_date": bad})
+            assert r.status_code == 400 and "YYYY-MM-DD" in r.text, (bad, r.text)
+        r = await client.post("/v1/query", json={**q, "current_date": "2024-01-01"})
+        assert r.status_code == 200 and r.json()["found"], r.text
+        cit = r.json()["citations"][0]
+        for lines in ([-5, 100000000], [4, 2], [0, 1]):
+            r = await client.post("/v1/view/citation", json={"citation": {**cit, "lines": lines}})
+            assert r.status_code == 400 and "lines" in r.text, (lines, r.text)
+        r = await client.post("/v1/view/citation", json={"citation": cit})
+        assert r.status_code == 200, r.text
+        chat = {"model": "loopgate-rag"}
+        for part in ({"type": "text", "text": 5}, {"type": "text", "text": {"a": 1}},
+                     {"type": "text"}):
+            r = await client.post("/v1/chat/completions", json={
+                **chat, "messages": [{"role": "user", "content": [part]}]})
+            assert r.status_code == 400 and "content part 0" in r.text, (part, r.text)
+        r = await client.post("/v1/chat/completions", json={**chat, "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "Widget return"}]}]})
+        assert r.status_code == 200, r.text

@@ -22,7 +22,15 @@ from typing import Annotated, Any, Literal
 
 import orjson
 from fastapi import APIRouter
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    ValidationError,
+    field_validator,
+)
 from sse_starlette import EventSourceResponse
 
 from corpus.citations import citation_location
@@ -49,6 +57,16 @@ class ChatMessage(BaseModel):
     # the roles of the chat-completions API (a break-it trial's "hacker" role was answered 200)
     role: Literal["system", "developer", "user", "assistant", "tool", "function"]
     content: Annotated[str | list[dict[str, Any]] | None, Utf8Json] = None
+
+    @field_validator("content")
+    @classmethod
+    def _text_parts(cls, v: Any) -> Any:
+        """A ``text`` content part's ``text`` is a string: ``{"type": "text", "text": 5}`` was
+        answered as the question "5" (hostile-input trial)."""
+        for i, part in enumerate(v if isinstance(v, list) else ()):
+            if part.get("type") == "text" and not isinstance(part.get("text"), str):
+                raise ValueError(f"content part {i} of type 'text' needs a string 'text'")
+        return v
 
 
 class ChatRequest(BaseModel):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import logging
+import re
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Annotated, Any, Literal
@@ -57,6 +58,8 @@ __all__ = [
     "router",
     "to_query_input",
 ]
+
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")  # current_date as written: YYYY-MM-DD
 
 router = APIRouter(prefix="/v1/query", tags=["query"])
 
@@ -114,6 +117,10 @@ class QueryRequest(BaseModel):
         0`` answered "1969-10-31")."""
         if isinstance(v, int | float):
             raise ValueError("current_date must be a date written YYYY-MM-DD, not a number")
+        if isinstance(v, str) and not _ISO_DATE.fullmatch(v.strip()):
+            # "20240101" was read as a Unix timestamp ("should have zero time"): a hostile-input
+            # trial; only the written form is a date here
+            raise ValueError(f"current_date must be a date written YYYY-MM-DD, not {v[:40]!r}")
         return v
 
     @field_validator("question")

@@ -20,7 +20,7 @@ from typing import Annotated, Any
 
 from cachetools import LRUCache
 from fastapi import APIRouter, Depends, Query
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.responses import Response
 
 from corpus.catalogue import Catalogue
@@ -61,8 +61,18 @@ class CitationRef(BaseModel):
     path: str = ""
     page: int = Field(1, ge=1)
     page_end: int = Field(0, ge=0)
-    lines: list[int] = Field(default_factory=lambda: [1, 1], min_length=2, max_length=2)
+    lines: list[Annotated[int, Field(ge=1)]] = Field(default_factory=lambda: [1, 1],
+                                                     min_length=2, max_length=2)
     quote: str = Field("", max_length=20000)
+
+    @field_validator("lines")
+    @classmethod
+    def _first_to_last(cls, v: list[int]) -> list[int]:
+        """``[first, last]``, 1-based, first ≤ last: ``[-5, 100000000]`` was shown as marked
+        (hostile-input trial)."""
+        if v[0] > v[1]:
+            raise ValueError(f"lines must be [first, last] with first <= last, not {v}")
+        return v
 
 
 class ViewRequest(BaseModel):
