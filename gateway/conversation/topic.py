@@ -5,7 +5,8 @@ In order: the possessor the previous question named ("What is this product's pri
 product; the K-200's → the K-200), also when the item it named in the cited documents is what
 is possessed (the Price heading: "And its warranty?" is this product's warranty, not Price's);
 else the item named (:func:`gateway.conversation.items.find_anchor`); else the Chinese subject
-(its first noun run: TH2817B); else the phrase after of / for / about; else the one code of a
+(its first noun run: TH2817B); else the phrase after of / for / about without its period (a
+period alone is none); else the one name the question holds (Amazon); else the one code of a
 short rest, or a rest of at most four words. Pure, no I/O.
 """
 
@@ -31,6 +32,27 @@ _ASK_LEAD = re.compile(
     r"^\s*(?:what|which|who|how|when|where)\s+(?:\w+\s+)?(?:is|are|was|were|do|does|did|"
     r"should|can|could|will|would|has|have|had)\s+", re.IGNORECASE)
 _TOPIC_WORDS = 4  # "the K-200", "the warranty period": a topic is a short noun phrase
+# a period closing a topic phrase ("Acme in 2019", "the end of fiscal 2019", "Q3 2024"), or one
+# that is all of it
+_PERIOD_TAIL = re.compile(
+    r"(?:^|\s+(?:in|at|for|during|by|as\s+of|on)\s+)(?:the\s+)?"
+    r"(?:(?:end|start|beginning|close|first|second|third|fourth|last)\s+"
+    r"(?:quarter\s+)?of\s+(?:the\s+)?)?"
+    r"(?:(?:fiscal|calendar)\s+(?:year\s+)?|FY\s?|Q[1-4]\s+|year\s+)?(?:19|20)\d{2}\W*$",
+    re.IGNORECASE)
+# a run of capitalised words after a question's first word: a name ("Amazon", "Cybersecurity
+# Law"); "I" and the words that start a clause are none
+_NAME_RUN = re.compile(r"(?<=\s)(?:[A-Z][\w&.-]*(?:\s+(?=[A-Z]))?)+")
+_NO_NAME = frozenset("I And Or But What Which Who How When Where Why".split())
+
+
+def _one_name(previous: str) -> str | None:
+    """The one name (a run of capitalised words after the first word) ``previous`` holds, its
+    possessive mark left out, or ``None`` when it holds none or several ("the contract between
+    Acme and Beta" names two: neither is the topic)."""
+    runs = {re.sub(r"['’]s$", "", r.strip(" .,;:?")) for r in _NAME_RUN.findall(previous)}
+    runs = {r for r in runs if r and r not in _NO_NAME}
+    return next(iter(runs)) if len(runs) == 1 else None
 _LEAD_PREPOSITIONS = re.compile(r"^(?:(?:at|in|on|by|to|from|with|of|for|about)\s+)+",
                                 re.IGNORECASE)
 
@@ -51,8 +73,10 @@ def previous_topic(previous: str, anchor: Anchor | None) -> str:
     if CJK.search(previous) and (subject := subject_zh(previous)):
         return subject  # TH2817B 的基本准确度是多少？ is about TH2817B
     m = _TOPIC.search(previous)
-    if m:  # "vote on at the meeting": the phrase after the last preposition of a run
-        return _LEAD_PREPOSITIONS.sub("", m.group("t")).strip()
+    # "vote on at the meeting": the phrase after the last preposition of a run, its period left
+    # out; a period alone is no topic ("… at the end of 2019?": "its net sales" were 2019's)
+    if m and (t := _PERIOD_TAIL.sub("", _LEAD_PREPOSITIONS.sub("", m.group("t"))).strip(" ,")):
+        return t
     rest = _ASK_LEAD.sub("", _CONNECTIVE.sub("", previous)).rstrip("?？ ")
     # the rest may be a subject and its verb ("the K-200 not cover"): the one code it names
     # stands for it; else a short rest is the topic ("What is the warranty period?"), a longer
@@ -63,4 +87,6 @@ def previous_topic(previous: str, anchor: Anchor | None) -> str:
              if is_code(w.strip(".,;:").lower())]  # "the K-200's warranty": the K-200
     if len(codes) == 1:
         return f"the {codes[0]}"
+    if (name := _one_name(previous)) is not None:
+        return name  # "How many employees did Amazon have …?": Amazon
     return rest if len(rest.split()) <= _TOPIC_WORDS else ""

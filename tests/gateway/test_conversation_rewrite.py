@@ -86,6 +86,24 @@ def test_a_follow_ups_topic_is_its_subject_not_the_whole_question():
     assert rw.rules == ("previous_question",)
 
 
+def test_a_period_is_no_topic_and_one_name_is():
+    # new-user trial: "And what were its total net sales that year?" after "How many employees
+    # did Amazon have at the end of 2019?" was read "… were 2019's total net sales …"
+    rw = rewrite_rules("And what were its total net sales that year?",
+                       "How many employees did Amazon have at the end of 2019?")
+    assert rw.question.startswith("And what were Amazon's total net sales"), rw.question
+    assert rw.rules[0] == "pronoun"
+    # a topic phrase loses its period, keeps the rest; a period inside a name stays
+    assert rewrite_rules("Who audits it?", "What was the revenue of Acme in 2019?").question == (
+        "Who audits Acme?")
+    assert rewrite_rules("How many votes were cast for it?",
+                         "What did PepsiCo shareholders vote on at the 2023 annual meeting?"
+                         ).question == "How many votes were cast for the 2023 annual meeting?"
+    # two names: neither is the topic (the previous question is put before instead)
+    rw = rewrite_rules("Who signed it?", "When was the contract between Acme and Beta signed?")
+    assert rw.rules == ("previous_question",)
+
+
 def test_relative_dates_need_current_date():
     assert resolve_dates("What changed last year?", None) == ("What changed last year?", False)
     assert resolve_dates("What changed last year?", "2025-11-11")[0] == "What changed 2024?"
