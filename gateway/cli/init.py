@@ -128,7 +128,7 @@ def init_command(
     typer.echo(f"embedding model      {model or 'none (keyword-only)'}")
     if redis:
         typer.echo(f"redis                {redis} answers: answer cache and sessions there "
-                   "(they survive a restart)")
+                   f"(they survive a restart), keys under {install_prefix(Path(data))}")
     elif not redis_url:  # --redis-url "": the user chose no Redis
         typer.echo("redis                none (--redis-url \"\"): cache and sessions "
                    "in-process, lost on restart")
