@@ -90,7 +90,8 @@ def score_unit(
     own = m.credits(unit)
     if not own:
         return 0.0
-    ctx = {t: 1.0 for t in m.terms if context and holds_term(t, context)}
+    neg = m.negated(unit)  # "non-operating" is not lent "operating" by its heading
+    ctx = {t: 1.0 for t in m.terms if context and holds_term(t, context) and t not in neg}
     return covered_weight(m, own, ctx) / length_norm(unit)
 
 

@@ -160,7 +160,11 @@ class UnitScorer:
                 # periods), as a Markdown row under its header row: they are its context
                 head = m.credits(chunk.text[:max(0, chunk.text.find(unit))])
                 context = {t: max(context.get(t, 0.0), head.get(t, 0.0)) for t in {*context, *head}}
-            cr = term_credits(m, own, context, body)
+            if neg := m.negated(unit):  # "non-operating" is not lent "operating" by its heading
+                context = {t: c for t, c in context.items() if t not in neg}
+            cr = term_credits(m, own, context,
+                              {t: c for t, c in body.items() if t not in neg}
+                              if body is not None and neg else body)
             if other:  # nor from its chunk (第二十五条 citing 第二十一条: not 第二十一条's text)
                 cr = {t: 0.0 if t in self._label_terms else c for t, c in cr.items()}
             yield ScoredUnit(unit, sum(w * cr[t] for t, w in zip(m.terms, m.weights, strict=True)),

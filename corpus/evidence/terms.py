@@ -44,6 +44,23 @@ def term_weight(term: str, weighting: Weighting = "chars") -> float:
     return float(min(8, max(1, w)))
 
 
+_NEGATED = ("non-", "non ", "non\u2011")  # "non-operating", "non current": the negated form
+
+
+def only_negated(term: str, text: str) -> bool:
+    """True when every place ``text`` (normalised: lower case) writes a word starting with the
+    alphabetic key term ``term`` is its negated compound ("non-operating" for ``oper``): a
+    question asking "total operating income" does not find its "operating" in "Total
+    non-operating income (expense)" (a new-user trial got that row for Amazon's 2019
+    operating income: it held all three words, the Operating income row two). ``False`` when
+    ``term`` holds anything but letters or is not written at a word start (a stem matched
+    through the tokenizer's analysis)."""
+    if not term.isalpha():
+        return False
+    starts = [m.start() for m in re.finditer(r"(?<![^\W\d_])" + re.escape(term), text)]
+    return bool(starts) and all(text[max(0, i - 4):i] in _NEGATED for i in starts)
+
+
 class TermMatcher:
     """Which of a question's key terms a text holds, with their weights.
 
@@ -75,6 +92,8 @@ class TermMatcher:
             getattr(tokenizer, "normalize", None) or normalize or str.lower)
         self._analyse = getattr(tokenizer, "terms", None)
         self._plain = [(t, not DIGIT.search(t)) for t in self.terms]
+        # a question that does not say "non" asks X, not non-X (only_negated)
+        self._negatable = "non" not in self.terms
         self._cache: dict[str, tuple[str, ...]] = {}
         self._credit_cache: dict[str, dict[str, float]] = {}
         # codes written with separators → without them: the text may write ESP32-PICO-D4 with
@@ -141,9 +160,22 @@ class TermMatcher:
             # without a digit is a substring test (what holds_term does for it)
             got = tuple(t for t, plain in self._plain if t in toks
                         or (t in low if plain else holds_term(t, low)))
+            if self._negatable:
+                got = tuple(t for t in got if not only_negated(t, low))
             if len(self._cache) < _CACHE_MAX:
                 self._cache[text] = got
         return got
+
+    def negated(self, text: str) -> frozenset[str]:
+        """The key terms ``text`` writes only in their negated compound (:func:`only_negated`:
+        "non-operating" for ``oper``), when the question does not say "non": such a unit
+        states the opposite of the term, so its context (heading, table header, chunk) does not
+        lend it that term either ("Consolidated Statements of Operations" over "Total
+        non-operating income")."""
+        if not self._negatable:
+            return frozenset()
+        low = self.normalize(text)
+        return frozenset(t for t, plain in self._plain if plain and only_negated(t, low))
 
     def credits(self, text: str) -> dict[str, float]:
         """Key terms ``text`` holds, each with the share of its weight credited: 1.0 when the
