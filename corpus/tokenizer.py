@@ -49,8 +49,8 @@ from corpus._token_rules import (
 )
 from corpus.types import SparseVector
 
-__all__ = ["BM25_AVGDL", "BM25_B", "BM25_K1", "Tokenizer", "asks_quantity", "holds_figure",
-           "term_index"]
+__all__ = ["BM25_AVGDL", "BM25_B", "BM25_K1", "FINANCIAL_NUMERAL", "Tokenizer", "asks_quantity",
+           "holds_figure", "term_index"]
 
 # a question asking for a figure: by its question word, or by the unit or rounding it wants the
 # figure in ("Answer in USD millions", "round to two decimal places", "in units of percents")
@@ -75,10 +75,22 @@ _CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\
                       r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
+# an amount in Chinese financial (uppercase, 大写) numerals, "贰佰伍拾 万元", "壹佰玖拾元":
+# contracts and invoices write sums so: one of these digits followed by another numeral
+# character or a money unit (a lone 伍 may be a surname, 拾 a verb)
+FINANCIAL_NUMERAL = re.compile(
+    "[壹贰貳叁參肆伍陆陸柒捌玖拾](?:[壹贰貳叁參肆伍陆陸柒捌玖拾佰仟零万萬亿億]|\\s*[元圆圓万萬角])")
+
+
 def holds_figure(text: str, terms: Iterable[str]) -> bool:
     """True when ``text`` (normalised like the key terms) holds a digit outside the key
     ``terms`` that hold digits: the question's own codes are no figure (a row naming
-    ESP32-PICO-D4 does not answer "ESP32-PICO-D4 的工作电压是多少" by its 32 and 4)."""
+    ESP32-PICO-D4 does not answer "ESP32-PICO-D4 的工作电压是多少" by its 32 and 4); or an
+    amount in Chinese financial numerals (:data:`FINANCIAL_NUMERAL`: "本项目研究开发经费和报酬
+    （大写） 贰佰伍拾 万元" answers "…一共多少万元？", a new-user trial got a run of schedule
+    dates for it)."""
+    if FINANCIAL_NUMERAL.search(text):
+        return True
     if not _DIGIT.search(text):
         return False
     for t in terms:
