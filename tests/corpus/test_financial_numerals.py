@@ -61,7 +61,7 @@ def test_the_rag_answer_is_the_sum_in_financial_numerals(tmp_path: Path) -> None
         Ingestor(store, tok, None, workers=1).ingest_paths([docs], "contracts", root=docs)
         rag = RagPipeline(HybridRetriever(store, tok, None), answer_floor=0.0)
         got = rag.run("技术开发合同的研究开发经费和报酬一共多少万元？", "contracts")
-        assert got.found and got.answer.startswith("本项目研究开发经费和报酬（大写） 贰佰伍拾 万元"), \
-            got.answer
+        want = "本项目研究开发经费和报酬（大写） 贰佰伍拾 万元"
+        assert got.found and got.answer.startswith(want), got.answer
     finally:
         store.close()
