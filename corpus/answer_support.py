@@ -46,12 +46,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from corpus.off_document import DOC_COV_FLOOR, off_document
 from corpus.presence import specific_terms
+from corpus.scripts import other_script, script_share
 from corpus.term_match import holds_term
 from corpus.tokenizer import asks_quantity, holds_figure
 
-__all__ = ["PACKAGED", "SUPPORT_FEATURES", "SupportModel", "SupportModelError",
-           "support_features", "term_weight", "with_language_forms"]
+__all__ = ["DOC_COV_FLOOR", "PACKAGED", "SUPPORT_FEATURES", "SupportModel", "SupportModelError",
+           "off_document", "support_features", "term_weight", "with_language_forms"]
 
 SUPPORT_FEATURES: tuple[str, ...] = (
     "unit_cov", "ctx_cov", "chunk_cov", "name_cov", "specific_cov", "figure_match",
@@ -149,6 +151,10 @@ def support_features(
         "n_terms": math.log1p(len(terms)),
         "zh": 1.0 if _CJK.search(question) else 0.0,
         "pdf": 1.0 if path.lower().endswith(".pdf") else 0.0,
+        # recorded, no model feature: an answer in another script than its question (an
+        # English question on Chinese passages) shares no words with it (off_document)
+        "other_script": 1.0 if other_script(script_share(question),
+                                            script_share(f"{unit}\n{' '.join(context)}")) else 0.0,
     }
     if retrieval is not None:
         out["retrieval"] = float(retrieval)
@@ -225,8 +231,11 @@ class SupportModel:
 
     def threshold_for(self, features: Mapping[str, float], mode: str = "rag") -> float:
         """The refusal threshold in [0, 1] for an answer with these features on path ``mode``
-        (``"rag"`` or ``"loop"``): its language model's when there is one, else this model's.
+        (``"rag"`` or ``"loop"``): its language model's when there is one, else this model's;
+        ``math.inf`` (every probability refused) for an answer :func:`off_document`.
         """
+        if off_document(features):
+            return math.inf
         own = self.languages.get("zh" if float(features.get("zh", 0.0)) > 0 else "en", self)
         return own.loop_threshold if mode == "loop" else own.threshold
 
