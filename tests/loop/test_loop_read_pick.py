@@ -273,11 +273,14 @@ FEE = "研究开发经费和报酬总额是多少？"
 
 @pytest.fixture(scope="module")
 def contract(tmp_path_factory: pytest.TempPathFactory, tokenizer: Any) -> Iterator[Any]:
-    """A contract of a dozen lines on 研究开发经费, the amount in capital numerals."""
+    """A contract of a dozen lines on 研究开发经费, the amount in capital numerals on a line that
+    names only a part of 研究开发经费 and not 报酬 (the offline ranking counts the amount as a
+    figure, ``corpus.tokenizer.FINANCIAL_NUMERAL``; a line naming both ranked first offline and
+    left the rounds of the pick protocol nothing to find)."""
     lines = [f"{k}. 研究开发经费的第{k}项约定：{what}。" for k, what in enumerate(
         ["由甲方支付", "按进度拨付", "专款专用", "不得挪用", "由乙方管理", "按月结算",
          "可以审计", "结余归甲方", "报酬另计", "包含税费", "分三期付", "开具发票"], 1)]
-    lines.insert(9, "本项目研究开发经费和报酬（大写） 贰佰伍拾 万元，其中经费 壹佰玖拾 元。")
+    lines.insert(9, "经费合计（大写） 贰佰伍拾 万元。")
     yield from text_kb(tmp_path_factory, tokenizer, "contract",
                        {"contract.md": "# 技术开发合同\n\n" + "\n\n".join(lines) + "\n"})
 
