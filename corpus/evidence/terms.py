@@ -94,7 +94,7 @@ class TermMatcher:
         self._plain = [(t, not DIGIT.search(t)) for t in self.terms]
         # a question that does not say "non" asks X, not non-X (only_negated)
         self._negatable = "non" not in self.terms
-        self._cache: dict[str, tuple[str, ...]] = {}
+        self._cache: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {}
         self._credit_cache: dict[str, dict[str, float]] = {}
         # codes written with separators → without them: the text may write ESP32-PICO-D4 with
         # soft hyphens (a PDF title), spaces (a file name) or none
@@ -151,20 +151,9 @@ class TermMatcher:
 
     def matched(self, text: str) -> tuple[str, ...]:
         """Key terms present in ``text`` (a code, :attr:`codes`, also with other separators;
-        never inside a longer code or number: ``fw-301`` is not in ``fw-3010``)."""
-        got = self._cache.get(text)
-        if got is None:
-            low = self.normalize(text)
-            toks = set(self._analyse(text)) if self._analyse else set()
-            # exact: a code or number never matches a longer one (corpus.term_match); a term
-            # without a digit is a substring test (what holds_term does for it)
-            got = tuple(t for t, plain in self._plain if t in toks
-                        or (t in low if plain else holds_term(t, low)))
-            if self._negatable:
-                got = tuple(t for t in got if not only_negated(t, low))
-            if len(self._cache) < _CACHE_MAX:
-                self._cache[text] = got
-        return got
+        never inside a longer code or number: ``fw-301`` is not in ``fw-3010``), none written
+        only in its negated compound (:meth:`negated`)."""
+        return self._match(text)[0]
 
     def negated(self, text: str) -> frozenset[str]:
         """The key terms ``text`` writes only in their negated compound (:func:`only_negated`:
@@ -172,10 +161,24 @@ class TermMatcher:
         states the opposite of the term, so its context (heading, table header, chunk) does not
         lend it that term either ("Consolidated Statements of Operations" over "Total
         non-operating income")."""
-        if not self._negatable:
-            return frozenset()
-        low = self.normalize(text)
-        return frozenset(t for t, plain in self._plain if plain and only_negated(t, low))
+        return self._match(text)[1]
+
+    def _match(self, text: str) -> tuple[tuple[str, ...], frozenset[str]]:
+        """``(matched, negated)`` of ``text``, read once and cached."""
+        got = self._cache.get(text)
+        if got is None:
+            low = self.normalize(text)
+            toks = set(self._analyse(text)) if self._analyse else set()
+            # exact: a code or number never matches a longer one (corpus.term_match); a term
+            # without a digit is a substring test (what holds_term does for it)
+            held = tuple(t for t, plain in self._plain if t in toks
+                         or (t in low if plain else holds_term(t, low)))
+            neg = (frozenset(t for t in held if only_negated(t, low)) if self._negatable
+                   else frozenset())
+            got = tuple(t for t in held if t not in neg), neg
+            if len(self._cache) < _CACHE_MAX:
+                self._cache[text] = got
+        return got
 
     def credits(self, text: str) -> dict[str, float]:
         """Key terms ``text`` holds, each with the share of its weight credited: 1.0 when the

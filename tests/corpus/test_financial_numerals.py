@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from corpus.evidence import holds_figure_unit
-from corpus.tokenizer import FINANCIAL_NUMERAL, Tokenizer, holds_figure
+from corpus.tokenizer import FINANCIAL_NUMERAL, holds_figure
+from tests._support.ingest import keyword_rag_answer
 
 CONTRACT = """# 技术开发合同
 
@@ -47,21 +48,7 @@ def test_financial_numerals(text: str, figure: bool) -> None:
 
 
 def test_the_rag_answer_is_the_sum_in_financial_numerals(tmp_path: Path) -> None:
-    from corpus.ingest import Ingestor
-    from corpus.qdrant_store import QdrantChunkStore
-    from rag.pipeline import RagPipeline
-    from rag.retriever import HybridRetriever
-
-    tok = Tokenizer()
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "tech_dev_contract.md").write_text(CONTRACT, encoding="utf-8")
-    store = QdrantChunkStore.embedded(tmp_path / "qdrant")
-    try:
-        Ingestor(store, tok, None, workers=1).ingest_paths([docs], "contracts", root=docs)
-        rag = RagPipeline(HybridRetriever(store, tok, None), answer_floor=0.0)
-        got = rag.run("技术开发合同的研究开发经费和报酬一共多少万元？", "contracts")
-        want = "本项目研究开发经费和报酬（大写） 贰佰伍拾 万元"
-        assert got.found and got.answer.startswith(want), got.answer
-    finally:
-        store.close()
+    got = keyword_rag_answer(tmp_path, {"tech_dev_contract.md": CONTRACT},
+                             "技术开发合同的研究开发经费和报酬一共多少万元？")
+    want = "本项目研究开发经费和报酬（大写） 贰佰伍拾 万元"
+    assert got.found and got.answer.startswith(want), got.answer

@@ -10,6 +10,7 @@ import pytest
 from corpus.evidence import TermMatcher
 from corpus.evidence.terms import only_negated
 from corpus.tokenizer import Tokenizer
+from tests._support.ingest import keyword_rag_answer
 
 NON_OPERATING = "Total non-operating income (expense) (300) (1,160) (565)"
 OPERATING = "Operating income 4,186 12,421 14,541"
@@ -69,21 +70,8 @@ Net income 3,033 10,073 11,588
 """
 
 
-def test_the_rag_answer_is_the_operating_income_row(tmp_path, tok: Tokenizer) -> None:
+def test_the_rag_answer_is_the_operating_income_row(tmp_path) -> None:
     # the statement's heading ("… of Operations") lent the non-operating row "operating" too
-    from corpus.ingest import Ingestor
-    from corpus.qdrant_store import QdrantChunkStore
-    from rag.pipeline import RagPipeline
-    from rag.retriever import HybridRetriever
-
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "acme_2019_10k.md").write_text(INCOME, encoding="utf-8")
-    store = QdrantChunkStore.embedded(tmp_path / "qdrant")
-    try:
-        Ingestor(store, tok, None, workers=1).ingest_paths([docs], "fin", root=docs)
-        rag = RagPipeline(HybridRetriever(store, tok, None), answer_floor=0.0)
-        got = rag.run("What was ACME's total operating income in 2019?", "fin")
-        assert got.found and got.answer.startswith("Operating income, 2019: 14,541"), got.answer
-    finally:
-        store.close()
+    got = keyword_rag_answer(tmp_path, {"acme_2019_10k.md": INCOME},
+                             "What was ACME's total operating income in 2019?")
+    assert got.found and got.answer.startswith("Operating income, 2019: 14,541"), got.answer
