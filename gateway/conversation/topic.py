@@ -53,6 +53,7 @@ def _one_name(previous: str) -> str | None:
     runs = {re.sub(r"['’]s$", "", r.strip(" .,;:?")) for r in _NAME_RUN.findall(previous)}
     runs = {r for r in runs if r and r not in _NO_NAME}
     return next(iter(runs)) if len(runs) == 1 else None
+_SUBJECT_PRONOUN = re.compile(r"^(?:I|we|you|they|he|she|one)\b", re.IGNORECASE)
 _LEAD_PREPOSITIONS = re.compile(r"^(?:(?:at|in|on|by|to|from|with|of|for|about)\s+)+",
                                 re.IGNORECASE)
 
@@ -89,4 +90,9 @@ def previous_topic(previous: str, anchor: Anchor | None) -> str:
         return f"the {codes[0]}"
     if (name := _one_name(previous)) is not None:
         return name  # "How many employees did Amazon have …?": Amazon
+    # a clause with its own subject is no noun phrase: "How do I make a claim?" left "I make a
+    # claim", and "How fast are they answered?" was read "How fast are I make a claim
+    # answered?" (a new-user trial): the previous question is put before instead (rule 7)
+    if _SUBJECT_PRONOUN.match(rest):
+        return ""
     return rest if len(rest.split()) <= _TOPIC_WORDS else ""

@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+import rjieba
+
 from gateway.routing.elliptic import ZH_ASK, opens_asking, split_elliptic
 from gateway.routing.followup import is_followup
 from gateway.routing.standalone import bind_possessive, names_own_topic
@@ -51,7 +53,10 @@ _EN_WH = re.compile(rf"\b{_WH}\b", re.I)
 _ZH_JOINT = re.compile(r"[，,；;]\s*(?:以及|还有|另外|并且|同时|而)?")
 _ZH_EACH = re.compile(r"(分别|各自|各)")
 _ZH_CMP = re.compile(r"^\s*(?:请)?(?:比较|对比|比较一下|对比一下)")
-_ZH_CONJ = re.compile(r"(和|与|及|跟|同)")
+#: the conjunctions joining two compared things; each must be a word of its own (jieba):
+#: 同 inside 劳动合同法, 及 inside 及时 join nothing (a new-user trial: "比较劳动合同法和网络安全法的
+#: 施行日期" was cut at 合同's 同 and went unsplit)
+_ZH_CONJ_WORDS = frozenset({"和", "与", "及", "以及", "跟", "同"})
 # a product or model code: a word that starts with a letter and holds a digit (CH583, FW-301)
 _CODE_WORD = r"[A-Za-z][A-Za-z0-9/._-]*\d[A-Za-z0-9/._-]*"
 _CODE = re.compile(rf"^\s*({_CODE_WORD})")
@@ -171,7 +176,7 @@ def _by_clauses(q: str) -> list[str] | None:
         if len(clauses) < 2 or not all(ZH_ASK.search(c) for c in clauses):
             return None
         if any(_ZH_EACH.search(c) for c in clauses[1:]) and len(clauses) == 2 and \
-                _ZH_CONJ.search(clauses[0]) and not ZH_ASK.search(clauses[0]):
+                _zh_conjunctions(clauses[0]) and not ZH_ASK.search(clauses[0]):
             return None
         return [c + mark for c in clauses]
     pieces = _EN_JOINT.split(body)
@@ -225,6 +230,12 @@ def _strip_the(text: str) -> str:
     return re.sub(r"^the\s+", "", text.strip(), flags=re.I).rstrip(" ?.")
 
 
+def _zh_conjunctions(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each conjunction in ``text`` that jieba cuts as a word of its own
+    (:data:`_ZH_CONJ_WORDS`)."""
+    return [(a, b) for word, a, b in rjieba.tokenize(text) if word in _ZH_CONJ_WORDS]
+
+
 def _zh_pair(q: str) -> list[str] | None:
     """``[prefix]A和B的X(分别|各)(tail)`` or ``比较[prefix]A和B的X`` → ``A的X…``, ``B的X…``."""
     body = q.rstrip("？?。. ")
@@ -241,10 +252,10 @@ def _zh_pair(q: str) -> list[str] | None:
         clause, tail = body[start:each.start()], body[each.end():] + "？"
         if start or ZH_ASK.search(clause) or not ZH_ASK.search(tail):
             return None  # the pair is in an earlier clause, or the clause asks itself
-    conj = list(_ZH_CONJ.finditer(clause))
+    conj = _zh_conjunctions(clause)
     if len(conj) != 1:
         return None
-    left, right = clause[:conj[0].start()].strip(), clause[conj[0].end():].strip()
+    left, right = clause[:conj[0][0]].strip(), clause[conj[0][1]:].strip()
     if not left or not right:
         return None
     # the left thing's own prefix (the document or subject both things belong to)

@@ -162,3 +162,14 @@ def test_a_year_step_moves_the_previous_question_s_one_year() -> None:
     # no year, or two: nothing to step from
     for previous in ("What is GitLab's mission?", "Compare revenue in 2018 and 2019"):
         assert rewrite_rules("and the year before?", previous).rules == ("previous_question",)
+
+
+def test_a_clause_with_its_own_subject_is_no_topic():
+    # new-user trial: "How fast are they answered?" after "How do I make a claim?" was read
+    # "How fast are I make a claim answered?"
+    rw = rewrite_rules("How fast are they answered?", "How do I make a claim?")
+    assert rw.question == "How do I make a claim? How fast are they answered?"
+    assert rw.rules == ("previous_question",)
+    # a short noun phrase still is one
+    assert rewrite_rules("How much is it?", "What is the warranty period?").question == (
+        "How much is the warranty period?")
