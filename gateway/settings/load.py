@@ -47,7 +47,18 @@ def get_settings() -> Settings:
     :raises FileNotFoundError: ``LOOPGATE_ENV_FILE`` names a file that does not exist.
     :raises SettingsFileError: that file is not UTF-8 text, or holds a line that is neither
         ``NAME=value``, a comment nor blank.
+
+    Also sets ``LOOPGATE_OCR_LANGUAGES`` in the process environment to ``ocr_languages`` (the
+    PDF parser, ``corpus.parsers._pdf_ocr``, reads it there, also in ingest worker processes).
     """
+    settings = _read()
+    # the PDF parser (corpus, in ingest worker processes too) reads its OCR languages from the
+    # environment; a value written in the settings file was ignored there (new-user trial)
+    os.environ["LOOPGATE_OCR_LANGUAGES"] = settings.ocr_languages
+    return settings
+
+
+def _read() -> Settings:
     env_file = os.environ.get("LOOPGATE_ENV_FILE", "").strip()
     if not env_file:
         return resolve_paths(Settings(), Path.cwd())

@@ -60,6 +60,7 @@ class Settings(BaseSettings):
     redis_url: str = Field("", description="Redis URL for the answer cache and route log; empty = in-process LRU and ring buffer.")
 
     # --- embeddings ----------------------------------------------------------------------
+    ocr_languages: str = Field("eng+chi_sim+chi_tra", pattern=r"^(?:[A-Za-z_]+(?:\+[A-Za-z_]+)*)?$", description="Tesseract languages for scanned PDF pages, joined by + (those installed are used); empty = no OCR. The PDF parser reads it from the process environment, which get_settings sets from here (corpus.parsers._pdf_ocr).")
     embed_model: str = Field("intfloat/multilingual-e5-small", description="fastembed model name of the dense embedder.")
     embed_model_path: Path | None = Field(None, description="Local folder holding the embedding model (no network); empty = let fastembed fetch it.")
     embed_threads: int = Field(0, ge=0, le=256, description="ONNX runtime threads for embedding; 0 = auto: the usable cores for loopgate ingest (shared among its worker processes), 1 in the gateway.")
