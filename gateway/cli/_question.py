@@ -48,14 +48,15 @@ def open_question_scope(c: Components, collection: str, *, documents: tuple[str,
         collection has dense vectors but no (or another) embedding model) and ``c`` is closed.
     """
     from corpus.errors import StoreError
-    from gateway.wiring import open_collection
+    from gateway.wiring import open_collection, store_location
     from rag.errors import RetrievalError
     from rag.retriever import resolve_filter
 
     refused, flt = "", None
     try:
         if c.store is not None:  # an unknown collection is refused here, in every mode
-            open_collection(c.store, collection)  # a held data directory fails here, clearly
+            # a held data directory fails here, clearly
+            open_collection(c.store, collection, where=store_location(c.settings))
             flt = resolve_filter(c.store, collection, documents=documents,
                                  path_prefix=path_prefix)
     except (StoreError, RetrievalError) as exc:

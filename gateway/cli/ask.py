@@ -113,7 +113,7 @@ def ask_rag(
     from gateway.conversation.cedict import ready_before_first_question
     from gateway.routing import QueryInput
     from gateway.settings import get_settings
-    from gateway.wiring import build_components, build_retriever, open_collection
+    from gateway.wiring import build_components, build_retriever, open_collection, store_location
     from rag.embedder import check_collection, runtime_note
     from rag.errors import RetrievalError
     from rag.pipeline import RagPipeline
@@ -132,7 +132,7 @@ def ask_rag(
         try:
             # a missing collection or a data directory held by `loopgate serve` fails here,
             # before the dictionary loads (a trial waited for it, then read the error)
-            open_collection(store, collection)
+            open_collection(store, collection, where=store_location(s))
             with slow_step(err, DICTIONARY):  # the CC-CEDICT index, as `loopgate chat`
                 ready_before_first_question(s.cross_language)
             if embedder is None:

@@ -46,6 +46,7 @@ __all__ = [
     "llm_config",
     "open_collection",
     "open_store",
+    "store_location",
     "retrieval_config",
 ]
 
@@ -62,9 +63,18 @@ def open_store(settings: Settings) -> QdrantChunkStore:
     return QdrantChunkStore.embedded(settings.data_dir / "qdrant")
 
 
-def open_collection(store: QdrantChunkStore, collection: str) -> dict[str, Any]:
+def store_location(settings: Settings) -> str:
+    """Where the settings' chunk store lives, for messages: the Qdrant URL, else the embedded
+    engine's folder (``<data_dir>/qdrant``)."""
+    return settings.qdrant_url or str(settings.data_dir / "qdrant")
+
+
+def open_collection(store: QdrantChunkStore, collection: str, *, where: str = ""
+                    ) -> dict[str, Any]:
     """Open ``collection`` now and return its metadata, so a command fails up front instead of
-    answering "not found" from a store it cannot read.
+    answering "not found" from a store it cannot read. ``where``: the store's location
+    (:func:`store_location`), named in the message when no collection exists there (a
+    new-user trial asking from another folder could not tell which data directory was read).
 
     :raises corpus.errors.StoreError: the name is no valid collection name, the collection does
         not exist, or its embedded shard is held by another process (e.g. ``loopgate serve``: use
@@ -74,7 +84,7 @@ def open_collection(store: QdrantChunkStore, collection: str) -> dict[str, Any]:
     names = store.list_collections()
     if collection not in names:
         there = (f"the collections here: {', '.join(sorted(names))}; name one with --collection"
-                 if names else "no collection exists in this data directory yet")
+                 if names else f"no collection exists in {where or 'this data directory'} yet")
         raise StoreError(
             f"collection {collection!r} does not exist (loopgate ingest DIR --collection "
             f"{collection}); {there}"
