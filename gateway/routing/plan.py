@@ -141,7 +141,10 @@ class PlanStages(RouterStages):
         """Fill the request's record from its parts' records."""
         rec = ctx.record
         parts: list[dict[str, Any]] = []
-        for i, (sub, res, pd) in enumerate(zip(subs, results, part_dicts, strict=True)):
+        # part_dicts also holds the parts over the limit (plan.left), which ran nowhere: a
+        # question of five parts was a 500 here (a break-it trial)
+        ran = part_dicts[:len(subs)]
+        for i, (sub, res, pd) in enumerate(zip(subs, results, ran, strict=True)):
             r = sub.record
             rec.absorb_part(i, r)
             parts.append({
@@ -154,6 +157,9 @@ class PlanStages(RouterStages):
                 "tool_calls": dict(Counter(str(st.get("tool")) for st in r.steps
                                            if st.get("kind") == "tool")),
             })
+        parts.extend({"question": pd["question"], "found": False, "final_path": "over_limit",
+                      "citations": [], "steps": 0, "tool_calls": {}}
+                     for pd in part_dicts[len(subs):])
         rec.planned(plan.kind, plan.rule, parts)
 
 

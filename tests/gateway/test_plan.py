@@ -77,6 +77,24 @@ async def test_parts_answered_concurrently_each_cited(tmp_path, embed_model_path
 
 
 @pytest.mark.integration
+async def test_parts_over_the_limit_are_listed_not_a_500(tmp_path, embed_model_path, v1) -> None:
+    # a break-it trial: a question of more parts than LOOPGATE_DECOMPOSE_MAX_PARTS was a 500
+    # on every endpoint (the route record zipped the parts run with every part)
+    q = "退货期限是几天？标准配送要几天？加急配送要几天？"
+    async with running(make_settings(tmp_path, embed_model_path, decompose_max_parts=2)) \
+            as (app, client):
+        await upload(app, client, v1)
+        body = await ask(client, q, mode="rag")
+        parts = body["route"]["plan"]["parts"]
+        assert len(body["parts"]) == len(parts) == 3
+        assert parts[2] == {"question": "加急配送要几天？", "found": False,
+                            "final_path": "over_limit", "citations": [], "steps": 0,
+                            "tool_calls": {}}
+        assert "parts_over_limit" in body["route"]["flags"]
+        assert parts[0]["final_path"] == "rag" and body["parts"][0]["found"]
+
+
+@pytest.mark.integration
 async def test_slow_part_is_cut_at_the_deadline(tmp_path, embed_model_path, v1) -> None:
     settings = make_settings(tmp_path, embed_model_path, request_deadline_s=3.0,
                              timeout_retrieve_s=30.0)
