@@ -43,6 +43,8 @@ __all__ = ["Box", "PageImage", "QuoteBoxes", "quote_boxes", "render_page", "sour
 
 #: Rendering resolution bounds (dots per inch): 72 = one pixel per point.
 MIN_DPI, MAX_DPI = 48, 200
+#: the longest side of a rendered page, pixels: an A3 page at MAX_DPI is 3,307 (``render_page``)
+MAX_SIDE_PX = 4000
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,13 +96,20 @@ def render_page(path: Path, page: int, *, dpi: int = 110) -> PageImage:
     """Render physical ``page`` (1-based) of the PDF at ``path`` to PNG.
 
     :param dpi: resolution, clamped to ``MIN_DPI..MAX_DPI`` (110 dpi: an A4 page is 909 x 1286
-        pixels, 100-300 kB for a text page).
+        pixels, 100-300 kB for a text page); a page whose longer side would pass
+        :data:`MAX_SIDE_PX` pixels is rendered that long (the image's ``width`` / ``height``
+        say its size).
     :raises ParseError: ``corrupt_pdf`` (not a PDF). :raises ValueError: no such page.
     """
     dpi = max(MIN_DPI, min(MAX_DPI, int(dpi)))
     with _open(path) as doc:
         pg = _page(doc, page)
-        pix = pg.get_pixmap(dpi=dpi, alpha=False)
+        # a page far larger than paper (a 200-inch poster) renders scaled to MAX_SIDE_PX on its
+        # longer side: at 110 dpi MuPDF refused the pixmap ("Overly large image", a 500 in the
+        # viewer: a break-it trial's 14,400-pt page)
+        fit = MAX_SIDE_PX / max(pg.rect.width, pg.rect.height, 1.0)
+        pix = (pg.get_pixmap(dpi=dpi, alpha=False) if dpi / 72.0 <= fit else
+               pg.get_pixmap(matrix=pymupdf.Matrix(fit, fit), alpha=False))
         return PageImage(pix.tobytes("png"), pix.width, pix.height, pg.rect.width,
                          pg.rect.height, doc.page_count)
 

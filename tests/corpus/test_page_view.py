@@ -118,3 +118,25 @@ def test_a_table_row_over_several_visual_lines_is_boxed_cell_by_cell(
         for word in not_shown:  # the neighbouring rows stay unmarked
             for h in pg.search_for(word):
                 assert all(_overlap(b, tuple(h)) < 0.2 for b in qb.boxes), (word, qb)
+
+
+def test_a_page_larger_than_paper_renders_scaled(tmp_path: Path) -> None:
+    # a break-it trial: a 14,400 x 14,400 pt page was a 500 in the viewer ("Overly large image")
+    import pymupdf
+
+    from corpus.page_view import MAX_SIDE_PX
+
+    pdf = tmp_path / "poster.pdf"
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=14400, height=7200)
+        page.insert_text((72, 144), "A poster page.", fontsize=96)
+        doc.save(pdf)
+    img = render_page(pdf, 1, dpi=200)
+    assert (img.width, img.height) == (MAX_SIDE_PX, MAX_SIDE_PX // 2)
+    assert img.png.startswith(b"\x89PNG") and img.page_width == 14400
+    # a paper page keeps its resolution: A4 at 110 dpi
+    with pymupdf.open() as doc:
+        doc.new_page(width=595, height=842)
+        doc.save(tmp_path / "a4.pdf")
+    a4 = render_page(tmp_path / "a4.pdf", 1)
+    assert abs(a4.width - 595 * 110 / 72) <= 1 and abs(a4.height - 842 * 110 / 72) <= 1
