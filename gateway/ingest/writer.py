@@ -100,10 +100,20 @@ class CollectionWriter:
         root.mkdir(parents=True, exist_ok=True)
         for name in job.files:
             if (staged / name).is_file():
+                if (root / name).is_file():  # kept until the new file is ingested
+                    keep = self.previous_file(job.job_id, name)
+                    keep.parent.mkdir(parents=True, exist_ok=True)
+                    os.replace(root / name, keep)
+                    fsync_dir(keep.parent)
                 os.replace(staged / name, root / name)
         fsync_dir(root)
         fsync_dir(staged)
         return root
+
+    def previous_file(self, job_id: str, name: str) -> Path:
+        """Where the file an upload replaces waits until its replacement is ingested:
+        ``<staging>/<job_id>/.previous/<name>`` (removed with the staging folder)."""
+        return self.staging_dir(job_id) / ".previous" / name
 
     async def ingest(self, job: IngestJob, save: Callable[[IngestJob], Awaitable[None]]) -> None:
         """Move the staged files in, ingest them one by one and report, ``save`` -ing the job
@@ -148,7 +158,7 @@ class CollectionWriter:
         await self.retire(job.collection, str(version or self.host.corpus_version(job.collection)),
                            changed)
         bad = [f for f in files if f["status"] == "failed"]
-        await asyncio.to_thread(self._drop_failed, root, bad, before)
+        await asyncio.to_thread(self._drop_failed, root, bad, before, job.job_id)
         gone = await asyncio.to_thread(self._drop_unused_folder, job.collection, root)
         if gone is False and job.report is not None:  # a later file's run created it again
             job.report["warnings"] = [w for w in job.report.get("warnings", [])
@@ -164,15 +174,23 @@ class CollectionWriter:
         job.progress["phase"] = "done"
         job.finished_at = time.time()
 
-    @staticmethod
-    def _drop_failed(root: Path, bad: list[dict[str, Any]], before: dict[str, Any]) -> None:
+    def _drop_failed(self, root: Path, bad: list[dict[str, Any]], before: dict[str, Any],
+                     job_id: str) -> None:
         """Remove from the upload folder the new files that could not be ingested, noting it
         in their report (``upload_removed``): kept there, unlisted by ``GET /v1/documents``
         and beyond the API's reach, they were tried again at every restart's reconciliation
         and failed again (break-it trial: encrypted, truncated and image-only PDFs stayed). A
-        file that replaced an indexed document stays (the index still holds the document)."""
+        file that replaced an indexed document gives its place back to that document's file
+        (``upload_restored``: the index still holds it; a break-it trial's failed replacement
+        had destroyed the only copy, the viewer then refused the document as changed and the
+        next start's reconciliation indexed a duplicate of it)."""
         for f in bad:
             if f["path"] in before:
+                keep = self.previous_file(job_id, f["path"])
+                if keep.is_file():
+                    os.replace(keep, root / f["path"])
+                    f["warnings"] = [*f.get("warnings", []), "upload_restored: the file could "
+                                     "not be ingested; the document's previous file was kept"]
                 continue
             (root / f["path"]).unlink(missing_ok=True)
             f["warnings"] = [*f.get("warnings", []), "upload_removed: the file could not be "

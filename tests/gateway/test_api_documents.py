@@ -106,6 +106,31 @@ async def test_failed_file_is_reported_and_batch_goes_on(tmp_path, embed_model_p
         assert any(w.startswith("upload_removed:") for w in by_path["broken.pdf"]["warnings"])
 
 
+async def test_a_failed_replacement_keeps_the_document_s_file(tmp_path, embed_model_path) -> None:
+    # a break-it trial: random bytes uploaded as an indexed doc.md failed to ingest but had
+    # overwritten the stored doc.md: the viewer then refused the still-indexed document as
+    # changed, and the next start's reconciliation indexed a duplicate in its place
+    good = "# Warranty\n\nThe warranty period of the K-200 kettle is 24 months.\n".encode()
+    async with running(make_settings(tmp_path, embed_model_path)) as (app, client):
+        await upload(app, client, [("doc.md", good)])
+        r = await client.post("/v1/documents", files=[("files", ("doc.md", bytes(range(256)) * 16,
+                                                              "application/octet-stream"))])
+        assert r.status_code == 202, r.text
+        await app.state.components.ingest.wait_idle()
+        job = (await client.get(r.json()["status_url"])).json()
+        assert job["status"] == "failed", job
+        f = job["report"]["files"][0]
+        assert f["status"] == "failed" and any(
+            w.startswith("upload_restored:") for w in f["warnings"]), f
+        folder = tmp_path / "data" / "uploads" / job["collection"]
+        assert (folder / "doc.md").read_bytes() == good
+        body = (await client.post("/v1/query", json={"question": "What is the warranty period of the K-200?",
+                                                     "use_cache": False})).json()
+        assert body["found"] and body["citations"][0]["path"] == "doc.md"
+        r = await client.post("/v1/view/citation", json={"citation": body["citations"][0]})
+        assert r.status_code == 200, r.text
+
+
 @contextmanager
 def held_collection(data_dir: Path, collection: str) -> Iterator[None]:
     """Another process (like a `loopgate ingest` on the same data dir) holds the shard."""
