@@ -35,7 +35,8 @@ def _expected(field: str) -> str:
     info = Settings.model_fields.get(field)
     origin = get_origin(info.annotation) if info else None
     if origin is list:
-        return 'a JSON list, e.g. [".pdf", ".md"]'
+        example = '[".pdf", ".md"]' if field == "upload_extensions" else '["k1", "k2"]'
+        return f"a JSON list, e.g. {example}"
     if origin is dict:
         return 'a JSON object, e.g. {"KEY": ["*"]}'
     return "a valid value"

@@ -84,7 +84,7 @@ class Settings(BaseSettings):
     conversation_llm_timeout_s: float = Field(8.0, gt=0, description="Timeout of one conversation-stage LLM call (follow-up rewrite, cross-language key terms), seconds; then the rules' rewrite / the dictionary's terms are used, flagged. The conversation stage may take this much more than timeout_retrieve_s when an LLM is configured.")
 
     # --- router: thresholds and escalation rules -----------------------------------------
-    default_collection: str = Field("default", description="Collection used when a request names none (HTTP reads: the only collection with documents when this one does not exist; gateway.api.deps.omitted_collection).")
+    default_collection: str = Field("default", pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$", description="Collection used when a request names none (HTTP reads: the only collection with documents when this one does not exist; gateway.api.deps.omitted_collection).")
     rag_top_k: int = Field(5, ge=1, le=100, description="Chunks retrieved on the RAG path.")
     rag_broad_top_k: int = Field(12, ge=1, le=200, description="Chunks retrieved in broad mode (after fallback_to_rag).")
     rag_prefetch_k: int = Field(50, ge=1, le=1000, description="Dense and keyword prefetch size before RRF fusion.")
@@ -202,6 +202,17 @@ class Settings(BaseSettings):
                 raise ValueError(f"{value!r} is not an http(s) URL (e.g. http://127.0.0.1:8080/v1)"
                                  ) from None
         return value.strip()
+
+    @field_validator("upload_extensions")
+    @classmethod
+    def _dotted_extensions(cls, value: list[str]) -> list[str]:
+        """Each accepted type is a dotted file extension, compared in lower case: a break-it
+        trial's ``["exe", ".MD"]`` was taken as is and the 415 then listed ``exe``."""
+        bad = [e for e in value if not re.fullmatch(r"\.[A-Za-z0-9][A-Za-z0-9._-]{0,15}", e)]
+        if bad:
+            raise ValueError(f"not a file extension: {', '.join(map(repr, bad))} "
+                             '(write them dotted, e.g. [".pdf", ".md"])')
+        return [e.lower() for e in value]
 
     @field_validator("migration_default_mode")
     @classmethod

@@ -123,3 +123,36 @@ def test_a_url_setting_that_is_no_url_is_named(name: str, monkeypatch: pytest.Mo
     assert result.exit_code == 2, (result.output, result.exception)
     assert f"error: {name} is invalid" in result.output and "not an http(s) URL" in (
         " ".join(result.output.split()))
+
+
+@pytest.mark.parametrize(("name", "value", "said"), [
+    # a break-it trial: LOOPGATE_DEFAULT_COLLECTION=../x started, then every request naming no
+    # collection got a 400 blaming the client
+    ("LOOPGATE_DEFAULT_COLLECTION", "../x", "should match pattern"),
+    # ... and LOOPGATE_UPLOAD_EXTENSIONS=["exe", ".MD"] was taken as is
+    ("LOOPGATE_UPLOAD_EXTENSIONS", '["exe", ".MD"]', "not a file extension: 'exe'"),
+])
+def test_a_setting_out_of_its_form_is_named(name: str, value: str, said: str,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LOOPGATE_ENV_FILE", raising=False)
+    monkeypatch.setenv(name, value)
+    result = CliRunner().invoke(app, ["ask", "q", "--collection", "c"])
+    assert result.exit_code == 2, (result.output, result.exception)
+    out = " ".join(result.output.split())
+    assert f"error: {name} is invalid" in out and said in out, out
+
+
+def test_upload_extensions_are_compared_in_lower_case(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LOOPGATE_UPLOAD_EXTENSIONS", '[".MD", ".pdf"]')
+    assert get_settings().upload_extensions == [".md", ".pdf"]
+
+
+def test_a_list_setting_that_is_no_json_shows_its_own_example(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # a break-it trial: LOOPGATE_ADMIN_KEYS=k1 was told "e.g. [".pdf", ".md"]"
+    monkeypatch.delenv("LOOPGATE_ENV_FILE", raising=False)
+    monkeypatch.setenv("LOOPGATE_ADMIN_KEYS", "k1")
+    result = CliRunner().invoke(app, ["ask", "q", "--collection", "c"])
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert 'error: LOOPGATE_ADMIN_KEYS is malformed: expected a JSON list, e.g. ["k1", "k2"]' in (
+        result.output)
