@@ -120,9 +120,22 @@ def init_command(
         typer.echo(f"error: --redis-url {redis_url!r} {problem}: expected redis://host:port/db, "
                    "rediss://… or unix://…; nothing written", err=True)
         raise typer.Exit(2)
+    # the data folder and the file must be writable: a break-it trial's --file under /proc
+    # ended in a FileNotFoundError traceback, and --data-dir /proc/x was written and exited 0
+    # (ingest then failed in the embedded Qdrant)
+    try:
+        Path(data).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        typer.echo(f"error: the data folder {data} cannot be created ({exc.strerror or exc}); "
+                   "nothing written", err=True)
+        raise typer.Exit(2) from None
     redis = redis_url if redis_url and redis_answers(redis_url) else None
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(settings_text(Path(data), model, port, redis), encoding="utf-8")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(settings_text(Path(data), model, port, redis), encoding="utf-8")
+    except OSError as exc:
+        typer.echo(f"error: {target} cannot be written ({exc.strerror or exc})", err=True)
+        raise typer.Exit(2) from None
     typer.echo(f"settings written to {target}")
     typer.echo(f"data lives in        {data}")
     typer.echo(f"embedding model      {model or 'none (keyword-only)'}")

@@ -184,3 +184,23 @@ def test_init_refuses_a_redis_url_without_a_redis_scheme(
     assert result.exit_code == 2, result.output
     assert f"--redis-url {url!r} has" in result.output and "nothing written" in result.output
     assert not (tmp_path / "loopgate.env").exists()
+
+
+def test_init_says_when_the_file_or_the_data_folder_cannot_be_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a break-it trial: --file under /proc ended in a FileNotFoundError traceback, and a data
+    # folder that cannot be created was written and exited 0 (ingest then failed in Qdrant)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "plain").write_text("a file, not a folder\n")
+    bad_data = CliRunner().invoke(app, ["init", "--data-dir", "plain/state", "--redis-url", ""])
+    assert bad_data.exit_code == 2, bad_data.output
+    out = " ".join(bad_data.output.split())
+    assert f"the data folder {tmp_path / 'plain' / 'state'} cannot be created" in out, out
+    assert "nothing written" in out and not (tmp_path / "loopgate.env").exists()
+    bad_file = CliRunner().invoke(app, ["init", "--file", "plain/x.env", "--data-dir", "state",
+                                        "--redis-url", ""])
+    assert bad_file.exit_code == 2, bad_file.output
+    assert f"error: {tmp_path / 'plain' / 'x.env'} cannot be written" in " ".join(
+        bad_file.output.split())
+    assert "Traceback" not in bad_file.output
