@@ -85,6 +85,10 @@ async def test_chat_bad_requests(tmp_path, embed_model_path) -> None:
         r = await client.post("/v1/chat/completions", json={"model": "loopgate-auto", "messages": [
             {"role": "user", "content": long}]})
         assert r.status_code == 400 and "4000 characters" in r.json()["error"]["message"], r.text
+        # named where the chat request has it, not as the query's "question" (break-it trial)
+        error = r.json()["error"]
+        assert error["message"].startswith("messages.0.content: "), error
+        assert error["param"] == "messages.0.content", error
         # session ids follow /v1/query's rule ("" was a 200 here and a 400 there: break-it trial)
         for sid in ("", "a/b", "x" * 201):
             r = await client.post("/v1/chat/completions", json={

@@ -187,7 +187,20 @@ def _to_query(req: ChatRequest) -> QueryRequest:
             "collection": req.collection, "history": history[-HISTORY_LIMIT:],
             "session_id": req.session_id or derived_session(req.messages)})
     except ValidationError as exc:
-        raise BadRequest(validation_message(exc.errors())) from None
+        # named as the chat request has it: a message over the limit was "question: …", a
+        # field the chat API does not have (a break-it trial)
+        errors = [{**e, "loc": _chat_loc(tuple(e.get("loc", ())), last)} for e in exc.errors()]
+        where = ".".join(str(p) for p in errors[0]["loc"]) if errors else ""
+        raise BadRequest(validation_message(errors), param=where or None) from None
+
+
+def _chat_loc(loc: tuple[Any, ...], last: int) -> tuple[Any, ...]:
+    """Where a field of the query built from a chat request sits in that request."""
+    if loc[:1] == ("question",):
+        return ("messages", last, "content")
+    if loc[:1] == ("history",):
+        return ("messages",)
+    return loc
 
 
 def derived_session(messages: list[ChatMessage]) -> str:
