@@ -189,8 +189,9 @@ def _to_query(req: ChatRequest) -> QueryRequest:
     except ValidationError as exc:
         # named as the chat request has it: a message over the limit was "question: …", a
         # field the chat API does not have (a break-it trial)
-        errors = [{**e, "loc": _chat_loc(tuple(e.get("loc", ())), last)} for e in exc.errors()]
-        where = ".".join(str(p) for p in errors[0]["loc"]) if errors else ""
+        locs = [_chat_loc(tuple(e.get("loc", ())), last) for e in exc.errors()]
+        errors = [{**e, "loc": loc} for e, loc in zip(exc.errors(), locs, strict=True)]
+        where = ".".join(str(p) for p in locs[0]) if locs else ""
         raise BadRequest(validation_message(errors), param=where or None) from None
 
 
