@@ -54,7 +54,9 @@ __all__ = ["BM25_AVGDL", "BM25_B", "BM25_K1", "FINANCIAL_NUMERAL", "Tokenizer", 
 
 # a question asking for a figure: by its question word, or by the unit or rounding it wants the
 # figure in ("Answer in USD millions", "round to two decimal places", "in units of percents")
-_QUANTITY = re.compile(r"多少|几|多久|多长|多大|多高|多重|哪天|哪年|范围|how (many|much|long|old)|"
+_QUANTITY = re.compile(r"多少|几|多久|多长|多大|多高|多重|哪天|哪年|范围|何时|什么时[候间]|哪一天|"
+                       r"how (many|much|long|old)|\bwhen\s+(?:was|were|did)\b|"
+                       r"\bwhen\b.{0,80}\b(?:take|took|takes)\s+effect\b|"
                        r"what (percentage|number|amount|year|date|range)|\b(rate|ratio|percent)|"
                        r"\bamounts?\b|"
                        r"\bin (?:usd |us\$ ?|\$ ?|eur |gbp |rmb |cny )?(?:millions|billions|"
@@ -65,7 +67,10 @@ _QUANTITY = re.compile(r"多少|几|多久|多长|多大|多高|多重|哪天|�
 
 def asks_quantity(question: str) -> bool:
     """True when the question asks for a number, amount, range, date or duration (its answer
-    is a figure: evidence holding digits is preferred by the extractive and offline answers)."""
+    is a figure: evidence holding digits is preferred by the extractive and offline answers).
+    A date is asked by 何时 / 什么时候 / "when was … / when did …" / "when does … take effect"
+    (a new-user trial: "劳动合同法什么时候开始施行？" was answered by 第九十七条's "自本法施行后续订…",
+    not 第九十八条's "本法自2008年1月1日起施行"); "when must …" asks a condition, not a figure."""
     return bool(_QUANTITY.search(question))
 
 

@@ -25,6 +25,15 @@ def test_asks_quantity() -> None:
     # release's dateline before the line "$13.2 billion in cash proceeds")
     assert asks_quantity("What is the amount of the cash proceeds that JnJ realised?")
     assert asks_quantity("What were the GDP growth amounts for the third quarter?")
+    # a date is a figure: 何时 / 什么时候 / "when was …" / "when does … take effect" (a new-user
+    # trial: "劳动合同法什么时候开始施行？" quoted 第九十七条 "自本法施行后续订…", no date)
+    assert asks_quantity("劳动合同法什么时候开始施行？")
+    assert asks_quantity("网络安全法自何时起施行？")
+    assert asks_quantity("When was the company founded?")
+    assert asks_quantity("When does the Cybersecurity Law take effect?")
+    # ... but "when must" asks a condition, and "what happens when" an event
+    assert not asks_quantity("When must an employer pay double wages?")
+    assert not asks_quantity("What will happen when you press the down button?")
 
 
 def test_question_codes_are_no_figure() -> None:
