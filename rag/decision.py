@@ -11,8 +11,8 @@ asked relative to ``today``, or a document's count of items, is computed, ``rag.
    cases: a best unit that is one case of an enumerating sentence gives way to the case the
    question names, else to the whole series (``rag.cases``; ``case_named`` / ``cases_whole``);
 3. found when there is evidence and the retrieval's confidence reaches ``answer_floor``; not
-   found when the question has key terms and none occurs in the retrieved text (``coverage``
-   ≤ 0; only when the caller passes the coverage feature);
+   found when the question has no key term but numbers (``no_key_terms``) or none occurs in
+   the retrieved text (``coverage`` ≤ 0; only when the caller passes the coverage feature);
 4. the document-level check (``corpus.presence``): the answer's document must hold the
    question's specific terms, the acronyms it names (``subject_acronyms``) and the names of
    organisations no document is by or about (``Retrieval.unknown_subjects``)
@@ -25,10 +25,9 @@ asked relative to ``today``, or a document's count of items, is computed, ``rag.
    years asked of prose is answered by both years' units (``rag.period_pair``, ``period_pair``),
    a change between two amounts by both amounts' units (``rag.amount_change``).
 
-Checks 4–6 query the index; they are steps (``rag.steps``) under ``timeout_s`` (0: none), so a
-flow driver runs them (``drive_sync`` / ``drive_async`` with timeouts, ``drive_inline`` in the
-calling thread); a failed or timed-out step flags ``<step>_error`` / ``<step>_timeout`` and the
-answer stands. Usage example::
+Checks 4–6 query the index; they are steps (``rag.steps``) under ``timeout_s`` (0: none) that a
+flow driver runs (``drive_sync`` / ``drive_async`` with timeouts, ``drive_inline`` inline); a
+failed or timed-out step flags ``<step>_error`` / ``<step>_timeout``, the answer stands::
 
     decider = AnswerDecider(tokenizer, store, support_model=SupportModel.load())
     decision = drive_sync(decider.flow(retrieval))
@@ -201,6 +200,9 @@ class AnswerDecider:
                 out.append("computed_below_floor")
             else:
                 computed = None
+        if found and all(t.isdigit() for t in r.key_terms):  # "x", "1": a break-it trial
+            found = False
+            out.append("no_key_terms")
         if found and r.key_terms and coverage is not None and coverage <= 0.0:
             # none of the question's key terms occurs in the retrieved text: the "evidence" is
             # only the top chunk's first sentence, which answers nothing (case 12, step 9)
@@ -284,10 +286,8 @@ class AnswerDecider:
         """``(features, p)`` of the best unit (``rag.answerability.answer_support``), scored
         as ``record_support`` says; a failed step flags and gives ``p = None``."""
         model = self.support_model
-        if self.record_support:
-            wanted = bool(evidence)
-        else:
-            wanted = found and model is not None and model.refuses("rag")
+        wanted = bool(evidence) if self.record_support else (
+            found and model is not None and model.refuses("rag"))
         if not wanted:
             return {}, (0.0 if model is not None and self.record_support else None)
         check = partial(answer_support, r, evidence, self.tokenizer, r.collection,
