@@ -28,6 +28,10 @@ unanswerable :64 is then answered);
 with it, English 80.0 % and 83.3 % in two runs (the model's translations differ a little
 between runs), p50 9.5-10.8 s, one call per English question of 72 prompt and 27 completion
 tokens (mean); the Chinese originals make no call.
+Session 29 (same model and collection, machine quiet, p50 2.2-2.5 s, one call of 72 prompt and
+27 completion tokens per English question): English 66.7 % with the translation appended to
+the English question, 80.0 % with the translation routed alone (a collection mostly in
+Chinese; ``gateway.conversation.cross_stage``); the Chinese originals 90.0 %.
 On the whole eval corpus (collection of 301 documents, 54 % Chinese; same model): Chinese
 86.7 % with and without the LLM (7 of 33 translated into English, no hit changed), English
 20.0 % -> 63.3 % (27 translated; 6 skipped because an English page holds more than half of

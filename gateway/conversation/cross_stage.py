@@ -28,6 +28,7 @@ from typing import Any
 from gateway.conversation import cedict
 from gateway.conversation.crosslang import CrossLanguage
 from gateway.conversation.crosslang_choice import CrossTerms
+from gateway.conversation.english_terms import codes
 from gateway.conversation.rewrite import Rewrite
 from gateway.routing import RouteTrace
 
@@ -183,11 +184,21 @@ class CrossLanguageStage:
         # English zh-PDF dev questions, 8 zh PDFs, e5 + BM25, Qwen2.5-Coder-1.5B: evidence hit
         # 70.0 % with its terms appended, 73.3 % with its and the dictionary's, 80.0-83.3 % with
         # the translation (two runs; dictionary only: 56.7 %; the Chinese originals: 90.0 %)
+        phrase = getattr(got, "phrase", None) or None
+        # in a collection mostly in the target language the translation is routed alone: with
+        # the English question in front, its words (matching no passage) still led the answer
+        # choice to other units — the 30 English zh-PDF dev questions reached 66.7 % evidence
+        # hit with the translation appended (issue 16; the Chinese originals: 90.0 %)
+        alone = bool(phrase) and await asyncio.to_thread(cl.mostly_in, collection, target)
         return CrossTerms(tuple(kept), ("llm",), round(len(kept) / max(1, len(terms)), 3),
-                          phrase=getattr(got, "phrase", None) or None)
+                          phrase=phrase, alone=alone)
 
 
 def _with_terms(question: str, found: CrossTerms) -> str:
-    """``question`` with the terms (or the translation) appended, as it is routed."""
+    """``question`` with the terms (or the translation) appended, as it is routed; or the
+    translation alone (``found.alone``), with the question's codes it lacks (TH2817B)."""
+    if found.alone and found.phrase:
+        lacking = [c for c in codes(question) if c.lower() not in found.phrase.lower()]
+        return " ".join([found.phrase, *lacking])
     added = found.phrase or " ".join(found.terms)
     return f"{question} ({added})" if added else question

@@ -106,6 +106,10 @@ class CrossLanguage:
         target = "zh" if is_latin(question) else "en"
         return target if self._lang_counts(collection).get(target, 0) else None
 
+    def mostly_in(self, collection: str, language: str) -> bool:
+        """Whether 80 % of the collection's documents are in ``language`` (blocking)."""
+        return language_share(self._lang_counts(collection), language) >= _MOSTLY
+
     def translation_skip(self, question: str, collection: str, target: str) -> str | None:
         """Why a translation of ``question`` into ``target`` (``zh`` / ``en``, from
         :meth:`target_for`; the LLM's) is not wanted (blocking), or ``None`` when it is:

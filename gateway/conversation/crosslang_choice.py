@@ -28,6 +28,9 @@ class CrossTerms:
     document: tuple[str, str] | None = None
     #: the text appended to the question in place of ``terms`` (an LLM's translation of it)
     phrase: str | None = None
+    #: the phrase is routed alone, in place of the question (a collection mostly in the
+    #: phrase's language: the question's own words match none of its passages)
+    alone: bool = False
 
 
 
