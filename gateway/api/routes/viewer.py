@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.responses import Response
 
 from corpus.catalogue import Catalogue
-from corpus.citations import find_quote
+from corpus.citations import find_quote, locate
 from corpus.page_view import quote_boxes, render_page, source_lines
 from gateway.api.deps import (
     ComponentsDep,
@@ -155,12 +155,21 @@ def _chunk_view(components: Components, collection: str, cit: CitationRef) -> di
     found = components.store.get_chunks(collection, [cit.chunk_id]) if cit.chunk_id else []
     if not found:
         raise NotFound("the cited chunk is not in the collection (any more)")
-    lines = found[0].text.split("\n")
+    chunk = found[0]
+    lines = chunk.text.split("\n")
     marks = _marks(lines, 1, len(lines), cit.quote)
     hit = sorted(marks) or [1]
-    return {"kind": "chunk", "first_line": 1, "total_lines": len(lines),
-            "marked": [hit[0], hit[-1]], "exact": bool(marks),
-            "lines": [{"n": n, "text": t, "mark": marks.get(n)} for n, t in enumerate(lines, 1)]}
+    # numbered as the citation numbers them (corpus.citations.locate: from the chunk's first
+    # line in the document's text), not from 1: a new-user trial's HTML citation said line 7
+    # and the viewer marked line 3
+    starts = [0]
+    for t in lines[:-1]:
+        starts.append(starts[-1] + len(t) + 1)
+    number = [locate(chunk, o, o + 1)[1] for o in starts]  # chunk line i -> document line
+    return {"kind": "chunk", "first_line": number[0], "total_lines": number[-1],
+            "marked": [number[hit[0] - 1], number[hit[-1] - 1]], "exact": bool(marks),
+            "lines": [{"n": number[n - 1], "text": t, "mark": marks.get(n)}
+                      for n, t in enumerate(lines, 1)]}
 
 
 def _pdf_view(path: Path, collection: str, cit: CitationRef, page: int) -> dict[str, Any]:
