@@ -49,8 +49,8 @@ from corpus._token_rules import (
 )
 from corpus.types import SparseVector
 
-__all__ = ["BM25_AVGDL", "BM25_B", "BM25_K1", "FINANCIAL_NUMERAL", "Tokenizer", "asks_quantity",
-           "holds_figure", "term_index"]
+__all__ = ["BM25_AVGDL", "BM25_B", "BM25_K1", "FINANCIAL_NUMERAL", "ZH_QUANTITY", "Tokenizer",
+           "asks_quantity", "holds_figure", "term_index"]
 
 # a question asking for a figure: by its question word, or by the unit or rounding it wants the
 # figure in ("Answer in USD millions", "round to two decimal places", "in units of percents")
@@ -69,8 +69,9 @@ def asks_quantity(question: str) -> bool:
     """True when the question asks for a number, amount, range, date or duration (its answer
     is a figure: evidence holding digits is preferred by the extractive and offline answers).
     A date is asked by 何时 / 什么时候 / "when was … / when did …" / "when does … take effect"
-    (a new-user trial: "劳动合同法什么时候开始施行？" was answered by 第九十七条's "自本法施行后续订…",
-    not 第九十八条's "本法自2008年1月1日起施行"); "when must …" asks a condition, not a figure."""
+    (a new-user trial: "劳动合同法什么时候开始施行？" was answered by 第九十七条's
+    "自本法施行后续订…", not 第九十八条's "本法自2008年1月1日起施行"); "when must …" asks a
+    condition, not a figure."""
     return bool(_QUANTITY.search(question))
 
 
@@ -87,14 +88,25 @@ FINANCIAL_NUMERAL = re.compile(
     "[壹贰貳叁參肆伍陆陸柒捌玖拾](?:[壹贰貳叁參肆伍陆陸柒捌玖拾佰仟零万萬亿億]|\\s*[元圆圓万萬角])")
 
 
+# a quantity in Chinese numerals with its measure word: 三个月, 十五日, 两年, 五十万元, 一倍 — laws
+# and contracts write durations and sums so ("试用期不得超过一个月"); not an ordinal (第十九条)
+ZH_QUANTITY = re.compile(
+    "(?<![第\u4e00-\u9fff])[零〇一二两三四五六七八九十百千万半]+(?:个)?"
+    "(?:月|年|日|天|周|星期|小时|分钟|倍|元|万元|次|工作日|公里|岁)"
+    "|(?<=[\u4e00-\u9fff])[二两三四五六七八九十百千半][零〇一二两三四五六七八九十百千万]*(?:个)?"
+    "(?:月|年|日|天|周|星期|小时|分钟|倍|元|万元|工作日|公里|岁)")
+
+
 def holds_figure(text: str, terms: Iterable[str]) -> bool:
     """True when ``text`` (normalised like the key terms) holds a digit outside the key
     ``terms`` that hold digits: the question's own codes are no figure (a row naming
     ESP32-PICO-D4 does not answer "ESP32-PICO-D4 的工作电压是多少" by its 32 and 4); or an
     amount in Chinese financial numerals (:data:`FINANCIAL_NUMERAL`: "本项目研究开发经费和报酬
     （大写） 贰佰伍拾 万元" answers "…一共多少万元？", a new-user trial got a run of schedule
-    dates for it)."""
-    if FINANCIAL_NUMERAL.search(text):
+    dates for it); or a quantity in Chinese numerals with its measure word (:data:`ZH_QUANTITY`:
+    "试用期不得超过一个月" answers "试用期多久"; a break-it trial got the penalty clause
+    第八十三条, which names 试用期 four times and no duration)."""
+    if FINANCIAL_NUMERAL.search(text) or ZH_QUANTITY.search(text):
         return True
     if not _DIGIT.search(text):
         return False

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from corpus.injection import in_injection
 from corpus.term_match import flat_code, foreign_code
-from corpus.tokenizer import FINANCIAL_NUMERAL, holds_figure
+from corpus.tokenizer import FINANCIAL_NUMERAL, ZH_QUANTITY, holds_figure
 from corpus.types import Chunk
 
 __all__ = [
@@ -75,7 +75,8 @@ def holds_figure_unit(unit: str, normalized: str, terms: Iterable[str]) -> bool:
     unit, normalized = ENUMERATOR.sub("", unit, count=1), ENUMERATOR.sub("", normalized, count=1)
     unit, normalized = _ADDRESS.sub(" ", unit), _ADDRESS.sub(" ", normalized)
     unit, normalized = _SCALE.sub(" ", unit), _SCALE.sub(" ", normalized)
-    return ((bool(DIGIT.search(unit)) or FINANCIAL_NUMERAL.search(unit) is not None)
+    return ((bool(DIGIT.search(unit)) or FINANCIAL_NUMERAL.search(unit) is not None
+             or ZH_QUANTITY.search(unit) is not None)
             and holds_figure(normalized, terms))
 
 
