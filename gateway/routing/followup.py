@@ -63,6 +63,7 @@ __all__ = [
     "ELLIPSIS_ZH_MAX",
     "LEAD_EN",
     "LEAD_ZH",
+    "NOT_PRONOUN_ZH",
     "OWN_CONTENT_MIN",
     "OWN_CONTENT_MIN_ZH",
     "content_en",
@@ -105,7 +106,8 @@ _EXPLETIVE = re.compile(
     # "How long does it take for the refund to arrive?": the time of what follows
     r"|\b(?:does|did|will|would|can|could)\s+it\s+take\b|\bit\s+(?:takes|took)\b",
     re.IGNORECASE)
-_NOT_PRONOUN_ZH = re.compile(r"其[他它中实余次间后前一]|及其|与其|尤其|极其|何其|应该|该当|"
+#: words holding 其 / 该 / 这 / 那 that are no pronoun (其他, 应该, 那么 …)
+NOT_PRONOUN_ZH = re.compile(r"其[他它中实余次间后前一]|及其|与其|尤其|极其|何其|应该|该当|"
                              r"活该|本该|理该|那么|那样|这样|这么|那里|这里|那儿|这儿|那时|"
                              r"这时")
 _PRONOUN_ZH = re.compile(rf"它们?|其|该|[这那][{CLASSIFIER}]|这(?=是)|那(?=是)")
@@ -149,7 +151,7 @@ def dangling_pronoun(q: str) -> str | None:
     or ``None`` (cue ``pronoun``, module docstring); a demonstrative before a noun of its own
     is a determiner, not a pronoun (:func:`determiner`)."""
     if CJK.search(q):
-        masked = _NOT_PRONOUN_ZH.sub(lambda m: "　" * len(m.group(0)), q)
+        masked = NOT_PRONOUN_ZH.sub(lambda m: "　" * len(m.group(0)), q)
         zh = next((z for z in _PRONOUN_ZH.finditer(masked)
                    if not determiner(q, z.start(), z.end())), None)
         if zh is None:

@@ -173,3 +173,12 @@ def test_a_clause_with_its_own_subject_is_no_topic():
     # a short noun phrase still is one
     assert rewrite_rules("How much is it?", "What is the warranty period?").question == (
         "How much is the warranty period?")
+
+
+def test_a_word_holding_qi_is_no_pronoun():
+    # a trial: "那其他城市呢？" was read "那城市住宿费他城市呢？" (其 of 其他 taken for "its")
+    rw = rewrite_rules("那其他城市呢？", "一线城市住宿费上限是多少？")
+    assert "他城市呢" not in rw.question.replace("其他城市", ""), rw.question
+    assert rw.rules != ("pronoun",)
+    # 其 alone still is one
+    assert rewrite_rules("其价格是多少？", "K-200 水壶的保修期是多久？").rules == ("pronoun",)
