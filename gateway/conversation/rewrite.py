@@ -51,9 +51,10 @@ from dataclasses import dataclass
 import rjieba
 
 from corpus.labels import ITEM_KINDS, find_label, step_label
+from corpus.term_match import is_code
 from gateway.conversation.dates import resolve_dates, step_year
 from gateway.conversation.items import ItemList, find_anchor, find_anchors, move, words
-from gateway.conversation.topic import previous_topic
+from gateway.conversation.topic import one_name, previous_topic
 from gateway.routing.followup import LEAD_ZH, NOT_PRONOUN_ZH, content_zh, is_followup
 from gateway.routing.slots import fill_slot, subject_zh
 from gateway.routing.wordclass import determiner
@@ -111,6 +112,8 @@ _PRONOUN = re.compile(r"\b(?P<p>its|it|they|them|their|this|that|these|those)\b|
 _GENERIC = frozenset(_STEP_WORDS.split("|")) | {"that", "it", "this", "after", "before",
                                                 "below", "above", "under", "about", "what"}
 _CJK = re.compile(r"[\u3400-\u9fff]")
+# a name alone: one to three capitalised words ("Lisbon", "New York", "Acme Corp")
+_NAME_ONLY = re.compile(r"[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,2}")
 _ZH_ASK = re.compile(r"怎么|怎样|如何|为什么|为何|什么|哪些|哪个|哪里|哪|多少|多久|多长|几|是否|"
                      r"能否|可否|吗")
 _ZH_CONTENT_TAGS = ("n", "v", "l", "eng", "j")
@@ -200,7 +203,16 @@ def _substitute(question: str, previous: str, lists: Sequence[ItemList], cited: 
     if anchor is not None and words(anchor.label) != words(x):
         return _replace_span(previous, anchor.label, x), anchor.lst.doc_id
     filled = fill_slot(previous, x)  # the place of the same kind (gateway.routing.slots)
-    return (filled[0], None) if filled else None
+    if filled:
+        return filled[0], None
+    # a name for the one name the previous question holds: "And Lisbon?" after "How many
+    # employees does the Berlin office have?" (a trial got Berlin's 42 again, glued)
+    # (codes and periods are no name: "Nike" of "What was Nike revenue in FY2019?")
+    plain = " ".join(w for w in previous.split() if not is_code(w.strip("?.,;:'’s").lower()))
+    name = one_name(plain) if _NAME_ONLY.fullmatch(x) and not is_code(x.lower()) else None
+    if name is not None and name != x:
+        return re.sub(rf"\b{re.escape(name)}\b", x, previous, count=1), None
+    return None
 
 
 def _pronoun(question: str, previous: str, lists: Sequence[ItemList], cited: int

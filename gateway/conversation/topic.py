@@ -19,7 +19,7 @@ from corpus.term_match import is_code
 from gateway.conversation.items import Anchor, words
 from gateway.routing.slots import subject_zh
 
-__all__ = ["previous_topic"]
+__all__ = ["one_name", "previous_topic"]
 
 _POSSESSOR = re.compile(r"\b(?P<d>(?:the|this|that)\s+)?(?P<w>[\w][\w-]*)['’]s\b",
                         re.IGNORECASE)
@@ -46,7 +46,7 @@ _NAME_RUN = re.compile(r"(?<=\s)(?:[A-Z][\w&.-]*(?:\s+(?=[A-Z]))?)+")
 _NO_NAME = frozenset("I And Or But What Which Who How When Where Why".split())
 
 
-def _one_name(previous: str) -> str | None:
+def one_name(previous: str) -> str | None:
     """The one name (a run of capitalised words after the first word) ``previous`` holds, its
     possessive mark left out, or ``None`` when it holds none or several ("the contract between
     Acme and Beta" names two: neither is the topic)."""
@@ -88,7 +88,7 @@ def previous_topic(previous: str, anchor: Anchor | None) -> str:
              if is_code(w.strip(".,;:").lower())]  # "the K-200's warranty": the K-200
     if len(codes) == 1:
         return f"the {codes[0]}"
-    if (name := _one_name(previous)) is not None:
+    if (name := one_name(previous)) is not None:
         return name  # "How many employees did Amazon have …?": Amazon
     # a clause with its own subject is no noun phrase: "How do I make a claim?" left "I make a
     # claim", and "How fast are they answered?" was read "How fast are I make a claim

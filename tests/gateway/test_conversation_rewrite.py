@@ -182,3 +182,21 @@ def test_a_word_holding_qi_is_no_pronoun():
     assert rw.rules != ("pronoun",)
     # 其 alone still is one
     assert rewrite_rules("其价格是多少？", "K-200 水壶的保修期是多久？").rules == ("pronoun",)
+
+
+@pytest.mark.parametrize(("previous", "question", "expected"), [
+    # a trial: "And Lisbon?" was glued to the Berlin question and answered Berlin's 42 again
+    ("How many employees does the Berlin office have?", "And Lisbon?",
+     "How many employees does the Lisbon office have?"),
+    ("What is the hotel limit in Paris?", "And New York?", "What is the hotel limit in New York?"),
+    # a code or a period is no name: Nike is the one name of the question
+    ("What was Nike revenue in FY2019?", "And for Amazon?", "What was Amazon revenue in FY2019?"),
+])
+def test_a_name_replaces_the_one_name_of_the_previous_question(previous, question, expected):
+    rw = rewrite_rules(question, previous)
+    assert rw.question == expected and rw.rules == ("substitute",), rw
+
+
+def test_a_name_is_not_put_in_place_of_one_of_two():
+    rw = rewrite_rules("And Beta?", "When was the contract between Acme and Beta signed?")
+    assert rw.rules == ("previous_question",)
