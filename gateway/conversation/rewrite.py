@@ -156,15 +156,20 @@ def _ordinal(question: str, previous: str, lists: Sequence[ItemList], cited: int
         return None  # 第一条呢？ names its clause: a substitution, not a step
     label = find_label(previous)
     if label is not None:  # 第二十一条 → 下一条 → 第二十二条 (corpus.labels)
-        known = [t for lst in lists if lst.kind == "numbered" for t in lst.items]
+        # stepped along the labels of the document the previous question was about: the one
+        # whose cited chunk holds the label (two laws in a collection both have a 第七十九条; a
+        # trial stepped past the cybersecurity law's last article into the labour law's)
+        home = _label_home(lists, label.text, cited)
+        known = [t for lst in lists if lst.kind == "numbered"
+                 and (home is None or lst.doc_id == home) for t in lst.items]
         numbered = step_label(label, step, known)
         if numbered is None and isinstance(step, int) and label.kind in ITEM_KINDS:
             # past the last article: ask for the one after it, which the answer checks find
             # missing ("not found", corpus.labels.other_item), rather than repeat the last
             last = label.number[-1] + step
             numbered = label.with_number((*label.number[:-1], last)) if last >= 1 else None
-        if numbered is not None:
-            doc = next((lst.doc_id for lst in lists if numbered in lst.items), None)
+        if numbered is not None:  # asked in that document (past its end: "not found")
+            doc = home or next((lst.doc_id for lst in lists if numbered in lst.items), None)
             return _stepped(question, m, previous, label.text, numbered), doc
     anchors = find_anchors(previous, lists, cited=cited)
     moved = next(((a, t) for a in anchors[:8] if (t := move(a, step)) is not None), None)
@@ -172,6 +177,15 @@ def _ordinal(question: str, previous: str, lists: Sequence[ItemList], cited: int
         return None
     anchor, target = moved
     return _stepped(question, m, previous, anchor.label, target), anchor.lst.doc_id
+
+
+def _label_home(lists: Sequence[ItemList], label: str, cited: int) -> str | None:
+    """The document whose numbered list holds ``label``: one whose cited chunk (of the first
+    ``cited``) holds it first, else the first listing it; ``None`` when none does."""
+    held = [(lst, i) for lst in lists if lst.kind == "numbered"
+            for i, t in enumerate(lst.items) if t == label]
+    home = next((lst for lst, i in held if any(h < cited for h in lst.held_by(i))), None)
+    return (home or held[0][0]).doc_id if held else None
 
 
 def _stepped(question: str, m: re.Match[str], previous: str, old: str, new: str) -> str | None:

@@ -88,6 +88,11 @@ def test_a_step_past_the_last_clause_asks_for_the_missing_one(lists):
             ("What does Clause 6 say?", "And the next one?", "What does Clause 7 say?")):
         rw = rewrite_rules(question, previous, lists)
         assert rw.rules == ("ordinal",) and rw.question == expected, rw
+        # ... asked in the document the previous clause is in (a trial: past the cybersecurity
+        # law's last article, 第八十条 of the labour law in the same collection answered)
+        holder = next(lst for lst in lists if lst.kind == "numbered"
+                      and find_label(previous).text in lst.items)
+        assert rw.focus_doc == holder.doc_id, rw
     assert rewrite_rules("上一条呢？", "第一条规定了什么？", lists).rules == ("previous_question",)
 
 
@@ -146,3 +151,21 @@ async def test_a_session_steps_along_the_clauses(tmp_path: Path, redis_url: str,
         body = await ask(client, "What does Clause 4 say?", session_id="s-en2", mode="rag")
         body = await ask(client, "And the next one?", session_id="s-en2", mode="rag")
         assert "Return shipping" in body["answer"], body["answer"]
+
+
+def test_the_step_stays_in_the_cited_document_when_another_has_the_same_clauses():
+    # a trial: past the cybersecurity law's last article (第七十九条), "下一条呢？" stepped into
+    # the labour law of the same collection, which has a 第七十九条 and a 第八十条
+    other = "劳动管理办法\n\n" + "\n\n".join(
+        f"第{n}条 用人单位应当遵守第{n}项规定。" for n in ("二十三", "二十四", "二十五", "二十六"))
+    reg_chunks = chunk_document(parse_bytes(Path("reg.txt"), REG.encode()), rel_path="reg.txt")
+    other_chunks = chunk_document(parse_bytes(Path("other.txt"), other.encode()),
+                                  rel_path="other.txt")
+    lists = item_lists([*reg_chunks, *other_chunks])
+    rw = rewrite_rules("下一条呢？", "第二十四条规定了什么？", lists, cited=len(reg_chunks))
+    assert rw.question == "第二十五条规定了什么？", rw
+    assert rw.focus_doc == reg_chunks[0].doc_id  # asked where it is missing: "not found"
+    # cited in the other document, the step is taken there
+    rw = rewrite_rules("下一条呢？", "第二十四条规定了什么？", item_lists([*other_chunks, *reg_chunks]),
+                       cited=len(other_chunks))
+    assert rw.focus_doc == other_chunks[0].doc_id and rw.question == "第二十五条规定了什么？"
