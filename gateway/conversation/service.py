@@ -152,7 +152,7 @@ class ConversationService:
                 memory = None  # a derived session whose turns are not this conversation's
             if memory is None or memory.collection not in ("", q.collection):
                 memory = SessionMemory(session_id, collection=q.collection)
-        previous = _previous(memory, q.history)
+        previous = _previous(memory, q.history, q.current_date)
         lists: list[Any] = []
         hits: list[str] = []
         cited = 0
@@ -284,11 +284,19 @@ class ConversationService:
         record.session_saved(tokens)
 
 
-def _previous(memory: SessionMemory | None, history: Sequence[dict[str, str]]) -> str | None:
+def _previous(memory: SessionMemory | None, history: Sequence[dict[str, str]],
+              current_date: str | None = None) -> str | None:
     """The previous standalone question: the memory's last turn, else the history's last
-    user turn."""
+    user turn read as standalone, the history's user turns rewritten in order by the rules
+    (without documents): 第二十一条规定了什么？, 下一条呢？, 上一条呢？ sent as history was read
+    "下一条呢？ 上一条呢？" and answered from another law (a trial; a session read it right)."""
     if memory is not None and memory.previous() is not None:
         return memory.previous().rewritten  # type: ignore[union-attr]
     users = [t.get("content", "").strip() for t in history if t.get("role") == "user"]
-    users = [u for u in users if u]
-    return users[-1] if users else None
+    standalone: str | None = None
+    for u in (u for u in users if u):
+        try:
+            standalone = rewrite_rules(u, standalone, (), current_date).question
+        except ValueError:  # a malformed current_date: the turn as written
+            standalone = u
+    return standalone

@@ -169,3 +169,20 @@ def test_the_step_stays_in_the_cited_document_when_another_has_the_same_clauses(
     rw = rewrite_rules("下一条呢？", "第二十四条规定了什么？", item_lists([*other_chunks, *reg_chunks]),
                        cited=len(other_chunks))
     assert rw.focus_doc == other_chunks[0].doc_id and rw.question == "第二十五条规定了什么？"
+
+
+@pytest.mark.integration
+async def test_a_history_of_follow_ups_is_read_turn_by_turn(tmp_path: Path) -> None:
+    """Without a session, the earlier turns sent as ``history`` are read in order: the last
+    one's standalone question is what the follow-up steps from (a trial: 第二十一条规定了什么？,
+    下一条呢？, 上一条呢？ as history was read "下一条呢？ 上一条呢？" and answered 第七十一条 of
+    another law; with a session it was right)."""
+    async with running(make_settings(tmp_path)) as (app, client):
+        await upload(app, client, DOCS)
+        history = [{"role": "user", "content": "第二十一条规定了什么？"},
+                   {"role": "assistant", "content": "第二十一条 网络运营者应当采取监测…"},
+                   {"role": "user", "content": "下一条呢？"},
+                   {"role": "assistant", "content": "第二十二条 网络运营者收集个人信息…"}]
+        body = await ask(client, "上一条呢？", history=history, mode="rag")
+        assert body["rewritten_question"] == "第二十一条规定了什么？", body["route"]
+        assert body["answer"].startswith("第二十一条"), body["answer"]
