@@ -35,6 +35,10 @@ class CacheStages(RouterStages):
     async def _cache_hit(self, ctx: Ctx, hit: dict[str, Any], reason: str) -> QueryResult:
         """Fill the route record for a cache hit and rebuild the cached result."""
         ctx.record.served_from_cache(hit.get("brain", ""), reason)
+        if hit.get("conflict") is not None:
+            # the answer still lists the disagreeing documents: flagged as when it was computed
+            # (a trial's cached conflict answer had no flag)
+            ctx.record.flag("conflict")
         await self._emit(ctx, {"type": "route", **ctx.record.decision})
         return QueryResult.from_cached(hit)
 

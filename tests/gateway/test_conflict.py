@@ -51,6 +51,13 @@ async def test_versions_and_notice_flagged_newer_first(tmp_path, embed_model_pat
         assert body["citations"][0]["path"] == "policy-v2.md"
         assert {c["path"] for c in body["citations"]} >= {"policy-v1.md", "policy-v2.md"}
         assert body["route"]["conflict"] == c
+        # asked again through the answer cache: the same conflict, still flagged (a trial's
+        # cached answer kept the note in its text but lost the flag)
+        q = "What is the daily per diem for domestic travel at Northwind?"
+        await ask(client, q, mode="rag")
+        again = await ask(client, q, mode="rag")
+        assert again["cached"] and again["conflict"] == c, again
+        assert "conflict" in again["route"]["flags"], again["route"]["flags"]
 
         # the same value in both versions: no conflict
         same = await ask(client,
