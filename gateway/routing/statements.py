@@ -159,10 +159,31 @@ def statements(question: str, hits: Sequence[SearchHit], *, top: int = 8) -> lis
             s = sentence.strip(" \t-*#|>")
             if len(s) < 6 or not (q_terms & content_terms(s)) or in_injection(hit.chunk.text, s):
                 continue
-            v = _value_of(s)
+            v = _value_of(_asked_clause(s, q_terms)) or _value_of(s)
             if v is not None:
                 out.append(Statement(v[0], v[1], s, hit.chunk))
     return out
+
+
+_CLAUSE = re.compile(r"[，；;]\s*|,\s+")  # not a thousands separator (5,409)
+
+
+def _asked_clause(sentence: str, q_terms: set[str]) -> str:
+    """The clause of ``sentence`` (cut at commas and semicolons) holding a number whose head,
+    then whole text, shares the most of ``q_terms``; else the sentence. "一线城市住宿费上限调整为800元，其他城市
+    调整为500元" gives 800 for a question on 一线城市 (a trial's conflict note read 500, the
+    value after the last change marker)."""
+    clauses = [c for c in _CLAUSE.split(sentence) if c.strip()]
+    if len(clauses) < 2:
+        return sentence
+    # by the question's terms at the clause's head (its subject: 其他城市 of an elliptic
+    # "其他城市调整为500元"), then anywhere in it
+    scored = [(len(q_terms & content_terms(c.strip()[:4])), len(q_terms & content_terms(c)),
+               -i, c) for i, c in enumerate(clauses) if re.search(r"\d", c)]
+    if not scored:
+        return sentence
+    best = max(scored)
+    return best[3] if best[0] or best[1] else sentence
 
 
 def doc_date(chunks: Sequence[Chunk]) -> date | None:

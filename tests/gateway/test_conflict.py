@@ -170,3 +170,15 @@ def test_a_measured_value_is_still_read(sentence: str, value: str, unit: str) ->
          "decrease")
     got = statements(q, [hit("a", sentence)])
     assert [(s.value, s.unit) for s in got] == [(value, unit)], sentence
+
+
+@pytest.mark.parametrize(("question", "value"), [
+    # a trial's conflict note read 500 (the value after the last change marker) for 一线城市
+    ("一线城市住宿费上限是多少？", "800"),
+    ("其他城市住宿费上限是多少？", "500"),
+])
+def test_the_value_is_read_in_the_clause_the_question_asks(question: str, value: str) -> None:
+    from gateway.routing.statements import statements
+
+    sentence = "自2025年1月1日起，一线城市住宿费上限调整为800元，其他城市调整为500元。"
+    assert [s.value for s in statements(question, [hit("a", sentence)])] == [value]
