@@ -97,7 +97,20 @@ def _same_thing(a: Statement, b: Statement, key: set[str]) -> bool:
     ka = key & ta
     if not ka or len(ka & tb) < 0.8 * len(ka):
         return False
+    if _sisters(ta, tb, key):
+        return False
     return len(ta & tb) >= 0.5 * min(len(ta), len(tb))
+
+
+def _sisters(ta: set[str], tb: set[str], key: set[str]) -> bool:
+    """Two sentences of one shape naming different things: each holds a word the other lacks,
+    at the same place ("… hotel rate for international travel is 260 USD" / "… for domestic
+    travel is 150 USD": a trial's question on neither was answered with a conflict between
+    them). A version or a notice restating a rule keeps its words or adds some, it does not
+    swap one; a swapped word the question names is the question's own choice, not a rival."""
+    only_a, only_b = ta - tb - key, tb - ta - key
+    # a swapped word: one English word, or a Chinese word's two or three character pairs
+    return 1 <= len(only_a) <= 3 and 1 <= len(only_b) <= 3 and len(ta & tb) >= 3
 
 
 def _same_period(a: Statement, b: Statement, asked: frozenset[str]) -> bool:

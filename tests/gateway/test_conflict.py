@@ -109,6 +109,25 @@ def test_other_products_and_injection_lines_are_never_a_rival() -> None:
     assert find_rival(q, cited, [mine, other, hostile]) is None
 
 
+def test_sister_sentences_naming_different_things_are_no_rivals() -> None:
+    """A trial: "What is the maximum hotel rate for travel to the Moon?" was answered with a
+    conflict between the international (260 USD, 2024) and the domestic (150 USD, 2022) rates
+    of two versions: one word swapped at the same place is another thing, not a version. The
+    same sentence with another value still is."""
+    from corpus.citations import make_citation
+    from gateway.routing.conflict import find_rival
+
+    q = "What is the maximum hotel rate for travel to the Moon?"
+    text = "The maximum hotel rate for international travel is 260 USD per night."
+    mine = hit("a", text)
+    sister = hit("b", "The maximum hotel rate for domestic travel is 150 USD per night.")
+    cited = [make_citation(mine.chunk, text)]
+    assert find_rival(q, cited, [mine, sister]) is None
+    older = hit("c", "The maximum hotel rate for international travel is 220 USD per night.")
+    got = find_rival(q, cited, [mine, older])
+    assert got is not None and got[1].value == "220"
+
+
 def test_a_section_or_version_number_is_never_a_value() -> None:
     """'6.2.4' (a clause, section or version number) gave the value '6.2.4', whose float
     conversion raised in find_rival: POST /v1/query answered 500 (zh PDFs copied 3 times,
