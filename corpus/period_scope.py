@@ -31,7 +31,10 @@ __all__ = ["block_year", "other_period", "pinned_years", "row_other_period", "st
 # a year standing as a period: not inside a longer number or an amount ($2019, 2,019, 2018.5),
 # not a standard's edition or a time (9001:2015, 20:19), not a code's digits (K-2019, X2019 —
 # but FY2019 is a fiscal year), not a count (2000 units, 2019 人)
-_YEAR = (r"(?<![\d$€£¥.,:/])(?<![A-Za-z]-)(?<![A-EG-XZa-eg-xz])(?P<y>(?:19|20)\d\d)"
+# (a comma or dot before it is a separator only after a digit: NFKC makes the Chinese
+# "，2020年" ",2020年", and "2019年…1.2亿元，2020年…" stated 2019 alone: a trial's "2020年营业收入"
+# was refused as another period)
+_YEAR = (r"(?<![\d$€£¥:/])(?<!\d[.,])(?<![A-Za-z]-)(?<![A-EG-XZa-eg-xz])(?P<y>(?:19|20)\d\d)"
          r"(?![\d]|[.,:]\d)")
 _COUNT = re.compile(
     r"\s*(?:%|％|percent|per\s*cent|units?|pieces?|pcs|items?|people|persons?|employees?|"

@@ -75,6 +75,12 @@ def test_periods_stated_and_pinned() -> None:
     assert stated_years("FY2017-2019 revenue") == {"2017", "2018", "2019"}
     assert stated_years("the 2018/19 season") == {"2018", "2019"}
     assert stated_years("sold 2019 units for $2,019") == frozenset()
+    # a year after a Chinese comma (NFKC: ",") is stated (a trial's 2020年 revenue was refused
+    # as another period: the sentence stated 2019 alone)
+    assert stated_years("2019年营业收入为1.2亿元，2020年营业收入为1.5亿元，2021年为2.1亿元。") == {
+        "2019", "2020", "2021"}
+    assert other_period("星河科技2020年营业收入是多少？",
+                        "2019年营业收入为1.2亿元，2020年营业收入为1.5亿元。") is None
     q = "What was the revenue in 2018?"
     assert other_period(q, "Revenue in 2019 was 4.2 million euros.") == "2018"
     assert other_period(q, "Revenue in 2018 was 3.1 million euros.") is None
