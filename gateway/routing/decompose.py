@@ -37,11 +37,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-import rjieba
-
 from gateway.routing.elliptic import ZH_ASK, opens_asking, split_elliptic
 from gateway.routing.followup import is_followup
 from gateway.routing.standalone import bind_possessive, names_own_topic
+from gateway.routing.zh_pair import CODE, CODE_WORD, ZH_EACH, ZH_WHOLE, zh_conjunctions, zh_pair
 
 __all__ = ["Plan", "decompose"]
 
@@ -51,19 +50,9 @@ _WH = r"(?:what|which|who|whom|whose|when|where|why|how|is|are|does|do|did|can|w
 _EN_JOINT = re.compile(rf"(?:,\s*and\s+|;\s*(?:and\s+)?|,\s*as well as\s+)(?={_WH}\b)", re.I)
 _EN_WH = re.compile(rf"\b{_WH}\b", re.I)
 _ZH_JOINT = re.compile(r"[，,；;]\s*(?:以及|还有|另外|并且|同时|而)?")
-_ZH_EACH = re.compile(r"(分别|各自|各)")
-_ZH_CMP = re.compile(r"^\s*(?:请)?(?:比较|对比|比较一下|对比一下)")
-#: the conjunctions joining two compared things; each must be a word of its own (jieba):
-#: 同 inside 劳动合同法, 及 inside 及时 join nothing (a new-user trial: "比较劳动合同法和网络安全法的
-#: 施行日期" was cut at 合同's 同 and went unsplit)
-_ZH_CONJ_WORDS = frozenset({"和", "与", "及", "以及", "跟", "同"})
-# a product or model code: a word that starts with a letter and holds a digit (CH583, FW-301)
-_CODE_WORD = r"[A-Za-z][A-Za-z0-9/._-]*\d[A-Za-z0-9/._-]*"
-_CODE = re.compile(rf"^\s*({_CODE_WORD})")
-_SUBJECT = re.compile(rf"^\s*{_CODE_WORD}\s*(?:在|的|是|有|中|于)")
-_ANY_CODE = re.compile(_CODE_WORD)
+_ANY_CODE = re.compile(CODE_WORD)
 _EN_CMP = re.compile(
-    r"^\s*(?:please\s+)?(?:compare|contrast)\s+(?P<attr>.+?)\s+(?:of|for|in|between)\s+"
+    r"^\s*(?:please\s+)?(?:compare|contrast)\s+(?P<attr>.+)\s+(?:of|for|in|between)\s+"
     r"(?P<a>.+?)\s+(?:and|with|vs\.?|versus)\s+(?P<b>.+?)\s*[.?!]?\s*$", re.I)
 _EN_WHICH = re.compile(
     r"^\s*which\s+(?:is|was|has|had)\s+(?:the\s+)?(?:higher|lower|larger|smaller|greater|longer|"
@@ -77,7 +66,6 @@ _EN_DEPENDS = re.compile(
     r"|^(?:and\s+)?(?:then|after that|afterwards|if so|otherwise)\b", re.I)
 _ZH_DEPENDS = re.compile(r"^\s*(?:其|该|这|此|它|那|之后|然后|随后|接着|后来|此后|如果|若|否则|再)"
                          r"|这些|其中|上述|前者|后者|相比|变化")
-_ZH_DIFF = re.compile(r"区别|差别|差异|不同|异同|优劣|哪个|哪一个|谁")
 _EN_LEAD = re.compile(rf"^(?P<lead>[^,]{{3,80}},)\s*(?={_WH}\b)", re.I)
 
 
@@ -175,8 +163,8 @@ def _by_clauses(q: str) -> list[str] | None:
         clauses = [c for c in _ZH_JOINT.split(body) if c.strip()]
         if len(clauses) < 2 or not all(ZH_ASK.search(c) for c in clauses):
             return None
-        if any(_ZH_EACH.search(c) for c in clauses[1:]) and len(clauses) == 2 and \
-                _zh_conjunctions(clauses[0]) and not ZH_ASK.search(clauses[0]):
+        if any(ZH_EACH.search(c) for c in clauses[1:]) and len(clauses) == 2 and \
+                zh_conjunctions(clauses[0]) and not ZH_ASK.search(clauses[0]):
             return None
         return [c + mark for c in clauses]
     pieces = _EN_JOINT.split(body)
@@ -189,12 +177,13 @@ def _by_pair(q: str) -> list[str] | None:
     """Rule 3: one attribute of two things (``A和B的X分别…``, ``compare X of A and B``,
     ``which is higher: A or B``)."""
     if _CJK.search(q):
-        return _zh_pair(q)
+        return zh_pair(q)
     m = _EN_WHICH.match(q) or _EN_CMP.match(q)
     if m is None or not all(_short_thing(m[k]) for k in ("a", "b")):
         return None
     if "attr" not in m.groupdict():
-        return [f"What is {_strip_the(m['a'])}?", f"What is {_strip_the(m['b'])}?"]
+        a, b = _share_head(_strip_the(m["a"]), _strip_the(m["b"]))
+        return [f"What is {a}?", f"What is {b}?"]
     attr = _strip_the(m["attr"])
     return [f"What is the {attr} of {m['a']}?", f"What is the {attr} of {m['b']}?"]
 
@@ -204,11 +193,10 @@ _YEAR = r"(?:FY\s?|fiscal\s+)?(?:19|20)\d\d(?![\d.,]\d)年?"
 _YEAR_LIST = re.compile(rf"{_YEAR}(?:\s*[,，、]\s*{_YEAR})+\s*(?:,?\s*and\s+|和|与|及|以及)\s*"
                         rf"{_YEAR}", re.I)
 # a question over the years together: a change, a sum, an average, a comparison
-_ZH_WHOLE = re.compile(r"合计|总共|总计|之和|一共|共计|之间|相比|增长|变化|平均")
 _YEARS_WHOLE = re.compile(
     r"\b(?:between|differen\w*|chang\w*|grow\w*|growth|increas\w*|decreas\w*|declin\w*|"
     r"compar\w*|sum|total|combined|together|average|mean|ratio|trend|versus|vs)\b"
-    rf"|{_ZH_WHOLE.pattern}|趋势|比较|对比", re.I)
+    rf"|{ZH_WHOLE.pattern}|趋势|比较|对比", re.I)
 
 
 def _by_years(q: str) -> list[str] | None:
@@ -221,6 +209,18 @@ def _by_years(q: str) -> list[str] | None:
     return [(q[:m.start()] + y + q[m.end():]).replace("分别", "") for y in years]
 
 
+def _share_head(a: str, b: str) -> tuple[str, str]:
+    """Two compared things of which one is a lone modifier of the other's noun: "the domestic
+    or the international hotel limit" → "domestic hotel limit", "international hotel limit" (a
+    trial's parts were "What is domestic?")."""
+    wa, wb = a.split(), b.split()
+    if len(wa) == 1 and len(wb) > 1:
+        return " ".join([*wa, *wb[1:]]), b
+    if len(wb) == 1 and len(wa) > 1:
+        return a, " ".join([*wb, *wa[1:]])
+    return a, b
+
+
 def _short_thing(text: str) -> bool:
     """One compared thing: at most 12 words, no clause of its own."""
     return len(text.split()) <= 12 and not re.search(rf"\b(?:and|{_WH[3:-1]})\b", text, re.I)
@@ -230,73 +230,13 @@ def _strip_the(text: str) -> str:
     return re.sub(r"^the\s+", "", text.strip(), flags=re.I).rstrip(" ?.")
 
 
-def _zh_conjunctions(text: str) -> list[tuple[int, int]]:
-    """``(start, end)`` of each conjunction in ``text`` that jieba cuts as a word of its own
-    (:data:`_ZH_CONJ_WORDS`)."""
-    return [(a, b) for word, a, b in rjieba.tokenize(text) if word in _ZH_CONJ_WORDS]
-
-
-def _zh_pair(q: str) -> list[str] | None:
-    """``[prefix]A和B的X(分别|各)(tail)`` or ``比较[prefix]A和B的X`` → ``A的X…``, ``B的X…``."""
-    body = q.rstrip("？?。. ")
-    cmp = _ZH_CMP.match(body)
-    if cmp:
-        clause, tail = body[cmp.end():], "是多少？"
-        if _ZH_DIFF.search(clause):
-            return None  # "比较A和B有什么区别": the difference is the question, not two values
-    else:
-        each = _ZH_EACH.search(body)
-        if each is None:
-            return _zh_shape_pair(body)
-        start = max(body.rfind(c, 0, each.start()) for c in "，,；;：:") + 1
-        clause, tail = body[start:each.start()], body[each.end():] + "？"
-        if start or ZH_ASK.search(clause) or not ZH_ASK.search(tail):
-            return None  # the pair is in an earlier clause, or the clause asks itself
-    conj = _zh_conjunctions(clause)
-    if len(conj) != 1:
-        return None
-    left, right = clause[:conj[0][0]].strip(), clause[conj[0][1]:].strip()
-    if not left or not right:
-        return None
-    # the left thing's own prefix (the document or subject both things belong to)
-    cut = max(left.rfind("的"), left.rfind("中"))
-    prefix = left[:cut + 1] if cut >= 0 else ""
-    first = left
-    if "的" not in left and "的" in right:  # "A和B的X": A shares B's attribute X
-        first = left + right[right.index("的"):]
-    # the left thing's prefix goes to the right one unless that names its own subject: a
-    # product code followed by a particle ("CH583在…", "CH583的…"), not a component
-    # ("RS232C接口的…" of the prefix's instrument)
-    second = right if (_CODE.match(left) and _SUBJECT.match(right)) else prefix + right
-    if not tail.strip("？"):
-        tail = "是多少？"
-    return [first + tail, second + tail]
-
-
-# two years or two codes joined, then what is asked of each: 2018年和2019年的营业收入是多少
-_ZH_SHAPE_PAIR = re.compile(
-    rf"^(?P<pre>[^，,；;？?]*?)(?P<a>(?:19|20)\d\d\s*年(?:度)?|{_CODE_WORD})\s*(?:和|与|及|、)\s*"
-    rf"(?P<b>(?:19|20)\d\d\s*年(?:度)?|{_CODE_WORD})(?P<rest>的[^，,；;]+)$")
-
-
-def _zh_shape_pair(body: str) -> list[str] | None:
-    """``[prefix]A和B的X是多少`` with A, B two years or two codes (no 分别 needed: one
-    quantity of two periods or products) → ``A的X是多少？``, ``B的X是多少？``; not when the
-    question sums, averages or compares them (合计, 平均, 增长 …)."""
-    m = _ZH_SHAPE_PAIR.match(body)
-    if m is None or not ZH_ASK.search(m["rest"]) or _ZH_DIFF.search(body) \
-            or _ZH_WHOLE.search(body) or (m["a"][:1].isdigit() != m["b"][:1].isdigit()):
-        return None
-    return [f"{m['pre']}{m['a']}{m['rest']}？", f"{m['pre']}{m['b']}{m['rest']}？"]
-
-
 def _with_subject(parts: list[str]) -> list[str]:
     """Give later parts the first part's subject when they name none of their own."""
     if len(parts) < 2:
         return parts
     first = parts[0]
     if _CJK.search(first):
-        m = _CODE.match(first)
+        m = CODE.match(first)
         if m is None:
             return parts
         code = m.group(1)

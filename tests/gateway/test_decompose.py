@@ -46,6 +46,12 @@ ESP = "ESP32-PICO-D4"
       "In the MEDDPPICC framework, which letter stands for the economic buyer?"]),
     ("Which is higher: the yearly refresh allowance or the VPN reimbursement?", "pair",
      ["What is yearly refresh allowance?", "What is VPN reimbursement?"]),
+    # a trial: "of employees" was lost from the second part, and "What is domestic?" asked
+    ("Compare the number of employees of the Berlin office and the Tokyo office", "pair",
+     ["What is the number of employees of the Berlin office?",
+      "What is the number of employees of the Tokyo office?"]),
+    ("Which is higher: the domestic or the international hotel limit?", "pair",
+     ["What is domestic hotel limit?", "What is international hotel limit?"]),
     ("Compare the channel prefix of feature channels and group channels.", "pair",
      ["What is the channel prefix of feature channels?",
       "What is the channel prefix of group channels?"]),
