@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from functools import lru_cache
 
 import mmh3
@@ -47,73 +47,16 @@ from corpus._token_rules import (
     TOKEN_RE,
     special_terms,
 )
+from corpus.figures import FINANCIAL_NUMERAL, ZH_QUANTITY, asks_quantity, holds_figure
 from corpus.types import SparseVector
 
 __all__ = ["BM25_AVGDL", "BM25_B", "BM25_K1", "FINANCIAL_NUMERAL", "ZH_QUANTITY", "Tokenizer",
            "asks_quantity", "holds_figure", "term_index"]
 
-# a question asking for a figure: by its question word, or by the unit or rounding it wants the
-# figure in ("Answer in USD millions", "round to two decimal places", "in units of percents")
-_QUANTITY = re.compile(r"多少|几|多久|多长|多大|多高|多重|哪天|哪年|范围|何时|什么时[候间]|哪一天|"
-                       r"how (many|much|long|old)|\bwhen\s+(?:was|were|did)\b|"
-                       r"\bwhen\b.{0,80}\b(?:take|took|takes)\s+effect\b|"
-                       r"what (percentage|number|amount|year|date|range)|\b(rate|ratio|percent)|"
-                       r"\bamounts?\b|"
-                       r"\bin (?:usd |us\$ ?|\$ ?|eur |gbp |rmb |cny )?(?:millions|billions|"
-                       r"thousands)\b|\bdecimal places?\b|\bin units of\b|"
-                       r"(?:单位|保留).{0,6}(?:元|位)",
-                       re.I)
-
-
-def asks_quantity(question: str) -> bool:
-    """True when the question asks for a number, amount, range, date or duration (its answer
-    is a figure: evidence holding digits is preferred by the extractive and offline answers).
-    A date is asked by 何时 / 什么时候 / "when was … / when did …" / "when does … take effect"
-    (a new-user trial: "劳动合同法什么时候开始施行？" was answered by 第九十七条's
-    "自本法施行后续订…", not 第九十八条's "本法自2008年1月1日起施行"); "when must …" asks a
-    condition, not a figure."""
-    return bool(_QUANTITY.search(question))
-
-
-_DIGIT = re.compile(r"\d")
 # ECMA-48 control sequences (CSI … final byte, OSC … BEL/ST) and C0/C1 controls but tab/newline
 _CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|"
                       r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
-
-# an amount in Chinese financial (uppercase, 大写) numerals, "贰佰伍拾 万元", "壹佰玖拾元":
-# contracts and invoices write sums so: one of these digits followed by another numeral
-# character or a money unit (a lone 伍 may be a surname, 拾 a verb)
-FINANCIAL_NUMERAL = re.compile(
-    "[壹贰貳叁參肆伍陆陸柒捌玖拾](?:[壹贰貳叁參肆伍陆陸柒捌玖拾佰仟零万萬亿億]|\\s*[元圆圓万萬角])")
-
-
-# a quantity in Chinese numerals with its measure word: 三个月, 十五日, 两年, 五十万元, 一倍 — laws
-# and contracts write durations and sums so ("试用期不得超过一个月"); not an ordinal (第十九条)
-ZH_QUANTITY = re.compile(
-    "(?<![第\u4e00-\u9fff])[零〇一二两三四五六七八九十百千万半]+(?:个)?"
-    "(?:月|年|日|天|周|星期|小时|分钟|倍|元|万元|次|工作日|公里|岁)"
-    "|(?<=[\u4e00-\u9fff])[二两三四五六七八九十百千半][零〇一二两三四五六七八九十百千万]*(?:个)?"
-    "(?:月|年|日|天|周|星期|小时|分钟|倍|元|万元|工作日|公里|岁)")
-
-
-def holds_figure(text: str, terms: Iterable[str]) -> bool:
-    """True when ``text`` (normalised like the key terms) holds a digit outside the key
-    ``terms`` that hold digits: the question's own codes are no figure (a row naming
-    ESP32-PICO-D4 does not answer "ESP32-PICO-D4 的工作电压是多少" by its 32 and 4); or an
-    amount in Chinese financial numerals (:data:`FINANCIAL_NUMERAL`: "本项目研究开发经费和报酬
-    （大写） 贰佰伍拾 万元" answers "…一共多少万元？", a new-user trial got a run of schedule
-    dates for it); or a quantity in Chinese numerals with its measure word (:data:`ZH_QUANTITY`:
-    "试用期不得超过一个月" answers "试用期多久"; a break-it trial got the penalty clause
-    第八十三条, which names 试用期 four times and no duration)."""
-    if FINANCIAL_NUMERAL.search(text) or ZH_QUANTITY.search(text):
-        return True
-    if not _DIGIT.search(text):
-        return False
-    for t in terms:
-        if _DIGIT.search(t):
-            text = text.replace(t, " ")
-    return bool(_DIGIT.search(text))
 
 BM25_K1 = 1.2
 BM25_B = 0.75

@@ -286,17 +286,12 @@ class ConversationService:
 
 def _previous(memory: SessionMemory | None, history: Sequence[dict[str, str]],
               current_date: str | None = None) -> str | None:
-    """The previous standalone question: the memory's last turn, else the history's last
-    user turn read as standalone, the history's user turns rewritten in order by the rules
-    (without documents): 第二十一条规定了什么？, 下一条呢？, 上一条呢？ sent as history was read
-    "下一条呢？ 上一条呢？" and answered from another law (a trial; a session read it right)."""
+    """The previous standalone question: the memory's last turn, else the history's user
+    turns read in order by the rules, without documents (a trial's history 第二十一条规定了什么？,
+    下一条呢？ + 上一条呢？ was read "下一条呢？ 上一条呢？"; a session read it right)."""
     if memory is not None and memory.previous() is not None:
         return memory.previous().rewritten  # type: ignore[union-attr]
-    users = [t.get("content", "").strip() for t in history if t.get("role") == "user"]
     standalone: str | None = None
-    for u in (u for u in users if u):
-        try:
-            standalone = rewrite_rules(u, standalone, (), current_date).question
-        except ValueError:  # a malformed current_date: the turn as written
-            standalone = u
+    for u in (t.get("content", "").strip() for t in history if t.get("role") == "user"):
+        standalone = rewrite_rules(u, standalone, (), current_date).question if u else standalone
     return standalone

@@ -187,8 +187,7 @@ def _to_query(req: ChatRequest) -> QueryRequest:
             "collection": req.collection, "history": history[-HISTORY_LIMIT:],
             "session_id": req.session_id or derived_session(req.messages)})
     except ValidationError as exc:
-        # named as the chat request has it: a message over the limit was "question: …", a
-        # field the chat API does not have (a break-it trial)
+        # as the chat request names it (a break-it trial: "question: …", no chat field)
         locs = [_chat_loc(tuple(e.get("loc", ())), last) for e in exc.errors()]
         errors = [{**e, "loc": loc} for e, loc in zip(exc.errors(), locs, strict=True)]
         where = ".".join(str(p) for p in locs[0]) if locs else ""
@@ -197,11 +196,8 @@ def _to_query(req: ChatRequest) -> QueryRequest:
 
 def _chat_loc(loc: tuple[Any, ...], last: int) -> tuple[Any, ...]:
     """Where a field of the query built from a chat request sits in that request."""
-    if loc[:1] == ("question",):
-        return ("messages", last, "content")
-    if loc[:1] == ("history",):
-        return ("messages",)
-    return loc
+    return {"question": ("messages", last, "content"), "history": ("messages",)}.get(
+        str(loc[0]) if loc else "", loc)
 
 
 def derived_session(messages: list[ChatMessage]) -> str:
