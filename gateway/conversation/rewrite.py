@@ -23,7 +23,8 @@ Rules, in order (each names itself in :attr:`Rewrite.rules`, shown in the route 
    list (an item list holding both), else the place of the same kind in the previous
    question (:func:`gateway.routing.slots.fill_slot`: the same shape — year, quantity or
    range with its unit, acronym, code, number —, the value of an attributive for 无固定期限的,
-   the noun phrase with the same head word, the A or B of "A的B是多少").
+   the noun phrase with the same head word, the A or B of "A的B是多少"), else a name alone
+   ("And Lisbon?") the one name the previous question holds, codes and periods aside.
 5. ``pronoun`` — it / its / they / this …, 它 / 其 / 该: the previous question's topic
    (:func:`gateway.conversation.topic.previous_topic`: its possessor, the named item, its
    phrase after of/for/about …) replaces the first pronoun; a demonstrative before a noun of
