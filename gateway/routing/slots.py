@@ -152,6 +152,12 @@ def _by_head_zh(previous: str, x: str) -> str | None:
         return None
     head = toks[-1][0]
     prev = _tags(previous)
+    if len(toks) == 2 and toks[0][1][:1] in _MODIFIER_TAGS:
+        # a modifier swapped before the same noun, also inside a compound: 其他城市 for 一线城市
+        # of 一线城市住宿费上限 (a trial: "那其他城市呢？" found no place and was glued on)
+        for i, (tok, _tag, start) in enumerate(prev):
+            if tok == head and i and prev[i - 1][1][:1] in _MODIFIER_TAGS:
+                return previous[:prev[i - 1][2]] + x + previous[start + len(tok):]
     for i, (tok, _tag, start) in enumerate(prev):
         if tok != head or (i + 1 < len(prev) and _is_noun(prev[i + 1][1])):
             continue  # not there, or not the head of its phrase (劳动合同 of 劳动合同期限)
@@ -165,6 +171,7 @@ def _by_head_zh(previous: str, x: str) -> str | None:
     return None
 
 
+_MODIFIER_TAGS = ("r", "m", "a", "b")  # jieba: pronoun-like 其他, numeral 一线, adjective, 区别词
 _QWORD_ZH = re.compile(r"(?:是|为|有)?(?:多少|什么|哪|几|多久|多长|多大|多高|如何|怎样|怎么)")
 _NAME_TAGS = ("nr", "ns", "nt", "nz", "eng")
 
