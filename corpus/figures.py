@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["FINANCIAL_NUMERAL", "ZH_QUANTITY", "asks_quantity", "holds_figure"]
+__all__ = ["FINANCIAL_NUMERAL", "ZH_QUANTITY", "asks_quantity", "holds_figure", "numeral_figure"]
 
 # a question asking for a figure: by its question word, or by the unit or rounding it wants the
 # figure in ("Answer in USD millions", "round to two decimal places", "in units of percents")
@@ -54,6 +54,13 @@ ZH_QUANTITY = re.compile(
     "(?:月|年|日|天|周|星期|小时|分钟|倍|元|万元|工作日|公里|岁)")
 
 
+def numeral_figure(text: str) -> bool:
+    """True when ``text`` writes a figure in Chinese numerals, no digit needed: an amount in
+    financial numerals (:data:`FINANCIAL_NUMERAL`) or a quantity with its measure word
+    (:data:`ZH_QUANTITY`)."""
+    return FINANCIAL_NUMERAL.search(text) is not None or ZH_QUANTITY.search(text) is not None
+
+
 def holds_figure(text: str, terms: Iterable[str]) -> bool:
     """True when ``text`` (normalised like the key terms) holds a digit outside the key
     ``terms`` that hold digits: the question's own codes are no figure (a row naming
@@ -63,7 +70,7 @@ def holds_figure(text: str, terms: Iterable[str]) -> bool:
     dates for it); or a quantity in Chinese numerals with its measure word (:data:`ZH_QUANTITY`:
     "试用期不得超过一个月" answers "试用期多久"; a break-it trial got the penalty clause
     第八十三条, which names 试用期 four times and no duration)."""
-    if FINANCIAL_NUMERAL.search(text) or ZH_QUANTITY.search(text):
+    if numeral_figure(text):
         return True
     if not _DIGIT.search(text):
         return False

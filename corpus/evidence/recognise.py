@@ -28,9 +28,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 
+from corpus.figures import holds_figure, numeral_figure
 from corpus.injection import in_injection
 from corpus.term_match import flat_code, foreign_code
-from corpus.tokenizer import FINANCIAL_NUMERAL, ZH_QUANTITY, holds_figure
 from corpus.types import Chunk
 
 __all__ = [
@@ -75,8 +75,7 @@ def holds_figure_unit(unit: str, normalized: str, terms: Iterable[str]) -> bool:
     unit, normalized = ENUMERATOR.sub("", unit, count=1), ENUMERATOR.sub("", normalized, count=1)
     unit, normalized = _ADDRESS.sub(" ", unit), _ADDRESS.sub(" ", normalized)
     unit, normalized = _SCALE.sub(" ", unit), _SCALE.sub(" ", normalized)
-    return ((bool(DIGIT.search(unit)) or FINANCIAL_NUMERAL.search(unit) is not None
-             or ZH_QUANTITY.search(unit) is not None)
+    return ((bool(DIGIT.search(unit)) or numeral_figure(unit))
             and holds_figure(normalized, terms))
 
 

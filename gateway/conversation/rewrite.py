@@ -56,7 +56,7 @@ from corpus.term_match import is_code
 from gateway.conversation.dates import resolve_dates, step_year
 from gateway.conversation.items import ItemList, find_anchor, find_anchors, move, words
 from gateway.conversation.topic import one_name, previous_topic
-from gateway.routing.followup import LEAD_ZH, NOT_PRONOUN_ZH, content_zh, is_followup
+from gateway.routing.followup import LEAD_ZH, content_zh, is_followup, mask_not_pronouns
 from gateway.routing.slots import fill_slot, subject_zh
 from gateway.routing.wordclass import determiner
 
@@ -209,8 +209,7 @@ def _substitute(question: str, previous: str, lists: Sequence[ItemList], cited: 
     x = re.sub(r"^(?:the|a|an)\s+", "", x, flags=re.IGNORECASE)
     x = _ZH_INTRO.sub("", x).strip()
     new, old = find_label(x), find_label(previous)
-    if not x or (_ORDINAL.search(x) and new is None) or _PRONOUN.match(
-            NOT_PRONOUN_ZH.sub(lambda w: "　" * len(w.group(0)), x)):
+    if not x or (_ORDINAL.search(x) and new is None) or _PRONOUN.match(mask_not_pronouns(x)):
         return None
     if new is not None and old is not None and new.kind == old.kind:  # 那第二十三条呢？
         return previous[: old.start] + new.text + previous[old.end:], None
@@ -234,9 +233,8 @@ def _pronoun(question: str, previous: str, lists: Sequence[ItemList], cited: int
             ) -> tuple[str | None, str | None] | None:
     # a demonstrative before a noun of its own is no pronoun ("And this product's price?")
     # 其 / 该 inside a word are none (其他, 应该: a trial read "那其他城市呢？" as
-    # "那城市住宿费他城市呢？"): such words are masked first, as the follow-up test masks them
-    masked = NOT_PRONOUN_ZH.sub(lambda w: "　" * len(w.group(0)), question)
-    m = next((p for p in _PRONOUN.finditer(masked)
+    # "那城市住宿费他城市呢？"), as the follow-up test reads them
+    m = next((p for p in _PRONOUN.finditer(mask_not_pronouns(question))
               if not determiner(question, p.start(), p.end())), None)
     if m is None:
         return None

@@ -53,6 +53,9 @@ def one_name(previous: str) -> str | None:
     runs = {re.sub(r"['’]s$", "", r.strip(" .,;:?")) for r in _NAME_RUN.findall(previous)}
     runs = {r for r in runs if r and r not in _NO_NAME}
     return next(iter(runs)) if len(runs) == 1 else None
+
+
+# a clause's own subject opening the rest of a question ("I make a claim"): no noun phrase
 _SUBJECT_PRONOUN = re.compile(r"^(?:I|we|you|they|he|she|one)\b", re.IGNORECASE)
 _LEAD_PREPOSITIONS = re.compile(r"^(?:(?:at|in|on|by|to|from|with|of|for|about)\s+)+",
                                 re.IGNORECASE)

@@ -73,6 +73,7 @@ __all__ = [
     "elliptic",
     "followup_reason",
     "is_followup",
+    "mask_not_pronouns",
 ]
 
 #: content words before a pronoun that can be its antecedent ("Has Microsoft increased its …")
@@ -111,6 +112,12 @@ NOT_PRONOUN_ZH = re.compile(r"其[他它中实余次间后前一]|及其|与其|
                              r"活该|本该|理该|那么|那样|这样|这么|那里|这里|那儿|这儿|那时|"
                              r"这时")
 _PRONOUN_ZH = re.compile(rf"它们?|其|该|[这那][{CLASSIFIER}]|这(?=是)|那(?=是)")
+
+
+def mask_not_pronouns(text: str) -> str:
+    """``text`` with the words of :data:`NOT_PRONOUN_ZH` blanked (full-width spaces, same
+    length: positions keep), so 其 of 其他 or 该 of 应该 is not read as a pronoun."""
+    return NOT_PRONOUN_ZH.sub(lambda m: "　" * len(m.group(0)), text)
 _ASK = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|"
                   r"did|can|could|should|must|will|would)\b|多少|什么|哪|几|多久|多长|如何|怎样|"
                   r"怎么|为什么|是否|能否|吗|谁", re.IGNORECASE)
@@ -151,7 +158,7 @@ def dangling_pronoun(q: str) -> str | None:
     or ``None`` (cue ``pronoun``, module docstring); a demonstrative before a noun of its own
     is a determiner, not a pronoun (:func:`determiner`)."""
     if CJK.search(q):
-        masked = NOT_PRONOUN_ZH.sub(lambda m: "　" * len(m.group(0)), q)
+        masked = mask_not_pronouns(q)
         zh = next((z for z in _PRONOUN_ZH.finditer(masked)
                    if not determiner(q, z.start(), z.end())), None)
         if zh is None:

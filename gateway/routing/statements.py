@@ -170,9 +170,9 @@ _CLAUSE = re.compile(r"[，；;]\s*|,\s+")  # not a thousands separator (5,409)
 
 def _asked_clause(sentence: str, q_terms: set[str]) -> str:
     """The clause of ``sentence`` (cut at commas and semicolons) holding a number whose head,
-    then whole text, shares the most of ``q_terms``; else the sentence. "一线城市住宿费上限调整为800元，其他城市
-    调整为500元" gives 800 for a question on 一线城市 (a trial's conflict note read 500, the
-    value after the last change marker)."""
+    then whole text, shares the most of ``q_terms``; else the sentence.
+    "一线城市住宿费上限调整为800元，其他城市调整为500元" gives 800 for a question on 一线城市 (a
+    trial's conflict note read 500, the value after the last change marker)."""
     clauses = [c for c in _CLAUSE.split(sentence) if c.strip()]
     if len(clauses) < 2:
         return sentence
