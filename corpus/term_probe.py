@@ -122,6 +122,13 @@ class DocumentTermProbe:
 
         return self._known.answer(doc_id, term, self.sparse_query, search)
 
+    def in_collection(self, collection: str, term: str) -> bool:
+        """True when some chunk of ``collection`` matches ``term``'s index terms (a stem match,
+        as ``corpus.document_vocabulary``; an empty query: ``True``). Asked anew each time: a
+        collection, unlike a document, changes. Whatever the store raises propagates."""
+        query = self.sparse_query(term)
+        return query.is_empty() or bool(self.store.keyword_search(collection, query, 1))
+
     def _marks(self, collection: str, doc_id: str) -> frozenset[str]:
         """Every four-digit year (1900–2099), figure / table label, date and dotted identifier
         the document writes (:func:`corpus.term_forms.written_marks`, as the terms of

@@ -4,12 +4,11 @@
 0. :meth:`AnswerChecks.scope` – quoted from the page the question names, stating the colour or
    quantity it asks (``corpus.question_scope``), no row of other years, else "not found";
 1. :meth:`AnswerChecks.presence` – the cited document must hold the question's specific terms
-   (codes, years, figure labels) and acronyms (``corpus.presence``), else "not found";
+   (codes, years, figure labels), acronyms (``corpus.presence``) and names it asks about
+   (``corpus.asked_names``), else "not found";
 2. :meth:`AnswerChecks.support` – the answer-support features of the first citation and, with a
-   support model, their probability (``corpus.answer_support``): below the model's threshold,
-   "not found";
-3. :func:`answer_alone` – an offline (or evidence) answer is its best unit alone, the others
-   ``related``;
+   support model, their probability (``corpus.answer_support``): below its threshold, not found;
+3. :func:`answer_alone` – an offline (or evidence) answer is its best unit alone, others related;
 4. :meth:`AnswerChecks.compute` – a change or a ratio computed from the statement rows read
    (``corpus.derived``).
 
@@ -25,6 +24,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 
 from corpus.answer_support import SupportModel, support_features
+from corpus.asked_names import asked_names, checked_names
 from corpus.citations import display_quote
 from corpus.derived import adjacent_runs, computable, looks_up, statement_figure
 from corpus.document_vocabulary import DocumentVocabulary
@@ -74,9 +74,7 @@ def answer_alone(res: LoopResult) -> LoopResult:
     return res
 
 
-# the line-reading protocols (loop.policies.llm_read): answers made of lines the offline
-# policy could have cited, not of the model's words
-LINE_PROTOCOLS = (":pick", ":read")
+LINE_PROTOCOLS = (":pick", ":read")  # the line-reading protocols (loop.policies.llm_read)
 
 
 def quotes_lines(res: LoopResult) -> bool:
@@ -161,31 +159,33 @@ class AnswerChecks:
     async def presence(self, question: str, collection: str, res: LoopResult,
                        required: Sequence[str] = ()) -> LoopResult:
         """``res`` turned into "not found" when the document its answer cites lacks one of the
-        question's specific terms (codes, years, figure labels), an acronym it names or a
-        ``required`` name (``corpus.presence``); the check runs under the tool timeout and
-        keeps the answer when it fails or the key-term extractor has no index form."""
+        question's specific terms (codes, years, figure labels), an acronym it names, a name it
+        asks about (``corpus.asked_names``) or a ``required`` name (``corpus.presence``); run
+        under the tool timeout, it keeps the answer when it fails or has no index form."""
         tok = self.key_terms
         sparse = getattr(tok, "sparse_query", None)
         normalize = getattr(tok, "normalize", None)
-        if not res.found or not res.citations or res.fallback:
+        if (not res.found or not res.citations or res.fallback or sparse is None
+                or normalize is None or not hasattr(self.store, "keyword_search")):
             return res
-        if sparse is None or normalize is None or not hasattr(self.store, "keyword_search"):
-            return res
-        terms = list(dict.fromkeys([*specific_terms(tok.key_terms(question), normalize(question)),
+        keys = tok.key_terms(question)
+        terms = list(dict.fromkeys([*specific_terms(keys, normalize(question)),
                                     *subject_acronyms(question, tok.key_terms, self.phrases),
                                     *required]))
-        if not terms:
+        names = asked_names(question, tok.key_terms)
+        if not terms and not names:
             return res
         first = res.citations[0]
-
         if self._probe is None:  # one per agent: it remembers (doc_id, term) answers
             self._probe = DocumentTermProbe(self.store, sparse, normalize)
         probe = self._probe
 
         def absent_in_document() -> list[str]:
-            chunks = self.store.get_chunks(collection, [first.chunk_id])
-            return unit_lacks(terms, first.quote, chunks[0] if chunks else None, first.doc_id,
-                              partial(probe.absent, collection), normalize)
+            chunk = next(iter(self.store.get_chunks(collection, [first.chunk_id])), None)
+            asked = [*terms, *checked_names(names, question, first.quote, chunk,
+                                            partial(probe.in_collection, collection))]
+            return unit_lacks(asked, first.quote, chunk, first.doc_id,
+                              partial(probe.absent, collection), normalize) if asked else []
 
         try:
             absent = await asyncio.wait_for(asyncio.to_thread(absent_in_document),

@@ -288,9 +288,9 @@ async def _answer(policy: ReadingPolicy, state: LoopState, call: ToolCall,
     await _emit(state, on_event, kind="tool", tool="answer", arguments=args,
           status="ok" if chk.verified or not found else "unsupported",
           elapsed_ms=(time.perf_counter() - t0) * 1000, note=note)
-    if not found:
+    if not found:  # what it cites is what was closest: shown apart, never the answer
         return _result(state, policy.brain, "answer", str(args.get("response") or NOT_FOUND),
-                       False, [])
+                       False, [], related=chk.verified)
     if not chk.verified:
         return _result(state, policy.brain, "answer", NOT_FOUND, False, [])
     return _result(state, policy.brain, "answer", str(args.get("response", "")), True,

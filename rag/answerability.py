@@ -17,10 +17,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
 from corpus.answer_support import SupportModel, support_features
+from corpus.asked_names import checked_names
 from corpus.derived import asks_superlative
 from corpus.document_vocabulary import DocumentVocabulary
 from corpus.item_scope import item_units, numbers_items
@@ -163,6 +164,8 @@ def present_evidence(
     question: str | None,
     absent: Callable[[str, list[str]], list[str]],
     acronyms: Sequence[str] = (),
+    names: Sequence[str] = (),
+    in_collection: Callable[[str], bool] | None = None,
 ) -> tuple[list[Evidence], list[str]]:
     """The document-level answerability check (``corpus.presence``): the first evidence unit
     whose document holds every specific term of the question (codes, years) becomes the
@@ -177,18 +180,26 @@ def present_evidence(
         (``DocumentTermProbe.absent`` bound to the collection); blocking, may raise.
     :param acronyms: acronyms the question names (``corpus.presence.subject_acronyms``),
         checked like the specific terms.
+    :param names: names the question asks about (``corpus.asked_names.asked_names``), checked
+        like the specific terms where ``corpus.asked_names.checked_names`` keeps them for a
+        unit: names no chunk of the collection matches (``in_collection``, asked once per term;
+        ``None``: names are not checked).
     :returns: ``(evidence, [])`` with the answering unit first, or ``(evidence, missing)``
         unchanged when no unit's document holds them all (``missing``: the best unit's absent
         terms; the answer is then "not found").
     """
     terms = list(dict.fromkeys([*specific_terms(key_terms, question), *acronyms]))
-    if not evidence or not terms:
+    held = cache(in_collection) if in_collection is not None else None
+    if not evidence or not (terms or (names and held)):
         return list(evidence), []
     by_id = {c.chunk_id: c for c in chunks}
     first_missing: list[str] | None = None
     for i, ev in enumerate(evidence):
         chunk = by_id.get(ev.citation.chunk_id)
-        missing = unit_lacks(terms, ev.text, chunk, ev.citation.doc_id, absent, _nfkc_lower)
+        asked = terms if held is None else list(dict.fromkeys(
+            [*terms, *checked_names(names, question or "", ev.text, chunk, held)]))
+        missing = (unit_lacks(asked, ev.text, chunk, ev.citation.doc_id, absent, _nfkc_lower)
+                   if asked else [])
         if not missing:
             return [ev, *evidence[:i], *evidence[i + 1 :]], []
         if first_missing is None:

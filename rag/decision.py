@@ -14,9 +14,9 @@ asked relative to ``today``, or a document's count of items, is computed, ``rag.
    found when the question has no key term but numbers (``no_key_terms``) or none occurs in
    the retrieved text (``coverage`` ≤ 0; only when the caller passes the coverage feature);
 4. the document-level check (``corpus.presence``): the answer's document must hold the
-   question's specific terms, the acronyms it names (``subject_acronyms``) and the names of
-   organisations no document is by or about (``Retrieval.unknown_subjects``)
-   (``absent_in_document:<terms>``; a failed check keeps the answer);
+   question's specific terms, the acronyms it names (``subject_acronyms``), the names it asks
+   about (``corpus.asked_names``) and the organisations no document is by or about
+   (``Retrieval.unknown_subjects``) (``absent_in_document:<terms>``; a failed check keeps it);
 5. the answer-support decision (``corpus.answer_support``): below the model's threshold, not
    found (``unsupported:<p>``) — not for a question in another script than its passages
    (``rag.cross_evidence.cross_language``: the model's term coverage cannot cross scripts);
@@ -43,6 +43,7 @@ from functools import partial
 from typing import Any
 
 from corpus.answer_support import SupportModel
+from corpus.asked_names import asked_names
 from corpus.derived import computable
 from corpus.document_vocabulary import DocumentVocabulary
 from corpus.labels import asked_item
@@ -51,12 +52,7 @@ from corpus.question_scope import asked_pages
 from corpus.term_match import code_terms
 from corpus.types import Chunk, ChunkStore, Citation
 from rag.amount_change import prose_change
-from rag.answerability import (
-    answer_support,
-    present_evidence,
-    scoped_evidence,
-    supported_evidence,
-)
+from rag.answerability import answer_support, present_evidence, scoped_evidence, supported_evidence
 from rag.cases import answer_cases
 from rag.compose import asks_figure, figure_answer
 from rag.cross_evidence import cross_language, dense_evidence
@@ -213,7 +209,9 @@ class AnswerDecider:
                             self.tokenizer.normalize(r.question),
                             partial(self.presence.absent, r.collection),
                             [*subject_acronyms(r.question, self.tokenizer.key_terms,
-                                               self.phrases), *r.unknown_subjects])
+                                               self.phrases), *r.unknown_subjects],
+                            asked_names(r.question, self.tokenizer.key_terms),
+                            partial(self.presence.in_collection, r.collection))
             (got,) = yield [Step("presence", check, timeout_s)]
             if got.ok:
                 evidence, absent = got.value

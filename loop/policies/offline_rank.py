@@ -221,9 +221,10 @@ def answer_call(ev: list[Evidence], tuning: OfflineTuning, floor: float,
                 matcher: TermMatcher | None = None, question: str | None = None) -> ToolCall:
     """The ``answer`` call for ranked evidence ``ev`` (:func:`ranked_evidence`): "not found"
     when empty, else the best unit of each chunk covering at least ``floor`` and within
-    ``close`` of the best, at most ``max_citations``, each quoted and cited; "not found" too
-    when every unit so cited only repeats the question's words (``matcher.echoes``: a page
-    footer naming the survey the question quotes, a map's street label). With the
+    ``close`` of the best, at most ``max_citations``, each quoted and cited; "not found" too,
+    citing them as the closest passages, when every one only repeats the question's words
+    (``matcher.echoes``: a page footer naming the survey the question quotes, a map's street
+    label). With the
     ``question`` and its ``matcher``, a first unit that is one case of an enumerating sentence
     gives way to the case the question names, else to the whole series (:func:`cases_for`)."""
     if not ev:
@@ -237,16 +238,14 @@ def answer_call(ev: list[Evidence], tuning: OfflineTuning, floor: float,
         if e.coverage >= max(floor, ev[0].coverage - tuning.close)
     ][: tuning.max_citations]
     picked[0] = past_heading(picked[0], matcher)
-    if matcher is not None and all(matcher.echoes(e.text) for e in picked):
-        # every unit cited only repeats the question's words: none answers it
-        return ToolCall("answer", {"response": NOT_FOUND, "found": False, "citations": []})
+    found = matcher is None or not all(matcher.echoes(e.text) for e in picked)
     if matcher is not None and question is not None:
         picked[0] = cases_for(picked[0], question, matcher)
-    return ToolCall(
+    return ToolCall(  # not found when every unit cited only repeats the question's words
         "answer",
         {
-            "response": "\n".join(display_quote(e.text) for e in picked),
-            "found": True,
+            "response": "\n".join(display_quote(e.text) for e in picked) if found else NOT_FOUND,
+            "found": found,
             "citations": [{"chunk_id": e.chunk.chunk_id, "quote": e.text} for e in picked],
         },
     )

@@ -43,6 +43,7 @@ def test_an_answer_that_only_quotes_the_question_is_not_found(report: KB) -> Non
     res = run_agent(report, None, "What is the gap of infants with a tablet computer in the "
                     f"{_FOOTER[:-1]}?")
     assert not res.found, res.answer
+    assert res.related and _FOOTER in res.related[0].quote  # shown apart as the closest
     res = run_agent(report, None, "What is the sight on Taylor St?")
     assert not res.found, res.answer
 

@@ -10,8 +10,12 @@ from conftest import KB, text_kb_fixture
 from corpus.tokenizer import Tokenizer
 from loop import LoopAgent
 
-kb = text_kb_fixture("notes", {"berlin_office.md": (
-    "# Berlin office\n\nOur Berlin office has 40 employees and opened in 2019.\n")})
+# Tesla is written in the collection, not in the Berlin note: the name is not asked of the
+# note unless required (corpus.asked_names asks only names the whole collection lacks)
+kb = text_kb_fixture("notes", {
+    "berlin_office.md": "# Berlin office\n\nOur Berlin office has 40 employees and opened in "
+                        "2019.\n",
+    "fleet.md": "# Fleet\n\nOur delivery vans are built by Tesla and leased for three years.\n"})
 
 
 def test_a_required_name_the_cited_document_lacks_refuses(kb: KB, tokenizer: Tokenizer) -> None:
