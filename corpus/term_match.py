@@ -6,7 +6,8 @@ lower case, Simplified). A term without a digit (a Latin stem, a Chinese word) m
 substring, as before (``warranti`` ⊂ ``warranties``). A term holding a digit must stand alone:
 
 - a code (``fw-301``, ``esp32-pico-d4``: letters and digits) is matched whatever separates its
-  parts in the text (hyphens of every kind, soft hyphen, spaces, ``_ . /``, none), with no
+  parts in the text (hyphens of every kind, soft hyphen, spaces, ``_ . /``, none; a run of
+  letters and a run of digits are parts: ``af220`` matches ``af-220``), with no
   letter or digit right before it and, right after it, no letter or digit and no ``-``/``_``/``.``
   with another code part (``fw-3010``, ``fw-301a``, ``esp32-pico-d4-v3`` are other codes; a
   word may follow: ``esp32_pico_d4_datasheet.pdf`` names ``esp32-pico-d4``);
@@ -30,6 +31,7 @@ _DIGIT = re.compile(r"\d")
 _LETTER = re.compile(r"[a-z]")
 _SEP = r"[\s\-_./\u00ad\u2010-\u2015\u2212]*"
 _SPLIT = re.compile(r"[\s\-_./\u00ad\u2010-\u2015\u2212]+")
+_LETTERS_DIGITS = re.compile(r"\s+|(?<=[a-z])(?=\d)|(?<=\d)(?=[a-z])")
 # code-like tokens of a normalised text: letters and digits joined by separators, or a letter
 # run followed by digits (same shapes as the tokenizer's ``code`` rule)
 _CODE_TOKEN = re.compile(
@@ -81,7 +83,10 @@ def code_terms(terms: Iterable[str]) -> tuple[str, ...]:
 @lru_cache(maxsize=8192)
 def _pattern(term: str) -> re.Pattern[str]:
     if is_code(term):
-        parts = [re.escape(p) for p in _SPLIT.split(term) if p]
+        # written with or without separators, also between letters and digits: "af220" is
+        # the AF-220 (a trial), "esp32-pico-d4" the ESP32PICOD4
+        parts = [re.escape(p) for p in _LETTERS_DIGITS.split(_SPLIT.sub(" ", term))
+                 if p.strip()]
         body = _SEP.join(parts)
         # not continued by a letter/digit, nor by a separator + another code part (one holding
         # a digit, or one or two characters: -v3, -a); a separator + a word may follow

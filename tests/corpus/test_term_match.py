@@ -27,6 +27,10 @@ TOK = Tokenizer()
     ("fw-301", "型号fw-301的额定功率", True),
     ("fw-301", "fw-301a 的参数", False),
     ("fw-301", "fw301。", True),
+    # a question writing the code without its hyphen (a trial: "the Aquaflow AF220")
+    ("af220", "the aquaflow af-220 comes with a 3-year warranty", True),
+    ("af220", "the af-2200 model", False),
+    ("fw301", "fw-301a 的参数", False),
     ("esp32-pico-d4", "esp32-pico-d4-v3 模组", False),
     ("esp32-pico-d4", "esp32\u00adpico\u00add4 技术规格书", True),
     ("esp32-pico-d4", "esp32 pico d4 datasheet.pdf", True),
