@@ -13,10 +13,19 @@ another form (GitLab dev questions lost seven right answers when every name was 
 
 A name here is a word written with a capital and then small letters (``Paris``, ``Netflix``)
 that is a key term by itself (not a stopword or a question word), not opening the question or a
-sentence of it, in a question that does not capitalise half of its words after the first or more
-(a title-cased question says nothing by its capitals). Acronyms and mixed
+sentence of it, in a question that is not title-cased (a capitalised stopword after its first
+word: "How Many Employees Work In Tokyo?" says nothing by its capitals). Asking names of two
+words or more ("Orion Consulting") of the answer's document whatever the collection holds was
+tried and dropped: it refused five right dev answers naming metrics and titles in title case
+("Interest Expense to Average Long-Term Debt", "Chief Product Officer"). Acronyms and mixed
 case (``AMEX``, ``JnJ``, ``PepsiCo``) are not names here: ``corpus.presence.subject_acronyms``
 and the spelling variants of organisations make absence mean too little.
+
+A name is asked only where the cited unit writes a rival in its place: another capitalised
+word before the word that follows the name in the question ("The Berlin office" for "the Paris
+office"), else after the word before it. A name with no rival in the unit is a setting the
+passage may leave unsaid (a chat page that never writes "Slack" answers "Which prefix do
+Location Channels use in Slack?").
 
 Three readings keep a name from being asked of a document (:func:`checked_names`):
 
@@ -56,12 +65,12 @@ def asked_names(question: str, key_terms: Callable[[str], Sequence[str]]) -> lis
     """The names ``question`` asks about (module doc), lower-cased, in order, each once.
 
     :param key_terms: text → its key terms (``Tokenizer.key_terms``): a name has one.
-    :returns: ``[]`` when there is none, or when the question capitalises half of its words
-        after the first or more.
+    :returns: ``[]`` when there is none, or when the question is title-cased (a stopword after
+        its first word capitalised: "How Many Employees Work In Tokyo?").
     """
     words = _WORD.findall(question)[1:]  # the first word is capitalised anyway
-    if not words or sum(1 for w in words if w[0].isupper()) * 2 >= len(words):
-        return []
+    if any(w[0].isupper() and not key_terms(w) for w in words):
+        return []  # "How Many Employees Work In Tokyo?": title case, its capitals say nothing
     out: list[str] = []
     for m in _WORD.finditer(question):
         word = m.group().rstrip("'’").removesuffix("'s").removesuffix("’s")
@@ -76,7 +85,8 @@ def asked_names(question: str, key_terms: Callable[[str], Sequence[str]]) -> lis
 def checked_names(names: Sequence[str], question: str, unit: str, chunk: Chunk | None,
                   in_collection: Callable[[str], bool]) -> list[str]:
     """Of ``names`` (:func:`asked_names`), those the document of an answer unit must hold and
-    cannot: the names no chunk of the collection matches (``in_collection`` false), none when
+    cannot: the names no chunk of the collection matches (``in_collection`` false) and for which
+    ``unit`` writes a rival (module doc), none when
     the unit (with its chunk) is in another script than the question, and never a name written
     misspelt or glued to a short word (module doc).
 
@@ -92,8 +102,28 @@ def checked_names(names: Sequence[str], question: str, unit: str, chunk: Chunk |
         return []
     written = {w.lower() for w in _CAPITALISED.findall(context.replace("_", " "))}
     written |= {w.lower() for w in re.split(r"[^A-Za-z]+", head[2] if head else "") if w}
-    return [n for n in names if not in_collection(n) and not (
+    return [n for n in names if _rival(n, question, unit) and not in_collection(n) and not (
         len(n) >= MIN_TYPO_LEN and (_misspelt(n, written) or _glued(n, in_collection)))]
+
+
+def _rival(name: str, question: str, unit: str) -> str | None:
+    """The other name ``unit`` writes where ``question`` writes ``name``: before the word that
+    follows the name in the question ("the Paris office" / "The Berlin office has 25
+    employees."), else after the word before it ("in Paris" / "in Berlin"); ``None`` when it
+    writes none (the name is then a setting the passage may leave unsaid: "Which prefix do
+    Location Channels use in Slack?" over a chat page that never writes Slack)."""
+    m = re.search(rf"\b{re.escape(name)}(?:['’]s)?\b(?:\s+([A-Za-z]+))?", question, re.IGNORECASE)
+    if m is None:
+        return None
+    after = m.group(1)
+    before = re.findall(r"([A-Za-z]+)\s+$", question[: m.start()])
+    if after:
+        pattern = rf"\b([A-Z][A-Za-z]+)\s+(?i:{re.escape(after)})\b"
+    elif before:
+        pattern = rf"\b(?i:{re.escape(before[0])})\s+([A-Z][A-Za-z]+)\b"
+    else:
+        return None
+    return next((r for r in re.findall(pattern, unit) if r.lower() != name), None)
 
 
 def _misspelt(name: str, written: set[str]) -> bool:

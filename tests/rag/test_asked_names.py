@@ -58,8 +58,15 @@ def test_names_the_collection_holds_misspelt_glued_or_in_another_script_are_not_
     costco = _chunk("| Total current liabilities | 29,441 |")
     # held somewhere in the collection: not asked of the document
     assert checked_names(["expansion"], "What follows 'Expansion'?", "x", costco, held) == []
-    # absent from the collection: asked (and the document cannot hold it)
-    assert checked_names(["paris"], "the Paris office?", "x", costco, held) == ["paris"]
+    # absent from the collection, and the unit writes a rival in its place: asked (and the
+    # document cannot hold it)
+    berlin = "The Berlin office has 25 employees."
+    q = "How many employees does the Paris office have?"
+    assert checked_names(["paris"], q, berlin, costco, held) == ["paris"]
+    # absent, but no rival: a setting the passage may leave unsaid
+    chat = "Location channels are prefixed with loc_ and help team members meet."
+    assert checked_names(["slack"], "Which prefix do Location Channels use in Slack?", chat,
+                         costco, held) == []
     # one edit from a capitalised word of the chunk or its file name: a misspelling
     netflix = _chunk("Netflix, Inc. consolidated statements", "NETFLIX_2015_10K.pdf")
     assert checked_names(["neflix", "netfilx"], "Neflix? Netfilx?", "x", netflix, held) == []
@@ -68,7 +75,8 @@ def test_names_the_collection_holds_misspelt_glued_or_in_another_script_are_not_
                          held) == []
     # an English question answered from a Chinese passage need not find its English names
     zh = _chunk("劳动者在试用期内提前三日通知用人单位，可以解除劳动合同。", "labour.pdf")
-    assert checked_names(["paris"], "How long is the probation in Paris?", "x", zh, held) == []
+    assert checked_names(["paris"], "How long is the probation in Paris?", "在北京试用期", zh,
+                         held) == []
 
 
 def test_the_rag_path_refuses_a_name_no_document_writes(store: QdrantChunkStore) -> None:
