@@ -2,35 +2,17 @@
 document must write it (``corpus.asked_names`` joins the presence checks of ``rag.decision``
 and ``loop.answer_checks``). A trial's "How many employees does the Paris office have?" over
 an office page naming Tokyo and Berlin was answered "The Berlin office has 25 employees." at
-confidence 1.0, on both paths."""
+confidence 1.0, on both paths (the RAG path's run: tests/rag/test_unknown_subject.py)."""
 
 from __future__ import annotations
-
-from collections.abc import Iterator
 
 import pytest
 
 from corpus.asked_names import asked_names, checked_names
-from corpus.ingest import Ingestor
-from corpus.qdrant_store import QdrantChunkStore
 from corpus.tokenizer import Tokenizer
 from corpus.types import Chunk
 
 TOK = Tokenizer()
-
-
-@pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QdrantChunkStore]:
-    docs = tmp_path_factory.mktemp("offices")
-    (docs / "offices.md").write_text(
-        "# Offices\n\nThe Tokyo office has 40 employees and opens at 9:00.\n"
-        "The Berlin office has 25 employees.\n")
-    (docs / "rewards.md").write_text(
-        "# Acme Rewards\n\nMembers earn 10 loyalty points for every euro spent.\n")
-    st = QdrantChunkStore.embedded(tmp_path_factory.mktemp("q") / "qdrant")
-    Ingestor(st, TOK, None, workers=1).ingest_paths([docs], "offices", root=docs)
-    yield st
-    st.close()
 
 
 @pytest.mark.parametrize(("question", "names"), [
@@ -77,14 +59,3 @@ def test_names_the_collection_holds_misspelt_glued_or_in_another_script_are_not_
     zh = _chunk("劳动者在试用期内提前三日通知用人单位，可以解除劳动合同。", "labour.pdf")
     assert checked_names(["paris"], "How long is the probation in Paris?", "在北京试用期", zh,
                          held) == []
-
-
-def test_the_rag_path_refuses_a_name_no_document_writes(store: QdrantChunkStore) -> None:
-    from rag.pipeline import RagPipeline
-    from rag.retriever import HybridRetriever
-
-    rag = RagPipeline(HybridRetriever(store, TOK, None), answer_floor=0.0)
-    got = rag.run("How many employees does the Paris office have?", "offices")
-    assert not got.found and "absent_in_document:paris" in got.flags, (got.answer, got.flags)
-    own = rag.run("How many employees does the Tokyo office have?", "offices")
-    assert own.found and "40 employees" in own.answer, (own.answer, own.flags)

@@ -49,3 +49,13 @@ def test_an_answer_from_a_document_not_naming_the_organisation_is_not_found(
     assert not got.found and "absent_in_document:tesla" in got.flags, (got.answer, got.flags)
     own = rag.run("How many employees does the Berlin office have?", "notes")
     assert own.found and "40 employees" in own.answer
+
+
+def test_a_name_no_document_writes_with_a_rival_in_the_answer_is_not_found(
+        store: QdrantChunkStore) -> None:
+    """``corpus.asked_names``: "the Paris office" answered by "Our Berlin office …"."""
+    from rag.pipeline import RagPipeline
+
+    rag = RagPipeline(HybridRetriever(store, TOK, None), answer_floor=0.0)
+    got = rag.run("How many employees does the Paris office have?", "notes")
+    assert not got.found and "absent_in_document:paris" in got.flags, (got.answer, got.flags)
