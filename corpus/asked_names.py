@@ -43,9 +43,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from rapidfuzz.distance import DamerauLevenshtein
-
 from corpus.scripts import other_script, script_share
+from corpus.term_match import one_edit_from
 from corpus.types import Chunk
 
 __all__ = ["MIN_TYPO_LEN", "asked_names", "checked_names"]
@@ -94,7 +93,8 @@ def checked_names(names: Sequence[str], question: str, unit: str, chunk: Chunk |
     :param in_collection: term → whether some chunk of the collection matches it
         (``DocumentTermProbe.in_collection`` bound to the collection; blocking, may raise).
     """
-    if not names:
+    rivalled = [n for n in names if _rival(n, question, unit)]  # a regex: before any I/O
+    if not rivalled:
         return []
     head = (chunk.title, " ".join(chunk.section_path), chunk.path) if chunk is not None else ()
     context = "\n".join((*head, chunk.text if chunk is not None else "", unit))
@@ -102,8 +102,8 @@ def checked_names(names: Sequence[str], question: str, unit: str, chunk: Chunk |
         return []
     written = {w.lower() for w in _CAPITALISED.findall(context.replace("_", " "))}
     written |= {w.lower() for w in re.split(r"[^A-Za-z]+", head[2] if head else "") if w}
-    return [n for n in names if _rival(n, question, unit) and not in_collection(n) and not (
-        len(n) >= MIN_TYPO_LEN and (_misspelt(n, written) or _glued(n, in_collection)))]
+    return [n for n in rivalled if not in_collection(n) and not (
+        len(n) >= MIN_TYPO_LEN and (one_edit_from(n, written) or _glued(n, in_collection)))]
 
 
 def _rival(name: str, question: str, unit: str) -> str | None:
@@ -124,12 +124,6 @@ def _rival(name: str, question: str, unit: str) -> str | None:
     else:
         return None
     return next((r for r in re.findall(pattern, unit) if r.lower() != name), None)
-
-
-def _misspelt(name: str, written: set[str]) -> bool:
-    """``name`` is one edit from a word of ``written`` (rapidfuzz Damerau-Levenshtein)."""
-    return any(abs(len(w) - len(name)) <= 1
-               and DamerauLevenshtein.distance(name, w, score_cutoff=1) <= 1 for w in written)
 
 
 def _glued(name: str, in_collection: Callable[[str], bool]) -> bool:

@@ -24,8 +24,10 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
+from rapidfuzz.distance import DamerauLevenshtein
+
 __all__ = ["code_terms", "flat_code", "foreign_code", "has_code_part", "holds_term", "is_code",
-           "is_period"]
+           "is_period", "one_edit_from"]
 
 _DIGIT = re.compile(r"\d")
 _LETTER = re.compile(r"[a-z]")
@@ -158,3 +160,11 @@ def foreign_code(text: str, codes: Sequence[str]) -> str | None:
             if len(lead) >= 2 and lead == qlead:
                 return tok
     return None
+
+
+def one_edit_from(term: str, words: Iterable[str]) -> set[str]:
+    """The ``words`` one edit from ``term`` (rapidfuzz Damerau-Levenshtein: an insertion, a
+    deletion, a substitution or a transposition; ``term`` itself too): how a misspelt name is
+    read (``rag.resolve`` issuer words, ``corpus.asked_names``)."""
+    return {w for w in words if abs(len(w) - len(term)) <= 1
+            and DamerauLevenshtein.distance(term, w, score_cutoff=1) <= 1}

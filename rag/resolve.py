@@ -42,11 +42,9 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from rapidfuzz.distance import DamerauLevenshtein
-
 from corpus.labels import asked_item
 from corpus.profile import DocumentProfile
-from corpus.term_match import is_period
+from corpus.term_match import is_period, one_edit_from
 from corpus.types import ChunkStore
 from rag.resolution import Resolution
 from rag.resolve_terms import asked_organisations, fiscal_years, issuer_key, question_years
@@ -230,9 +228,7 @@ class DocumentResolver:
         answered from Adobe's 10-K). Unchanged otherwise."""
         if term in self._df or len(term) < _MIN_TYPO_LEN or not term.isalpha():
             return term
-        near = {w for w in self._issuer_words
-                if abs(len(w) - len(term)) <= 1
-                and DamerauLevenshtein.distance(term, w, score_cutoff=1) <= 1}
+        near = one_edit_from(term, self._issuer_words)
         return near.pop() if len(near) == 1 else term
 
     def _fiscal(self, pool: list[int], in_period: list[int], fiscal: set[int]) -> list[int]:
